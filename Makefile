@@ -1,0 +1,52 @@
+# Curso "Self-attention do zero". Os dois comandos do README:
+#   make lab   -> cria .venv, instala tudo (só quando algo mudou) e abre o JupyterLab no curso
+#   make test  -> testes da biblioteca + nbval em todos os notebooks de notebooks/ e solutions/
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.instalado
+# Figuras inline precisam do backend padrão do Jupyter: MPLBACKEND=Agg faria os gráficos sumirem.
+RUN    := env -u MPLBACKEND
+PORT   ?= 8888
+ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
+
+.PHONY: lab instalar test test-lib notebooks alunos executar bench limpar ajuda
+
+ajuda:
+	@echo "make lab       instala (se preciso) e abre o curso no JupyterLab"
+	@echo "make test      roda todos os testes (biblioteca + notebooks com nbval)"
+	@echo "make alunos    regenera os notebooks de aluno a partir das soluções"
+	@echo "make executar  reexecuta e salva todos os notebooks (depois de mudar lib/)"
+	@echo "make bench     mede desempenho"
+
+$(STAMP): requirements.txt pyproject.toml
+	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 10) else 1)' || \
+	  { echo "É preciso Python 3.10 ou mais novo (encontrado: $$($(PYTHON) --version))."; exit 1; }
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --upgrade --quiet pip
+	$(BIN)/python -m pip install --quiet -r requirements.txt
+	@touch $(STAMP)
+	@echo "Ambiente pronto em $(VENV)/"
+
+instalar: $(STAMP)
+
+lab: $(STAMP)
+	$(RUN) $(BIN)/jupyter lab --port=$(PORT) $(ROOT_FLAG) notebooks/00-comece-aqui.ipynb
+
+test: $(STAMP)
+	$(RUN) $(BIN)/python -m pytest -q
+
+test-lib: $(STAMP)
+	$(BIN)/python -m pytest -q tests
+
+alunos: $(STAMP)
+	$(RUN) $(BIN)/python scripts/gerar_alunos.py
+
+executar: $(STAMP)
+	$(RUN) $(BIN)/python scripts/executar.py
+
+bench: $(STAMP)
+	$(BIN)/python scripts/bench.py
+
+limpar:
+	rm -rf $(VENV) build

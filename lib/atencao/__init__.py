@@ -1,0 +1,35 @@
+"""atencao: a biblioteca de apoio do curso "Self-attention do zero".
+
+Pequena de propósito: cada módulo cuida de um conceito e cabe numa leitura.
+
+- :mod:`atencao.attention`: ``softmax``, ``scaled_dot_product_attention``, ``self_attention``;
+- :mod:`atencao.masks`: máscaras (``True`` = pode olhar) e conversão para as convenções do PyTorch;
+- :mod:`atencao.projections`: ``SelfAttention`` (uma cabeça, com W_q, W_k, W_v);
+- :mod:`atencao.multihead`: ``MultiHeadAttention`` (várias cabeças, W_o, porte do PyTorch);
+- :mod:`atencao.embeddings`: embeddings feitos à mão e ``embed(frase)``;
+- :mod:`atencao.text`: mapa de calor em caracteres e resumo "token → token mais atendido";
+- :mod:`atencao.plotting`: mapas de calor com matplotlib (importado só quando um gráfico é desenhado);
+- :mod:`atencao.checks`: as verificações automáticas dos exercícios.
+
+Importar o pacote não carrega matplotlib, PyTorch nem ipywidgets.
+"""
+
+from .attention import scaled_dot_product_attention, self_attention, softmax
+from .embeddings import (FEATURES, HAND_MADE_VECTORS, PROJECT_SENTENCES, embed, embed_hashed, gato_felino,
+                         tokenize)
+from .masks import causal_mask, padding_mask
+from .multihead import MultiHeadAttention
+from .projections import SelfAttention
+from .plotting import AttentionPlot, plot_attention, plot_attention_heads
+from .text import ascii_heatmap, attention_summary, format_weights, strongest_attention
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "softmax", "scaled_dot_product_attention", "self_attention",
+    "causal_mask", "padding_mask", "SelfAttention", "MultiHeadAttention",
+    "FEATURES", "HAND_MADE_VECTORS", "PROJECT_SENTENCES", "embed", "embed_hashed", "gato_felino", "tokenize",
+    "ascii_heatmap", "attention_summary", "format_weights", "strongest_attention",
+    "AttentionPlot", "plot_attention", "plot_attention_heads",
+]
+

@@ -1,0 +1,142 @@
+"""Mecânica comum das verificações de exercícios.
+
+Uma verificação roda o trabalho do aluno em vários casos e imprime, em português, uma linha por
+critério: ✅ quando passa, ❌ com o esperado, o obtido e uma dica quando falha.
+
+- Exercício ainda não feito (o código do aluno levanta ``NotImplementedError``): imprime ⏳ e **não**
+  levanta erro, para o notebook do aluno rodar de cima a baixo.
+- Em correção automática (variável de ambiente ``NBGRADER_EXECUTION`` definida, como faz o nbgrader),
+  qualquer falha, inclusive exercício não feito, levanta ``AssertionError``.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+
+import numpy as np
+
+
+def grading() -> bool:
+    """``True`` durante a correção automática (o nbgrader define ``NBGRADER_EXECUTION``)."""
+    return bool(os.environ.get("NBGRADER_EXECUTION"))
+
+
+class CheckResult:
+    """Resultado de uma verificação: ``bool(resultado)`` diz se passou; ``falhas`` lista os critérios.
+
+    No Jupyter não mostra nada como última expressão (o relatório já foi impresso).
+    """
+
+    def __init__(self, title: str, passed: bool, status: str, failures: list[str]):
+        self.title = title
+        self.passed = passed
+        self.status = status  # "ok", "falhou" ou "nao_feito"
+        self.failures = failures
+
+    def __bool__(self) -> bool:
+        return self.passed
+
+    def __repr__(self) -> str:
+        return f"CheckResult({self.title!r}, status={self.status!r})"
+
+    def _ipython_display_(self):
+        """O relatório já foi impresso; nada mais a mostrar."""
+
+
+class Checker:
+    """Acumula critérios de uma verificação. Use :meth:`expect` e, no fim, :meth:`finish`."""
+
+    def __init__(self, title: str):
+        self.title = title
+        self.lines: list[str] = []
+        self.failures: list[str] = []
+
+    def expect(self, ok: bool, what: str, expected=None, obtained=None, hint: str | None = None) -> bool:
+        """Registra um critério. ``what`` descreve o critério; em falha mostra esperado/obtido/dica."""
+        ok = bool(ok)
+        if ok:
+            self.lines.append(f"  ✅ {what}")
+        else:
+            detail = [f"  ❌ {what}"]
+            if expected is not None:
+                detail.append(f"       esperado: {_fmt(expected)}")
+            if obtained is not None:
+                detail.append(f"       obtido:   {_fmt(obtained)}")
+            if hint:
+                detail.append(f"       dica: {hint}")
+            self.lines.extend(detail)
+            self.failures.append(what)
+        return ok
+
+    def close(self, a, b, what: str, atol: float = 1e-6, hint: str | None = None) -> bool:
+        """Critério de igualdade numérica (formas iguais e ``|a - b| ≤ atol``)."""
+        a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+        if a.shape != b.shape:
+            return self.expect(False, what, f"forma {b.shape}", f"forma {a.shape}", hint)
+        diff = float(np.max(np.abs(a - b))) if a.size else 0.0
+        return self.expect(diff <= atol, what, _fmt(b), f"{_fmt(a)}  (maior diferença {diff:.2g})", hint)
+
+
+def _fmt(x) -> str:
+    if isinstance(x, np.ndarray):
+        return np.array2string(np.round(x, 3), separator=", ", threshold=24, max_line_width=100).replace("\n", "\n" + " " * 17)
+    return str(x)
+
+
+def check(title: str):
+    """Decorador: transforma ``f(checker, *args)`` numa verificação completa.
+
+    Cuida do relatório, do exercício não feito, de exceções no código do aluno e do modo de correção.
+    """
+
+    def decorator(func):
+        @functools.wraps(func)
+        def wrapper(*args, **kwargs) -> CheckResult:
+            checker = Checker(title)
+            status = "ok"
+            figs_before = _open_figures()
+            try:
+                func(checker, *args, **kwargs)
+            except NotImplementedError:
+                status = "nao_feito"
+            except Exception as exc:  # noqa: BLE001 - o erro do aluno vira um ❌ legível
+                checker.expect(False, f"o seu código levantou {type(exc).__name__}: {exc}",
+                               hint="rode a sua função sozinha numa célula para ver o erro completo.")
+            finally:
+                _close_new_figures(figs_before)
+            if status == "nao_feito":
+                print(f"⏳ {title}: ainda não resolvido (o código levanta NotImplementedError). "
+                      "Complete a célula do exercício e rode esta verificação de novo.")
+                if grading():
+                    raise AssertionError(f"{title}: exercício não resolvido.")
+                return CheckResult(title, False, status, ["não resolvido"])
+            passed = not checker.failures
+            status = "ok" if passed else "falhou"
+            head = f"{'✅' if passed else '❌'} {title}: " + (
+                "tudo certo!" if passed else f"{len(checker.failures)} critério(s) falharam.")
+            print("\n".join([head, *checker.lines]))
+            if grading() and not passed:
+                raise AssertionError(f"{title}: " + "; ".join(checker.failures))
+            return CheckResult(title, passed, status, checker.failures)
+
+        return wrapper
+
+    return decorator
+
+
+def _open_figures() -> set:
+    import sys
+
+    plt = sys.modules.get("matplotlib.pyplot")
+    return set(plt.get_fignums()) if plt else set()
+
+
+def _close_new_figures(before: set) -> None:
+    """Fecha as figuras que o código do aluno abriu durante a verificação (não polui a saída)."""
+    import sys
+
+    plt = sys.modules.get("matplotlib.pyplot")
+    if plt:
+        for num in set(plt.get_fignums()) - before:
+            plt.close(num)

@@ -1,0 +1,153 @@
+"""Verificações da Aula 1 (Módulo 6): ``03-exercicios`` e ``04-projeto``.
+
+Cada função recebe a **função** escrita pelo aluno (não o resultado), roda-a em vários casos e
+imprime o relatório. Devolve um :class:`~atencao.checks.CheckResult`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..attention import self_attention, softmax
+from ..embeddings import PROJECT_SENTENCES, embed, gato_felino
+from ..text import strongest_attention
+from ._core import Checker, check
+
+__all__ = ["exercicio_3", "exercicio_4", "projeto"]
+
+GATO, FELINO, PULOU, ALTO = range(4)
+
+
+def _cos(a, b) -> float:
+    na, nb = np.linalg.norm(a), np.linalg.norm(b)
+    return float(a @ b / (na * nb)) if na > 0 and nb > 0 else 0.0
+
+
+@check("Exercício 3 (pulou e alto parecidos)")
+def exercicio_3(c: Checker, embeddings_fn):
+    """Confere ``embeddings_fn() -> E`` (4, d): pulou e alto parecidos, e a atenção refletindo isso.
+
+    Critérios: forma (4, d) com valores finitos; cosseno(pulou, alto) ≥ 0.8; na matriz de
+    ``self_attention(E)``, pulou dá a alto mais peso do que a gato e a felino, e vice-versa;
+    gato e felino continuam parecidos e atentos um ao outro.
+    """
+    E = np.asarray(embeddings_fn(), dtype=float)
+    tokens, original = gato_felino()
+    if not c.expect(E.ndim == 2 and E.shape[0] == 4, "E tem uma linha por token (4 linhas: gato, felino, pulou, alto)",
+                    "forma (4, d)", f"forma {E.shape}", "devolva a matriz inteira, com as 4 linhas."):
+        return
+    if not c.expect(np.isfinite(E).all(), "E só tem valores finitos", "números finitos", "NaN ou inf"):
+        return
+    if not c.expect(not np.allclose(E, original), "E foi modificado em relação ao exemplo da aula",
+                    "pulou e alto alterados", "a matriz original", "mude a linha de pulou e/ou a de alto."):
+        return
+    cos_pa = _cos(E[PULOU], E[ALTO])
+    c.expect(cos_pa >= 0.8, "pulou e alto são parecidos (cosseno ≥ 0.8)", "≥ 0.8", f"{cos_pa:.2f}",
+             "aproxime os vetores de pulou e de alto (por exemplo, valores altos na mesma coordenada).")
+    _, A = self_attention(E)
+    for q, k, nome_q, nome_k in ((PULOU, ALTO, "pulou", "alto"), (ALTO, PULOU, "alto", "pulou")):
+        outros = max(A[q, GATO], A[q, FELINO])
+        c.expect(A[q, k] > outros + 1e-9,
+                 f"{nome_q} presta mais atenção em {nome_k} do que em gato e felino",
+                 f"peso({nome_q}→{nome_k}) > {outros:.3f}", f"{A[q, k]:.3f}",
+                 f"{nome_q} e {nome_k} precisam ser mais parecidos entre si do que com gato e felino.")
+    cos_gf = _cos(E[GATO], E[FELINO])
+    c.expect(cos_gf >= 0.8 and A[GATO, FELINO] > max(A[GATO, PULOU], A[GATO, ALTO]),
+             "gato e felino continuam parecidos e atentos um ao outro",
+             "cosseno(gato, felino) ≥ 0.8 e gato→felino acima de gato→pulou/alto",
+             f"cosseno {cos_gf:.2f}, pesos da linha de gato {np.round(A[GATO], 3)}",
+             "o exercício só pede para mudar pulou e alto.")
+
+
+def _reference_projected(X, W_q, W_k, W_v, scale="d_k", axis=-1):
+    Q, K, V = X @ W_q, X @ W_k, X @ W_v
+    d = {"d_k": W_q.shape[1], "d_model": X.shape[1], "none": 1}[scale]
+    A = softmax(Q @ K.T / np.sqrt(d), axis=axis)
+    return A @ V, A
+
+
+def _cases():
+    rng = np.random.default_rng(2017)
+    _, E = gato_felino()
+    shapes = [(E, 3, 5), (rng.normal(size=(6, 8)), 2, 4), (rng.normal(size=(1, 5)), 3, 2),
+              (rng.normal(size=(5, 16)), 16, 3)]
+    for X, d_k, d_v in shapes:
+        d = X.shape[1]
+        yield X, rng.normal(size=(d, d_k)), rng.normal(size=(d, d_k)), rng.normal(size=(d, d_v))
+
+
+@check("Exercício 4 (projeções Q, K, V)")
+def exercicio_4(c: Checker, attention_fn):
+    """Confere ``attention_fn(X, W_q, W_k, W_v) -> (saida, pesos)`` contra a referência.
+
+    Casos: o exemplo da aula com d_k ≠ d_v, uma frase de 6 tokens, um único token (caso de borda) e
+    d_k = d. Reconhece erros típicos (sem escala, escala por sqrt(d) em vez de sqrt(d_k), softmax no
+    eixo errado, pesos e saída trocados, V sem projeção) e dá uma dica específica.
+    """
+    for n_case, (X, W_q, W_k, W_v) in enumerate(_cases(), start=1):
+        label = f"caso {n_case}: X {X.shape}, d_k={W_q.shape[1]}, d_v={W_v.shape[1]}"
+        result = attention_fn(X.copy(), W_q.copy(), W_k.copy(), W_v.copy())
+        if not c.expect(isinstance(result, tuple) and len(result) == 2, f"{label}: devolve (saida, pesos)",
+                        "uma tupla (saida, pesos)", type(result).__name__):
+            return
+        out, A = (np.asarray(r, dtype=float) for r in result)
+        ref_out, ref_A = _reference_projected(X, W_q, W_k, W_v)
+        n, d_v = X.shape[0], W_v.shape[1]
+        if A.shape == (n, d_v) and out.shape == (n, n) and n != d_v:
+            c.expect(False, f"{label}: ordem do retorno", "(saida, pesos)", "(pesos, saida)",
+                     "a função deve devolver primeiro a saída e depois os pesos.")
+            return
+        ok_A = c.close(A, ref_A, f"{label}: pesos de atenção (n, n) corretos", hint=_diagnose(X, W_q, W_k, W_v, A))
+        ok_out = c.close(out, ref_out, f"{label}: saída (n, d_v) correta",
+                         hint=None if not ok_A else "a saída é pesos @ V, com V = X @ W_v (projeção dos valores).")
+        if not (ok_A and ok_out):
+            return
+
+
+def _diagnose(X, W_q, W_k, W_v, A) -> str:
+    wrong = {
+        "parece que faltou dividir as pontuações por sqrt(d_k).": dict(scale="none"),
+        "dividiu por sqrt(d) do embedding; o certo é sqrt(d_k), a dimensão das chaves.": dict(scale="d_model"),
+        "a softmax foi aplicada por coluna; aplique em cada linha (axis=-1).": dict(axis=0),
+    }
+    for hint, kw in wrong.items():
+        _, cand = _reference_projected(X, W_q, W_k, W_v, **kw)
+        if cand.shape == A.shape and np.allclose(cand, A, atol=1e-6) and not np.allclose(
+                cand, _reference_projected(X, W_q, W_k, W_v)[1], atol=1e-6):
+            return hint
+    if A.ndim == 2 and A.shape[0] == A.shape[1] and not np.allclose(A.sum(axis=-1), 1, atol=1e-6):
+        return "cada linha dos pesos deveria somar 1 (softmax em cada linha)."
+    return "pontuações = (X @ W_q) @ (X @ W_k).T / sqrt(d_k); pesos = softmax por linha."
+
+
+@check("Projeto (visualizador de atenção)")
+def projeto(c: Checker, visualizer_fn):
+    """Confere ``visualizer_fn(frase, vectors=None) -> (tokens, pesos, destaques)``.
+
+    ``destaques`` é uma lista ``(token, outro token mais atendido, peso)`` que ignora o próprio token.
+    Roda nas frases do projeto e numa frase com vetores próprios; as figuras desenhadas durante a
+    verificação são fechadas para não poluir a saída.
+    """
+    custom = ("sol lua mar", {"sol": [1.0, 0.2, 0.0], "lua": [0.9, 0.3, 0.0], "mar": [0.0, 0.1, 1.0]})
+    cases = [(s, None) for s in PROJECT_SENTENCES] + [custom]
+    for sentence, vectors in cases:
+        result = visualizer_fn(sentence, vectors) if vectors is not None else visualizer_fn(sentence)
+        label = f"“{sentence}”"
+        if not c.expect(isinstance(result, tuple) and len(result) == 3, f"{label}: devolve (tokens, pesos, destaques)",
+                        "uma tupla com 3 itens", repr(type(result).__name__)):
+            return
+        tokens, A, highlights = result
+        ref_tokens, X = embed(sentence, vectors)
+        _, ref_A = self_attention(X)
+        if not c.expect(list(tokens) == ref_tokens, f"{label}: tokens", ref_tokens, list(tokens),
+                        "use atencao.tokenize(frase) ou atencao.embed(frase)."):
+            return
+        ok = c.close(A, ref_A, f"{label}: matriz de atenção", hint="pesos = self_attention(X) com X = embed(frase).")
+        ref_hl = strongest_attention(ref_A, ref_tokens, ignore_self=True)
+        got = [(str(q), str(k)) for q, k, *_ in highlights] if highlights is not None else []
+        ok &= c.expect(got == [(q, k) for q, k, _ in ref_hl],
+                       f"{label}: para cada token, o OUTRO token mais atendido",
+                       [f"{q}→{k}" for q, k, _ in ref_hl], [f"{q}→{k}" for q, k in got],
+                       "ignore a diagonal (o próprio token) antes de procurar o máximo da linha.")
+        if not ok:
+            return

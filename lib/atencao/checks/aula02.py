@@ -1,0 +1,182 @@
+"""Verificações da Aula 2 (Módulo 6): ``04-exercicios`` e ``05-projeto``.
+
+Cada função recebe a **função** escrita pelo aluno, roda-a em vários casos (inclusive de borda),
+compara com a implementação da biblioteca e imprime o relatório.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..attention import scaled_dot_product_attention, softmax
+from ..embeddings import embed_hashed
+from ..masks import causal_mask
+from ..multihead import MultiHeadAttention, split_heads
+from ..projections import SelfAttention
+from ._core import Checker, check
+
+__all__ = ["exercicio_1", "exercicio_2", "exercicio_3", "projeto"]
+
+
+def _pair(result, label, c: Checker, first="saida", second="pesos"):
+    ok = c.expect(isinstance(result, tuple) and len(result) == 2, f"{label}: devolve ({first}, {second})",
+                  f"uma tupla ({first}, {second})", type(result).__name__)
+    return tuple(np.asarray(r, dtype=float) for r in result) if ok else None
+
+
+@check("Exercício 1 (máscara)")
+def exercicio_1(c: Checker, attention_fn):
+    """Confere ``attention_fn(Q, K, V, mask=None) -> (saida, pesos)`` com máscara (``True`` = pode olhar).
+
+    Casos: sem máscara; máscara causal; máscara arbitrária com n_q ≠ n_k; uma linha toda bloqueada
+    (deve dar pesos e saída zero, sem NaN). Reconhece a máscara invertida e a máscara aplicada depois
+    da softmax.
+    """
+    rng = np.random.default_rng(11)
+    Q, K, V = rng.normal(size=(5, 4)), rng.normal(size=(5, 4)), rng.normal(size=(5, 3))
+    arbitrary = rng.random((3, 5)) > 0.4
+    arbitrary[:, 0] = True
+    all_blocked = causal_mask(4, 5).copy()
+    all_blocked[2] = False
+    cases = [
+        ("sem máscara", Q, K, V, None),
+        ("máscara causal 5×5", Q, K, V, causal_mask(5)),
+        ("máscara 3×5 qualquer (n_q ≠ n_k)", Q[:3], K, V, arbitrary),
+        ("linha 2 toda bloqueada", Q[:4], K, V, all_blocked),
+    ]
+    for label, q, k, v, mask in cases:
+        got = _pair(attention_fn(q.copy(), k.copy(), v.copy(), mask=mask), label, c)
+        if got is None:
+            return
+        out, A = got
+        ref_out, ref_A = scaled_dot_product_attention(q, k, v, mask=mask)
+        hint = None
+        if mask is not None and A.shape == ref_A.shape:
+            inverted = scaled_dot_product_attention(q, k, v, mask=~mask)[1]
+            if np.allclose(np.nan_to_num(A), inverted, atol=1e-6):
+                hint = "a máscara está invertida: aqui True = pode olhar, False = bloqueado (vira -inf)."
+            elif np.allclose(A, scaled_dot_product_attention(q, k, v)[1] * mask, atol=1e-6):
+                hint = "a máscara precisa entrar ANTES da softmax (pontuação bloqueada = -inf), não depois."
+            elif np.isnan(A).any():
+                hint = ("uma linha toda -inf vira NaN numa softmax ingênua; use atencao.softmax, que devolve "
+                        "zeros nesse caso.")
+            elif label.startswith("linha"):
+                hint = "com todas as chaves bloqueadas, os pesos e a saída dessa linha devem ser 0."
+        ok = c.close(A, ref_A, f"{label}: pesos", hint=hint)
+        ok &= c.close(out, ref_out, f"{label}: saída")
+        if not ok:
+            return
+    c.expect(True, "posições bloqueadas têm peso exatamente 0 e as demais linhas somam 1")
+
+
+def _mha_reference(X, W_q, W_k, W_v, W_o, n_heads, d_scale=None):
+    d_model = X.shape[-1]
+    Q, K, V = (split_heads(X @ W, n_heads) for W in (W_q, W_k, W_v))
+    d = d_scale or d_model // n_heads
+    A = softmax(Q @ np.swapaxes(K, -1, -2) / np.sqrt(d))
+    heads = A @ V
+    concat = np.swapaxes(heads, -2, -3).reshape(*X.shape[:-1], d_model)
+    return concat @ W_o, A
+
+
+@check("Exercício 2 (atenção multi-cabeça do zero)")
+def exercicio_2(c: Checker, mha_fn):
+    """Confere ``mha_fn(X, W_q, W_k, W_v, W_o, n_heads) -> (saida, pesos)``.
+
+    ``saida`` (n, d_model) e ``pesos`` (n_heads, n, n). Casos: 2, 4 e 1 cabeça(s), e um token só.
+    Reconhece a escala por sqrt(d_model) em vez de sqrt(d_k), a divisão errada em cabeças (reshape sem
+    transpor) e a falta da projeção final ``W_o``.
+    """
+    rng = np.random.default_rng(5)
+    for n, d_model, n_heads in ((6, 8, 2), (5, 16, 4), (4, 6, 1), (1, 8, 4)):
+        mha = MultiHeadAttention(d_model, n_heads, seed=int(rng.integers(1000)))
+        X = rng.normal(size=(n, d_model))
+        label = f"n={n}, d_model={d_model}, n_heads={n_heads}"
+        got = _pair(mha_fn(X.copy(), mha.W_q, mha.W_k, mha.W_v, mha.W_o, n_heads), label, c)
+        if got is None:
+            return
+        out, A = got
+        ref_out, ref_A = mha(X)
+        hint = None
+        if A.shape == ref_A.shape and not np.allclose(A, ref_A, atol=1e-6):
+            if np.allclose(A, _mha_reference(X, mha.W_q, mha.W_k, mha.W_v, mha.W_o, n_heads, d_model)[1], atol=1e-6):
+                hint = "cada cabeça se escala por sqrt(d_k) = sqrt(d_model / n_heads), não por sqrt(d_model)."
+            else:
+                hint = ("para dividir em cabeças: (n, d_model) → reshape (n, n_heads, d_k) → transpose "
+                        "(n_heads, n, d_k). Um reshape direto para (n_heads, n, d_k) mistura tokens.")
+        elif A.shape != ref_A.shape:
+            hint = "os pesos devem ter forma (n_heads, n, n): uma matriz de atenção por cabeça."
+        ok = c.close(A, ref_A, f"{label}: pesos por cabeça (n_heads, n, n)", hint=hint)
+        hint = None
+        if out.shape == ref_out.shape and not np.allclose(out, ref_out, atol=1e-6):
+            without_W_o = ref_out @ np.linalg.inv(mha.W_o)  # a concatenação das cabeças, antes de W_o
+            hint = ("faltou projetar a concatenação das cabeças por W_o." if np.allclose(out, without_W_o, atol=1e-5)
+                    else "concatene as cabeças de volta para (n, d_model), na ordem, e multiplique por W_o.")
+        ok &= c.close(out, ref_out, f"{label}: saída (n, d_model)", atol=1e-6, hint=hint)
+        if not ok:
+            return
+
+
+@check("Exercício 3 (duas frases, a mesma instância)")
+def exercicio_3(c: Checker, compare_fn):
+    """Confere ``compare_fn(attn, X1, X2) -> (pesos1, pesos2, diferenca)``.
+
+    ``attn`` é uma :class:`~atencao.SelfAttention`; ``diferenca`` é a média de ``|pesos1 - pesos2|``.
+    Frases de tamanhos diferentes devem levantar ``ValueError``.
+    """
+    attn = SelfAttention(8, 4, 4, seed=42)
+    sentences = [("o gato sentou sobre o tapete", "o cão deitou sobre a cama"),
+                 ("a menina leu o livro", "a menina leu o jornal")]
+    for s1, s2 in sentences:
+        (_, X1), (_, X2) = embed_hashed(s1), embed_hashed(s2)
+        label = f"“{s1}” × “{s2}”"
+        result = compare_fn(attn, X1.copy(), X2.copy())
+        if not c.expect(isinstance(result, tuple) and len(result) == 3, f"{label}: devolve (pesos1, pesos2, diferenca)",
+                        "uma tupla com 3 itens", type(result).__name__):
+            return
+        A1, A2, diff = result
+        ref1, ref2 = attn(X1)[1], attn(X2)[1]
+        ok = c.close(A1, ref1, f"{label}: pesos da 1ª frase", hint="use attn.forward(X1) (a mesma instância).")
+        ok &= c.close(A2, ref2, f"{label}: pesos da 2ª frase", hint="use attn.forward(X2) (a mesma instância).")
+        ref_diff = float(np.abs(ref1 - ref2).mean())
+        ok &= c.close(np.float64(diff), ref_diff, f"{label}: diferença média |pesos1 − pesos2|",
+                      hint="np.abs(pesos1 - pesos2).mean()")
+        if not ok:
+            return
+    _, X3 = embed_hashed("uma frase curta")
+    try:
+        compare_fn(attn, X1, X3)
+        raised = False
+    except ValueError:
+        raised = True
+    c.expect(raised, "frases de tamanhos diferentes levantam ValueError", "ValueError", "nenhum erro",
+             "compare X1.shape[0] com X2.shape[0] e levante ValueError com uma mensagem clara.")
+
+
+@check("Projeto (padrões por cabeça)")
+def projeto(c: Checker, per_head_fn):
+    """Confere ``per_head_fn(frase_a, frase_b, mha) -> (pesos_a, pesos_b, diferenca_por_cabeca)``.
+
+    Os pesos são (n_heads, n, n) da atenção multi-cabeça ``mha`` sobre ``embed_hashed(frase,
+    d_model=mha.d_model)``; ``diferenca_por_cabeca`` (n_heads,) é a média de ``|pesos_a - pesos_b|``
+    em cada cabeça.
+    """
+    mha = MultiHeadAttention(16, 4, seed=7)
+    for a, b in (("o gato sentou sobre o tapete", "o cachorro dormiu sobre a cama"),
+                 ("ela abriu a porta", "ele fechou a janela")):
+        label = f"“{a}” × “{b}”"
+        result = per_head_fn(a, b, mha)
+        if not c.expect(isinstance(result, tuple) and len(result) == 3,
+                        f"{label}: devolve (pesos_a, pesos_b, diferenca_por_cabeca)", "uma tupla com 3 itens",
+                        type(result).__name__):
+            return
+        Wa, Wb, diff = result
+        ref_a = mha(embed_hashed(a, d_model=16)[1])[1]
+        ref_b = mha(embed_hashed(b, d_model=16)[1])[1]
+        ok = c.close(Wa, ref_a, f"{label}: pesos da frase A (n_heads, n, n)",
+                     hint="X = atencao.embed_hashed(frase, d_model=mha.d_model)[1]; pesos = mha(X)[1].")
+        ok &= c.close(Wb, ref_b, f"{label}: pesos da frase B (n_heads, n, n)")
+        ok &= c.close(diff, np.abs(ref_a - ref_b).mean(axis=(-2, -1)), f"{label}: diferença média por cabeça",
+                      hint="np.abs(pesos_a - pesos_b).mean(axis=(1, 2)): um número por cabeça.")
+        if not ok:
+            return

@@ -1,0 +1,220 @@
+"""Atenção multi-cabeça em NumPy, sem laço em Python sobre cabeças ou tokens.
+
+Cada cabeça ``h`` tem as suas projeções de tamanho ``d_k = d_model / n_heads``; na prática as
+``n_heads`` projeções ficam lado a lado nas colunas de uma única matriz ``W_q`` (d_model, d_model),
+e "dividir em cabeças" é só um ``reshape``:
+
+    Q = query @ W_q                        # (..., n_q, d_model)
+    Q = Q.reshape(..., n_q, n_heads, d_k)  # (..., n_q, n_heads, d_k)
+    Q = Q.swapaxes(-2, -3)                 # (..., n_heads, n_q, d_k)
+
+A atenção escalada roda em todas as cabeças de uma vez (o eixo das cabeças vira um eixo de lote), as
+saídas são concatenadas de volta para (..., n_q, d_model) e projetadas por ``W_o``.
+
+Fonte: Vaswani et al. (2017), seção 3.2.2; Módulo 6, Aula 2 (``03-uso`` e ``04-exercicios``, ex. 2).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._validation import as_float_array, broadcast_mask, shape_str
+from .attention import attend
+from .projections import check_dim, xavier_normal
+
+__all__ = ["MultiHeadAttention", "split_heads", "merge_heads"]
+
+
+def split_heads(x: np.ndarray, n_heads: int) -> np.ndarray:
+    """(..., n, d_model) → (..., n_heads, n, d_k), com ``d_k = d_model / n_heads``."""
+    *lead, n, d_model = x.shape
+    x = x.reshape(*lead, n, n_heads, d_model // n_heads)  # (..., n, n_heads, d_k)
+    return np.ascontiguousarray(np.swapaxes(x, -2, -3))  # (..., n_heads, n, d_k)
+
+
+def merge_heads(x: np.ndarray) -> np.ndarray:
+    """(..., n_heads, n, d_k) → (..., n, n_heads · d_k): concatena as cabeças lado a lado."""
+    *lead, n_heads, n, d_k = x.shape
+    return np.swapaxes(x, -2, -3).reshape(*lead, n, n_heads * d_k)  # (..., n, d_model)
+
+
+class MultiHeadAttention:
+    """Atenção multi-cabeça: ``n_heads`` atenções escaladas em paralelo, concatenadas e projetadas.
+
+    Parameters
+    ----------
+    d_model : int
+        Dimensão dos embeddings (entrada e saída).
+    n_heads : int
+        Número de cabeças; precisa dividir ``d_model``. Cada cabeça tem ``d_k = d_model / n_heads``
+        e é escalada por ``sqrt(d_k)`` (não por ``sqrt(d_model)``).
+    bias : bool
+        Se ``True``, cria vieses ``b_q``, ``b_k``, ``b_v``, ``b_o`` (iniciados em zero, como no PyTorch).
+    seed : int
+        Semente do sorteio dos pesos.
+    dtype : dtype do NumPy
+        Tipo dos pesos (padrão float64; use ``np.float32`` para velocidade).
+
+    Attributes
+    ----------
+    W_q, W_k, W_v, W_o : ndarray, forma (d_model, d_model)
+        Convenção ``x @ W`` (o PyTorch guarda a transposta e calcula ``x @ W.T``).
+        As colunas ``h·d_k : (h+1)·d_k`` de ``W_q``, ``W_k``, ``W_v`` são as projeções da cabeça ``h``.
+    b_q, b_k, b_v, b_o : ndarray, forma (d_model,), ou None
+
+    Raises
+    ------
+    ValueError
+        Se ``d_model`` não for divisível por ``n_heads``.
+    TypeError
+        Dimensões que não são inteiras.
+
+    Fonte: Vaswani et al. (2017), seção 3.2.2; Módulo 6, Aula 2, ``03-uso`` e ``04-exercicios``.
+    """
+
+    def __init__(self, d_model: int, n_heads: int, bias: bool = False, seed: int = 0, dtype=np.float64):
+        self.d_model = check_dim(d_model, "d_model")
+        self.n_heads = check_dim(n_heads, "n_heads")
+        if self.d_model % self.n_heads:
+            raise ValueError(
+                f"`d_model`={self.d_model} precisa ser divisível por `n_heads`={self.n_heads} "
+                f"(cada cabeça fica com d_k = d_model / n_heads); divisores de {self.d_model}: "
+                f"{[h for h in range(1, self.d_model + 1) if self.d_model % h == 0]}."
+            )
+        self.d_k = self.d_model // self.n_heads
+        self.seed = seed
+        rng = np.random.default_rng(seed)
+        self.W_q, self.W_k, self.W_v, self.W_o = (xavier_normal(rng, d_model, d_model, dtype) for _ in range(4))
+        zeros = (lambda: np.zeros(d_model, dtype=dtype)) if bias else (lambda: None)
+        self.b_q, self.b_k, self.b_v, self.b_o = zeros(), zeros(), zeros(), zeros()
+
+    @property
+    def bias(self) -> bool:
+        return self.b_q is not None
+
+    def __repr__(self) -> str:
+        return (f"MultiHeadAttention(d_model={self.d_model}, n_heads={self.n_heads}, d_k={self.d_k}, "
+                f"bias={self.bias}, seed={self.seed})")
+
+    def _input(self, x, name: str) -> np.ndarray:
+        x = as_float_array(x, name, expected="(..., n, d_model)")
+        if x.shape[-1] != self.d_model:
+            raise ValueError(
+                f"`{name}` precisa ter forma (..., n, d_model={self.d_model}); recebida forma {shape_str(x.shape)}."
+            )
+        return x
+
+    @staticmethod
+    def _project(x: np.ndarray, W: np.ndarray, b: np.ndarray | None) -> np.ndarray:
+        y = x.reshape(-1, x.shape[-1]) @ W  # uma única multiplicação de matrizes para todo o lote
+        if b is not None:
+            y += b
+        return y.reshape(*x.shape[:-1], W.shape[1])
+
+    def forward(self, query, key=None, value=None, mask=None, average_weights: bool = False):
+        """Calcula a atenção multi-cabeça.
+
+        Parameters
+        ----------
+        query : array_like, forma (..., n_q, d_model)
+        key : array_like, forma (..., n_k, d_model), opcional (padrão: ``query``, self-attention)
+        value : array_like, forma (..., n_k, d_model), opcional (padrão: ``key``)
+        mask : array_like de bool, opcional
+            Compatível (broadcast) com (..., n_q, n_k), a mesma para todas as cabeças;
+            ``True`` = pode olhar (veja :mod:`atencao.masks`). Ex.: ``causal_mask(n)`` ou
+            ``padding_mask(lengths)``.
+        average_weights : bool
+            Se ``True``, devolve os pesos já com a média das cabeças, como o padrão do PyTorch.
+
+        Returns
+        -------
+        output : ndarray, forma (..., n_q, d_model)
+        weights : ndarray, forma (..., n_heads, n_q, n_k), ou (..., n_q, n_k) com ``average_weights``
+            dtype comum das entradas e dos pesos (float32 com float32; float64 caso contrário).
+
+        Raises
+        ------
+        ValueError
+            Último eixo diferente de ``d_model``, ``key``/``value`` com números de tokens diferentes,
+            lotes incompatíveis, máscara com forma incompatível, ``NaN``/``inf``.
+        TypeError
+            Entradas não numéricas ou máscara não booleana.
+        """
+        q = self._input(query, "query")
+        k = q if key is None else self._input(key, "key")
+        v = k if value is None else self._input(value, "value")
+        if k.shape[-2] != v.shape[-2]:
+            raise ValueError(
+                f"`key` e `value` precisam ter o mesmo número de tokens n_k: key {shape_str(k.shape)}, "
+                f"value {shape_str(v.shape)}."
+            )
+        try:
+            batch = np.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2])
+        except ValueError:
+            raise ValueError(
+                f"Eixos de lote incompatíveis: query {shape_str(q.shape)}, key {shape_str(k.shape)}, "
+                f"value {shape_str(v.shape)}."
+            ) from None
+        dtype = np.result_type(q, k, v, self.W_q)
+        n_q, n_k = q.shape[-2], k.shape[-2]
+        allowed = None
+        if mask is not None:  # (..., n_q, n_k) -> (..., 1, n_q, n_k): a mesma máscara em toda cabeça
+            allowed = broadcast_mask(mask, batch + (n_q, n_k))[..., None, :, :]
+
+        Q = split_heads(self._project(q.astype(dtype, copy=False), self.W_q, self.b_q), self.n_heads)
+        K = split_heads(self._project(k.astype(dtype, copy=False), self.W_k, self.b_k), self.n_heads)
+        V = split_heads(self._project(v.astype(dtype, copy=False), self.W_v, self.b_v), self.n_heads)
+        # Q: (..., n_heads, n_q, d_k)   K, V: (..., n_heads, n_k, d_k)
+        heads, weights = attend(Q, K, V, allowed)  # (..., n_heads, n_q, d_k), (..., n_heads, n_q, n_k)
+        output = self._project(merge_heads(heads), self.W_o, self.b_o)  # (..., n_q, d_model)
+        if average_weights:
+            weights = weights.mean(axis=-3)  # (..., n_q, n_k)
+        return output, weights
+
+    __call__ = forward
+
+    @classmethod
+    def from_torch(cls, module) -> "MultiHeadAttention":
+        """Copia os pesos de um ``torch.nn.MultiheadAttention`` (sem depender do PyTorch aqui).
+
+        O PyTorch empilha as projeções de entrada em ``in_proj_weight`` (3·d_model, d_model), nas
+        linhas q, k, v, e calcula ``x @ W.T + b``; aqui guardamos as transpostas. O resultado usa
+        float64 se o módulo for float64 e float32 caso contrário.
+
+        Atenção ao formato: o módulo do curso sempre recebe (..., n, d_model), ou seja,
+        ``batch_first=True``. Com ``batch_first=False`` o PyTorch usa (n, batch, d_model): transponha
+        com ``x.swapaxes(0, 1)``. As máscaras booleanas do PyTorch têm ``True`` = bloqueado: converta
+        com :func:`atencao.masks.from_torch_mha_mask`.
+
+        Raises
+        ------
+        ValueError
+            Para configurações não suportadas (``kdim``/``vdim`` diferentes, ``add_bias_kv``,
+            ``add_zero_attn``).
+
+        Fonte: Módulo 6, Aula 2, ``03-uso``.
+        """
+        if not getattr(module, "_qkv_same_embed_dim", True) or module.in_proj_weight is None:
+            raise ValueError("`module` com kdim/vdim diferentes de embed_dim não é suportado.")
+        if module.bias_k is not None or module.add_zero_attn:
+            raise ValueError("`module` com add_bias_kv ou add_zero_attn não é suportado.")
+
+        def arr(t):
+            return t.detach().cpu().numpy().copy()
+
+        W_in = arr(module.in_proj_weight)  # (3·d_model, d_model), linhas q, k, v
+        dtype = np.float64 if W_in.dtype == np.float64 else np.float32
+        d = module.embed_dim
+        obj = cls.__new__(cls)
+        obj.d_model, obj.n_heads, obj.d_k, obj.seed = d, module.num_heads, module.head_dim, None
+        obj.W_q, obj.W_k, obj.W_v = (W_in[i * d:(i + 1) * d].T.astype(dtype) for i in range(3))
+        obj.W_o = arr(module.out_proj.weight).T.astype(dtype)
+        if module.in_proj_bias is not None:
+            b_in = arr(module.in_proj_bias).astype(dtype)
+            obj.b_q, obj.b_k, obj.b_v = b_in[:d], b_in[d:2 * d], b_in[2 * d:]
+            obj.b_o = arr(module.out_proj.bias).astype(dtype)
+        else:
+            obj.b_q = obj.b_k = obj.b_v = obj.b_o = None
+        for name in ("W_q", "W_k", "W_v", "W_o"):
+            setattr(obj, name, np.ascontiguousarray(getattr(obj, name)))
+        return obj

@@ -1,0 +1,72 @@
+"""O ambiente tem uma única fonte de verdade (requirements.txt) e a biblioteca importa leve."""
+
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import yaml
+from packaging.requirements import Requirement
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _requirements() -> dict[str, Requirement]:
+    reqs = {}
+    for line in (ROOT / "requirements.txt").read_text(encoding="utf-8").splitlines():
+        line = line.split("#")[0].strip()
+        if line and not line.startswith("-"):
+            r = Requirement(line)
+            reqs[r.name.lower()] = r
+    return reqs
+
+
+def test_environment_yml_delega_ao_requirements():
+    env = yaml.safe_load((ROOT / "environment.yml").read_text(encoding="utf-8"))
+    deps = env["dependencies"]
+    conda = sorted(d.split("=")[0] for d in deps if isinstance(d, str))
+    pip = [d for d in deps if isinstance(d, dict)]
+    assert conda == ["pip", "python"], "conda só instala python e pip; o resto vem do requirements.txt"
+    assert pip == [{"pip": ["-r requirements.txt"]}]
+
+
+def test_pyproject_concorda_com_requirements():
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    reqs = _requirements()
+    for dep in project["dependencies"]:
+        r = Requirement(dep)
+        assert r.name.lower() in reqs, f"{r.name} está no pyproject.toml mas não no requirements.txt"
+        assert reqs[r.name.lower()].specifier == r.specifier, f"faixas diferentes para {r.name}"
+
+
+def test_requirements_tem_o_que_o_curso_precisa():
+    reqs = _requirements()
+    assert str(reqs["torch"].specifier) == "==2.13.0", "torch precisa ser fixado exatamente (senão vem CUDA)"
+    for name in ["numpy", "matplotlib", "jupyterlab", "ipywidgets", "nbval", "pytest", "nbgrader", "wcwidth",
+                 "bibtexparser"]:
+        assert name in reqs, name
+    assert reqs["numpy"].specifier.contains("2.1.0") and not reqs["numpy"].specifier.contains("3.0.0")
+    assert reqs["jupyterlab"].specifier.contains("4.2.0") and not reqs["jupyterlab"].specifier.contains("5.0.0")
+    assert reqs["ipywidgets"].specifier.contains("8.1.5")
+    assert "-e ." in (ROOT / "requirements.txt").read_text(encoding="utf-8").splitlines()
+
+
+def test_makefile_e_ci_instalam_do_requirements():
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    assert "-r requirements.txt" in makefile
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    assert "make test" in ci
+
+
+def test_importar_a_biblioteca_nao_carrega_torch_widgets_nem_matplotlib():
+    code = ("import sys, atencao; heavy = [m for m in ('torch', 'ipywidgets', 'matplotlib') if m in sys.modules];"
+            "print(','.join(heavy))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
+    assert out == "", f"importar atencao carregou: {out}"
+
+
+def test_matplotlib_carregado_so_ao_desenhar():
+    code = ("import sys, atencao; assert 'matplotlib' not in sys.modules;"
+            "atencao.plot_attention([[1.0]], ['a']); print('matplotlib' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
+    assert out == "True"

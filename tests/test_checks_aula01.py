@@ -1,0 +1,189 @@
+"""As verificações da Aula 1 aceitam a resposta certa e rejeitam respostas erradas típicas."""
+
+import numpy as np
+import pytest
+
+import atencao
+from atencao import softmax
+from atencao.checks import aula01
+
+
+# ---------- exercício 3 ----------
+def ex3_certo():
+    _, E = atencao.gato_felino()
+    E[3] = [0.0, 0.0, 0.9, 0.1]
+    return E
+
+
+def ex3_sem_mudar():
+    return atencao.gato_felino()[1]
+
+
+def ex3_tudo_igual():  # pulou e alto parecidos... com tudo
+    return np.ones((4, 4))
+
+
+def ex3_so_tres_linhas():
+    return ex3_certo()[:3]
+
+
+def ex3_com_nan():
+    E = ex3_certo()
+    E[2, 0] = np.nan
+    return E
+
+
+def ex3_estragou_gato():
+    E = ex3_certo()
+    E[0] = [0, 1, 0, 0]
+    return E
+
+
+def nao_feito(*args, **kwargs):
+    raise NotImplementedError("Exercício ainda não resolvido")
+
+
+def test_ex3_aceita_resposta_certa(capsys):
+    assert aula01.exercicio_3(ex3_certo)
+    assert "✅ Exercício 3" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("fn, trecho", [
+    (ex3_sem_mudar, "foi modificado"),
+    (ex3_tudo_igual, "pulou presta mais atenção em alto"),
+    (ex3_so_tres_linhas, "4 linhas"),
+    (ex3_com_nan, "finitos"),
+    (ex3_estragou_gato, "gato e felino continuam"),
+])
+def test_ex3_rejeita_respostas_erradas(fn, trecho, capsys):
+    result = aula01.exercicio_3(fn)
+    out = capsys.readouterr().out
+    assert not result and result.status == "falhou"
+    assert any(trecho in f for f in result.failures), result.failures
+    assert "❌" in out and "esperado:" in out
+
+
+# ---------- exercício 4 ----------
+def _proj(X, W_q, W_k, W_v):
+    return X @ W_q, X @ W_k, X @ W_v
+
+
+def ex4_certo(X, W_q, W_k, W_v):
+    return atencao.scaled_dot_product_attention(*_proj(X, W_q, W_k, W_v))
+
+
+def ex4_sem_escala(X, W_q, W_k, W_v):
+    Q, K, V = _proj(X, W_q, W_k, W_v)
+    A = softmax(Q @ K.T)
+    return A @ V, A
+
+
+def ex4_escala_d_model(X, W_q, W_k, W_v):
+    Q, K, V = _proj(X, W_q, W_k, W_v)
+    A = softmax(Q @ K.T / np.sqrt(X.shape[1]))
+    return A @ V, A
+
+
+def ex4_softmax_por_coluna(X, W_q, W_k, W_v):
+    Q, K, V = _proj(X, W_q, W_k, W_v)
+    A = softmax(Q @ K.T / np.sqrt(Q.shape[1]), axis=0)
+    return A @ V, A
+
+
+def ex4_trocado(X, W_q, W_k, W_v):
+    out, A = ex4_certo(X, W_q, W_k, W_v)
+    return A, out
+
+
+def ex4_sem_projetar_v(X, W_q, W_k, W_v):
+    Q, K, _ = _proj(X, W_q, W_k, W_v)
+    A = softmax(Q @ K.T / np.sqrt(Q.shape[1]))
+    return A @ X, A
+
+
+def ex4_quebra(X, W_q, W_k, W_v):
+    return X @ W_q @ W_k  # erro de forma do NumPy
+
+
+def test_ex4_aceita_resposta_certa():
+    assert aula01.exercicio_4(ex4_certo)
+
+
+@pytest.mark.parametrize("fn, dica", [
+    (ex4_sem_escala, "faltou dividir"),
+    (ex4_escala_d_model, "sqrt(d_k)"),
+    (ex4_softmax_por_coluna, "por coluna"),
+    (ex4_trocado, "primeiro a saída"),
+    (ex4_sem_projetar_v, "V = X @ W_v"),
+    (ex4_quebra, "levantou ValueError"),
+])
+def test_ex4_rejeita_erros_tipicos_com_dica_especifica(fn, dica, capsys):
+    result = aula01.exercicio_4(fn)
+    out = capsys.readouterr().out
+    assert not result
+    assert dica in out, out
+
+
+# ---------- projeto ----------
+def proj_certo(frase, vectors=None):
+    tokens, X = atencao.embed(frase, vectors)
+    _, A = atencao.self_attention(X)
+    atencao.plot_attention(A, tokens)
+    return tokens, A, atencao.strongest_attention(A, tokens, ignore_self=True)
+
+
+def proj_conta_o_proprio(frase, vectors=None):
+    tokens, A, _ = proj_certo(frase, vectors)
+    return tokens, A, atencao.strongest_attention(A, tokens)
+
+
+def proj_sem_escala(frase, vectors=None):
+    tokens, X = atencao.embed(frase, vectors)
+    A = softmax(X @ X.T)
+    return tokens, A, atencao.strongest_attention(A, tokens, ignore_self=True)
+
+
+def proj_ignora_vetores(frase, vectors=None):
+    return proj_certo(frase)
+
+
+def test_projeto_aceita_certo_e_fecha_figuras():
+    import matplotlib.pyplot as plt
+
+    before = plt.get_fignums()
+    assert aula01.projeto(proj_certo)
+    assert plt.get_fignums() == before
+
+
+@pytest.mark.parametrize("fn, trecho", [
+    (proj_conta_o_proprio, "OUTRO token"),
+    (proj_sem_escala, "matriz de atenção"),
+    (proj_ignora_vetores, "levantou"),
+])
+def test_projeto_rejeita_erros_tipicos(fn, trecho):
+    result = aula01.projeto(fn)
+    assert not result and any(trecho in f for f in result.failures), result.failures
+
+
+# ---------- comportamento comum ----------
+@pytest.mark.parametrize("check", [aula01.exercicio_3, aula01.exercicio_4, aula01.projeto])
+def test_exercicio_nao_feito_avisa_sem_erro(check, capsys, monkeypatch):
+    monkeypatch.delenv("NBGRADER_EXECUTION", raising=False)
+    result = check(nao_feito)
+    assert not result and result.status == "nao_feito"
+    assert "⏳" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("check, fn", [
+    (aula01.exercicio_3, nao_feito), (aula01.exercicio_3, ex3_sem_mudar),
+    (aula01.exercicio_4, ex4_sem_escala), (aula01.projeto, proj_conta_o_proprio),
+])
+def test_na_correcao_falha_levanta_assertionerror(check, fn, monkeypatch):
+    monkeypatch.setenv("NBGRADER_EXECUTION", "autograde")
+    with pytest.raises(AssertionError):
+        check(fn)
+
+
+def test_na_correcao_resposta_certa_nao_levanta(monkeypatch):
+    monkeypatch.setenv("NBGRADER_EXECUTION", "autograde")
+    assert aula01.exercicio_4(ex4_certo)

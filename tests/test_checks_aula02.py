@@ -1,0 +1,195 @@
+"""As verificações da Aula 2 aceitam a resposta certa e rejeitam respostas erradas típicas."""
+
+import numpy as np
+import pytest
+
+import atencao
+from atencao import softmax
+from atencao.checks import aula02
+
+
+def nao_feito(*args, **kwargs):
+    raise NotImplementedError
+
+
+# ---------- exercício 1: máscara ----------
+def _scores(Q, K):
+    return Q @ K.T / np.sqrt(Q.shape[-1])
+
+
+def mask_certo(Q, K, V, mask=None):
+    scores = _scores(Q, K)
+    if mask is not None:
+        scores = np.where(mask, scores, -np.inf)
+    A = softmax(scores)
+    return A @ V, A
+
+
+def mask_invertida(Q, K, V, mask=None):
+    return mask_certo(Q, K, V, None if mask is None else ~mask)
+
+
+def mask_depois_da_softmax(Q, K, V, mask=None):
+    A = softmax(_scores(Q, K))
+    if mask is not None:
+        A = A * mask
+    return A @ V, A
+
+
+def mask_softmax_ingenua(Q, K, V, mask=None):
+    scores = _scores(Q, K)
+    if mask is not None:
+        scores = np.where(mask, scores, -np.inf)
+    with np.errstate(invalid="ignore"):
+        e = np.exp(scores - scores.max(axis=-1, keepdims=True))
+        A = e / e.sum(axis=-1, keepdims=True)
+    return A @ V, A
+
+
+def mask_ignorada(Q, K, V, mask=None):
+    return mask_certo(Q, K, V)
+
+
+def test_ex1_aceita_certo():
+    assert aula02.exercicio_1(mask_certo)
+
+
+@pytest.mark.parametrize("fn, dica", [
+    (mask_invertida, "invertida"),
+    (mask_depois_da_softmax, "ANTES da softmax"),
+    (mask_softmax_ingenua, "NaN"),
+    (mask_ignorada, "pesos"),
+])
+def test_ex1_rejeita_erros_tipicos(fn, dica, capsys):
+    result = aula02.exercicio_1(fn)
+    out = capsys.readouterr().out
+    assert not result and dica in out, out
+
+
+# ---------- exercício 2: multi-cabeça ----------
+def _heads(X, W, n_heads):
+    n, d = X.shape
+    return (X @ W).reshape(n, n_heads, d // n_heads).transpose(1, 0, 2)
+
+
+def mha_certo(X, W_q, W_k, W_v, W_o, n_heads, d_scale=None):
+    Q, K, V = (_heads(X, W, n_heads) for W in (W_q, W_k, W_v))
+    d_k = d_scale or X.shape[1] // n_heads
+    A = softmax(Q @ K.transpose(0, 2, 1) / np.sqrt(d_k))
+    concat = (A @ V).transpose(1, 0, 2).reshape(X.shape[0], -1)
+    return concat @ W_o, A
+
+
+def mha_escala_d_model(X, W_q, W_k, W_v, W_o, n_heads):
+    return mha_certo(X, W_q, W_k, W_v, W_o, n_heads, d_scale=X.shape[1])
+
+
+def mha_reshape_sem_transpor(X, W_q, W_k, W_v, W_o, n_heads):
+    n, d = X.shape
+    Q, K, V = ((X @ W).reshape(n_heads, n, d // n_heads) for W in (W_q, W_k, W_v))
+    A = softmax(Q @ K.transpose(0, 2, 1) / np.sqrt(d // n_heads))
+    return (A @ V).reshape(n, d) @ W_o, A
+
+
+def mha_sem_W_o(X, W_q, W_k, W_v, W_o, n_heads):
+    out, A = mha_certo(X, W_q, W_k, W_v, W_o, n_heads)
+    return out @ np.linalg.inv(W_o), A
+
+
+def mha_pesos_medios(X, W_q, W_k, W_v, W_o, n_heads):
+    out, A = mha_certo(X, W_q, W_k, W_v, W_o, n_heads)
+    return out, A.mean(axis=0)
+
+
+def test_ex2_aceita_certo():
+    assert aula02.exercicio_2(mha_certo)
+
+
+@pytest.mark.parametrize("fn, dica", [
+    (mha_escala_d_model, "não por sqrt(d_model)"),
+    (mha_reshape_sem_transpor, "transpose"),
+    (mha_sem_W_o, "faltou projetar"),
+    (mha_pesos_medios, "(n_heads, n, n)"),
+])
+def test_ex2_rejeita_erros_tipicos(fn, dica, capsys):
+    result = aula02.exercicio_2(fn)
+    out = capsys.readouterr().out
+    assert not result and dica in out, out
+
+
+# ---------- exercício 3: duas frases ----------
+def comparar_certo(attn, X1, X2):
+    if X1.shape[0] != X2.shape[0]:
+        raise ValueError("as frases precisam ter o mesmo número de tokens")
+    A1, A2 = attn(X1)[1], attn(X2)[1]
+    return A1, A2, float(np.abs(A1 - A2).mean())
+
+
+def comparar_sem_validar(attn, X1, X2):
+    A1, A2 = attn(X1)[1], attn(X2)[1]
+    return A1, A2, float(np.abs(A1 - A2).mean()) if A1.shape == A2.shape else 0.0
+
+
+def comparar_instancias_diferentes(attn, X1, X2):
+    outra = atencao.SelfAttention(attn.d_model, attn.d_k, attn.d_v, seed=7)
+    A1, A2 = attn(X1)[1], outra(X2)[1]
+    return A1, A2, float(np.abs(A1 - A2).mean())
+
+
+def comparar_diferenca_com_sinal(attn, X1, X2):
+    A1, A2, _ = comparar_certo(attn, X1, X2)
+    return A1, A2, float((A1 - A2).mean())
+
+
+def test_ex3_aceita_certo():
+    assert aula02.exercicio_3(comparar_certo)
+
+
+@pytest.mark.parametrize("fn, trecho", [
+    (comparar_sem_validar, "tamanhos diferentes"),
+    (comparar_instancias_diferentes, "2ª frase"),
+    (comparar_diferenca_com_sinal, "diferença média"),
+])
+def test_ex3_rejeita_erros_tipicos(fn, trecho):
+    result = aula02.exercicio_3(fn)
+    assert not result and any(trecho in f for f in result.failures), result.failures
+
+
+# ---------- projeto ----------
+def projeto_certo(frase_a, frase_b, mha):
+    Wa = mha(atencao.embed_hashed(frase_a, d_model=mha.d_model)[1])[1]
+    Wb = mha(atencao.embed_hashed(frase_b, d_model=mha.d_model)[1])[1]
+    return Wa, Wb, np.abs(Wa - Wb).mean(axis=(1, 2))
+
+
+def projeto_media_global(frase_a, frase_b, mha):
+    Wa, Wb, _ = projeto_certo(frase_a, frase_b, mha)
+    return Wa, Wb, np.full(mha.n_heads, np.abs(Wa - Wb).mean())
+
+
+def projeto_pesos_medios(frase_a, frase_b, mha):
+    Wa, Wb, d = projeto_certo(frase_a, frase_b, mha)
+    return Wa.mean(0), Wb.mean(0), d
+
+
+def test_projeto_aceita_certo():
+    assert aula02.projeto(projeto_certo)
+
+
+@pytest.mark.parametrize("fn, trecho", [
+    (projeto_media_global, "por cabeça"),
+    (projeto_pesos_medios, "frase A"),
+])
+def test_projeto_rejeita_erros_tipicos(fn, trecho):
+    result = aula02.projeto(fn)
+    assert not result and any(trecho in f for f in result.failures), result.failures
+
+
+@pytest.mark.parametrize("check", [aula02.exercicio_1, aula02.exercicio_2, aula02.exercicio_3, aula02.projeto])
+def test_nao_feito_avisa_e_na_correcao_levanta(check, capsys, monkeypatch):
+    monkeypatch.delenv("NBGRADER_EXECUTION", raising=False)
+    assert check(nao_feito).status == "nao_feito"
+    assert "⏳" in capsys.readouterr().out
+    monkeypatch.setenv("NBGRADER_EXECUTION", "1")
+    with pytest.raises(AssertionError):
+        check(nao_feito)

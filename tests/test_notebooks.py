@@ -1,0 +1,90 @@
+"""Os notebooks guardados estão executados de verdade, limpos e sincronizados com as soluções.
+
+O nbval (``make test``) compara as saídas guardadas com uma nova execução; estes testes garantem que
+há saídas para comparar e que nada de específico desta máquina foi salvo.
+"""
+
+import json
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "scripts"))
+import gerar_alunos  # noqa: E402
+
+NOTEBOOKS = sorted(p for d in ("notebooks", "solutions") for p in (ROOT / d).rglob("*.ipynb")
+                   if ".ipynb_checkpoints" not in p.parts)
+IDS = [str(p.relative_to(ROOT)) for p in NOTEBOOKS]
+ADDRESS = re.compile(r"\bat 0x[0-9a-fA-F]{6,}|<[^>]* object at 0x")
+MACHINE_PATH = re.compile(r"(/root/|/tmp/|/work/|/home/[A-Za-z0-9_.-]+/|/Users/|[A-Z]:\\\\)")
+LESSON_SECTIONS = {
+    "aula-01-self-attention": ["01-teoria", "02-codigo", "03-exercicios", "04-projeto"],
+    "aula-02-auto-atencao-do-zero": ["01-teoria", "02-codigo", "03-uso", "04-exercicios", "05-projeto"],
+}
+
+
+def _load(path):
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def _code_cells(nb):
+    return [c for c in nb["cells"] if c["cell_type"] == "code" and "".join(c["source"]).strip()]
+
+
+def _text(output) -> str:
+    data = output.get("data", {})
+    return "".join(output.get("text", "")) + "".join(data.get("text/plain", "")) + "".join(data.get("text/html", ""))
+
+
+def test_ha_notebooks():
+    assert len(NOTEBOOKS) >= 7
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=IDS)
+def test_executado_em_ordem_sem_erros(path):
+    nb = _load(path)
+    assert nb["metadata"]["kernelspec"]["name"] == "python3"
+    cells = _code_cells(nb)
+    counts = [c["execution_count"] for c in cells]
+    assert None not in counts, "há células nunca executadas: rode `make executar`"
+    assert counts == list(range(1, len(cells) + 1)), f"execução fora de ordem: {counts}"
+    for cell in cells:
+        tags = cell.get("metadata", {}).get("tags", [])
+        for out in cell["outputs"]:
+            if out["output_type"] == "error":
+                assert "raises-exception" in tags, f"erro guardado: {out['ename']}: {out['evalue']}"
+            assert out.get("name") != "stderr" or "Warning" not in _text(out), _text(out)
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=IDS)
+def test_sem_enderecos_nem_caminhos_da_maquina(path):
+    for cell in _code_cells(_load(path)):
+        for out in cell["outputs"]:
+            text = _text(out)
+            assert not ADDRESS.search(text), text[:200]
+            assert not MACHINE_PATH.search(text), text[:200]
+
+
+def test_alunos_sincronizados_com_solucoes():
+    assert gerar_alunos.stale() == []
+
+
+def test_solucoes_passam_em_todas_as_verificacoes_e_alunos_rodam_ate_o_fim():
+    pairs = list(gerar_alunos.pairs())
+    assert pairs, "nenhum notebook de solução"
+    for sol, stu in pairs:
+        sol_out = "".join(_text(o) for c in _code_cells(_load(sol)) for o in c["outputs"])
+        stu_out = "".join(_text(o) for c in _code_cells(_load(stu)) for o in c["outputs"])
+        n_checks = sol_out.count("tudo certo!")
+        assert n_checks >= 1 and "❌" not in sol_out and "⏳" not in sol_out, sol
+        assert stu_out.count("⏳") >= n_checks, f"{stu}: as verificações deveriam dizer 'ainda não resolvido'"
+        assert "### BEGIN SOLUTION" not in json.dumps(_load(stu)), stu
+
+
+def test_cada_aula_tem_uma_secao_por_notebook():
+    for lesson, sections in LESSON_SECTIONS.items():
+        folder = ROOT / "notebooks" / "modulo-06" / lesson
+        assert sorted(p.stem for p in folder.glob("*.ipynb")) == sections
