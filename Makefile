@@ -10,11 +10,12 @@ RUN    := env -u MPLBACKEND
 PORT   ?= 8888
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 
-.PHONY: lab instalar test test-lib notebooks alunos executar bench limpar ajuda
+.PHONY: lab instalar test test-lib test-browser alunos executar bench limpar ajuda
 
 ajuda:
 	@echo "make lab       instala (se preciso) e abre o curso no JupyterLab"
-	@echo "make test      roda todos os testes (biblioteca + notebooks com nbval)"
+	@echo "make test      roda todos os testes (biblioteca + notebooks com nbval + navegador, se houver Chromium)"
+	@echo "make test-browser  só o teste do explorador no JupyterLab com Chromium sem tela"
 	@echo "make alunos    regenera os notebooks de aluno a partir das soluções"
 	@echo "make executar  reexecuta e salva todos os notebooks (depois de mudar lib/)"
 	@echo "make bench     mede desempenho"
@@ -34,10 +35,14 @@ lab: $(STAMP)
 	$(RUN) $(BIN)/jupyter lab --port=$(PORT) $(ROOT_FLAG) notebooks/00-comece-aqui.ipynb
 
 test: $(STAMP)
-	$(RUN) $(BIN)/python -m pytest -q
+	$(RUN) $(BIN)/python -m pytest -q -n auto --dist loadfile
 
 test-lib: $(STAMP)
-	$(BIN)/python -m pytest -q tests
+	$(BIN)/python -m pytest -q tests --ignore=tests/browser
+
+# Precisa do Chromium do Debian (apt-get install chromium); o .ci/run instala.
+test-browser: $(STAMP)
+	$(RUN) $(BIN)/python -m pytest -q tests/browser
 
 alunos: $(STAMP)
 	$(RUN) $(BIN)/python scripts/gerar_alunos.py

@@ -3,6 +3,8 @@
 1. Tempo de ``import atencao`` (processo novo; mediana).
 2. Atenção multi-cabeça do curso contra ``torch.nn.MultiheadAttention`` na CPU, com os mesmos pesos
    e o mesmo número de threads: lote 4, n 512, d_model 512, 8 cabeças, float32.
+3. Explorador interativo: mediana do tempo de uma mudança de controle até a visualização nova
+   (12 e 64 tokens).
 """
 
 from __future__ import annotations
@@ -65,6 +67,26 @@ def bench_mha(batch=4, n=512, d_model=512, n_heads=8, threads=None, repeat=15):
                 gflops_ours=flops / t_ours / 1e9, gflops_torch=flops / t_torch / 1e9, max_diff=float(diff))
 
 
+def bench_explorer(n_tokens: int, repeat: int = 21) -> float:
+    """Mediana do tempo entre mudar um controle e a nova visualização estar pronta (lado do kernel)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from atencao.explorer import AttentionExplorer
+
+    sentence = " ".join(f"palavra{i}" for i in range(n_tokens))
+    ex = AttentionExplorer(sentence, mode="multi")
+    changes = [dict(causal=True), dict(head="todas"), dict(query=n_tokens // 2), dict(scale=False),
+               dict(head=1), dict(temperature=0.5), dict(causal=False), dict(query=0)]
+    times = []
+    for k in range(repeat):
+        change = changes[k % len(changes)]
+        t0 = time.perf_counter()
+        ex.update(**change)  # o mesmo caminho de um clique: observe -> explorer_view -> explorer_html
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times)
+
+
 if __name__ == "__main__":
     print(f"import atencao: {bench_import() * 1000:.0f} ms (mediana de 7 processos; meta < 300 ms)")
     r = bench_mha()
@@ -72,3 +94,6 @@ if __name__ == "__main__":
     print(f"  torch.nn.MultiheadAttention: {r['t_torch'] * 1000:7.1f} ms  ({r['gflops_torch']:.1f} GFLOP/s)")
     print(f"  atencao.MultiHeadAttention:  {r['t_ours'] * 1000:7.1f} ms  ({r['gflops_ours']:.1f} GFLOP/s)")
     print(f"  razão curso / torch: {r['ratio']:.2f}x (meta ≤ 1.5x); maior diferença nas saídas: {r['max_diff']:.1e}")
+    for n in (12, 64):
+        print(f"Explorador, {n} tokens: {bench_explorer(n) * 1000:.1f} ms do controle à visualização pronta"
+              + (" (meta ≤ 50 ms)" if n == 12 else ""))

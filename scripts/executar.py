@@ -28,7 +28,7 @@ KERNELSPEC = {"name": "python3", "display_name": "Python 3 (ipykernel)", "langua
 def execute(path: Path) -> float:
     nb = nbformat.read(path, as_version=4)
     nb.metadata["kernelspec"] = KERNELSPEC
-    client = NotebookClient(nb, kernel_name="python3", timeout=600, record_timing=False,
+    client = NotebookClient(nb, kernel_name="python3", timeout=600, record_timing=False, store_widget_state=False,
                             resources={"metadata": {"path": str(path.parent)}})
     t0 = time.perf_counter()
     client.execute()

@@ -174,3 +174,15 @@ def test_mascara_ruim():
         self_attention(X, mask=np.ones((3, 3), dtype=bool))
     with pytest.raises(TypeError, match="booleana"):
         self_attention(X, mask=np.full((4, 4), 0.5))
+
+
+def test_temperatura_divide_as_pontuacoes():
+    rng = np.random.default_rng(6)
+    Q, K, V = rng.normal(size=(3, 4)), rng.normal(size=(5, 4)), rng.normal(size=(5, 2))
+    _, W = scaled_dot_product_attention(Q, K, V, temperature=0.5)
+    np.testing.assert_allclose(W, softmax(Q @ K.T / np.sqrt(4) / 0.5))
+    _, W_hot = scaled_dot_product_attention(Q, K, V, temperature=100.0)
+    np.testing.assert_allclose(W_hot, 1 / 5, atol=0.02)  # temperatura alta: quase uniforme
+    for bad, exc in [(0, ValueError), (-1, ValueError), (np.inf, ValueError), ("quente", TypeError)]:
+        with pytest.raises(exc, match="`temperature`"):
+            scaled_dot_product_attention(Q, K, V, temperature=bad)

@@ -187,3 +187,12 @@ def test_na_correcao_falha_levanta_assertionerror(check, fn, monkeypatch):
 def test_na_correcao_resposta_certa_nao_levanta(monkeypatch):
     monkeypatch.setenv("NBGRADER_EXECUTION", "autograde")
     assert aula01.exercicio_4(ex4_certo)
+
+
+def test_o_que_a_funcao_do_aluno_imprime_nao_polui_o_relatorio(capsys):
+    def proj_falante(frase, vectors=None):
+        print("LINHA DO ALUNO")
+        return proj_certo(frase, vectors)
+
+    assert aula01.projeto(proj_falante)
+    assert "LINHA DO ALUNO" not in capsys.readouterr().out

@@ -49,9 +49,9 @@ def test_cor_do_texto_legivel_em_celula_clara_e_escura():
 def test_varias_cabecas_escala_comum_e_titulos():
     W = np.stack([_weights(seed=s) for s in range(3)])
     fig, axes = atencao.plot_attention_heads(W, list("abcd"))
-    assert axes.shape == (1, 3)
-    assert [ax.get_title() for ax in axes.ravel()] == ["cabeça 0", "cabeça 1", "cabeça 2"]
-    limits = {ax.images[0].get_clim() for ax in axes.ravel()}
+    assert axes.shape == (2, 2)
+    assert [ax.get_title() for ax in axes.ravel()[:3]] == ["cabeça 0", "cabeça 1", "cabeça 2"]
+    limits = {ax.images[0].get_clim() for ax in axes.ravel()[:3]}
     assert limits == {(0.0, float(W.max()))}
     assert sum(1 for a in fig.axes if a.get_ylabel() == "peso de atenção") == 1
 
@@ -90,3 +90,18 @@ def test_entradas_ruins(weights, tokens, exc, msg):
     with pytest.raises(exc, match=msg):
         atencao.plot_attention(weights, tokens)
 
+
+
+def _framed(ax):
+    boxes = [p for p in ax.patches if isinstance(p, Rectangle)]
+    return sorted((round(p.get_y() + 0.5), round(p.get_x() + 0.5)) for p in boxes)
+
+
+def test_destaque_ignorando_o_proprio_token_e_empates():
+    W = np.array([[0.6, 0.3, 0.1], [0.2, 0.4, 0.4], [0.1, 0.2, 0.7]])
+    _, ax = atencao.plot_attention(W, ["a", "b", "c"])
+    assert _framed(ax) == [(0, 0), (1, 1), (1, 2), (2, 2)]          # empate na linha b: as duas
+    _, ax = atencao.plot_attention(W, ["a", "b", "c"], ignore_self=True)
+    assert _framed(ax) == [(0, 1), (1, 2), (2, 1)]
+    expected = [(q, k) for q, k, _ in atencao.strongest_attention(W, ["a", "b", "c"], ignore_self=True)]
+    assert expected == [("a", "b"), ("b", "c"), ("c", "b")]

@@ -30,7 +30,7 @@ def test_norma_do_jacobiano_confere_com_a_formula_explicita():
 
 def test_grafico_tem_tres_paineis_com_duas_curvas():
     fig, axes = plot_softmax_saturation(softmax_saturation(d_ks=[4, 16], n_queries=50))
-    assert len(axes) == 3 and all(len(ax.lines) == 2 for ax in axes)
+    assert len(axes) == 3 and all(len(ax.lines) >= 2 for ax in axes)
 
 
 def test_entrada_ruim():

@@ -9,6 +9,7 @@ Pequena de propósito: cada módulo cuida de um conceito e cabe numa leitura.
 - :mod:`atencao.embeddings`: embeddings feitos à mão e ``embed(frase)``;
 - :mod:`atencao.text`: mapa de calor em caracteres e resumo "token → token mais atendido";
 - :mod:`atencao.plotting`: mapas de calor com matplotlib (importado só quando um gráfico é desenhado);
+- :mod:`atencao.explorer`: o explorador interativo (``explorar``), com ipywidgets;
 - :mod:`atencao.checks`: as verificações automáticas dos exercícios.
 
 Importar o pacote não carrega matplotlib, PyTorch nem ipywidgets.
@@ -17,6 +18,7 @@ Importar o pacote não carrega matplotlib, PyTorch nem ipywidgets.
 from .attention import scaled_dot_product_attention, self_attention, softmax
 from .embeddings import (FEATURES, HAND_MADE_VECTORS, PROJECT_SENTENCES, embed, embed_hashed, gato_felino,
                          tokenize)
+from .explorer import AttentionExplorer, explorar
 from .masks import causal_mask, padding_mask
 from .multihead import MultiHeadAttention
 from .projections import SelfAttention
@@ -30,6 +32,6 @@ __all__ = [
     "causal_mask", "padding_mask", "SelfAttention", "MultiHeadAttention",
     "FEATURES", "HAND_MADE_VECTORS", "PROJECT_SENTENCES", "embed", "embed_hashed", "gato_felino", "tokenize",
     "ascii_heatmap", "attention_summary", "format_weights", "strongest_attention",
-    "AttentionPlot", "plot_attention", "plot_attention_heads",
+    "AttentionPlot", "plot_attention", "plot_attention_heads", "AttentionExplorer", "explorar",
 ]
 

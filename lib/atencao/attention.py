@@ -70,7 +70,7 @@ def softmax_(z: np.ndarray, axis: int = -1) -> np.ndarray:
     return z
 
 
-def scaled_dot_product_attention(Q, K, V, mask=None, scale: bool = True):
+def scaled_dot_product_attention(Q, K, V, mask=None, scale: bool = True, temperature: float = 1.0):
     """Atenção por produto escalar escalado: ``softmax(Q Kᵀ / sqrt(d_k)) V``.
 
     Parameters
@@ -88,6 +88,9 @@ def scaled_dot_product_attention(Q, K, V, mask=None, scale: bool = True):
         idênticas ao cálculo sem máscara.
     scale : bool
         Se ``False``, não divide por ``sqrt(d_k)`` (só para experimentos sobre a saturação da softmax).
+    temperature : float
+        As pontuações também são divididas por ``temperature`` (padrão 1, sem efeito): abaixo de 1 a
+        softmax fica mais "decidida", acima de 1 mais uniforme (usada no explorador interativo).
 
     Returns
     -------
@@ -105,6 +108,8 @@ def scaled_dot_product_attention(Q, K, V, mask=None, scale: bool = True):
         lotes incompatíveis), entrada 1-D ou vazia, ``NaN``/``inf``, máscara não compatível.
     TypeError
         Entrada não numérica ou máscara não booleana.
+    ValueError
+        ``temperature`` que não seja um número finito > 0.
 
     Fonte: Vaswani et al. (2017), eq. (1); Módulo 6, Aula 1 (``01-teoria``, ``02-codigo``) e Aula 2
     (``02-codigo``, passo 2).
@@ -129,16 +134,28 @@ def scaled_dot_product_attention(Q, K, V, mask=None, scale: bool = True):
             f"Os eixos de lote (antes dos dois últimos) não são compatíveis: Q {shape_str(Q.shape)}, "
             f"K {shape_str(K.shape)}, V {shape_str(V.shape)}."
         ) from None
+    temperature = check_temperature(temperature)
     dtype = compute_dtype(Q, K, V)
     out_dtype = np.result_type(Q, K, V)
     Q, K, V = (a.astype(dtype, copy=False) for a in (Q, K, V))
     allowed = None if mask is None else broadcast_mask(mask, batch + (Q.shape[-2], K.shape[-2]))
-    output, weights = attend(Q, K, V, allowed, scale)
+    output, weights = attend(Q, K, V, allowed, scale, temperature)
     return output.astype(out_dtype, copy=False), weights.astype(out_dtype, copy=False)
 
 
+def check_temperature(temperature) -> float:
+    """Confere que a temperatura é um número finito > 0."""
+    try:
+        t = float(temperature)
+    except (TypeError, ValueError):
+        raise TypeError(f"`temperature` precisa ser um número; recebido {temperature!r}.") from None
+    if not np.isfinite(t) or t <= 0:
+        raise ValueError(f"`temperature` precisa ser um número finito maior que 0; recebido {temperature!r}.")
+    return t
+
+
 def attend(Q: np.ndarray, K: np.ndarray, V: np.ndarray, allowed: np.ndarray | None = None,
-           scale: bool = True) -> tuple[np.ndarray, np.ndarray]:
+           scale: bool = True, temperature: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
     """Núcleo de :func:`scaled_dot_product_attention`, **sem validação** (uso interno).
 
     Recebe arrays de ponto flutuante já conferidos: ``Q`` (..., n_q, d_k), ``K`` (..., n_k, d_k),
@@ -147,8 +164,9 @@ def attend(Q: np.ndarray, K: np.ndarray, V: np.ndarray, allowed: np.ndarray | No
     """
     d_k = Q.shape[-1]
     scores = Q @ np.swapaxes(K, -1, -2)  # (..., n_q, n_k)
-    if scale:
-        scores *= Q.dtype.type(1.0 / np.sqrt(d_k))
+    factor = (1.0 / np.sqrt(d_k) if scale else 1.0) / temperature
+    if factor != 1.0:
+        scores *= Q.dtype.type(factor)
     if allowed is not None:  # bloqueado -> -inf -> peso 0
         if allowed.shape == scores.shape:
             np.copyto(scores, -np.inf, where=~allowed)

@@ -24,7 +24,7 @@ import numpy as np
 from ._validation import as_float_array, shape_str
 
 __all__ = ["gato_felino", "FEATURES", "HAND_MADE_VECTORS", "PROJECT_SENTENCES", "UnknownTokenError", "tokenize", "embed",
-           "word_vector", "embed_hashed"]
+           "word_vector", "embed_hashed", "VECTOR_SCALE"]
 
 
 def gato_felino() -> tuple[list[str], np.ndarray]:
@@ -51,7 +51,9 @@ def gato_felino() -> tuple[list[str], np.ndarray]:
     return tokens, E
 
 
-#: Significado de cada dimensão dos vetores de :data:`HAND_MADE_VECTORS`.
+#: Significado de cada dimensão dos vetores de :data:`HAND_MADE_VECTORS`. Cada coordenada vai de 0
+#: a 1 na tabela abaixo e é multiplicada por :data:`VECTOR_SCALE` (2): ao criar os seus vetores para
+#: misturar com os do vocabulário, use valores de 0 a 2.
 FEATURES = ("animal", "pessoa", "ação", "lugar/objeto", "sentimento", "palavra funcional")
 
 _V = {

@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._validation import as_float_array, broadcast_mask, shape_str
-from .attention import attend
+from .attention import attend, check_temperature
 from .projections import check_dim, xavier_normal
 
 __all__ = ["MultiHeadAttention", "split_heads", "merge_heads"]
@@ -111,7 +111,8 @@ class MultiHeadAttention:
             y += b
         return y.reshape(*x.shape[:-1], W.shape[1])
 
-    def forward(self, query, key=None, value=None, mask=None, average_weights: bool = False):
+    def forward(self, query, key=None, value=None, mask=None, average_weights: bool = False,
+                scale: bool = True, temperature: float = 1.0):
         """Calcula a atenção multi-cabeça.
 
         Parameters
@@ -125,6 +126,9 @@ class MultiHeadAttention:
             ``padding_mask(lengths)``.
         average_weights : bool
             Se ``True``, devolve os pesos já com a média das cabeças, como o padrão do PyTorch.
+        scale, temperature
+            Como em :func:`~atencao.attention.scaled_dot_product_attention` (experimentos; o padrão
+            é a atenção do artigo).
 
         Returns
         -------
@@ -165,7 +169,7 @@ class MultiHeadAttention:
         K = split_heads(self._project(k.astype(dtype, copy=False), self.W_k, self.b_k), self.n_heads)
         V = split_heads(self._project(v.astype(dtype, copy=False), self.W_v, self.b_v), self.n_heads)
         # Q: (..., n_heads, n_q, d_k)   K, V: (..., n_heads, n_k, d_k)
-        heads, weights = attend(Q, K, V, allowed)  # (..., n_heads, n_q, d_k), (..., n_heads, n_q, n_k)
+        heads, weights = attend(Q, K, V, allowed, scale, check_temperature(temperature))  # (..., n_heads, n_q, d_k), (..., n_heads, n_q, n_k)
         output = self._project(merge_heads(heads), self.W_o, self.b_o)  # (..., n_q, d_model)
         if average_weights:
             weights = weights.mean(axis=-3)  # (..., n_q, n_k)

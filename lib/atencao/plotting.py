@@ -54,12 +54,23 @@ def _tick_step(n: int, max_labels: int = 40) -> int:
     return max(1, int(np.ceil(n / max_labels)))
 
 
-def _draw_heatmap(ax, w, tokens_q, tokens_k, norm, cmap, annotate, highlight_max, fontsize):
+def row_maxima(w: np.ndarray, ignore_self: bool = False) -> np.ndarray:
+    """Máscara booleana (n_q, n_k) do(s) maior(es) peso(s) de cada linha (empates incluídos).
+
+    Com ``ignore_self`` a diagonal (o próprio token) fica de fora, como em
+    :func:`atencao.text.strongest_attention`.
+    """
+    w = np.where(np.eye(*w.shape, dtype=bool), -np.inf, w) if ignore_self and min(w.shape) > 1 else w
+    return np.isclose(w, w.max(axis=-1, keepdims=True), rtol=0, atol=1e-12)
+
+
+def _draw_heatmap(ax, w, tokens_q, tokens_k, norm, cmap, annotate, highlight_max, fontsize, ignore_self=False):
     """Desenha uma matriz de pesos ``w`` (n_q, n_k) em ``ax``; devolve a imagem (para a barra de cores)."""
     n_q, n_k = w.shape
     im = ax.imshow(w, cmap=cmap, norm=norm, aspect="equal", interpolation="nearest")
     sx, sy = _tick_step(n_k), _tick_step(n_q)
-    long_labels = max(len(t) for t in tokens_k) > 4 or n_k > 8
+    longest = max(len(t) for t in tokens_k)
+    long_labels = longest * n_k > 26 or n_k > 12
     ax.set_xticks(range(0, n_k, sx), [tokens_k[j] for j in range(0, n_k, sx)],
                   rotation=90 if long_labels else 0, ha="center", va="top")
     ax.set_yticks(range(0, n_q, sy), [tokens_q[i] for i in range(0, n_q, sy)], va="center")
@@ -70,25 +81,27 @@ def _draw_heatmap(ax, w, tokens_q, tokens_k, norm, cmap, annotate, highlight_max
     ax.set_yticks(np.arange(-0.5, n_q, 1), minor=True)
     ax.grid(which="minor", color="white", linewidth=0.5, alpha=0.4)
     ax.tick_params(which="minor", length=0)
-    row_max = w.argmax(axis=-1)
+    is_max = row_maxima(w, ignore_self) if highlight_max else np.zeros(w.shape, dtype=bool)
     if annotate:
         for i in range(n_q):
             for j in range(n_k):
                 color = _text_color(im.cmap(norm(w[i, j])))
                 ax.text(j, i, f"{w[i, j]:.2f}", ha="center", va="center", color=color, fontsize=fontsize,
-                        fontweight="bold" if (highlight_max and j == row_max[i]) else "normal")
+                        fontweight="bold" if is_max[i, j] else "normal")
     if highlight_max:
         from matplotlib.patches import Rectangle
 
-        for i, j in enumerate(row_max):
+        for i, j in zip(*np.nonzero(is_max)):
             ax.add_patch(Rectangle((j - 0.5, i - 0.5), 1, 1, fill=False, edgecolor=HIGHLIGHT_COLOR,
                                    linewidth=2.2, zorder=3))
     return im
 
 
 def plot_attention_heads(weights, tokens_q, tokens_k=None, titles=None, ncols: int | None = None,
-                         annotate: bool | None = None, highlight_max: bool = True, cmap: str = "viridis",
-                         vmax: float | None = None, suptitle: str | None = None, axes=None) -> AttentionPlot:
+                         annotate: bool | None = None, highlight_max: bool = True, ignore_self: bool = False,
+                         cmap: str = "viridis",
+                         vmax: float | None = None, suptitle: str | None = None, axes=None,
+                         figure=None) -> AttentionPlot:
     """Grade de mapas de calor: uma cabeça, várias cabeças ou camadas × cabeças.
 
     Parameters
@@ -103,11 +116,14 @@ def plot_attention_heads(weights, tokens_q, tokens_k=None, titles=None, ncols: i
     titles : list of str, opcional
         Um título por painel (padrão: "cabeça 0", "cabeça 1", ... quando há mais de um painel).
     ncols : int, opcional
-        Painéis por linha para entrada 3-D (padrão: até 4).
+        Painéis por linha para entrada 3-D (padrão: ⌈√n_heads⌉, no máximo 4; 4 cabeças → 2 × 2).
     annotate : bool, opcional
         Escrever o peso em cada célula (padrão: só se n_q e n_k ≤ 12).
     highlight_max : bool
-        Moldura e negrito no maior peso de cada linha.
+        Moldura e negrito no maior peso de cada linha (todos, em caso de empate).
+    ignore_self : bool
+        Destaca o maior peso **fora da diagonal** (o outro token mais atendido), como
+        ``strongest_attention(..., ignore_self=True)``.
     cmap : str
         Mapa de cores do matplotlib.
     vmax : float, opcional
@@ -116,6 +132,9 @@ def plot_attention_heads(weights, tokens_q, tokens_k=None, titles=None, ncols: i
         Título geral.
     axes : Axes do matplotlib, opcional
         Só para uma matriz 2-D: desenha nesse eixo em vez de criar uma figura.
+    figure : Figure ou SubFigure do matplotlib, opcional
+        Desenha a grade dentro dela (vazia) em vez de criar uma figura com o pyplot; é o que o
+        explorador interativo usa para redesenhar sempre na mesma figura.
 
     Returns
     -------
@@ -132,7 +151,6 @@ def plot_attention_heads(weights, tokens_q, tokens_k=None, titles=None, ncols: i
 
     Fonte: Módulo 6, Aula 1 (``04-projeto``) e Aula 2 (``05-projeto``).
     """
-    import matplotlib.pyplot as plt
     from matplotlib.colors import Normalize
 
     w = as_float_array(weights, "weights", expected="(n_q, n_k)")
@@ -157,7 +175,7 @@ def plot_attention_heads(weights, tokens_q, tokens_k=None, titles=None, ncols: i
     if w.ndim == 2:
         grid = w[None, None]
     elif w.ndim == 3:
-        cols = min(4, w.shape[0]) if ncols is None else max(1, int(ncols))
+        cols = min(4, int(np.ceil(np.sqrt(w.shape[0])))) if ncols is None else max(1, int(ncols))
         rows = int(np.ceil(w.shape[0] / cols))
         grid = np.full((rows * cols, n_q, n_k), np.nan)
         grid[: w.shape[0]] = w
@@ -180,10 +198,13 @@ def plot_attention_heads(weights, tokens_q, tokens_k=None, titles=None, ncols: i
             raise ValueError("`axes` só pode ser usado com uma matriz 2-D (n_q, n_k).")
         fig, ax_grid = axes.figure, np.array([[axes]])
     else:
-        cell = 0.55 if max(n_q, n_k) <= 12 else max(0.18, 7.0 / max(n_q, n_k))
-        pw, ph = max(3.0, cell * n_k + 1.6), max(2.6, cell * n_q + 1.4)
-        fig, ax_grid = plt.subplots(rows, cols, figsize=(pw * cols + 1.2, ph * rows + (0.5 if suptitle else 0)),
-                                    squeeze=False, layout="constrained")
+        if figure is None:
+            import matplotlib.pyplot as plt
+
+            cell = 0.55 if max(n_q, n_k) <= 12 else max(0.18, 7.0 / max(n_q, n_k))
+            pw, ph = max(3.0, cell * n_k + 1.6), max(2.6, cell * n_q + 1.4)
+            figure = plt.figure(figsize=(pw * cols + 1.2, ph * rows + (0.5 if suptitle else 0)), layout="constrained")
+        fig, ax_grid = figure, figure.subplots(rows, cols, squeeze=False)
     im = None
     for r in range(rows):
         for c in range(cols):
@@ -192,7 +213,8 @@ def plot_attention_heads(weights, tokens_q, tokens_k=None, titles=None, ncols: i
             if np.isnan(grid[r, c]).all():
                 ax.set_axis_off()
                 continue
-            im = _draw_heatmap(ax, grid[r, c], tokens_q, tokens_k, norm, cmap, annotate, highlight_max, fontsize)
+            im = _draw_heatmap(ax, grid[r, c], tokens_q, tokens_k, norm, cmap, annotate, highlight_max, fontsize,
+                               ignore_self)
             if titles is not None:
                 ax.set_title(titles[k])
             if c > 0:
@@ -220,7 +242,8 @@ def plot_attention(weights, tokens, tokens_k=None, title: str | None = None, ax=
     ax : Axes do matplotlib, opcional
         Desenha num eixo existente.
     **kwargs
-        Repassados a :func:`plot_attention_heads` (``annotate``, ``highlight_max``, ``cmap``, ``vmax``).
+        Repassados a :func:`plot_attention_heads` (``annotate``, ``highlight_max``, ``ignore_self``,
+        ``cmap``, ``vmax``).
 
     Returns
     -------

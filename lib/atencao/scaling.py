@@ -43,7 +43,7 @@ def softmax_saturation(d_ks=DEFAULT_D_KS, n_keys: int = 16, n_queries: int = 200
         entre 1/n_keys e 1); ``entropy_scaled``/``entropy_unscaled`` (média da entropia em nats, de 0,
         um-quente, a ln(n_keys), uniforme); ``grad_scaled``/``grad_unscaled`` (média da norma de
         Frobenius do jacobiano da softmax, ``diag(p) - p pᵀ``, que tende a 0 quando ela satura);
-        ``score_std_scaled``/``score_std_unscaled`` (desvio-padrão das pontuações).
+        ``score_std_scaled``/``score_std_unscaled`` (desvio-padrão das pontuações); e ``n_keys``.
 
     Raises
     ------
@@ -58,6 +58,7 @@ def softmax_saturation(d_ks=DEFAULT_D_KS, n_keys: int = 16, n_queries: int = 200
     names = ("max_weight", "entropy", "grad", "score_std")
     result = {f"{m}_{s}": np.zeros(len(d_ks)) for m in names for s in ("scaled", "unscaled")}
     result["d_k"] = np.array(d_ks)
+    result["n_keys"] = n_keys
     for i, d_k in enumerate(d_ks):
         q = rng.standard_normal((n_queries, 1, d_k))
         k = rng.standard_normal((n_queries, n_keys, d_k))
@@ -94,21 +95,27 @@ def plot_softmax_saturation(result: dict):
     from .plotting import AttentionPlot
 
     d_k = result["d_k"]
+    n_keys = result.get("n_keys", 16)
     panels = [
-        ("max_weight", "maior peso médio por linha", "1 = toda a atenção numa chave"),
-        ("entropy", "entropia média (nats)", "0 = um-quente"),
-        ("grad", "norma do gradiente da softmax", "0 = gradiente sumiu"),
+        ("max_weight", "maior peso médio por linha", "1 = toda a atenção numa chave (one-hot)", 1 / n_keys,
+         f"uniforme: 1/{n_keys}"),
+        ("entropy", "entropia média (nats)", "0 = one-hot (um único peso 1)", np.log(n_keys), f"uniforme: ln {n_keys}"),
+        ("grad", "norma do gradiente da softmax", "0 = o gradiente sumiu", None, None),
     ]
     fig, axes = plt.subplots(1, 3, figsize=(12, 3.6), layout="constrained")
-    for ax, (key, ylabel, note) in zip(axes, panels):
+    for ax, (key, ylabel, note, ref, ref_label) in zip(axes, panels):
         ax.plot(d_k, result[f"{key}_unscaled"], "o-", color="#d62728", label="sem escala: q·k")
         ax.plot(d_k, result[f"{key}_scaled"], "s-", color="#1f77b4", label="com escala: q·k / √d_k")
+        if ref is not None:
+            ax.axhline(ref, color="gray", linestyle=":", linewidth=1, label=ref_label)
+        ax.set_ylim(bottom=0)
         ax.set_xscale("log", base=2)
         ax.set_xticks(d_k, [str(d) for d in d_k])
-        ax.set_xlabel("d_k (dimensão de consultas e chaves)")
+        ax.set_xlabel("$d_k$ (dimensão de consultas e chaves)")
         ax.set_ylabel(ylabel)
         ax.set_title(note, fontsize=9)
         ax.grid(alpha=0.3)
-    axes[0].legend(fontsize=8)
-    fig.suptitle("Sem dividir por √d_k a softmax satura à medida que d_k cresce")
+    for ax in axes[:2]:
+        ax.legend(fontsize=7)
+    fig.suptitle(r"Sem dividir por $\sqrt{d_k}$, a softmax satura à medida que $d_k$ cresce")
     return AttentionPlot(fig, axes)

@@ -85,7 +85,7 @@ def ascii_heatmap(weights, tokens, tokens_k=None, chars: str = DEFAULT_CHARS) ->
     legend = "  ".join(
         f"'{c}' ≥ {k * step:.2f}" if k else f"'{c}' < {step:.2f}" for k, c in enumerate(chars)
     )
-    lines.append(f"escala (maior peso = {top:.2f}): {legend}")
+    lines.append(f"escala (maior peso = {top:.3f}): {legend}")
     return "\n".join(lines)
 
 

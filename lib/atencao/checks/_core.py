@@ -11,7 +11,9 @@ critério: ✅ quando passa, ❌ com o esperado, o obtido e uma dica quando falh
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import io
 import os
 
 import numpy as np
@@ -97,7 +99,8 @@ def check(title: str):
             status = "ok"
             figs_before = _open_figures()
             try:
-                func(checker, *args, **kwargs)
+                with contextlib.redirect_stdout(io.StringIO()):  # o que a função do aluno imprime não polui o relatório
+                    func(checker, *args, **kwargs)
             except NotImplementedError:
                 status = "nao_feito"
             except Exception as exc:  # noqa: BLE001 - o erro do aluno vira um ❌ legível
