@@ -10,7 +10,7 @@ RUN    := env -u MPLBACKEND
 PORT   ?= 8888
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 
-.PHONY: lab instalar test test-lib test-browser alunos executar bench limpar ajuda
+.PHONY: lab instalar test test-lib test-browser alunos executar bench corrigir validar turma-exemplo limpar ajuda
 
 ajuda:
 	@echo "make lab       instala (se preciso) e abre o curso no JupyterLab"
@@ -19,20 +19,26 @@ ajuda:
 	@echo "make alunos    regenera os notebooks de aluno a partir das soluções"
 	@echo "make executar  reexecuta e salva todos os notebooks (depois de mudar lib/)"
 	@echo "make bench     mede desempenho"
+	@echo "make corrigir ENTREGAS=pasta-ou-zip [SAIDA=pasta]   corrige uma turma com o nbgrader"
+	@echo "make validar NB=notebook.ipynb                      confere um notebook antes da entrega"
 
-$(STAMP): requirements.txt pyproject.toml
+$(STAMP): requirements.txt pyproject.toml scripts/overrides.json
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 10) else 1)' || \
 	  { echo "É preciso Python 3.10 ou mais novo (encontrado: $$($(PYTHON) --version))."; exit 1; }
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --upgrade --quiet pip
 	$(BIN)/python -m pip install --quiet -r requirements.txt
+	@# curso offline: sem pop-up de notícias nem busca de atualizações do JupyterLab
+	mkdir -p $(VENV)/share/jupyter/lab/settings
+	cp scripts/overrides.json $(VENV)/share/jupyter/lab/settings/overrides.json
 	@touch $(STAMP)
 	@echo "Ambiente pronto em $(VENV)/"
 
 instalar: $(STAMP)
 
 lab: $(STAMP)
-	$(RUN) $(BIN)/jupyter lab --port=$(PORT) $(ROOT_FLAG) notebooks/00-comece-aqui.ipynb
+	$(RUN) $(BIN)/jupyter lab --port=$(PORT) $(ROOT_FLAG) --ServerApp.root_dir="$(CURDIR)" \
+	  --LabApp.default_url=/lab/tree/notebooks/00-comece-aqui.ipynb
 
 test: $(STAMP)
 	$(RUN) $(BIN)/python -m pytest -q -n auto --dist loadfile
@@ -52,6 +58,19 @@ executar: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python scripts/bench.py
+
+SAIDA ?= build/correcao
+corrigir: $(STAMP)
+	@test -n "$(ENTREGAS)" || { echo "Uso: make corrigir ENTREGAS=pasta-ou-zip [SAIDA=pasta]"; exit 2; }
+	$(RUN) $(BIN)/python scripts/corrigir.py "$(ENTREGAS)" --saida "$(SAIDA)"
+
+validar: $(STAMP)
+	@test -n "$(NB)" || { echo "Uso: make validar NB=caminho/do/notebook.ipynb"; exit 2; }
+	@$(RUN) $(BIN)/python scripts/validar.py "$(NB)" 2>/dev/null
+
+# Regenera a turma de exemplo (alunos fictícios) de tests/turma-exemplo a partir das soluções.
+turma-exemplo: $(STAMP)
+	$(BIN)/python tests/turma_exemplo/gerar.py
 
 limpar:
 	rm -rf $(VENV) build

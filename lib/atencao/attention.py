@@ -66,7 +66,8 @@ def softmax_(z: np.ndarray, axis: int = -1) -> np.ndarray:
     z -= m
     np.exp(z, out=z)  # exp(-inf) = 0: posição bloqueada recebe peso 0
     total = z.sum(axis=axis, keepdims=True)
-    np.divide(z, total, out=z, where=total > 0)  # fatia toda bloqueada fica com zeros
+    # multiplicar pelo inverso é mais rápido que dividir; fatia toda bloqueada (soma 0) fica com zeros
+    z *= np.reciprocal(total, out=np.zeros_like(total), where=total > 0)
     return z
 
 
@@ -163,10 +164,10 @@ def attend(Q: np.ndarray, K: np.ndarray, V: np.ndarray, allowed: np.ndarray | No
     ``(output, weights)``. É o mesmo cálculo usado por :class:`~atencao.multihead.MultiHeadAttention`.
     """
     d_k = Q.shape[-1]
-    scores = Q @ np.swapaxes(K, -1, -2)  # (..., n_q, n_k)
     factor = (1.0 / np.sqrt(d_k) if scale else 1.0) / temperature
-    if factor != 1.0:
-        scores *= Q.dtype.type(factor)
+    if factor != 1.0:  # (Q / sqrt(d_k)) Kᵀ = Q Kᵀ / sqrt(d_k), mas Q tem n_q·d_k números e Q Kᵀ tem n_q·n_k
+        Q = Q * Q.dtype.type(factor)
+    scores = Q @ np.swapaxes(K, -1, -2)  # (..., n_q, n_k)
     if allowed is not None:  # bloqueado -> -inf -> peso 0
         if allowed.shape == scores.shape:
             np.copyto(scores, -np.inf, where=~allowed)
