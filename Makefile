@@ -13,11 +13,14 @@ ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 .PHONY: lab instalar test test-lib test-browser alunos executar bench corrigir validar turma-exemplo limpar ajuda
 
 ajuda:
-	@echo "make lab       instala (se preciso) e abre o curso no JupyterLab"
+	@echo "make lab       instala (se preciso), prepara trabalho/ e abre o curso no JupyterLab"
+	@echo "make instalar  só cria .venv e instala (sem abrir o JupyterLab)"
 	@echo "make test      roda todos os testes (biblioteca + notebooks com nbval + navegador, se houver Chromium)"
 	@echo "make test-browser  só o teste do explorador no JupyterLab com Chromium sem tela"
 	@echo "make alunos    regenera os notebooks de aluno a partir das soluções"
 	@echo "make executar  reexecuta e salva todos os notebooks (depois de mudar lib/)"
+	@echo "make test-lib  só os testes da biblioteca"
+	@echo "make limpar    apaga .venv e build/ (trabalho/, com as suas respostas, fica)"
 	@echo "make bench     mede desempenho"
 	@echo "make corrigir ENTREGAS=pasta-ou-zip [SAIDA=pasta]   corrige uma turma com o nbgrader"
 	@echo "make validar NB=notebook.ipynb                      confere um notebook antes da entrega"
@@ -31,14 +34,21 @@ $(STAMP): requirements.txt pyproject.toml scripts/overrides.json
 	@# curso offline: sem pop-up de notícias nem busca de atualizações do JupyterLab
 	mkdir -p $(VENV)/share/jupyter/lab/settings
 	cp scripts/overrides.json $(VENV)/share/jupyter/lab/settings/overrides.json
+	@# a interface do nbgrader é para professores (make corrigir usa a linha de comando): fora do JupyterLab do aluno
+	$(BIN)/jupyter labextension disable --level=sys_prefix @jupyter/nbgrader > /dev/null 2>&1 || true
+	for ext in formgrader validate_assignment assignment_list course_list; do \
+	  $(BIN)/jupyter server extension disable --sys-prefix nbgrader.server_extensions.$$ext > /dev/null 2>&1 || true; done
 	@touch $(STAMP)
 	@echo "Ambiente pronto em $(VENV)/"
 
 instalar: $(STAMP)
 
+# O aluno escreve em trabalho/ (cópia de notebooks/, ignorada pelo git): nada o que ele faz é apagado
+# por `git pull`, `make test` ou `make alunos`.
 lab: $(STAMP)
+	@$(BIN)/python scripts/preparar_trabalho.py
 	$(RUN) $(BIN)/jupyter lab --port=$(PORT) $(ROOT_FLAG) --ServerApp.root_dir="$(CURDIR)" \
-	  --LabApp.default_url=/lab/tree/notebooks/00-comece-aqui.ipynb
+	  --LabApp.default_url=/lab/tree/trabalho/00-comece-aqui.ipynb
 
 test: $(STAMP)
 	$(RUN) $(BIN)/python -m pytest -q -n auto --dist loadfile

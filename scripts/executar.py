@@ -34,6 +34,10 @@ def execute(path: Path) -> float:
     client.execute()
     for cell in nb.cells:
         cell.get("metadata", {}).pop("execution", None)
+        for out in cell.get("outputs", []):
+            # o widget vivo não sobrevive no arquivo (o id do modelo muda a cada execução): guardamos só a
+            # imagem estática e o texto, que qualquer visualizador mostra; rodar a célula traz o widget de volta
+            out.get("data", {}).pop("application/vnd.jupyter.widget-view+json", None)
     nbformat.write(nb, path)
     return time.perf_counter() - t0
 

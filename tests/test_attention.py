@@ -186,3 +186,28 @@ def test_temperatura_divide_as_pontuacoes():
     for bad, exc in [(0, ValueError), (-1, ValueError), (np.inf, ValueError), ("quente", TypeError)]:
         with pytest.raises(exc, match="`temperature`"):
             scaled_dot_product_attention(Q, K, V, temperature=bad)
+
+
+def test_mais_entradas_ruins_com_mensagem_em_portugues():
+    with pytest.raises(TypeError, match="`axis`"):
+        softmax([1.0, 2.0], axis="linha")
+    with pytest.raises(TypeError, match="`scale`"):
+        scaled_dot_product_attention(np.ones((2, 2)), np.ones((2, 2)), np.ones((2, 2)), scale="nao")
+    with pytest.raises(ValueError, match="estouraram"):
+        self_attention([[1e200, 0.0], [0.0, 1e200]])
+    with pytest.raises(TypeError, match="`seed`"):
+        atencao.SelfAttention(8, 4, seed="a")
+    with pytest.raises(TypeError, match="`sentence`"):
+        atencao.embed(None)
+    with pytest.raises(TypeError, match="`sentence`"):
+        atencao.embed_hashed(123)
+    with pytest.raises(ValueError, match="'gato' precisa ser uma lista de números"):
+        atencao.embed("o gato", vectors={"gato": "abc"})
+    with pytest.raises(TypeError, match="lista de tokens"):
+        atencao.plot_attention(np.full((2, 2), 0.5), None)
+    with pytest.raises(ValueError, match="vazia"):
+        atencao.padding_mask([])
+    with pytest.raises(ValueError, match="≥ 1"):
+        atencao.padding_mask([-1])
+    tokens, _ = atencao.embed("O Peixe", vectors={"Peixe": [0, 0, 0, 0, 0, 1]})  # chaves em minúsculas também
+    assert tokens == ["o", "peixe"]

@@ -196,3 +196,37 @@ def test_o_que_a_funcao_do_aluno_imprime_nao_polui_o_relatorio(capsys):
 
     assert aula01.projeto(proj_falante)
     assert "LINHA DO ALUNO" not in capsys.readouterr().out
+
+
+def ex4_float32_einsum(X, W_q, W_k, W_v):
+    Q, K, V = (np.einsum("nd,dk->nk", X, W).astype(np.float32) for W in (W_q, W_k, W_v))
+    A = softmax(np.einsum("qk,nk->qn", Q, K) / np.float32(np.sqrt(Q.shape[1])))
+    return [A @ V, A]  # lista em vez de tupla, float32: também está certo
+
+
+def test_ex4_aceita_resposta_certa_em_float32_einsum_e_lista():
+    assert aula01.exercicio_4(ex4_float32_einsum)
+
+
+def test_ex3_devolver_tupla_ou_esquecer_return_da_mensagem_clara(capsys):
+    assert not aula01.exercicio_3(lambda: atencao.gato_felino())
+    assert "devolva apenas E" in capsys.readouterr().out
+    assert not aula01.exercicio_3(lambda: None)
+    assert "faltou um `return`" in capsys.readouterr().out
+
+
+def proj_pares(frase, vectors=None):
+    tokens, A, hl = proj_certo(frase, vectors)
+    return tokens, A, [(q, k) for q, k, _ in hl]
+
+
+def proj_pesos_inventados(frase, vectors=None):
+    tokens, A, hl = proj_certo(frase, vectors)
+    return tokens, A, [(q, k, 0.999) for q, k, _ in hl]
+
+
+@pytest.mark.parametrize("fn, trecho", [(proj_pares, "(token, outro token, peso)"),
+                                       (proj_pesos_inventados, "peso de cada destaque")])
+def test_projeto_confere_formato_e_pesos_dos_destaques(fn, trecho):
+    result = aula01.projeto(fn)
+    assert not result and any(trecho in f for f in result.failures), result.failures

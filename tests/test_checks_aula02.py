@@ -193,3 +193,28 @@ def test_nao_feito_avisa_e_na_correcao_levanta(check, capsys, monkeypatch):
     monkeypatch.setenv("NBGRADER_EXECUTION", "1")
     with pytest.raises(AssertionError):
         check(nao_feito)
+
+
+def test_ex3_erro_de_broadcast_do_numpy_nao_conta_como_validacao(capsys):
+    result = aula02.exercicio_3(comparar_sem_validar_nem_tratar)
+    assert not result and "broadcast do NumPy não conta" in capsys.readouterr().out
+
+
+def comparar_sem_validar_nem_tratar(attn, X1, X2):
+    A1, A2 = attn(X1)[1], attn(X2)[1]
+    return A1, A2, float(np.abs(A1 - A2).mean())  # tamanhos diferentes: ValueError de broadcast
+
+
+def mha_sem_escala(X, W_q, W_k, W_v, W_o, n_heads):
+    return mha_certo(X, W_q, W_k, W_v, W_o, n_heads, d_scale=1)
+
+
+def test_ex2_dica_especifica_para_falta_de_escala(capsys):
+    assert not aula02.exercicio_2(mha_sem_escala)
+    out = capsys.readouterr().out
+    assert "faltou dividir" in out and "mistura tokens" not in out
+
+
+def test_avisos_do_numpy_nao_vazam_para_o_relatorio(recwarn):
+    aula02.exercicio_1(mask_softmax_ingenua)
+    assert not [w for w in recwarn if issubclass(w.category, RuntimeWarning)]

@@ -190,3 +190,15 @@ def test_draw_explorer_desenha_grade_e_barras(ex):
 def test_explorar_e_o_ponto_de_entrada():
     e = explorar("o gato", mode="cabeca")
     assert isinstance(e, AttentionExplorer) and e.view.settings["mode"] == "cabeca"
+
+
+def test_top_k_nao_lista_tokens_bloqueados():
+    v = explorer_view(FRASE, causal=True, query=1, top_k=5)
+    assert [t for t, _ in v.top] == [t for t, _ in v.top if t in v.tokens[:2]] and len(v.top) == 2
+
+
+def test_exportacao_mostra_bloqueados_em_cinza(ex):
+    ex.update(causal=True, head=0)
+    draw_explorer(ex.fig, ex.view)
+    heat = next(a for a in ex.fig.subfigs[0].axes if a.images)
+    assert heat.images[0].get_array().mask[0, -1]

@@ -105,3 +105,11 @@ def test_destaque_ignorando_o_proprio_token_e_empates():
     assert _framed(ax) == [(0, 1), (1, 2), (2, 1)]
     expected = [(q, k) for q, k, _ in atencao.strongest_attention(W, ["a", "b", "c"], ignore_self=True)]
     assert expected == [("a", "b"), ("b", "c"), ("c", "b")]
+
+
+def test_mascara_deixa_bloqueados_em_cinza_sem_numero():
+    W = atencao.self_attention(np.eye(3), mask=atencao.causal_mask(3))[1]
+    _, ax = atencao.plot_attention(W, ["a", "b", "c"], mask=atencao.causal_mask(3))
+    data = ax.images[0].get_array()
+    assert data.mask[0, 1] and data.mask[0, 2] and not data.mask[1, 0]
+    assert len(ax.texts) == 6  # só o triângulo de baixo (com a diagonal) tem números

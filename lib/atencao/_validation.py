@@ -123,6 +123,8 @@ def check_tokens(tokens, n: int, name: str, axis_desc: str, weights_shape: tuple
     ValueError
         Se o número de tokens for diferente de ``n``.
     """
+    if tokens is None or not hasattr(tokens, "__iter__"):
+        raise TypeError(f"`{name}` precisa ser uma lista de tokens (ex.: ['o', 'gato']); recebido {tokens!r}.")
     if isinstance(tokens, str):
         raise TypeError(
             f"`{name}` precisa ser uma lista de tokens (ex.: ['o', 'gato']), não um texto único; "

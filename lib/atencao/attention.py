@@ -48,7 +48,9 @@ def softmax(z, axis: int = -1) -> np.ndarray:
 
     Fonte: Módulo 6, Aula 1, ``02-codigo``; Aula 2, ``02-codigo`` (passo 1).
     """
-    z = as_float_array(z, "z", min_ndim=1, allow_neg_inf=True)
+    z = as_float_array(z, "z", min_ndim=1, allow_neg_inf=True, expected="(..., n)")
+    if isinstance(axis, bool) or not isinstance(axis, (int, np.integer)):
+        raise TypeError(f"`axis` precisa ser um inteiro (ex.: -1 para cada linha); recebido {axis!r}.")
     if not -z.ndim <= axis < z.ndim:
         raise ValueError(f"`axis`={axis} não existe para `z` de forma {shape_str(z.shape)} ({z.ndim} eixo(s)).")
     work = z.astype(np.float32 if z.dtype == np.float16 else z.dtype)  # sempre uma cópia: z não muda
@@ -136,11 +138,19 @@ def scaled_dot_product_attention(Q, K, V, mask=None, scale: bool = True, tempera
             f"K {shape_str(K.shape)}, V {shape_str(V.shape)}."
         ) from None
     temperature = check_temperature(temperature)
+    if not isinstance(scale, (bool, np.bool_)):
+        raise TypeError(f"`scale` precisa ser True ou False; recebido {scale!r}.")
     dtype = compute_dtype(Q, K, V)
     out_dtype = np.result_type(Q, K, V)
     Q, K, V = (a.astype(dtype, copy=False) for a in (Q, K, V))
     allowed = None if mask is None else broadcast_mask(mask, batch + (Q.shape[-2], K.shape[-2]))
-    output, weights = attend(Q, K, V, allowed, scale, temperature)
+    with np.errstate(over="ignore", invalid="ignore"):
+        output, weights = attend(Q, K, V, allowed, scale, temperature)
+    if not (np.isfinite(weights).all() and np.isfinite(output).all()):
+        raise ValueError(
+            f"As pontuações Q Kᵀ estouraram o limite do tipo {dtype} (valores grandes demais em Q, K ou V: "
+            f"maior |valor| = {max(np.abs(a).max() for a in (Q, K, V)):.3g}). Use entradas de escala razoável."
+        )
     return output.astype(out_dtype, copy=False), weights.astype(out_dtype, copy=False)
 
 

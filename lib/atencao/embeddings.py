@@ -167,9 +167,7 @@ def embed(sentence, vectors=None) -> tuple[list[str], np.ndarray]:
 
     Fonte: Módulo 6, Aula 1, ``04-projeto``.
     """
-    tokens = tokenize(sentence) if isinstance(sentence, str) else [str(t) for t in sentence]
-    if not tokens:
-        raise ValueError("`sentence` está vazia: é preciso pelo menos um token.")
+    tokens = _tokens(sentence)
     if vectors is not None and not isinstance(vectors, dict):
         X = as_float_array(vectors, "vectors")
         if X.ndim != 2 or X.shape[0] != len(tokens):
@@ -180,20 +178,36 @@ def embed(sentence, vectors=None) -> tuple[list[str], np.ndarray]:
         return tokens, X.astype(np.float64, copy=False)
     table = dict(HAND_MADE_VECTORS)
     if vectors:
-        table.update({str(k): v for k, v in vectors.items()})
+        table.update({str(k).lower() if isinstance(sentence, str) else str(k): v for k, v in vectors.items()})
     missing = [t for t in dict.fromkeys(tokens) if t not in table]
     if missing:
         raise UnknownTokenError(
             f"Sem vetor para {missing}. Passe os seus: embed(frase, vectors={{'{missing[0]}': [...], ...}}) "
-            f"com vetores de {len(FEATURES)} números ({', '.join(FEATURES)}), ou uma matriz com uma linha por token."
+            f"com vetores de {len(FEATURES)} números ({', '.join(FEATURES)}), ou uma matriz com uma linha por token. "
+            "(Numa frase em texto, os tokens ficam em minúsculas.)"
         )
-    rows = [np.asarray(table[t], dtype=float) for t in tokens]
-    dims = {r.shape for r in rows}
-    if len(dims) != 1:
-        raise ValueError(
-            f"Os vetores têm dimensões diferentes: {sorted(shape_str(d) for d in dims)}; todos precisam ter o mesmo d."
-        )
+    rows = []
+    for t in tokens:
+        try:
+            rows.append(np.asarray(table[t], dtype=float))
+        except (TypeError, ValueError):
+            raise ValueError(f"O vetor de '{t}' precisa ser uma lista de números; recebido {table[t]!r}.") from None
+    if len({r.shape for r in rows}) != 1:
+        sizes = {t: shape_str(r.shape) for t, r in zip(tokens, rows)}
+        raise ValueError(f"Os vetores têm dimensões diferentes: {sizes}; todos precisam ter o mesmo d.")
     return tokens, as_float_array(np.stack(rows), "vectors")
+
+
+def _tokens(sentence) -> list[str]:
+    """Texto → tokens (por :func:`tokenize`); lista de tokens → ela mesma. Erro claro para o resto."""
+    if isinstance(sentence, str):
+        return tokenize(sentence)
+    if sentence is None or not hasattr(sentence, "__iter__"):
+        raise TypeError(f"`sentence` precisa ser um texto ou uma lista de tokens; recebido {sentence!r}.")
+    tokens = [str(t) for t in sentence]
+    if not tokens:
+        raise ValueError("`sentence` está vazia: é preciso pelo menos um token.")
+    return tokens
 
 
 def word_vector(token: str, d_model: int, seed: int = 0) -> np.ndarray:
@@ -236,7 +250,5 @@ def embed_hashed(sentence, d_model: int = 8, seed: int = 0) -> tuple[list[str], 
 
     Fonte: Módulo 6, Aula 2, ``02-codigo`` e ``04-exercicios``.
     """
-    tokens = tokenize(sentence) if isinstance(sentence, str) else [str(t) for t in sentence]
-    if not tokens:
-        raise ValueError("`sentence` está vazia: é preciso pelo menos um token.")
+    tokens = _tokens(sentence)
     return tokens, np.stack([word_vector(t, d_model, seed) for t in tokens])

@@ -172,7 +172,8 @@ def explorer_view(sentence: str, mode: str = "aula1", causal: bool = False, scal
     else:
         raise ValueError(f"`head` precisa ser 'media', 'todas' ou um número de 0 a {n_h - 1}; recebido {head!r}.")
     row = (shown if shown.ndim == 2 else shown.mean(axis=0))[query]
-    order = np.argsort(-row, kind="stable")[:top_k]
+    allowed_row = np.ones(n, dtype=bool) if mask is None else mask[query]
+    order = [j for j in np.argsort(-row, kind="stable") if allowed_row[j]][:top_k]  # bloqueados não entram
     top = [(tokens[j], float(row[j])) for j in order]
     parts = [label] + ([head_label] if head_label else [])
     parts += ["máscara causal"] if causal else []
@@ -195,7 +196,8 @@ def draw_explorer(fig, view: ExplorerView) -> None:
     n = len(view.tokens)
     left, right = fig.subfigures(1, 2, width_ratios=[2.6, 1.0])
     many = view.shown.ndim == 3
-    plot_attention_heads(view.shown, view.tokens, figure=left, ncols=2 if many else None,
+    plot_attention_heads(view.shown, view.tokens, figure=left, ncols=2 if many else None, mask=view.allowed,
+                         annotate=n <= (6 if many else 12),
                          titles=[f"cabeça {h}" for h in range(view.shown.shape[0])] if many else None)
     for ax in left.axes[:-1]:  # a última é a barra de cores
         if ax.images:
@@ -266,8 +268,9 @@ def _heatmap_html(w: np.ndarray, tokens: list, query: int, title: str, vmax: flo
                 continue
             border = "outline:2px solid #ff3b30;outline-offset:-2px;font-weight:bold;" if is_max[i, j] else ""
             text = f"{w[i, j]:.2f}" if annotate else ""
-            cells.append(f"<td data-i='{i}' data-j='{j}' data-w='{w[i, j]:.4f}' title='{esc[i]} → {esc[j]}: "
-                         f"{w[i, j]:.3f}' style='background:{bg[i, j]};color:{fg[i, j]};{border}'>{text}</td>")
+            tip = f" title='{esc[i]} → {esc[j]}: {w[i, j]:.3f}'" if n <= 48 else ""  # frases longas: HTML menor
+            cells.append(f"<td data-i='{i}' data-j='{j}' data-w='{w[i, j]:.4f}'{tip} "
+                         f"style='background:{bg[i, j]};color:{fg[i, j]};{border}'>{text}</td>")
         mark = " class='query'" if i == query else ""
         rows.append(f"<tr{mark}><th class='row'>{esc[i]}</th>{''.join(cells)}</tr>")
     return (f"<div class='panel'><div class='ptitle'>{escape(title)}</div>"
@@ -448,7 +451,7 @@ class AttentionExplorer:
                 settings["head"] = "media"
             view = explorer_view(**settings)
         except Exception as exc:  # noqa: BLE001 - todo erro vira mensagem no próprio widget
-            self.message.value = f"<span style='color:#c0392b'>⚠️ {type(exc).__name__}: {_escape(str(exc))}</span>"
+            self.message.value = f"<span style='color:#c0392b'>⚠️ {_escape(str(exc))}</span>"
             return
         self.view = view
         self._set_options(view)

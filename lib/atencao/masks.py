@@ -91,13 +91,18 @@ def padding_mask(lengths, n: int | None = None) -> np.ndarray:
     Fonte: Módulo 6, Aula 2, ``03-uso`` (``key_padding_mask`` do PyTorch).
     """
     arr = np.asarray(lengths)
-    if arr.ndim != 1 or arr.size == 0 or arr.dtype.kind not in "iu":
+    if arr.size == 0:
+        raise ValueError("`lengths` está vazia: passe o número de tokens de cada frase, ex.: [3, 5].")
+    if arr.ndim != 1 or arr.dtype.kind not in "iu":
         raise TypeError(
             f"`lengths` precisa ser uma lista de inteiros, forma (batch,); recebido dtype {arr.dtype}, "
             f"forma {shape_str(arr.shape)}."
         )
+    if arr.min() < 1:
+        raise ValueError(f"Cada valor de `lengths` precisa ser ≥ 1 (uma frase tem pelo menos um token); "
+                         f"recebido {arr.tolist()}.")
     n = int(arr.max()) if n is None else _check_n(n, "n")
-    if arr.min() < 1 or arr.max() > n:
+    if arr.max() > n:
         raise ValueError(f"Cada valor de `lengths` precisa estar entre 1 e n={n}; recebido {arr.tolist()}.")
     return (np.arange(n)[None, :] < arr[:, None])[:, None, :]
 

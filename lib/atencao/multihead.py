@@ -20,7 +20,7 @@ import numpy as np
 
 from ._validation import as_float_array, broadcast_mask, shape_str
 from .attention import attend, check_temperature
-from .projections import check_dim, xavier_normal
+from .projections import check_dim, check_seed, xavier_normal
 
 __all__ = ["MultiHeadAttention", "split_heads", "merge_heads"]
 
@@ -82,7 +82,7 @@ class MultiHeadAttention:
                 f"{[h for h in range(1, self.d_model + 1) if self.d_model % h == 0]}."
             )
         self.d_k = self.d_model // self.n_heads
-        self.seed = seed
+        self.seed = check_seed(seed)
         rng = np.random.default_rng(seed)
         self.W_q, self.W_k, self.W_v, self.W_o = (xavier_normal(rng, d_model, d_model, dtype) for _ in range(4))
         zeros = (lambda: np.zeros(d_model, dtype=dtype)) if bias else (lambda: None)
@@ -178,6 +178,44 @@ class MultiHeadAttention:
     __call__ = forward
 
     @classmethod
+    def from_weights(cls, W_q, W_k, W_v, W_o, b_q=None, b_k=None, b_v=None, b_o=None, *,
+                     n_heads: int) -> "MultiHeadAttention":
+        """Cria a camada com pesos dados (convenção ``x @ W``), por exemplo os de um modelo treinado.
+
+        Parameters
+        ----------
+        W_q, W_k, W_v, W_o : array_like, forma (d_model, d_model)
+        b_q, b_k, b_v, b_o : array_like, forma (d_model,), opcionais (todos ou nenhum)
+        n_heads : int
+
+        Raises
+        ------
+        ValueError
+            Formas diferentes de (d_model, d_model) / (d_model,), ``d_model`` não divisível por
+            ``n_heads``, ou só alguns vieses dados.
+        """
+        mats = [np.ascontiguousarray(as_float_array(W, name)) for W, name in
+                ((W_q, "W_q"), (W_k, "W_k"), (W_v, "W_v"), (W_o, "W_o"))]
+        d = mats[0].shape[0]
+        for W, name in zip(mats, ("W_q", "W_k", "W_v", "W_o")):
+            if W.shape != (d, d):
+                raise ValueError(f"`{name}` precisa ter forma (d_model, d_model) = ({d}, {d}); recebida "
+                                 f"{shape_str(W.shape)}.")
+        biases = [b_q, b_k, b_v, b_o]
+        if any(b is None for b in biases) and not all(b is None for b in biases):
+            raise ValueError("Passe os quatro vieses (b_q, b_k, b_v, b_o) ou nenhum.")
+        obj = cls(d, n_heads, bias=False, seed=0, dtype=mats[0].dtype)
+        obj.seed = None
+        obj.W_q, obj.W_k, obj.W_v, obj.W_o = mats
+        if biases[0] is not None:
+            bs = [as_float_array(b, name, min_ndim=1) for b, name in zip(biases, ("b_q", "b_k", "b_v", "b_o"))]
+            for b, name in zip(bs, ("b_q", "b_k", "b_v", "b_o")):
+                if b.shape != (d,):
+                    raise ValueError(f"`{name}` precisa ter forma ({d},); recebida {shape_str(b.shape)}.")
+            obj.b_q, obj.b_k, obj.b_v, obj.b_o = bs
+        return obj
+
+    @classmethod
     def from_torch(cls, module) -> "MultiHeadAttention":
         """Copia os pesos de um ``torch.nn.MultiheadAttention`` (sem depender do PyTorch aqui).
 
@@ -209,16 +247,10 @@ class MultiHeadAttention:
         W_in = arr(module.in_proj_weight)  # (3·d_model, d_model), linhas q, k, v
         dtype = np.float64 if W_in.dtype == np.float64 else np.float32
         d = module.embed_dim
-        obj = cls.__new__(cls)
-        obj.d_model, obj.n_heads, obj.d_k, obj.seed = d, module.num_heads, module.head_dim, None
-        obj.W_q, obj.W_k, obj.W_v = (W_in[i * d:(i + 1) * d].T.astype(dtype) for i in range(3))
-        obj.W_o = arr(module.out_proj.weight).T.astype(dtype)
+        W_q, W_k, W_v = (W_in[i * d:(i + 1) * d].T.astype(dtype) for i in range(3))  # x @ W.T -> x @ W
+        W_o = arr(module.out_proj.weight).T.astype(dtype)
+        biases = (None,) * 4
         if module.in_proj_bias is not None:
             b_in = arr(module.in_proj_bias).astype(dtype)
-            obj.b_q, obj.b_k, obj.b_v = b_in[:d], b_in[d:2 * d], b_in[2 * d:]
-            obj.b_o = arr(module.out_proj.bias).astype(dtype)
-        else:
-            obj.b_q = obj.b_k = obj.b_v = obj.b_o = None
-        for name in ("W_q", "W_k", "W_v", "W_o"):
-            setattr(obj, name, np.ascontiguousarray(getattr(obj, name)))
-        return obj
+            biases = (b_in[:d], b_in[d:2 * d], b_in[2 * d:], arr(module.out_proj.bias).astype(dtype))
+        return cls.from_weights(W_q, W_k, W_v, W_o, *biases, n_heads=module.num_heads)

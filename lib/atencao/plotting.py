@@ -66,8 +66,11 @@ def row_maxima(w: np.ndarray, ignore_self: bool = False) -> np.ndarray:
 
 def _draw_heatmap(ax, w, tokens_q, tokens_k, norm, cmap, annotate, highlight_max, fontsize, ignore_self=False):
     """Desenha uma matriz de pesos ``w`` (n_q, n_k) em ``ax``; devolve a imagem (para a barra de cores)."""
+    import matplotlib
+
     n_q, n_k = w.shape
-    im = ax.imshow(w, cmap=cmap, norm=norm, aspect="equal", interpolation="nearest")
+    cm = (matplotlib.colormaps[cmap] if isinstance(cmap, str) else cmap).with_extremes(bad="#d9d9d9")  # bloqueado
+    im = ax.imshow(np.ma.masked_invalid(w), cmap=cm, norm=norm, aspect="equal", interpolation="nearest")
     sx, sy = _tick_step(n_k), _tick_step(n_q)
     longest = max(len(t) for t in tokens_k)
     long_labels = longest * n_k > 26 or n_k > 12
@@ -81,10 +84,12 @@ def _draw_heatmap(ax, w, tokens_q, tokens_k, norm, cmap, annotate, highlight_max
     ax.set_yticks(np.arange(-0.5, n_q, 1), minor=True)
     ax.grid(which="minor", color="white", linewidth=0.5, alpha=0.4)
     ax.tick_params(which="minor", length=0)
-    is_max = row_maxima(w, ignore_self) if highlight_max else np.zeros(w.shape, dtype=bool)
+    is_max = row_maxima(np.nan_to_num(w, nan=-1.0), ignore_self) if highlight_max else np.zeros(w.shape, dtype=bool)
     if annotate:
         for i in range(n_q):
             for j in range(n_k):
+                if np.isnan(w[i, j]):
+                    continue
                 color = _text_color(im.cmap(norm(w[i, j])))
                 ax.text(j, i, f"{w[i, j]:.2f}", ha="center", va="center", color=color, fontsize=fontsize,
                         fontweight="bold" if is_max[i, j] else "normal")
@@ -101,7 +106,7 @@ def plot_attention_heads(weights, tokens_q, tokens_k=None, titles=None, ncols: i
                          annotate: bool | None = None, highlight_max: bool = True, ignore_self: bool = False,
                          cmap: str = "viridis",
                          vmax: float | None = None, suptitle: str | None = None, axes=None,
-                         figure=None) -> AttentionPlot:
+                         figure=None, mask=None) -> AttentionPlot:
     """Grade de mapas de calor: uma cabeça, várias cabeças ou camadas × cabeças.
 
     Parameters
@@ -132,6 +137,9 @@ def plot_attention_heads(weights, tokens_q, tokens_k=None, titles=None, ncols: i
         Título geral.
     axes : Axes do matplotlib, opcional
         Só para uma matriz 2-D: desenha nesse eixo em vez de criar uma figura.
+    mask : array_like de bool, opcional, compatível com (n_q, n_k)
+        Máscara usada no cálculo (``True`` = pode olhar): as posições bloqueadas aparecem em cinza,
+        sem número.
     figure : Figure ou SubFigure do matplotlib, opcional
         Desenha a grade dentro dela (vazia) em vez de criar uma figura com o pyplot; é o que o
         explorador interativo usa para redesenhar sempre na mesma figura.
@@ -166,6 +174,10 @@ def plot_attention_heads(weights, tokens_q, tokens_k=None, titles=None, ncols: i
         )
     single = w.ndim == 2
     n_q, n_k = w.shape[-2:]
+    if mask is not None:
+        from ._validation import broadcast_mask
+
+        w = np.where(broadcast_mask(mask, w.shape), w, np.nan)
     tokens_q = check_tokens(tokens_q, n_q, "tokens_q", "linhas", w.shape)
     tokens_k = tokens_q if tokens_k is None and n_q == n_k else tokens_k
     if tokens_k is None:

@@ -10,7 +10,7 @@ import numpy as np
 from ._validation import as_float_array, shape_str
 from .attention import scaled_dot_product_attention
 
-__all__ = ["SelfAttention", "xavier_normal", "check_dim"]
+__all__ = ["SelfAttention", "xavier_normal", "check_dim", "check_seed"]
 
 
 def check_dim(value, name: str) -> int:
@@ -20,6 +20,13 @@ def check_dim(value, name: str) -> int:
     if value < 1:
         raise ValueError(f"`{name}` precisa ser ≥ 1; recebido {value}.")
     return int(value)
+
+
+def check_seed(seed):
+    """Confere a semente do sorteio dos pesos (um inteiro ≥ 0)."""
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise TypeError(f"`seed` precisa ser um inteiro ≥ 0 (a semente do sorteio); recebido {seed!r}.")
+    return int(seed)
 
 
 def xavier_normal(rng: np.random.Generator, fan_in: int, fan_out: int, dtype=np.float64) -> np.ndarray:
@@ -65,7 +72,7 @@ class SelfAttention:
         self.d_model = check_dim(d_model, "d_model")
         self.d_k = check_dim(d_k, "d_k")
         self.d_v = self.d_k if d_v is None else check_dim(d_v, "d_v")
-        self.seed = seed
+        self.seed = check_seed(seed)
         rng = np.random.default_rng(seed)
         self.W_q = xavier_normal(rng, self.d_model, self.d_k, dtype)
         self.W_k = xavier_normal(rng, self.d_model, self.d_k, dtype)

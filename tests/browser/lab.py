@@ -28,7 +28,7 @@ ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                   "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"]
-COPY_IGNORE = shutil.ignore_patterns(".venv", ".git", "build", "__pycache__", ".ipynb_checkpoints", "*.egg-info")
+COPY_IGNORE = shutil.ignore_patterns(".venv", ".git", "build", "trabalho", "__pycache__", ".ipynb_checkpoints", "*.egg-info")
 
 
 def free_port() -> int:
@@ -47,6 +47,10 @@ def jupyterlab(timeout: float = 90.0):
     (settings / "@jupyterlab" / "apputils-extension").mkdir(parents=True)
     (settings / "@jupyterlab" / "apputils-extension" / "notification.jupyterlab-settings").write_text(
         json.dumps({"fetchNews": "false", "checkForUpdates": False}))
+    # sem virtualização: células fora da tela continuam no DOM (o teste procura saídas em qualquer lugar)
+    (settings / "@jupyterlab" / "notebook-extension").mkdir(parents=True)
+    (settings / "@jupyterlab" / "notebook-extension" / "tracker.jupyterlab-settings").write_text(
+        json.dumps({"windowingMode": "none"}))
     port, token = free_port(), secrets.token_hex(16)
     env = {k: v for k, v in os.environ.items() if k != "MPLBACKEND"}
     env.update(JUPYTER_CONFIG_DIR=str(tmp / "config"), JUPYTER_RUNTIME_DIR=str(tmp / "runtime"),

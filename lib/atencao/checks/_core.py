@@ -15,6 +15,7 @@ import contextlib
 import functools
 import io
 import os
+import warnings
 
 import numpy as np
 
@@ -71,13 +72,30 @@ class Checker:
             self.failures.append(what)
         return ok
 
-    def close(self, a, b, what: str, atol: float = 1e-6, hint: str | None = None) -> bool:
-        """Critério de igualdade numérica (formas iguais e ``|a - b| ≤ atol``)."""
-        a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    def array(self, value, what: str):
+        """Converte o que a função do aluno devolveu num array de floats; se não der, registra ❌ e devolve None."""
+        if value is None:
+            self.expect(False, what, "um array de números", "None", "faltou um `return` na sua função?")
+            return None
+        try:
+            return np.asarray(value, dtype=float)
+        except (TypeError, ValueError):
+            self.expect(False, what, "um array de números", f"{type(value).__name__} que não vira um array de números",
+                        "devolva um ndarray (ou uma lista de listas de números) com a forma pedida.")
+            return None
+
+    def close(self, a, b, what: str, atol: float = 1e-5, rtol: float = 1e-5, hint: str | None = None) -> bool:
+        """Critério de igualdade numérica: formas iguais e ``|a - b| ≤ atol + rtol·|b|`` (aceita float32)."""
+        a = self.array(a, what)
+        if a is None:
+            return False
+        b = np.asarray(b, dtype=float)
         if a.shape != b.shape:
-            return self.expect(False, what, f"forma {b.shape}", f"forma {a.shape}", hint)
+            shape = lambda x: "um número" if x.ndim == 0 else f"forma {x.shape}"  # noqa: E731
+            return self.expect(False, what, shape(b), shape(a), hint)
         diff = float(np.max(np.abs(a - b))) if a.size else 0.0
-        return self.expect(diff <= atol, what, _fmt(b), f"{_fmt(a)}  (maior diferença {diff:.2g})", hint)
+        ok = bool(np.all(np.abs(a - b) <= atol + rtol * np.abs(b))) and not np.isnan(a).any()
+        return self.expect(ok, what, _fmt(b), f"{_fmt(a)}  (maior diferença {diff:.2g})", hint)
 
 
 def _fmt(x) -> str:
@@ -99,7 +117,9 @@ def check(title: str):
             status = "ok"
             figs_before = _open_figures()
             try:
-                with contextlib.redirect_stdout(io.StringIO()):  # o que a função do aluno imprime não polui o relatório
+                # o que a função do aluno imprime (e os avisos do NumPy) não polui o relatório
+                with contextlib.redirect_stdout(io.StringIO()), warnings.catch_warnings(), np.errstate(all="ignore"):
+                    warnings.simplefilter("ignore")
                     func(checker, *args, **kwargs)
             except NotImplementedError:
                 status = "nao_feito"
@@ -116,8 +136,9 @@ def check(title: str):
                 return CheckResult(title, False, status, ["não resolvido"])
             passed = not checker.failures
             status = "ok" if passed else "falhou"
+            n_fail = len(checker.failures)
             head = f"{'✅' if passed else '❌'} {title}: " + (
-                "tudo certo!" if passed else f"{len(checker.failures)} critério(s) falharam.")
+                "tudo certo!" if passed else ("1 critério falhou." if n_fail == 1 else f"{n_fail} critérios falharam."))
             print("\n".join([head, *checker.lines]))
             if grading() and not passed:
                 raise AssertionError(f"{title}: " + "; ".join(checker.failures))

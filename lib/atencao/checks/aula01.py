@@ -31,7 +31,14 @@ def exercicio_3(c: Checker, embeddings_fn):
     ``self_attention(E)``, pulou dá a alto mais peso do que a gato e a felino, e vice-versa;
     gato e felino continuam parecidos e atentos um ao outro.
     """
-    E = np.asarray(embeddings_fn(), dtype=float)
+    result = embeddings_fn()
+    if isinstance(result, tuple):
+        c.expect(False, "a função devolve só a matriz E", "E, forma (4, d)", f"uma tupla com {len(result)} itens",
+                 "devolva apenas E (não os tokens).")
+        return
+    E = c.array(result, "a função devolve uma matriz de números")
+    if E is None:
+        return
     tokens, original = gato_felino()
     if not c.expect(E.ndim == 2 and E.shape[0] == 4, "E tem uma linha por token (4 linhas: gato, felino, pulou, alto)",
                     "forma (4, d)", f"forma {E.shape}", "devolva a matriz inteira, com as 4 linhas."):
@@ -87,10 +94,13 @@ def exercicio_4(c: Checker, attention_fn):
     for n_case, (X, W_q, W_k, W_v) in enumerate(_cases(), start=1):
         label = f"caso {n_case}: X {X.shape}, d_k={W_q.shape[1]}, d_v={W_v.shape[1]}"
         result = attention_fn(X.copy(), W_q.copy(), W_k.copy(), W_v.copy())
-        if not c.expect(isinstance(result, tuple) and len(result) == 2, f"{label}: devolve (saida, pesos)",
-                        "uma tupla (saida, pesos)", type(result).__name__):
+        if not c.expect(isinstance(result, (tuple, list)) and len(result) == 2, f"{label}: devolve (saida, pesos)",
+                        "uma tupla (saida, pesos)", type(result).__name__,
+                        "faltou um `return`?" if result is None else None):
             return
-        out, A = (np.asarray(r, dtype=float) for r in result)
+        out, A = (c.array(r, f"{label}: saída e pesos são arrays de números") for r in result)
+        if out is None or A is None:
+            return
         ref_out, ref_A = _reference_projected(X, W_q, W_k, W_v)
         n, d_v = X.shape[0], W_v.shape[1]
         if A.shape == (n, d_v) and out.shape == (n, n) and n != d_v:
@@ -133,8 +143,9 @@ def projeto(c: Checker, visualizer_fn):
     for sentence, vectors in cases:
         result = visualizer_fn(sentence, vectors) if vectors is not None else visualizer_fn(sentence)
         label = f"“{sentence}”"
-        if not c.expect(isinstance(result, tuple) and len(result) == 3, f"{label}: devolve (tokens, pesos, destaques)",
-                        "uma tupla com 3 itens", repr(type(result).__name__)):
+        if not c.expect(isinstance(result, (tuple, list)) and len(result) == 3,
+                        f"{label}: devolve (tokens, pesos, destaques)", "uma tupla com 3 itens",
+                        repr(type(result).__name__), "faltou um `return`?" if result is None else None):
             return
         tokens, A, highlights = result
         ref_tokens, X = embed(sentence, vectors)
@@ -144,10 +155,18 @@ def projeto(c: Checker, visualizer_fn):
             return
         ok = c.close(A, ref_A, f"{label}: matriz de atenção", hint="pesos = self_attention(X) com X = embed(frase).")
         ref_hl = strongest_attention(ref_A, ref_tokens, ignore_self=True)
-        got = [(str(q), str(k)) for q, k, *_ in highlights] if highlights is not None else []
+        triples = [tuple(h) for h in highlights] if isinstance(highlights, (list, tuple)) else []
+        if not c.expect(triples and all(len(h) == 3 for h in triples),
+                        f"{label}: destaques são (token, outro token, peso)", "uma lista de trios",
+                        repr(highlights)[:80]):
+            return
+        got = [(str(q), str(k)) for q, k, _ in triples]
         ok &= c.expect(got == [(q, k) for q, k, _ in ref_hl],
                        f"{label}: para cada token, o OUTRO token mais atendido",
                        [f"{q}→{k}" for q, k, _ in ref_hl], [f"{q}→{k}" for q, k in got],
                        "ignore a diagonal (o próprio token) antes de procurar o máximo da linha.")
+        if ok:
+            ok &= c.close([w for _, _, w in triples], [w for _, _, w in ref_hl],
+                          f"{label}: o peso de cada destaque", hint="o peso é pesos[i, j] do token mais atendido.")
         if not ok:
             return

@@ -19,9 +19,13 @@ __all__ = ["exercicio_1", "exercicio_2", "exercicio_3", "projeto"]
 
 
 def _pair(result, label, c: Checker, first="saida", second="pesos"):
-    ok = c.expect(isinstance(result, tuple) and len(result) == 2, f"{label}: devolve ({first}, {second})",
-                  f"uma tupla ({first}, {second})", type(result).__name__)
-    return tuple(np.asarray(r, dtype=float) for r in result) if ok else None
+    ok = c.expect(isinstance(result, (tuple, list)) and len(result) == 2, f"{label}: devolve ({first}, {second})",
+                  f"uma tupla ({first}, {second})", type(result).__name__,
+                  "faltou um `return`?" if result is None else None)
+    if not ok:
+        return None
+    arrays = tuple(c.array(r, f"{label}: {first} e {second} são arrays de números") for r in result)
+    return None if any(a is None for a in arrays) else arrays
 
 
 @check("Exercício 1 (máscara)")
@@ -58,8 +62,8 @@ def exercicio_1(c: Checker, attention_fn):
             elif np.allclose(A, scaled_dot_product_attention(q, k, v)[1] * mask, atol=1e-6):
                 hint = "a máscara precisa entrar ANTES da softmax (pontuação bloqueada = -inf), não depois."
             elif np.isnan(A).any():
-                hint = ("uma linha toda -inf vira NaN numa softmax ingênua; use atencao.softmax, que devolve "
-                        "zeros nesse caso.")
+                hint = ("a linha com todas as chaves bloqueadas deu NaN (0/0); trate esse caso, por exemplo "
+                        "usando atencao.softmax, que devolve zeros numa linha toda -inf.")
             elif label.startswith("linha"):
                 hint = "com todas as chaves bloqueadas, os pesos e a saída dessa linha devem ser 0."
         ok = c.close(A, ref_A, f"{label}: pesos", hint=hint)
@@ -98,12 +102,8 @@ def exercicio_2(c: Checker, mha_fn):
         out, A = got
         ref_out, ref_A = mha(X)
         hint = None
-        if A.shape == ref_A.shape and not np.allclose(A, ref_A, atol=1e-6):
-            if np.allclose(A, _mha_reference(X, mha.W_q, mha.W_k, mha.W_v, mha.W_o, n_heads, d_model)[1], atol=1e-6):
-                hint = "cada cabeça se escala por sqrt(d_k) = sqrt(d_model / n_heads), não por sqrt(d_model)."
-            else:
-                hint = ("para dividir em cabeças: (n, d_model) → reshape (n, n_heads, d_k) → transpose "
-                        "(n_heads, n, d_k). Um reshape direto para (n_heads, n, d_k) mistura tokens.")
+        if A.shape == ref_A.shape and not np.allclose(A, ref_A, atol=1e-5):
+            hint = _diagnose_heads(X, mha, n_heads, A)
         elif A.shape != ref_A.shape:
             hint = "os pesos devem ter forma (n_heads, n, n): uma matriz de atenção por cabeça."
         ok = c.close(A, ref_A, f"{label}: pesos por cabeça (n_heads, n, n)", hint=hint)
@@ -115,6 +115,30 @@ def exercicio_2(c: Checker, mha_fn):
         ok &= c.close(out, ref_out, f"{label}: saída (n, d_model)", atol=1e-6, hint=hint)
         if not ok:
             return
+
+
+def _diagnose_heads(X, mha, n_heads, A) -> str:
+    """Dica específica para pesos multi-cabeça errados, reconhecendo os enganos mais comuns."""
+    n, d_model = X.shape
+    d_k = d_model // n_heads
+    Q, K = split_heads(X @ mha.W_q, n_heads), split_heads(X @ mha.W_k, n_heads)
+    scores = Q @ np.swapaxes(K, -1, -2)
+    Qr, Kr = ((X @ W).reshape(n_heads, n, d_k) for W in (mha.W_q, mha.W_k))
+    candidates = {
+        "cada cabeça se escala por sqrt(d_k) = sqrt(d_model / n_heads), não por sqrt(d_model).":
+            softmax(scores / np.sqrt(d_model)),
+        "faltou dividir as pontuações de cada cabeça por sqrt(d_k).": softmax(scores),
+        "a softmax precisa ser aplicada em cada linha (último eixo), não por coluna.":
+            softmax(scores / np.sqrt(d_k), axis=-2),
+        ("para dividir em cabeças: (n, d_model) → reshape (n, n_heads, d_k) → transpose (n_heads, n, d_k). "
+         "Um reshape direto para (n_heads, n, d_k) mistura tokens."):
+            softmax(Qr @ np.swapaxes(Kr, -1, -2) / np.sqrt(d_k)),
+    }
+    for hint, cand in candidates.items():
+        if cand.shape == A.shape and np.allclose(cand, A, atol=1e-5):
+            return hint
+    return ("confira cada passo: Q = X @ W_q, K = X @ W_k, V = X @ W_v; divida em n_heads cabeças de d_k "
+            "colunas; pontuações Q Kᵀ / sqrt(d_k); softmax em cada linha.")
 
 
 @check("Exercício 3 (duas frases, a mesma instância)")
@@ -131,8 +155,9 @@ def exercicio_3(c: Checker, compare_fn):
         (_, X1), (_, X2) = embed_hashed(s1), embed_hashed(s2)
         label = f"“{s1}” × “{s2}”"
         result = compare_fn(attn, X1.copy(), X2.copy())
-        if not c.expect(isinstance(result, tuple) and len(result) == 3, f"{label}: devolve (pesos1, pesos2, diferenca)",
-                        "uma tupla com 3 itens", type(result).__name__):
+        if not c.expect(isinstance(result, (tuple, list)) and len(result) == 3,
+                        f"{label}: devolve (pesos1, pesos2, diferenca)", "uma tupla com 3 itens", type(result).__name__,
+                        "faltou um `return`?" if result is None else None):
             return
         A1, A2, diff = result
         ref1, ref2 = attn(X1)[1], attn(X2)[1]
@@ -144,13 +169,16 @@ def exercicio_3(c: Checker, compare_fn):
         if not ok:
             return
     _, X3 = embed_hashed("uma frase curta")
+    got = "nenhum erro"
     try:
         compare_fn(attn, X1, X3)
-        raised = False
-    except ValueError:
-        raised = True
-    c.expect(raised, "frases de tamanhos diferentes levantam ValueError", "ValueError", "nenhum erro",
-             "compare X1.shape[0] com X2.shape[0] e levante ValueError com uma mensagem clara.")
+    except ValueError as exc:
+        got = f"ValueError: {exc}"
+    own = got.startswith("ValueError") and "broadcast" not in got
+    c.expect(own, "frases de tamanhos diferentes levantam o SEU ValueError, com mensagem clara",
+             "ValueError levantado pela sua função", got[:120],
+             "compare X1.shape[0] com X2.shape[0] ANTES de calcular e levante ValueError com uma mensagem sua "
+             "(o erro de broadcast do NumPy não conta).")
 
 
 @check("Projeto (padrões por cabeça)")
@@ -166,9 +194,9 @@ def projeto(c: Checker, per_head_fn):
                  ("ela abriu a porta", "ele fechou a janela")):
         label = f"“{a}” × “{b}”"
         result = per_head_fn(a, b, mha)
-        if not c.expect(isinstance(result, tuple) and len(result) == 3,
+        if not c.expect(isinstance(result, (tuple, list)) and len(result) == 3,
                         f"{label}: devolve (pesos_a, pesos_b, diferenca_por_cabeca)", "uma tupla com 3 itens",
-                        type(result).__name__):
+                        type(result).__name__, "faltou um `return`?" if result is None else None):
             return
         Wa, Wb, diff = result
         ref_a = mha(embed_hashed(a, d_model=16)[1])[1]
