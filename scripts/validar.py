@@ -28,10 +28,11 @@ def validate(path: Path, cell_timeout: int = 60) -> tuple[bool, list[str]]:
     from nbclient import NotebookClient
 
     everything = corrigir.catalog()
-    g = everything.get(path.stem)
+    g = corrigir.identify(everything, path.resolve())
     if g is None:
+        names = sorted({g.notebook for g in everything.values()})
         return False, [f"❌ “{path.name}” não é um notebook de exercício ou projeto do curso "
-                       f"(conhecidos: {', '.join(sorted(everything))})."]
+                       f"(conhecidos: {', '.join(names)})."]
     problem = corrigir.inspect_file(path, g, everything)
     if problem:
         return False, [f"❌ {problem}."]

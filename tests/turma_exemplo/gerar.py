@@ -18,6 +18,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 AULA1 = "modulo-06/aula-01-self-attention"
 AULA2 = "modulo-06/aula-02-auto-atencao-do-zero"
+AULA3 = "modulo-06/aula-03-atencao-num-transformer-real"
 DEFAULT = ROOT / "tests" / "turma-exemplo"
 
 
@@ -100,7 +101,7 @@ def cases() -> dict[str, dict[str, object]]:
     c.pop("outputs"), c.pop("execution_count")
 
     saida_enorme = clean(sol1)
-    fill(saida_enorme, "aula01-ex4-solucao", "for i in range(200_000):\n    print('linha', i)\n"
+    fill(saida_enorme, "aula01-ex4-solucao", "for i in range(20_000):\n    print('linha', i)\n"
          + "".join(cell(sol1, "aula01-ex4-solucao")["source"]))
 
     arquivos = clean(sol1)
@@ -123,6 +124,8 @@ def cases() -> dict[str, dict[str, object]]:
         "leo-saida-enorme": {"03-exercicios.ipynb": saida_enorme},
         "marina-mexe-em-arquivos": {"03-exercicios.ipynb": arquivos},
         "nina-sem-notebooks": {"leia-me.txt": b"esqueci de anexar\n"},
+        # mesmo nome de arquivo da Aula 1 (03-exercicios): a correção reconhece a Aula 3 pelas células
+        "olga-aula-3": {"03-exercicios.ipynb": clean(solution(AULA3, "03-exercicios"))},
     }
 
 

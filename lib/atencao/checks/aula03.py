@@ -1,0 +1,118 @@
+"""Verificações da Aula 3 (Módulo 6): a atenção de um Transformer de verdade (``03-exercicios``, ``04-projeto``).
+
+As referências são calculadas aqui a partir de ``EncoderOutput.attentions`` (n_layers, n_heads, n, n).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._core import Checker, check
+
+__all__ = ["exercicio_1", "exercicio_2", "exercicio_3", "projeto", "top_heads", "mean_attention_distance",
+           "special_token_mass", "token_index"]
+
+
+def token_index(tokens: list, word: str) -> int:
+    """Índice da primeira peça que é a palavra ``word`` inteira (``▁word``)."""
+    return tokens.index("▁" + word)
+
+
+def top_heads(attentions: np.ndarray, i: int, j: int, k: int = 5) -> list:
+    """As ``k`` cabeças (camada, cabeça) em que o token ``i`` mais atende ao token ``j``, do maior peso ao menor."""
+    w = attentions[:, :, i, j]  # (n_layers, n_heads)
+    order = np.argsort(-w, axis=None, kind="stable")[:k]
+    return [tuple(int(x) for x in np.unravel_index(o, w.shape)) for o in order]
+
+
+def mean_attention_distance(attentions: np.ndarray) -> np.ndarray:
+    """Distância média da atenção por camada: média, sobre cabeças e consultas, de Σ_j w_ij |i − j|."""
+    n = attentions.shape[-1]
+    dist = np.abs(np.arange(n)[:, None] - np.arange(n)[None, :])  # (n, n)
+    return (attentions * dist).sum(-1).mean(axis=(1, 2))  # (n_layers,)
+
+
+def special_token_mass(attentions: np.ndarray) -> np.ndarray:
+    """Fração da atenção que vai para ``<s>`` e ``</s>`` (primeira e última posições), por camada."""
+    return (attentions[..., 0] + attentions[..., -1]).mean(axis=(1, 2))  # (n_layers,)
+
+
+SENTENCES = [
+    ("O gato pulou no muro porque ele estava assustado", "ele", "gato"),
+    ("A mulher abriu a porta porque ela estava com frio", "ela", "mulher"),
+]
+
+
+@check("Exercício 1 (as cabeças em que “ele” olha para “gato”)")
+def exercicio_1(c: Checker, fn, encoder):
+    """Confere ``fn(encoder, frase, origem, destino, k=5) -> [(camada, cabeça), ...]`` (maior peso primeiro)."""
+    for sentence, src, dst in SENTENCES:
+        out = encoder(sentence)
+        ref = top_heads(out.attentions, token_index(out.tokens, src), token_index(out.tokens, dst), 5)
+        got = fn(encoder, sentence, src, dst, k=5)
+        got = [tuple(int(x) for x in pair) for pair in got] if isinstance(got, (list, tuple)) else got
+        hint = None
+        if isinstance(got, list) and sorted(got) == sorted(ref) and got != ref:
+            hint = "as cabeças certas, mas fora de ordem: ordene do maior peso para o menor."
+        elif isinstance(got, list) and got == top_heads(out.attentions, token_index(out.tokens, dst),
+                                                        token_index(out.tokens, src), 5):
+            hint = "linha e coluna trocadas: a linha é quem olha (origem), a coluna é para quem (destino)."
+        if not c.expect(got == ref, f"“{src}” → “{dst}” em “{sentence}”", ref, got,
+                        hint or "use out.attentions[:, :, i, j] (camadas × cabeças) e ordene pelos maiores pesos."):
+            return
+
+
+@check("Exercício 2 (distância média da atenção por camada)")
+def exercicio_2(c: Checker, fn, encoder):
+    """Confere ``fn(attentions) -> ndarray (n_layers,)`` em atenções sorteadas e nas do modelo."""
+    rng = np.random.default_rng(3)
+    cases = [rng.dirichlet(np.ones(n), size=(2, 3, n)) for n in (4, 7)]
+    cases.append(encoder(SENTENCES[0][0]).attentions)
+    for k, att in enumerate(cases, start=1):
+        got = c.array(fn(att.copy()), f"caso {k}: devolve um array")
+        if got is None:
+            return
+        ref = mean_attention_distance(att)
+        n = att.shape[-1]
+        plain = np.full(att.shape[0], np.abs(np.arange(n)[:, None] - np.arange(n)).mean())
+        hint = ("a distância precisa ser ponderada pelos pesos: Σ_j w_ij · |i − j|." if got.shape == ref.shape
+                and np.allclose(got, plain) else "para cada camada: média sobre cabeças e consultas de Σ_j w_ij |i − j|.")
+        if not c.close(got, ref, f"caso {k}: atenções de forma {att.shape}", hint=hint):
+            return
+
+
+@check("Exercício 3 (atenção nos tokens especiais)")
+def exercicio_3(c: Checker, fn, encoder):
+    """Confere ``fn(encoder, frase) -> ndarray (n_layers,)``: fração da atenção em ``<s>`` e ``</s>``."""
+    for sentence in (SENTENCES[0][0], "Não deixe o coração decidir sozinho"):
+        out = encoder(sentence)
+        got = c.array(fn(encoder, sentence), f"“{sentence}”: devolve um array")
+        if got is None:
+            return
+        ref = special_token_mass(out.attentions)
+        hint = ("some as duas colunas: a de <s> (posição 0) e a de </s> (última)."
+                if got.shape == ref.shape and np.allclose(got, out.attentions[..., 0].mean(axis=(1, 2)))
+                else "por camada: média, sobre cabeças e consultas, de w[:, 0] + w[:, -1].")
+        if not c.close(got, ref, f"“{sentence}”: fração por camada", hint=hint):
+            return
+
+
+@check("Projeto (a linha de atenção de um token)")
+def projeto(c: Checker, fn, encoder):
+    """Confere ``fn(encoder, frase, camada, cabeca, palavra) -> (tokens, linha)``: a linha do token ``▁palavra``."""
+    for sentence, layer, head, word in ((SENTENCES[0][0], 5, 3, "ele"), (SENTENCES[1][0], 0, 0, "porta"),
+                                        (SENTENCES[1][0], 11, 11, "frio")):
+        result = fn(encoder, sentence, layer, head, word)
+        label = f"camada {layer}, cabeça {head}, “{word}”"
+        if not c.expect(isinstance(result, (tuple, list)) and len(result) == 2, f"{label}: devolve (tokens, linha)",
+                        "uma tupla (tokens, linha)", type(result).__name__):
+            return
+        tokens, row = result
+        out = encoder(sentence)
+        if not c.expect(list(tokens) == out.tokens, f"{label}: tokens", out.tokens, list(tokens),
+                        "use encoder(frase).tokens"):
+            return
+        ref = out.attentions[layer, head, token_index(out.tokens, word)]
+        if not c.close(row, ref, f"{label}: linha de atenção",
+                       hint="out.attentions[camada, cabeca, i], com i o índice de '▁' + palavra em tokens."):
+            return

