@@ -126,13 +126,15 @@ class ModelExplorer:
         self.head = W.Dropdown(options=[("média", "media")] + [(str(h), h) for h in range(n_heads)], value=head,
                                description="Cabeça:", style=style, layout=W.Layout(width="150px"))
         self.query = W.Dropdown(description="Consulta:", style=style, layout=W.Layout(width="240px"))
-        self.thumbs = W.Image(format="png")
+        self.thumbs = W.Image(format="png", layout=W.Layout(width="560px", max_width="100%", height="auto"))
         self.view_html = W.HTML()
         self.message = W.HTML()
         self._updating = False
         self._set_query_options()
-        self.widget = W.VBox([W.HBox([self.sentence]), W.HBox([self.layer, self.head, self.query]),
-                              W.HBox([self.thumbs, self.view_html]), self.message])
+        self.widget = W.VBox([W.HBox([self.sentence]),
+                              W.HTML("<b>Todas as cabeças</b> (linhas = camadas 0–11, colunas = cabeças 0–11): "
+                                     "escolha uma abaixo para vê-la em detalhe."),
+                              self.thumbs, W.HBox([self.layer, self.head, self.query]), self.view_html, self.message])
         for control in (self.sentence, self.layer, self.head, self.query):
             control.observe(self._on_change, names="value")
         self._redraw(thumbs=True)
