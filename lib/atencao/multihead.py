@@ -73,6 +73,14 @@ class MultiHeadAttention:
     """
 
     def __init__(self, d_model: int, n_heads: int, bias: bool = False, seed: int = 0, dtype=np.float64):
+        self._set_sizes(d_model, n_heads)
+        self.seed = check_seed(seed)
+        rng = np.random.default_rng(seed)
+        self.W_q, self.W_k, self.W_v, self.W_o = (xavier_normal(rng, d_model, d_model, dtype) for _ in range(4))
+        zeros = (lambda: np.zeros(d_model, dtype=dtype)) if bias else (lambda: None)
+        self.b_q, self.b_k, self.b_v, self.b_o = zeros(), zeros(), zeros(), zeros()
+
+    def _set_sizes(self, d_model, n_heads) -> None:
         self.d_model = check_dim(d_model, "d_model")
         self.n_heads = check_dim(n_heads, "n_heads")
         if self.d_model % self.n_heads:
@@ -82,11 +90,6 @@ class MultiHeadAttention:
                 f"{[h for h in range(1, self.d_model + 1) if self.d_model % h == 0]}."
             )
         self.d_k = self.d_model // self.n_heads
-        self.seed = check_seed(seed)
-        rng = np.random.default_rng(seed)
-        self.W_q, self.W_k, self.W_v, self.W_o = (xavier_normal(rng, d_model, d_model, dtype) for _ in range(4))
-        zeros = (lambda: np.zeros(d_model, dtype=dtype)) if bias else (lambda: None)
-        self.b_q, self.b_k, self.b_v, self.b_o = zeros(), zeros(), zeros(), zeros()
 
     @property
     def bias(self) -> bool:
@@ -205,9 +208,11 @@ class MultiHeadAttention:
         biases = [b_q, b_k, b_v, b_o]
         if any(b is None for b in biases) and not all(b is None for b in biases):
             raise ValueError("Passe os quatro vieses (b_q, b_k, b_v, b_o) ou nenhum.")
-        obj = cls(d, n_heads, bias=False, seed=0, dtype=mats[0].dtype)
+        obj = cls.__new__(cls)  # sem sortear pesos que seriam descartados
+        obj._set_sizes(d, n_heads)
         obj.seed = None
         obj.W_q, obj.W_k, obj.W_v, obj.W_o = mats
+        obj.b_q = obj.b_k = obj.b_v = obj.b_o = None
         if biases[0] is not None:
             bs = [as_float_array(b, name, min_ndim=1) for b, name in zip(biases, ("b_q", "b_k", "b_v", "b_o"))]
             for b, name in zip(bs, ("b_q", "b_k", "b_v", "b_o")):
