@@ -137,3 +137,21 @@ def check_tokens(tokens, n: int, name: str, axis_desc: str, weights_shape: tuple
             f"(forma {shape_str(weights_shape)}): é preciso um token por {axis_desc[:-1]}."
         )
     return tokens
+
+
+def check_dim(value, name: str) -> int:
+    """Confere que uma dimensão ou contagem (``d_model``, ``d_k``, ``n_heads``, ``n``...) é um inteiro ≥ 1."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"`{name}` precisa ser um inteiro; recebido {type(value).__name__} ({value!r}).")
+    if value < 1:
+        raise ValueError(f"`{name}` precisa ser ≥ 1; recebido {value}.")
+    return int(value)
+
+
+def batch_shape(**arrays) -> tuple:
+    """Eixos de lote comuns (tudo antes dos dois últimos) de arrays nomeados; erro claro se não combinam."""
+    try:
+        return np.broadcast_shapes(*(a.shape[:-2] for a in arrays.values()))
+    except ValueError:
+        shapes = ", ".join(f"{name} {shape_str(a.shape)}" for name, a in arrays.items())
+        raise ValueError(f"Os eixos de lote (antes dos dois últimos) não são compatíveis: {shapes}.") from None

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validation import as_float_array, broadcast_mask, compute_dtype, shape_str
+from ._validation import as_float_array, batch_shape, broadcast_mask, compute_dtype, shape_str
 
 __all__ = ["softmax", "scaled_dot_product_attention", "self_attention", "attend", "softmax_"]
 
@@ -130,13 +130,7 @@ def scaled_dot_product_attention(Q, K, V, mask=None, scale: bool = True, tempera
             f"K e V precisam ter o mesmo número de linhas n_k (uma chave por valor): K tem forma "
             f"{shape_str(K.shape)} (n_k={K.shape[-2]}), V tem forma {shape_str(V.shape)} (n_k={V.shape[-2]})."
         )
-    try:
-        batch = np.broadcast_shapes(Q.shape[:-2], K.shape[:-2], V.shape[:-2])
-    except ValueError:
-        raise ValueError(
-            f"Os eixos de lote (antes dos dois últimos) não são compatíveis: Q {shape_str(Q.shape)}, "
-            f"K {shape_str(K.shape)}, V {shape_str(V.shape)}."
-        ) from None
+    batch = batch_shape(Q=Q, K=K, V=V)
     temperature = check_temperature(temperature)
     if not isinstance(scale, (bool, np.bool_)):
         raise TypeError(f"`scale` precisa ser True ou False; recebido {scale!r}.")

@@ -34,7 +34,8 @@ from .attention import check_temperature, scaled_dot_product_attention
 from .embeddings import FEATURES, HAND_MADE_VECTORS, VECTOR_SCALE, tokenize, word_vector
 from .masks import causal_mask
 from .multihead import MultiHeadAttention
-from .projections import SelfAttention, check_dim
+from ._validation import check_dim
+from .projections import SelfAttention
 
 __all__ = ["MODES", "ExplorerView", "explorer_embeddings", "explorer_view", "explorer_html", "draw_explorer",
            "AttentionExplorer", "explorar"]

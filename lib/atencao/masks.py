@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validation import shape_str
+from ._validation import check_dim, shape_str
 
 __all__ = [
     "causal_mask",
@@ -29,14 +29,6 @@ __all__ = [
     "to_torch_sdpa_mask",
     "from_torch_sdpa_mask",
 ]
-
-
-def _check_n(n, name: str) -> int:
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)):
-        raise TypeError(f"`{name}` precisa ser um inteiro (número de tokens); recebido {type(n).__name__}.")
-    if n < 1:
-        raise ValueError(f"`{name}` precisa ser ≥ 1; recebido {n}.")
-    return int(n)
 
 
 def causal_mask(n: int, n_k: int | None = None) -> np.ndarray:
@@ -62,8 +54,8 @@ def causal_mask(n: int, n_k: int | None = None) -> np.ndarray:
 
     Fonte: Vaswani et al. (2017), seção 3.2.3; Módulo 6, Aula 2, ``04-exercicios``.
     """
-    n = _check_n(n, "n")
-    n_k = n if n_k is None else _check_n(n_k, "n_k")
+    n = check_dim(n, "n")
+    n_k = n if n_k is None else check_dim(n_k, "n_k")
     return np.tril(np.ones((n, n_k), dtype=bool))
 
 
@@ -101,7 +93,7 @@ def padding_mask(lengths, n: int | None = None) -> np.ndarray:
     if arr.min() < 1:
         raise ValueError(f"Cada valor de `lengths` precisa ser ≥ 1 (uma frase tem pelo menos um token); "
                          f"recebido {arr.tolist()}.")
-    n = int(arr.max()) if n is None else _check_n(n, "n")
+    n = int(arr.max()) if n is None else check_dim(n, "n")
     if arr.max() > n:
         raise ValueError(f"Cada valor de `lengths` precisa estar entre 1 e n={n}; recebido {arr.tolist()}.")
     return (np.arange(n)[None, :] < arr[:, None])[:, None, :]

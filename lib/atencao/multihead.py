@@ -18,9 +18,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validation import as_float_array, broadcast_mask, shape_str
+from ._validation import as_float_array, batch_shape, broadcast_mask, check_dim, shape_str
 from .attention import attend, check_temperature
-from .projections import check_dim, check_seed, xavier_normal
+from .projections import check_seed, xavier_normal
 
 __all__ = ["MultiHeadAttention", "split_heads", "merge_heads"]
 
@@ -156,13 +156,7 @@ class MultiHeadAttention:
                 f"`key` e `value` precisam ter o mesmo número de tokens n_k: key {shape_str(k.shape)}, "
                 f"value {shape_str(v.shape)}."
             )
-        try:
-            batch = np.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2])
-        except ValueError:
-            raise ValueError(
-                f"Eixos de lote incompatíveis: query {shape_str(q.shape)}, key {shape_str(k.shape)}, "
-                f"value {shape_str(v.shape)}."
-            ) from None
+        batch = batch_shape(query=q, key=k, value=v)
         dtype = np.result_type(q, k, v, self.W_q)
         n_q, n_k = q.shape[-2], k.shape[-2]
         allowed = None

@@ -7,19 +7,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validation import as_float_array, shape_str
+from ._validation import as_float_array, check_dim, shape_str
 from .attention import scaled_dot_product_attention
 
-__all__ = ["SelfAttention", "xavier_normal", "check_dim", "check_seed"]
-
-
-def check_dim(value, name: str) -> int:
-    """Confere que uma dimensão (``d_model``, ``d_k``, ``n_heads``...) é um inteiro ≥ 1."""
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"`{name}` precisa ser um inteiro; recebido {type(value).__name__} ({value!r}).")
-    if value < 1:
-        raise ValueError(f"`{name}` precisa ser ≥ 1; recebido {value}.")
-    return int(value)
+__all__ = ["SelfAttention", "xavier_normal", "check_seed"]
 
 
 def check_seed(seed):

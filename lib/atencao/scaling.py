@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from .attention import softmax_
-from .projections import check_dim
+from ._validation import check_dim
 
 __all__ = ["softmax_saturation", "plot_softmax_saturation"]
 
