@@ -88,7 +88,7 @@ validar: $(STAMP)
 	@test -n "$(NB)" || { echo "Uso: make validar NB=caminho/do/notebook.ipynb"; exit 2; }
 	@$(RUN) $(BIN)/python scripts/validar.py "$(NB)" 2>/dev/null
 
-# Regenera a turma de exemplo (alunos fictícios) de tests/turma-exemplo a partir das soluções.
+# Regenera a turma de exemplo (alunos fictícios), tests/turma-exemplo.zip, a partir das soluções.
 turma-exemplo: $(STAMP)
 	$(BIN)/python tests/turma_exemplo/gerar.py
 

@@ -1,6 +1,6 @@
 """Correção da turma com o nbgrader (make corrigir) e validação antes da entrega (make validar).
 
-A turma de exemplo (alunos fictícios, tests/turma-exemplo) cobre a entrega correta, a parcial, a
+A turma de exemplo (alunos fictícios, tests/turma-exemplo.zip) cobre a entrega correta, a parcial, a
 vazia e as quebradas; cada uma tem a sua linha esperada em notas.csv.
 """
 
@@ -17,7 +17,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 import corrigir  # noqa: E402
 from turma_exemplo import gerar  # noqa: E402
 
-TURMA = ROOT / "tests" / "turma-exemplo"
+TURMA = ROOT / "tests" / "turma-exemplo.zip"
 
 # aluno, notebook -> (situação, total, máximo, trecho obrigatório do motivo)
 EXPECTED = {
@@ -43,20 +43,15 @@ EXPECTED = {
 }
 
 
-def _tree_digest(folder: Path) -> str:
-    h = hashlib.sha256()
-    for p in sorted(folder.rglob("*")):
-        h.update(str(p.relative_to(folder)).encode())
-        if p.is_file():
-            h.update(p.read_bytes())
-    return h.hexdigest()
+def _digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 @pytest.fixture(scope="module")
 def correcao(tmp_path_factory):
     """Corrige a turma de exemplo uma vez (é a parte demorada: ~1 min em 2 núcleos)."""
     saida = tmp_path_factory.mktemp("correcao")
-    before = _tree_digest(TURMA)
+    before = _digest(TURMA)
     rows = corrigir.grade_class(TURMA, saida, cell_timeout=10, notebook_timeout=120, log=lambda *_: None)
     with open(saida / "notas.csv", encoding="utf-8") as f:
         table = list(csv.DictReader(f))
@@ -64,8 +59,8 @@ def correcao(tmp_path_factory):
 
 
 def test_turma_commitada_igual_ao_gerador(tmp_path):
-    fresh = gerar.write(tmp_path / "turma")
-    assert _tree_digest(fresh) == _tree_digest(TURMA), "rode `make turma-exemplo` e commite"
+    fresh = gerar.write(tmp_path / "turma.zip")
+    assert _digest(fresh) == _digest(TURMA), "rode `make turma-exemplo` e commite"
 
 
 def test_notas_csv_tem_a_linha_esperada_para_cada_entrega(correcao):
@@ -89,7 +84,7 @@ def test_colunas_de_pontos_por_exercicio(correcao):
 
 
 def test_entregas_nao_sao_modificadas_e_nada_escapa_da_pasta_temporaria(correcao):
-    assert _tree_digest(TURMA) == correcao["before"]
+    assert _digest(TURMA) == correcao["before"]
     assert not list(ROOT.rglob("INVADIDO.txt"))
 
 

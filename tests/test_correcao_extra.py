@@ -6,6 +6,8 @@
 import json
 import sys
 import zipfile
+
+import pytest
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -13,14 +15,24 @@ sys.path.insert(0, str(ROOT / "scripts"))
 import corrigir  # noqa: E402
 import validar  # noqa: E402
 
-TURMA = ROOT / "tests" / "turma-exemplo"
+sys.path.insert(0, str(ROOT / "tests"))
+from turma_exemplo import gerar  # noqa: E402
 
 
-def test_zip_e_repeticao_dao_o_mesmo_resultado(tmp_path):
+@pytest.fixture(scope="module")
+def turma(tmp_path_factory):
+    """A turma de exemplo extraída numa pasta temporária (para validar notebooks soltos)."""
+    dest = tmp_path_factory.mktemp("turma")
+    with zipfile.ZipFile(ROOT / "tests" / "turma-exemplo.zip") as z:
+        z.extractall(dest)
+    return dest / "turma-exemplo"
+
+
+def test_zip_e_repeticao_dao_o_mesmo_resultado(tmp_path, turma):
     pacote = tmp_path / "turma.zip"
     with zipfile.ZipFile(pacote, "w") as z:
         for aluno in ("bruno-parcial", "joao-arquivos-ruins"):
-            for f in (TURMA / aluno).iterdir():
+            for f in (turma / aluno).iterdir():
                 z.write(f, f"entregas/{aluno}/{f.name}")
         z.writestr("../fora.txt", "tentativa de sair da pasta")
     results = []
@@ -65,13 +77,13 @@ def test_ids_de_correcao_unicos_no_curso_e_metadados_completos():
         assert {"teste", "solucao", "protegida"} <= kinds, (g.notebook, kinds)
 
 
-def test_validar_mostra_o_que_passa_e_o_que_falta():
-    ok, lines = validar.validate(TURMA / "bruno-parcial" / "03-exercicios.ipynb")
+def test_validar_mostra_o_que_passa_e_o_que_falta(turma):
+    ok, lines = validar.validate(turma / "bruno-parcial" / "03-exercicios.ipynb")
     text = "\n".join(lines)
     assert not ok and "1 de 2" in text and "faltou dividir" in text
-    ok, lines = validar.validate(TURMA / "ana-correta" / "03-exercicios.ipynb")
+    ok, lines = validar.validate(turma / "ana-correta" / "03-exercicios.ipynb")
     assert ok and "Pronto para entregar" in lines[-1]
-    ok, lines = validar.validate(TURMA / "heitor-metadados" / "03-exercicios.ipynb")
+    ok, lines = validar.validate(turma / "heitor-metadados" / "03-exercicios.ipynb")
     assert not ok and any("foi editada" in line for line in lines)
-    ok, lines = validar.validate(TURMA / "joao-arquivos-ruins" / "03-exercicios.ipynb")
+    ok, lines = validar.validate(turma / "joao-arquivos-ruins" / "03-exercicios.ipynb")
     assert not ok and "arquivo vazio" in lines[0]

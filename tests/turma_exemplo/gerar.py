@@ -4,22 +4,25 @@ Cada aluno exercita um caso: entrega correta, parcial, vazia, e vários tipos de
 Os notebooks partem das soluções e dos notebooks de aluno do próprio curso, com alterações feitas
 aqui em código (nada de editar à mão).
 
-Uso: ``python tests/turma_exemplo/gerar.py [PASTA]`` (padrão: ``tests/turma-exemplo``).
+A turma fica guardada como um ``.zip`` (``tests/turma-exemplo.zip``, no formato que o professor recebe):
+assim os notebooks quebrados de propósito nunca são confundidos com notebooks do curso.
+
+Uso: ``python tests/turma_exemplo/gerar.py [ARQUIVO.zip]`` (padrão: ``tests/turma-exemplo.zip``).
 """
 
 from __future__ import annotations
 
 import copy
 import json
-import shutil
 import sys
+import zipfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 AULA1 = "modulo-06/aula-01-self-attention"
 AULA2 = "modulo-06/aula-02-auto-atencao-do-zero"
 AULA3 = "modulo-06/aula-03-atencao-num-transformer-real"
-DEFAULT = ROOT / "tests" / "turma-exemplo"
+DEFAULT = ROOT / "tests" / "turma-exemplo.zip"
 
 
 def load(kind: str, lesson: str, name: str) -> dict:
@@ -129,15 +132,23 @@ def cases() -> dict[str, dict[str, object]]:
     }
 
 
-def write(dest: Path = DEFAULT) -> Path:
-    if dest.exists():
-        shutil.rmtree(dest)
-    for name, files in cases().items():
-        (dest / name).mkdir(parents=True)
-        for fname, content in files.items():
-            data = content if isinstance(content, bytes) else (
+def files() -> dict[str, bytes]:
+    """Caminho dentro do zip (``turma-exemplo/<aluno>/<arquivo>``) → conteúdo."""
+    out = {}
+    for name, entries in cases().items():
+        for fname, content in entries.items():
+            out[f"turma-exemplo/{name}/{fname}"] = content if isinstance(content, bytes) else (
                 json.dumps(content, ensure_ascii=False, indent=1) + "\n").encode("utf-8")
-            (dest / name / fname).write_bytes(data)
+    return out
+
+
+def write(dest: Path = DEFAULT) -> Path:
+    """Escreve o zip com data fixa em cada arquivo: o mesmo conteúdo dá sempre os mesmos bytes."""
+    with zipfile.ZipFile(dest, "w", zipfile.ZIP_DEFLATED) as z:
+        for name, data in sorted(files().items()):
+            info = zipfile.ZipInfo(name, date_time=(2026, 1, 1, 0, 0, 0))
+            info.compress_type = zipfile.ZIP_DEFLATED
+            z.writestr(info, data)
     return dest
 
 
