@@ -61,6 +61,10 @@ class Gradable:
     def max_auto(self) -> float:
         return sum(p for _, p, auto in self.cells.values() if auto)
 
+    def zero_scores(self) -> dict:
+        """Zero em cada verificação automática (entrega que não pôde ser executada)."""
+        return {gid: 0.0 for gid, (_, _, auto) in self.cells.items() if auto}
+
 
 def nbgrader_cells(nb: dict) -> dict:
     """grade_id -> (cell_type, pontos, automática?) das células que valem nota."""
@@ -230,13 +234,13 @@ def grade_one(course: Path, g: Gradable, student: str, submitted: Path, notebook
         run = subprocess.run(cmd, cwd=course, env=_env(), capture_output=True, text=True, timeout=notebook_timeout)
         log = run.stdout + run.stderr
     except subprocess.TimeoutExpired:
-        row.status, row.scores = "tempo_esgotado", {gid: 0.0 for gid, (_, _, auto) in g.cells.items() if auto}
+        row.status, row.scores = "tempo_esgotado", g.zero_scores()
         row.reasons.append(f"o notebook passou de {notebook_timeout:.0f} s no total e foi interrompido")
         return row
     autograded = course / "autograded" / student / g.assignment / f"{g.notebook}.ipynb"
     if run.returncode or not autograded.exists():
         row.status = "erro_na_correcao"
-        row.scores = {gid: 0.0 for gid, (_, _, auto) in g.cells.items() if auto}
+        row.scores = g.zero_scores()
         row.reasons.append("o nbgrader não conseguiu corrigir: " + _last_error(log))
         return row
     keep = course.parent / "corrigidos" / student / f"{g.notebook}.ipynb"  # o --force da próxima correção apagaria
@@ -300,7 +304,7 @@ def _explain(autograded: Path, g: Gradable, row: Row, log: str) -> None:
 def failed_row(student: str, g: Gradable | None, notebook: str, status: str, reason: str) -> Row:
     if g is None:
         return Row(student, "", notebook, status=status, reasons=[reason])
-    return Row(student, g.assignment, g.notebook, scores={gid: 0.0 for gid, (_, _, a) in g.cells.items() if a},
+    return Row(student, g.assignment, g.notebook, scores=g.zero_scores(),
                maximum=g.max_auto, status=status, reasons=[reason])
 
 

@@ -24,6 +24,7 @@ Fonte: Módulo 6, Aula 1 (``04-projeto``: visualizador de atenção) e Aula 2 (`
 from __future__ import annotations
 
 import base64
+import functools
 import io
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -156,8 +157,7 @@ def explorer_view(sentence: str, mode: str = "aula1", causal: bool = False, scal
         W, label = W[None], "sem projeções (Q = K = V = X)"
     elif mode == "cabeca":
         sa = SelfAttention(d_model, d_model // 2, seed=seed)
-        out, W = scaled_dot_product_attention(X @ sa.W_q, X @ sa.W_k, X @ sa.W_v, mask=mask, scale=scale,
-                                              temperature=temperature)
+        out, W = sa(X, mask=mask, scale=scale, temperature=temperature)
         W, label = W[None], f"uma cabeça, d_k = {sa.d_k}"
     else:
         mha = MultiHeadAttention(d_model, n_heads, seed=seed)
@@ -173,9 +173,7 @@ def explorer_view(sentence: str, mode: str = "aula1", causal: bool = False, scal
     else:
         raise ValueError(f"`head` precisa ser 'media', 'todas' ou um número de 0 a {n_h - 1}; recebido {head!r}.")
     row = (shown if shown.ndim == 2 else shown.mean(axis=0))[query]
-    allowed_row = np.ones(n, dtype=bool) if mask is None else mask[query]
-    order = [j for j in np.argsort(-row, kind="stable") if allowed_row[j]][:top_k]  # bloqueados não entram
-    top = [(tokens[j], float(row[j])) for j in order]
+    top = top_tokens(tokens, row, top_k, None if mask is None else mask[query])
     parts = [label] + ([head_label] if head_label else [])
     parts += ["máscara causal"] if causal else []
     parts += [] if scale else ["SEM ÷√d_k"]
@@ -183,6 +181,13 @@ def explorer_view(sentence: str, mode: str = "aula1", causal: bool = False, scal
     settings = dict(sentence=sentence, mode=mode, causal=causal, scale=scale, temperature=temperature, head=head,
                     query=query, top_k=top_k, n_heads=n_heads, d_model=d_model, seed=seed)
     return ExplorerView(tokens, W, shown, query, row, top, out[query], " · ".join(parts), mask, settings)
+
+
+def top_tokens(tokens: list, row: np.ndarray, k: int, allowed=None) -> list:
+    """Os ``k`` tokens de maior peso numa linha de atenção, ``[(token, peso), ...]``; os bloqueados
+    pela máscara (``allowed`` falso) não entram."""
+    order = [j for j in np.argsort(-row, kind="stable") if allowed is None or allowed[j]]
+    return [(tokens[j], float(row[j])) for j in order[:k]]
 
 
 def draw_explorer(fig, view: ExplorerView) -> None:
@@ -222,22 +227,22 @@ def draw_explorer(fig, view: ExplorerView) -> None:
                va="bottom", ha="left")
 
 
-_LUT: list | None = None
+@functools.lru_cache(maxsize=1)
+def _viridis_table() -> tuple[np.ndarray, np.ndarray]:
+    """256 cores do viridis em hexadecimal e, para cada uma, a cor de texto legível sobre ela."""
+    import matplotlib
+
+    from .plotting import _text_color
+
+    rgba = matplotlib.colormaps["viridis"](np.linspace(0, 1, 256))
+    return np.array([matplotlib.colors.to_hex(c) for c in rgba]), np.array([_text_color(c) for c in rgba])
 
 
 def _colors(values: np.ndarray, vmax: float) -> tuple[np.ndarray, np.ndarray]:
     """Cores de fundo (viridis) e do texto (preto/branco legível) para cada peso."""
-    global _LUT
-    if _LUT is None:
-        import matplotlib
-
-        from .plotting import _text_color
-
-        cmap = matplotlib.colormaps["viridis"]
-        rgba = cmap(np.linspace(0, 1, 256))
-        _LUT = [np.array([matplotlib.colors.to_hex(c) for c in rgba]), np.array([_text_color(c) for c in rgba])]
+    background, text = _viridis_table()
     idx = np.clip((values / (vmax or 1.0) * 255).round().astype(int), 0, 255)
-    return _LUT[0][idx], _LUT[1][idx]
+    return background[idx], text[idx]
 
 
 def _heatmap_html(w: np.ndarray, tokens: list, query: int, title: str, vmax: float, allowed, compact: bool) -> str:

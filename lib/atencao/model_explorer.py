@@ -17,7 +17,7 @@ import base64
 
 import numpy as np
 
-from .explorer import ExplorerView, explorer_html, render_png
+from .explorer import ExplorerView, explorer_html, render_png, top_tokens
 
 __all__ = ["model_view", "thumbnails_png", "ModelExplorer", "explorar_modelo"]
 
@@ -58,8 +58,7 @@ def model_view(encoder, sentence: str, layer: int = 0, head="media", query: int 
     else:
         raise ValueError(f"`head` precisa ser 'media' ou de 0 a {n_heads - 1}; recebido {head!r}.")
     row = shown[query]
-    order = np.argsort(-row, kind="stable")[:top_k]
-    top = [(out.tokens[j], float(row[j])) for j in order]
+    top = top_tokens(out.tokens, row, top_k)
     title = f"multilingual-e5-small · camada {layer} · {label}"
     settings = dict(sentence=sentence, layer=layer, head=head, query=query, top_k=top_k)
     return ExplorerView(out.tokens, W, shown, query, row, top, out.hidden_states[layer + 1][query], title, None,

@@ -72,13 +72,16 @@ class SelfAttention:
     def __repr__(self) -> str:
         return f"SelfAttention(d_model={self.d_model}, d_k={self.d_k}, d_v={self.d_v}, seed={self.seed})"
 
-    def forward(self, X, mask=None):
+    def forward(self, X, mask=None, scale: bool = True, temperature: float = 1.0):
         """Aplica a self-attention a ``X``.
 
         Parameters
         ----------
         X : array_like, forma (..., n, d_model)
         mask : array_like de bool, opcional, compatível com (..., n, n); ``True`` = pode olhar.
+        scale, temperature
+            Como em :func:`~atencao.attention.scaled_dot_product_attention` (experimentos; o padrão
+            é a atenção do artigo).
 
         Returns
         -------
@@ -100,6 +103,6 @@ class SelfAttention:
         Q = X @ self.W_q  # (..., n, d_k)
         K = X @ self.W_k  # (..., n, d_k)
         V = X @ self.W_v  # (..., n, d_v)
-        return scaled_dot_product_attention(Q, K, V, mask=mask)
+        return scaled_dot_product_attention(Q, K, V, mask=mask, scale=scale, temperature=temperature)
 
     __call__ = forward
