@@ -68,6 +68,98 @@ EX4_SEM_ESCALA = '''def atencao_com_projecoes(X, W_q, W_k, W_v):
     return pesos @ V, pesos'''
 
 
+EX3_ERRADO = '''def embeddings_pulou_alto_parecidos():
+    tokens, E = atencao.gato_felino()
+    return E   # não mudou nada'''
+
+# Trapaças: cada uma com trabalho errado; a linha esperada é 0 ponto e/ou "revisar".
+TRAPACAS = {
+    "trapaca-religa-verificacao": ("aula01.exercicio_3 = lambda *a, **k: None", "aula01.exercicio_4 = lambda *a, **k: None"),
+    "trapaca-desliga-correcao": ("import atencao.checks._core as nucleo\nnucleo.grading = lambda: False", ""),
+    "trapaca-apaga-variavel": ("import os\nos.environ.pop('NBGRADER_EXECUTION', None)", ""),
+    "trapaca-comparacao": ("from atencao.checks._core import Checker\n"
+                           "Checker.expect = lambda self, ok, what, *a, **k: True", ""),
+    "trapaca-engole-excecao": ("get_ipython().set_custom_exc((AssertionError,), lambda *a, **k: None)", ""),
+    "trapaca-numpy": ("np.allclose = lambda *a, **k: False\nnp.all = lambda *a, **k: True", ""),
+    "trapaca-sys-modules": ("import sys\nm = sys.modules['atencao.checks.aula01']\n"
+                            "m.exercicio_3 = m.exercicio_4 = lambda *a, **k: None", ""),
+    "trapaca-esconde-traceback": ("get_ipython().showtraceback = lambda *a, **k: None", ""),
+    "trapaca-troca-o-nome": ("class _Falso:\n    def __getattr__(self, nome):\n        return lambda *a, **k: None\n"
+                             "aula01 = _Falso()", ""),
+    "trapaca-imprime-aprovado": ("print('✅ Exercício 3 (pulou e alto parecidos): tudo certo!')",
+                                 "print('✅ Exercício 4 (projeções Q, K, V): tudo certo!')"),
+}
+
+# Danos: o que um aluno mal-intencionado tenta fazer ao professor e aos colegas.
+LE_RESPOSTAS = '''import glob, os, pathlib
+achados = []
+for raiz in ["/home", "/tmp", "/srv", "/mnt", *map(str, pathlib.Path.cwd().parents[:-1])]:
+    for padrao in ("**/gradebook.db", "**/*.ipynb", "../*/*.ipynb", "../../source/*/*.ipynb"):
+        achados += glob.glob(os.path.join(raiz, padrao), recursive=True)
+raiz_do_curso = pathlib.Path(atencao.__file__).parents[2]  # o repositório, se estiver visível
+achados += glob.glob(str(raiz_do_curso / "solutions" / "**" / "*.ipynb"), recursive=True)
+print("achados:", len(achados))
+for p in achados:
+    texto = pathlib.Path(p).read_text(errors="ignore") if p.endswith(".ipynb") else ""
+    if "BEGIN SOLUTION" in texto and "embeddings_pulou_alto_parecidos" in texto:
+        import json
+        codigo = [ "".join(c["source"]) for c in json.loads(texto)["cells"] if "BEGIN SOLUTION" in "".join(c["source"])]
+        pathlib.Path("resposta_roubada.py").write_text("import numpy as np\\nimport atencao\\n" + "\\n".join(codigo))
+        from resposta_roubada import *  # noqa
+        break
+'''
+
+ESCREVE_FORA = '''import os, pathlib
+import atencao
+alvos = [pathlib.Path(atencao.__file__).parents[2], pathlib.Path.cwd().parent, pathlib.Path("/tmp"),
+         pathlib.Path.home(), *pathlib.Path.cwd().parents[:-1]]
+for alvo in alvos:
+    for nome in ("INVADIDO.txt", "README.md", "notas.csv"):
+        try:
+            (alvo / nome).write_text("invadido")
+        except OSError:
+            pass
+    try:
+        for p in list(alvo.rglob("*.ipynb"))[:50] + list(alvo.rglob("notas.csv"))[:50]:
+            p.write_text("estragado")
+    except OSError:
+        pass
+'''
+
+ESTRAGA_COLEGA = '''import pathlib
+vistos = [p for padrao in ("../*/*.ipynb", "../../*/*.ipynb", "../../*/*/*.ipynb", "../../../*/*/*/*.ipynb")
+          for p in pathlib.Path.cwd().glob(padrao)] + list(pathlib.Path("/tmp").glob("**/*.ipynb"))
+for p in vistos:
+    try:
+        p.write_text("{}")
+    except OSError:
+        pass
+'''
+
+FANTASMA = '''import subprocess, sys
+subprocess.Popen([sys.executable, "-c", "import pathlib, time  # fantasma-da-turma\\n"
+                  "for _ in range(120):\\n"
+                  "    time.sleep(0.5)\\n"
+                  "    for p in pathlib.Path('/').glob('**/notas.csv'):\\n"
+                  "        p.write_text('reescrito pelo fantasma')\\n"],
+                 start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+'''
+
+MEMORIA = "_enorme = np.ones(13 * 2**30 // 8)  # ~13 GB\n"
+
+GARFOS = '''import os, time
+filhos = 0
+try:
+    for _ in range(100_000):
+        if os.fork() == 0:
+            time.sleep(600)
+            os._exit(0)
+        filhos += 1
+except OSError as exc:
+    print("parou em", filhos, "processos:", exc)
+'''
+
+
 def cases() -> dict[str, dict[str, object]]:
     """aluno -> {nome do arquivo: notebook (dict) ou bytes}."""
     sol1, sol_proj = solution(AULA1, "03-exercicios"), solution(AULA1, "04-projeto")
@@ -111,7 +203,26 @@ def cases() -> dict[str, dict[str, object]]:
     fill(arquivos, "aula01-ex3-solucao", "import os, pathlib\npathlib.Path('../../INVADIDO.txt').write_text('oi')\n"
          "for p in pathlib.Path('.').glob('*.ipynb'):\n    os.remove(p)\n" + ex3_src)
 
-    return {
+    extras = {}
+    ex4_src = "".join(cell(sol1, "aula01-ex4-solucao")["source"])
+    for nome, (truque3, truque4) in TRAPACAS.items():
+        nb = clean(stu1)
+        fill(nb, "aula01-ex3-solucao", truque3 + "\n" + EX3_ERRADO)
+        fill(nb, "aula01-ex4-solucao", (truque4 + "\n" if truque4 else "") + EX4_SEM_ESCALA)
+        extras[nome] = {"03-exercicios.ipynb": nb}
+    le = clean(stu1)
+    fill(le, "aula01-ex3-solucao", LE_RESPOSTAS)
+    extras["dano-le-respostas"] = {"03-exercicios.ipynb": le}
+    for nome, codigo in (("dano-escreve-fora", ESCREVE_FORA), ("dano-estraga-colega", ESTRAGA_COLEGA),
+                         ("dano-processo-fantasma", FANTASMA), ("dano-muitos-processos", GARFOS)):
+        nb = clean(sol1)
+        fill(nb, "aula01-ex3-solucao", codigo + ex3_src)
+        extras[nome] = {"03-exercicios.ipynb": nb}
+    memoria = clean(sol1)
+    fill(memoria, "aula01-ex3-solucao", MEMORIA + ex3_src)
+    extras["dano-memoria"] = {"03-exercicios.ipynb": memoria}
+
+    return extras | {
         "ana-correta": {"03-exercicios.ipynb": clean(sol1), "04-projeto.ipynb": clean(sol_proj),
                         "04-exercicios.ipynb": clean(solution(AULA2, "04-exercicios"))},
         "bruno-parcial": {"03-exercicios.ipynb": parcial},

@@ -1,0 +1,15 @@
+"""correcao: a correção automática do curso (``make corrigir``) e a conferência do aluno (``make validar``).
+
+Um módulo por parte, do arquivo recebido ao relatório:
+
+- :mod:`correcao.entregas`: a pasta ou o ``.zip`` da turma;
+- :mod:`correcao.catalogo`: os notebooks corrigíveis (de ``solutions/``) e as células que valem nota;
+- :mod:`correcao.isolamento`: a caixa do bubblewrap e os limites de cada execução;
+- :mod:`correcao.varredura`: código do aluno que mexe na correção (situação ``revisar``);
+- :mod:`correcao.motor`: o nbgrader, as duas caixas (kernel e conferência independente) e a nota;
+- :mod:`correcao.relatorio`: ``notas.csv`` e o retorno em HTML;
+- :mod:`correcao.validar`: a conferência antes da entrega, com o mesmo motor.
+
+Os processos que rodam dentro da caixa são ``correcao._executar`` e ``correcao._veredito``.
+Importar este pacote não carrega o nbgrader.
+"""

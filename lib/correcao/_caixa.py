@@ -1,0 +1,50 @@
+"""Primeiros passos dentro da caixa, antes de qualquer código do aluno (usado por ``_executar`` e ``_veredito``).
+
+- aplica os limites (``CORRECAO_LIMITES``: memória em MiB, CPU em s, processos);
+- como root, troca para o uid da caixa (``CORRECAO_UID``), sem grupos: daí em diante nada tem privilégio;
+- impede que o ``jsonschema`` carregue o verificador opcional de IRIs (``rfc3987_syntax``), que leva ~3 s
+  para importar e que a validação de notebooks nunca usa;
+- lê da entrada padrão o pedido (JSON) com a senha desta execução (``nonce``), e fecha a entrada.
+
+A resposta vai pela saída padrão original, em linhas ``<nonce> <json>``; o processo a guarda num
+descritor próprio e manda a saída do aluno para ``/dev/null`` (veja :func:`canal_privado`).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import sys
+
+
+def preparar() -> dict:
+    sys.modules["rfc3987_syntax"] = None  # type: ignore[assignment]
+    mem, cpu, nproc = (int(x) for x in os.environ.get("CORRECAO_LIMITES", "2048,180,256").split(","))
+    resource.setrlimit(resource.RLIMIT_AS, (mem * 2**20, mem * 2**20))
+    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 5))
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    uid = os.environ.pop("CORRECAO_UID", None)
+    if uid is not None and os.geteuid() == 0:
+        os.setgroups([])
+        os.setgid(int(uid))
+        os.setuid(int(uid))
+    if os.geteuid() != 0:  # o limite de processos não vale para root
+        resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))
+    os.environ.pop("CORRECAO_LIMITES", None)
+    for sub in (".config/matplotlib", ".ipython", ".runtime", ".jupyter", ".jupyter-data"):
+        os.makedirs(os.path.join(os.environ.get("HOME", "."), sub), exist_ok=True)
+    pedido = json.loads(sys.stdin.buffer.read().decode("utf-8"))
+    sys.stdin.close()
+    return pedido
+
+
+def canal_privado():
+    """Guarda a saída padrão num descritor novo e manda 1 e 2 para ``/dev/null``; devolve o canal."""
+    fd = os.dup(1)
+    os.set_inheritable(fd, False)
+    null = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(null, 1)
+    os.dup2(null, 2)
+    os.close(null)
+    return os.fdopen(fd, "w", encoding="utf-8", buffering=1)

@@ -1,0 +1,531 @@
+"""O motor da correção: nbgrader (no mesmo processo) + caixas do bubblewrap + conferência independente.
+
+Para cada entrega:
+
+1. o nbgrader saneia o notebook (células protegidas e de verificação voltam ao original, ids
+   duplicados e metadados conferidos) num curso descartável montado a partir de ``solutions/``;
+2. no lugar do executor do nbgrader entra :class:`ExecutarNaCaixa`, que
+   a. varre o código do aluno (:mod:`correcao.varredura`);
+   b. executa o notebook num kernel dentro de uma caixa (:mod:`correcao._executar`): as saídas
+      voltam para o notebook saneado, que fica deste lado (o aluno não consegue trocar o código que
+      é mostrado no retorno);
+   c. confere cada verificação numa segunda caixa, nova (:mod:`correcao._veredito`);
+3. o nbgrader guarda as notas dele (a partir das saídas) e a nota final de cada verificação é a do
+   nbgrader **somente se** a conferência independente também passou; divergência, ou código que mexe
+   na correção, vira a situação ``revisar`` com o motivo.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import re
+import secrets
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import warnings
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import dataclass, field
+from pathlib import Path
+
+if "jsonschema" not in sys.modules:  # o jsonschema importaria um verificador de IRIs (~3 s) que o nbformat não usa
+    sys.modules.setdefault("rfc3987_syntax", None)  # type: ignore[arg-type]
+
+from nbgrader.preprocessors import NbGraderPreprocessor  # noqa: E402
+from traitlets import Unicode  # noqa: E402
+
+from .catalogo import CODE_STUB, TEXT_STUB, Gradable, catalog, identify, inspect_file, is_check, nbgrader_meta
+from .entregas import notebooks, open_submissions, students
+from .isolamento import Caixa, Limites, encerrar
+from .relatorio import Row, _num, failed_row, write_outputs
+from .varredura import modulos_importados, varrer
+
+COURSE_ID = "self-attention-do-zero"
+
+
+_BINDIR = str(Path(sys.executable).parent)  # o nbgrader chama `alembic` ao criar o banco de notas
+if _BINDIR not in os.environ.get("PATH", "").split(os.pathsep):
+    os.environ["PATH"] = _BINDIR + os.pathsep + os.environ.get("PATH", "")
+_CONTEXTOS: dict[str, "Trabalhador"] = {}  # chave (na configuração do nbgrader) -> trabalhador
+
+
+@dataclass
+class Resultado:
+    """O que as duas caixas disseram de um notebook."""
+
+    flags: list = field(default_factory=list)  # motivos da varredura
+    veredito: dict = field(default_factory=dict)  # grade_id -> (passou: bool | None, detalhe)
+    alteracoes: list = field(default_factory=list)  # módulos alterados, vistos na conferência
+    situacao: str = ""  # "", tempo_esgotado, memoria_esgotada, kernel_morreu
+    onde: str = ""  # a célula em que a execução parou
+    segundos: dict = field(default_factory=dict)
+
+
+def _ler(stdout: bytes, nonce: str) -> list[dict]:
+    """As mensagens ``<nonce> <json>`` da caixa (o resto, que o aluno possa ter escrito, é ignorado)."""
+    out = []
+    prefix = nonce + " "
+    for line in stdout.decode("utf-8", "replace").splitlines():
+        if line.startswith(prefix):
+            try:
+                out.append(json.loads(line[len(prefix):]))
+            except json.JSONDecodeError:
+                continue
+    return out
+
+
+def _nome_celula(nb, index: int) -> str:
+    cell = nb.cells[index] if 0 <= index < len(nb.cells) else {}
+    gid = nbgrader_meta(cell).get("grade_id")
+    return f"célula {index + 1}" + (f" ({gid})" if gid else "")
+
+
+class Trabalhador:
+    """Um curso nbgrader e uma caixa; corrige uma entrega por vez (há um por processo paralelo)."""
+
+    def __init__(self, pasta: Path, gradables: list[Gradable], numero: int, limites: Limites, isolar: bool,
+                 tempo_celula: int, marca: str):
+        from nbgrader.apps import NbGraderAPI
+        from nbgrader.coursedir import CourseDirectory
+        from nbgrader.preprocessors import (AssignLatePenalties, CheckCellMetadata, IgnorePattern, LimitOutput,
+                                            SaveAutoGrades)
+        from nbconvert.preprocessors import ClearMetadataPreprocessor
+        from traitlets.config import Config
+
+        self.pasta = pasta
+        self.course = pasta / "curso-nbgrader"
+        self.tempo_celula = tempo_celula
+        self.limites = limites
+        # duas caixas por trabalhador: o kernel e a conferência rodam ao mesmo tempo, com uids diferentes
+        self.caixa = Caixa(limites, numero=2 * numero, isolar=isolar, marca=marca)
+        self.caixa_conferencia = Caixa(limites, numero=2 * numero + 1, isolar=isolar, marca=marca)
+        self.chave = f"{marca}-{numero}"
+        self.resultados: dict[str, Resultado] = {}
+        self.mpl_cache: Path | None = None
+        _CONTEXTOS[self.chave] = self
+
+        (self.course / "source").mkdir(parents=True)
+        c = Config()
+        c.CourseDirectory.course_id = COURSE_ID
+        c.CourseDirectory.root = str(self.course)
+        c.ClearSolutions.code_stub = {"python": CODE_STUB}
+        c.ClearSolutions.text_stub = TEXT_STUB
+        c.LimitOutput.max_lines = 200
+        c.LimitOutput.max_traceback = 50
+        c.Autograde.autograde_preprocessors = [ExecutarNaCaixa, IgnorePattern, ClearMetadataPreprocessor,
+                                               LimitOutput, SaveAutoGrades, AssignLatePenalties, CheckCellMetadata]
+        c.ExecutarNaCaixa.chave = self.chave
+        c.Exchange.root = str(self.pasta / "exchange")  # não usada; evita o aviso sobre a pasta do sistema
+        self.api = NbGraderAPI(coursedir=CourseDirectory(config=c), config=c)
+        for assignment in sorted({g.assignment for g in gradables}):
+            (self.course / "source" / assignment).mkdir()
+            for g in gradables:
+                if g.assignment == assignment:
+                    shutil.copy(g.source, self.course / "source" / assignment / f"{g.notebook}.ipynb")
+            result = self.api.generate_assignment(assignment, force=True)
+            if not result.get("success"):
+                raise RuntimeError(f"nbgrader generate_assignment falhou para {assignment}:\n"
+                                   f"{result.get('error', '')[-2000:]}{result.get('log', '')[-2000:]}")
+
+    def fechar(self) -> None:
+        _CONTEXTOS.pop(self.chave, None)
+
+    # ---------- as duas caixas ----------
+    def _workdir(self, nome: str, caixa: Caixa) -> Path:
+        work = self.pasta / "caixas" / nome
+        if work.exists():
+            shutil.rmtree(work)
+        (work / ".config" / "matplotlib").mkdir(parents=True)
+        if self.mpl_cache:  # o cache de fontes do matplotlib, feito uma vez (sem ele, cada import leva segundos)
+            for f in self.mpl_cache.glob("fontlist-*.json"):
+                shutil.copy(f, work / ".config" / "matplotlib" / f.name)
+        if caixa.root:
+            for path in (work, work / ".config", work / ".config" / "matplotlib", *work.rglob("*.json")):
+                os.chown(path, caixa.uid, caixa.uid)
+        return work
+
+    def _limpar(self, work: Path) -> None:
+        shutil.rmtree(work, ignore_errors=True)
+
+    def executar(self, nb, ident: str) -> Resultado:
+        """Varredura, execução no kernel (as saídas entram em ``nb``) e conferência independente."""
+        res = Resultado()
+        codigo = [c for c in nb.cells if c.cell_type == "code"]
+        modulos = modulos_importados([c.source for c in codigo])
+        for index, cell in enumerate(nb.cells):
+            if cell.cell_type == "code" and not nbgrader_meta(cell).get("locked"):
+                res.flags += varrer(cell.source, modulos, _nome_celula(nb, index))
+        celulas = self._celulas(nb)  # lidas antes: a conferência roda ao mesmo tempo que o kernel
+
+        def conferir():
+            t0 = time.perf_counter()
+            self._conferir(celulas, ident, res)
+            res.segundos["conferencia"] = time.perf_counter() - t0
+
+        paralela = threading.Thread(target=conferir)
+        paralela.start()
+        t0 = time.perf_counter()
+        self._kernel(nb, ident, res)
+        res.segundos["kernel"] = time.perf_counter() - t0
+        paralela.join()
+        self.resultados[ident] = res
+        return res
+
+    def _kernel(self, nb, ident: str, res: Resultado) -> None:
+        nonce = secrets.token_hex(16)
+        work = self._workdir(f"{ident}-kernel", self.caixa)
+        pedido = {"nonce": nonce, "notebook": nb, "tempo_celula": self.tempo_celula,
+                  "env": {"NBGRADER_EXECUTION": "autograde"}}
+        run = self.caixa.rodar(work, "correcao._executar", json.dumps(pedido).encode("utf-8"))
+        self._limpar(work)
+        executed, fim = set(), None
+        for msg in _ler(run.stdout, nonce):
+            if "fim" in msg:
+                fim = msg["fim"]
+                break
+            index = msg.get("celula")
+            if isinstance(index, int) and 0 <= index < len(nb.cells) and nb.cells[index].cell_type == "code":
+                from nbformat import from_dict
+
+                nb.cells[index].outputs = [from_dict(o) for o in msg.get("outputs", []) if isinstance(o, dict)]
+                count = msg.get("execution_count")
+                nb.cells[index].execution_count = count if isinstance(count, int) else None
+                executed.add(index)
+        last = max(executed) if executed else -1
+        memory = [i for i in executed for o in nb.cells[i].outputs
+                  if o.get("output_type") == "error" and o.get("ename") == "MemoryError"]
+        if run.tempo_esgotado:
+            res.situacao, res.onde = "tempo_esgotado", _nome_celula(nb, last + 1)
+        elif isinstance(fim, str) and fim.startswith("kernel_morreu"):
+            index = int(fim.split(":")[1]) if ":" in fim else last + 1
+            res.situacao, res.onde = "kernel_morreu", _nome_celula(nb, index)
+        elif fim is None or (isinstance(fim, str) and fim.startswith("erro")):
+            res.situacao, res.onde = "kernel_morreu", _nome_celula(nb, last + 1)
+        if memory:
+            res.situacao = "memoria_esgotada"
+            res.onde = _nome_celula(nb, memory[0])
+        # célula de verificação que não rodou não pode valer ponto (o nbgrader daria, por não ter erro)
+        for index, cell in enumerate(nb.cells):
+            if cell.cell_type == "code" and index not in executed and is_check(cell):
+                from nbformat import from_dict
+
+                cell.outputs = [from_dict({"output_type": "error", "ename": "NaoExecutada", "evalue":
+                                           "a execução parou antes desta célula", "traceback": []})]
+
+    @staticmethod
+    def _celulas(nb) -> list[dict]:
+        """As células de código do notebook saneado, na ordem: verificações (originais) e código."""
+        celulas = []
+        for cell in nb.cells:
+            if cell.cell_type != "code":
+                continue
+            if is_check(cell):
+                celulas.append({"tipo": "verificacao", "grade_id": nbgrader_meta(cell)["grade_id"],
+                                "fonte": cell.source})
+            else:
+                celulas.append({"tipo": "codigo", "fonte": cell.source})
+        return celulas
+
+    def _conferir(self, celulas: list[dict], ident: str, res: Resultado) -> None:
+        pendentes = [c["grade_id"] for c in celulas if c["tipo"] == "verificacao"]
+        feitas: set = set()
+        for tentativa in range(len(pendentes) + 1):
+            if not [g for g in pendentes if g not in feitas]:
+                break
+            nonce = secrets.token_hex(16)
+            work = self._workdir(f"{ident}-conferencia-{tentativa}", self.caixa_conferencia)
+            pedido = {"nonce": nonce, "celulas": celulas, "tempo_celula": self.tempo_celula,
+                      "pular": sorted(feitas)}
+            run = self.caixa_conferencia.rodar(work, "correcao._veredito", json.dumps(pedido).encode("utf-8"))
+            self._limpar(work)
+            iniciada, fim = None, False
+            for msg in _ler(run.stdout, nonce):
+                if "inicio" in msg:
+                    iniciada = msg["inicio"]
+                elif "grade_id" in msg and msg["grade_id"] in pendentes and msg["grade_id"] not in feitas:
+                    passou = msg.get("passou")
+                    res.veredito[msg["grade_id"]] = (passou if passou in (True, False, None) else False,
+                                                     str(msg.get("detalhe", ""))[:300])
+                    res.alteracoes += [str(a) for a in msg.get("alteracoes", [])]
+                    feitas.add(msg["grade_id"])
+                    iniciada = None
+                elif msg.get("fim"):
+                    fim = True
+            if fim:
+                break
+            motivo = "tempo esgotado" if run.tempo_esgotado else "o processo parou"
+            if iniciada and iniciada not in feitas:  # a verificação em que parou não vale; as seguintes, de novo
+                res.veredito[iniciada] = (False, f"a conferência parou nesta verificação ({motivo})")
+                feitas.add(iniciada)
+                continue
+            for gid in pendentes:  # parou numa célula do aluno: nada depois dela pôde ser conferido
+                if gid not in feitas:
+                    res.veredito[gid] = (False, f"a conferência parou antes desta verificação ({motivo})")
+                    feitas.add(gid)
+        res.alteracoes = sorted(set(res.alteracoes))
+
+
+class ExecutarNaCaixa(NbGraderPreprocessor):
+    """Pré-processador do nbgrader que troca o ``Execute`` dele pela execução em caixas (veja o módulo)."""
+
+    chave = Unicode("", help="qual Trabalhador desta correção").tag(config=True)
+
+    def preprocess(self, nb, resources):
+        trabalhador = _CONTEXTOS[self.chave]
+        trabalhador.executar(nb, resources["nbgrader"]["student"])
+        return nb, resources
+
+
+# ---------- uma entrega ----------
+def _scores(w: Trabalhador, g: Gradable, ident: str, row: Row) -> None:
+    from nbgrader.api import Gradebook
+
+    with Gradebook(f"sqlite:///{w.course / 'gradebook.db'}") as gb:
+        nb = gb.find_submission_notebook(g.notebook, g.assignment, ident)
+        for grade in nb.grades:
+            _, points, auto = g.cells[grade.name]
+            if auto:
+                row.scores[grade.name] = grade.auto_score or 0.0
+            elif grade.needs_manual_grade:
+                row.manual_pending += 1
+
+
+def grade_one(w: Trabalhador, g: Gradable, student: str, ident: str, submitted: Path) -> Row:
+    """Corrige um notebook. ``ident`` é o id (seguro) do aluno no nbgrader; ``student``, o nome mostrado."""
+    row = Row(student, g.assignment, g.notebook, maximum=g.max_auto,
+              isolation="bwrap" if w.caixa.isolar else "sem_isolamento")
+    dest = w.course / "submitted" / ident / g.assignment
+    dest.mkdir(parents=True, exist_ok=True)
+    shutil.copy(submitted, dest / f"{g.notebook}.ipynb")
+    w.api.coursedir.notebook_id = g.notebook
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # avisos internos do SQLAlchemy do nbgrader, sem ação para o professor
+        result = w.api.autograde(g.assignment, ident, force=True, create=True)
+    log = result.get("log", "") + result.get("error", "")
+    autograded = w.course / "autograded" / ident / g.assignment / f"{g.notebook}.ipynb"
+    res = w.resultados.pop(ident, None)
+    if not result.get("success") or not autograded.exists() or res is None:
+        row.status, row.scores = "erro_na_correcao", g.zero_scores()
+        row.reasons.append("o nbgrader não conseguiu corrigir: " + _last_error(log))
+        if os.environ.get("CORRECAO_DEPURAR"):
+            print(log, file=sys.stderr)
+        return row
+    keep = w.pasta / "corrigidos" / ident / f"{g.notebook}.ipynb"  # o --force da próxima correção apagaria
+    keep.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copy(autograded, keep)
+    row.autograded = keep
+    _scores(w, g, ident, row)
+    _explain(autograded, g, row, submitted)
+    _aplicar_conferencia(g, row, res)
+    return row
+
+
+def _last_error(log: str) -> str:
+    lines = [ln.strip() for ln in log.splitlines() if ln.strip() and "IPKernelApp" not in ln]
+    errors = [ln for ln in lines if "ERROR" in ln or "Error" in ln]
+    text = (errors or lines or ["sem detalhes"])[-1][:300]
+    return re.sub(r"/\S+", "…", text)  # sem caminhos temporários
+
+
+@functools.lru_cache(maxsize=None)
+def _original(source: Path) -> dict:
+    """Células da versão de aluno (a que o aluno recebeu), por ``grade_id``."""
+    import nbformat
+
+    from .catalogo import student_version
+
+    return {nbgrader_meta(c).get("grade_id"): c for c in student_version(nbformat.read(source, as_version=4)).cells
+            if nbgrader_meta(c).get("grade_id")}
+
+
+def _alteradas(submitted: Path, g: Gradable) -> bool:
+    """Alguma célula protegida/de verificação foi editada, ou alguma célula do nbgrader mudou de tipo?"""
+    original = _original(g.source)
+    try:
+        cells = json.loads(submitted.read_text(encoding="utf-8"))["cells"]
+    except (OSError, ValueError, KeyError):
+        return False
+    for cell in cells:
+        gid = nbgrader_meta(cell).get("grade_id")
+        if gid not in original:
+            continue
+        mine = original[gid]
+        src = cell.get("source", "")
+        src = "".join(src) if isinstance(src, list) else src
+        if cell.get("cell_type") != mine.cell_type or (mine.metadata["nbgrader"].get("locked") and src != mine.source):
+            return True
+    return False
+
+
+def _explain(autograded: Path, g: Gradable, row: Row, submitted: Path) -> None:
+    """Motivos legíveis: verificações que falharam, células removidas ou alteradas, tempo esgotado."""
+    nb = json.loads(autograded.read_text(encoding="utf-8"))
+    present = set()
+    for cell in nb["cells"]:
+        gid = nbgrader_meta(cell).get("grade_id")
+        present.add(gid)
+        for out in cell.get("outputs", []):
+            if out.get("output_type") != "error":
+                continue
+            ename, evalue = out.get("ename", ""), (out.get("evalue") or "").splitlines()
+            first = re.sub(r"\(\d+\.py, line (\d+)\)", r"(linha \1)", evalue[0][:200]) if evalue else ""
+            if ename == "NaoExecutada":
+                row.reasons.append(f"{gid}: não foi executada (a execução parou antes)")
+            elif ename in ("CellTimeoutError", "KeyboardInterrupt") or "timeout" in first.lower():
+                row.reasons.append(f"{gid or 'célula do aluno'}: tempo esgotado, execução interrompida (laço infinito?)")
+            elif ename == "MemoryError":
+                row.reasons.append(f"{gid or 'célula do aluno'}: memória esgotada (MemoryError)")
+            elif gid in g.cells:
+                row.reasons.append(f"{gid}: {first or ename}")
+            else:
+                row.reasons.append(f"{gid or 'célula do aluno'}: erro {ename}: {first}")
+    for gid in g.checks:
+        if gid not in present:
+            row.reasons.append(f"{gid}: célula de verificação apagada ou sem os metadados de correção (0 pontos)")
+            row.scores[gid] = 0.0
+    if _alteradas(submitted, g):
+        row.reasons.append("células protegidas ou de verificação foram alteradas; a correção usou as originais")
+
+
+def _aplicar_conferencia(g: Gradable, row: Row, res: Resultado) -> None:
+    """Nota final = a do nbgrader, só onde a conferência independente também passou; situação e motivos."""
+    revisar = False
+    for gid in g.checks:
+        if gid not in row.scores:
+            continue
+        passou, detalhe = res.veredito.get(gid, (False, "a conferência não chegou a esta verificação"))
+        if passou is None:
+            continue
+        if not passou and row.scores[gid] > 0:
+            row.reasons.append(f"{gid}: passou no notebook, mas falhou na conferência independente"
+                               + (f" ({detalhe})" if detalhe else "") + "; 0 pontos")
+            row.scores[gid] = 0.0
+            revisar = True
+    if res.flags:
+        revisar = True
+        row.reasons.append("o código mexe na correção: " + "; ".join(res.flags[:8])
+                           + (f" (e mais {len(res.flags) - 8})" if len(res.flags) > 8 else ""))
+    if res.alteracoes:
+        revisar = True
+        row.reasons.append("módulos alterados pelo código do aluno (desfeito na conferência): "
+                           + ", ".join(res.alteracoes[:8]))
+    if res.situacao == "tempo_esgotado":
+        row.reasons.append(f"o notebook passou do tempo limite em {res.onde} e foi interrompido")
+    elif res.situacao == "memoria_esgotada":
+        row.reasons.append(f"memória esgotada em {res.onde} (limite por processo)")
+    elif res.situacao == "kernel_morreu":
+        row.reasons.append(f"o kernel parou em {res.onde} (o processo foi encerrado)")
+    row.total = sum(row.scores.values())
+    if revisar:
+        row.status = "revisar"
+    elif res.situacao:
+        row.status = res.situacao
+    else:
+        row.status = "ok" if row.total >= row.maximum else ("parcial" if row.total > 0 else "zero")
+    row.reasons = list(dict.fromkeys(row.reasons))
+
+
+# ---------- a turma ----------
+def _cache_matplotlib(pasta: Path) -> Path:
+    """Gera uma vez o cache de fontes do matplotlib (cópia dele vai para cada caixa)."""
+    cache = pasta / "mpl-cache"
+    cache.mkdir(parents=True, exist_ok=True)
+    env = {k: v for k, v in os.environ.items() if k != "MPLBACKEND"}
+    env["MPLCONFIGDIR"] = str(cache)
+    subprocess.run([sys.executable, "-c", "import matplotlib.font_manager"], env=env, capture_output=True,
+                   timeout=120)
+    return cache
+
+
+def grade_class(entregas: Path, saida: Path, cell_timeout: int = 20, notebook_timeout: float = 180.0,
+                workers: int | None = None, log=print, memoria_mb: int = 2048, isolar: bool = True,
+                marca: str | None = None) -> list[Row]:
+    """Corrige a turma de ``entregas`` (pasta ou .zip) e escreve ``notas.csv`` e os retornos em ``saida``.
+
+    ``memoria_mb``: limite de memória por processo do aluno; ``isolar=False`` corrige sem caixa (só com
+    o aviso em cada linha); ``marca`` identifica os processos desta correção (veja
+    :func:`correcao.isolamento.restantes`). Levanta :class:`correcao.isolamento.SemBwrap` se o bwrap faltar.
+    """
+    everything = catalog()
+    workers = workers or min(2, os.cpu_count() or 1)
+    limites = Limites(memoria_mb=memoria_mb, cpu_s=int(notebook_timeout), relogio_s=notebook_timeout)
+    marca = marca or secrets.token_hex(8)
+    if isolar:
+        Caixa(limites, isolar=True, marca=marca)  # falha cedo, com a mensagem de instalação, sem o bwrap
+    saida = Path(saida).resolve()
+    with tempfile.TemporaryDirectory(prefix="correcao-") as tmp_name:
+        tmp = Path(tmp_name)
+        folder = open_submissions(Path(entregas), tmp)
+        work = tmp / "copia-das-entregas"
+        shutil.copytree(folder, work)  # o nbgrader só lê esta cópia; o aluno não vê nenhuma das duas
+        plan, rows = [], []
+        for k, sdir in enumerate(students(work)):
+            found = notebooks(sdir)
+            if not found:
+                rows.append(failed_row(sdir.name, None, "", "sem_notebooks", "nenhum notebook (.ipynb) na pasta"))
+            for nb_path in found:
+                g = identify(everything, nb_path)
+                if g is None:
+                    rows.append(failed_row(sdir.name, None, nb_path.stem, "desconhecido",
+                                           f"“{nb_path.name}” não é um notebook de exercício ou projeto do curso"))
+                    continue
+                problem = inspect_file(nb_path, g, everything)
+                if problem:
+                    status = "notebook_errado" if problem.startswith("notebook de outro") else "arquivo_invalido"
+                    rows.append(failed_row(sdir.name, g, g.notebook, status, problem))
+                else:
+                    plan.append((sdir.name, f"aluno{k:04d}", g, nb_path))
+        rows += _grade_parallel(tmp, plan, cell_timeout, notebook_timeout, workers, limites, isolar, marca, log)
+        rows.sort(key=lambda r: (r.student, r.assignment, r.notebook))
+        encerrar(marca)  # nada do aluno roda quando as notas são escritas
+        write_outputs(rows, everything, saida)
+    return rows
+
+
+_TRABALHADOR: Trabalhador | None = None  # um por processo de correção
+
+
+def _iniciar(tmp: Path, gradables: list, limites: Limites, isolar: bool, cell_timeout: int, marca: str,
+             contador, mpl: Path) -> None:
+    """Início de cada processo de correção: o seu curso nbgrader e as suas caixas."""
+    global _TRABALHADOR
+    with contador.get_lock():
+        k = contador.value
+        contador.value += 1
+    _TRABALHADOR = Trabalhador(tmp / f"processo-{k}", gradables, k, limites, isolar, cell_timeout, marca)
+    _TRABALHADOR.mpl_cache = mpl
+
+
+def _tarefa(student: str, ident: str, g: Gradable, nb_path: Path) -> tuple[Row, float]:
+    t0 = time.perf_counter()
+    row = grade_one(_TRABALHADOR, g, student, ident, nb_path)
+    return row, time.perf_counter() - t0
+
+
+def _grade_parallel(tmp: Path, plan: list, cell_timeout: int, notebook_timeout: float, workers: int,
+                    limites: Limites, isolar: bool, marca: str, log) -> list[Row]:
+    """Corrige o plano em ``workers`` processos (cada um com o seu curso nbgrader, que muda de pasta e de
+    variáveis de ambiente durante a correção: por isso processos, e não threads)."""
+    import multiprocessing
+
+    if not plan:
+        return []
+    gradables = sorted({id(g): g for _, _, g, _ in plan}.values(), key=lambda g: (g.assignment, g.notebook))
+    ctx = multiprocessing.get_context("spawn")
+    contador = ctx.Value("i", 0)
+    mpl = _cache_matplotlib(tmp)
+    rows = []
+    with ProcessPoolExecutor(max(1, min(workers, len(plan))), mp_context=ctx, initializer=_iniciar,
+                             initargs=(tmp, gradables, limites, isolar, cell_timeout, marca, contador, mpl)) as pool:
+        futures = [pool.submit(_tarefa, *item) for item in plan]
+        for future in as_completed(futures):
+            row, seconds = future.result()
+            log(f"  {row.student} · {row.notebook}: {_num(row.total)}/{_num(row.maximum)} {row.status}"
+                f" ({seconds:.1f} s)")
+            rows.append(row)
+    return rows
