@@ -23,7 +23,7 @@ ajuda:
 	@echo "make test-lib  só os testes da biblioteca"
 	@echo "make limpar    apaga .venv e build/ (trabalho/, com as suas respostas, fica)"
 	@echo "make bench     mede desempenho"
-	@echo "make corrigir ENTREGAS=pasta-ou-zip [SAIDA=pasta]   corrige uma turma com o nbgrader"
+	@echo "make corrigir ENTREGAS=pasta-ou-zip [SAIDA=pasta]   corrige uma turma (cada entrega isolada com o bwrap)"
 	@echo "make validar NB=notebook.ipynb                      confere um notebook antes da entrega"
 
 $(STAMP): requirements.txt pyproject.toml scripts/overrides.json
@@ -80,13 +80,17 @@ bench: $(STAMP)
 	$(BIN)/python scripts/bench.py
 
 SAIDA ?= build/correcao
+MEMORIA ?= 2048
+# Cada entrega roda isolada numa caixa do bubblewrap (apt-get install bubblewrap). SEM_ISOLAMENTO=1 corrige
+# sem a caixa (só para entregas em que você confia); cada linha de notas.csv diz então 'sem_isolamento'.
 corrigir: $(STAMP)
-	@test -n "$(ENTREGAS)" || { echo "Uso: make corrigir ENTREGAS=pasta-ou-zip [SAIDA=pasta]"; exit 2; }
-	$(RUN) $(BIN)/python scripts/corrigir.py "$(ENTREGAS)" --saida "$(SAIDA)"
+	@test -n "$(ENTREGAS)" || { echo "Uso: make corrigir ENTREGAS=pasta-ou-zip [SAIDA=pasta] [MEMORIA=MiB]"; exit 2; }
+	$(RUN) $(BIN)/python scripts/corrigir.py "$(ENTREGAS)" --saida "$(SAIDA)" --memoria $(MEMORIA) \
+	  $(if $(SEM_ISOLAMENTO),--sem-isolamento,)
 
 validar: $(STAMP)
 	@test -n "$(NB)" || { echo "Uso: make validar NB=caminho/do/notebook.ipynb"; exit 2; }
-	@$(RUN) $(BIN)/python scripts/validar.py "$(NB)" 2>/dev/null
+	@$(RUN) $(BIN)/python scripts/validar.py "$(NB)"
 
 # Regenera a turma de exemplo (alunos fictícios), tests/turma-exemplo.zip, a partir das soluções.
 turma-exemplo: $(STAMP)

@@ -102,6 +102,37 @@ def bench_bert(repeat: int = 11) -> tuple[float, float]:
     return load, median_time(lambda: encoder(sentence), repeat)
 
 
+def bench_correcao(workers: int = 2) -> dict:
+    """Correção da turma de exemplo: segundos por notebook executado (vazão, ``workers`` processos), e o custo
+    do isolamento medido num subconjunto honesto (sem laços infinitos), com e sem a caixa."""
+    import tempfile
+    import zipfile
+    from pathlib import Path
+
+    from correcao.isolamento import bwrap_disponivel
+    from correcao.motor import grade_class
+
+    root = Path(__file__).resolve().parents[1]
+    turma = root / "tests" / "turma-exemplo.zip"
+    out = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
+        t0 = time.perf_counter()
+        rows = grade_class(turma, tmp / "turma", cell_timeout=10, workers=workers, log=lambda *_: None)
+        executed = sum(1 for r in rows if r.isolation)
+        out["turma"] = (time.perf_counter() - t0, executed)
+        honestos = ("ana-correta", "bruno-parcial", "elisa-excecao", "fabio-sintaxe", "iris-tipo-trocado",
+                    "leo-saida-enorme", "olga-aula-3")
+        with zipfile.ZipFile(turma) as z:
+            z.extractall(tmp / "zip", [m for m in z.namelist() if m.split("/")[1] in honestos])
+        for isolar in ((True, False) if bwrap_disponivel() else (False,)):
+            t0 = time.perf_counter()
+            rows = grade_class(tmp / "zip" / "turma-exemplo", tmp / f"sub-{isolar}", workers=workers,
+                               log=lambda *_: None, isolar=isolar)
+            out["isolada" if isolar else "sem_isolamento"] = (time.perf_counter() - t0, len(rows))
+    return out
+
+
 if __name__ == "__main__":
     print(f"import atencao: {bench_import() * 1000:.0f} ms (mediana de 7 processos; meta < 300 ms)")
     r = bench_mha()
@@ -118,3 +149,11 @@ if __name__ == "__main__":
     for n in (12, 64):
         print(f"Explorador, {n} tokens: {bench_explorer(n) * 1000:.1f} ms do controle à visualização pronta"
               + (" (meta ≤ 50 ms)" if n == 12 else ""))
+    c = bench_correcao()
+    total, n = c["turma"]
+    print(f"Correção da turma de exemplo (2 processos, caixa bwrap): {total:.0f} s para {n} notebooks executados "
+          f"= {total / n:.1f} s por notebook (meta ≤ 3 s; a turma tem laços infinitos e tempos esgotados de propósito)")
+    for modo in ("isolada", "sem_isolamento"):
+        if modo in c:
+            t, k = c[modo]
+            print(f"  subconjunto honesto ({k} notebooks), {modo.replace('_', ' ')}: {t / k:.1f} s por notebook")

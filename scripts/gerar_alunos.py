@@ -15,27 +15,11 @@ import sys
 from pathlib import Path
 
 import nbformat
-from nbgrader.preprocessors import ClearSolutions
+from correcao.catalogo import CODE_STUB, TEXT_STUB, student_version  # noqa: F401 (o esboço é um só)
 
 ROOT = Path(__file__).resolve().parents[1]
 SOLUTIONS = ROOT / "solutions"
 NOTEBOOKS = ROOT / "notebooks"
-
-CODE_STUB = "# SEU CÓDIGO AQUI\nraise NotImplementedError(\"Exercício ainda não resolvido\")"
-TEXT_STUB = "✍️ *Escreva a sua resposta aqui (dê dois cliques nesta célula para editar).*"
-
-
-def student_version(solution: nbformat.NotebookNode) -> nbformat.NotebookNode:
-    """Versão de aluno de um notebook de solução (cópia; o original não muda)."""
-    nb = nbformat.from_dict(solution)
-    pre = ClearSolutions(code_stub={"python": CODE_STUB}, text_stub=TEXT_STUB, enforce_metadata=True)
-    nb, _ = pre.preprocess(nb, {})
-    for cell in nb.cells:
-        if cell.cell_type == "code":
-            cell.outputs = []
-            cell.execution_count = None
-    return nb
-
 
 def pairs():
     """(solução, aluno) para cada notebook de ``solutions/``."""

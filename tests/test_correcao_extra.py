@@ -1,20 +1,22 @@
-"""Correção com o nbgrader: entrada em .zip, repetição, fonte do nbgrader, metadados e `make validar`.
+"""Correção com o nbgrader: entrada em .zip, repetição, fonte do nbgrader, metadados, `make validar`,
+a falta do bwrap e a varredura do código que mexe na correção.
 
 (Separado de test_correcao.py para rodar em paralelo com a correção da turma inteira.)
 """
 
 import json
+import subprocess
 import sys
 import zipfile
-
-import pytest
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "scripts"))
-import corrigir  # noqa: E402
-import validar  # noqa: E402
+import nbformat
+import pytest
 
+from correcao import catalogo, isolamento, motor, varredura
+from correcao.validar import validate
+
+ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 from turma_exemplo import gerar  # noqa: E402
 
@@ -38,7 +40,7 @@ def test_zip_e_repeticao_dao_o_mesmo_resultado(tmp_path, turma):
     results = []
     for k in range(2):
         saida = tmp_path / f"saida{k}"
-        corrigir.grade_class(pacote, saida, cell_timeout=5, log=lambda *_: None)
+        motor.grade_class(pacote, saida, cell_timeout=5, log=lambda *_: None)
         results.append((saida / "notas.csv").read_text(encoding="utf-8"))
     assert results[0] == results[1]
     assert "bruno-parcial" in results[0] and "arquivo_invalido" in results[0]
@@ -47,8 +49,9 @@ def test_zip_e_repeticao_dao_o_mesmo_resultado(tmp_path, turma):
 
 def test_solucoes_servem_de_fonte_ao_nbgrader_sem_edicao(tmp_path):
     """generate_assignment do nbgrader sobre solutions/ dá exatamente os notebooks de aluno do curso."""
-    everything = corrigir.catalog()
-    course = corrigir.build_course(tmp_path, list(everything.values()), cell_timeout=5)
+    everything = catalogo.catalog()
+    w = motor.Trabalhador(tmp_path, list(everything.values()), 0, isolamento.Limites(), False, 5, "teste")
+    course = w.course
     for g in everything.values():
         release = json.loads((course / "release" / g.assignment / f"{g.notebook}.ipynb").read_text(encoding="utf-8"))
         ours = json.loads((ROOT / "notebooks" / g.source.relative_to(ROOT / "solutions")).read_text(encoding="utf-8"))
@@ -57,7 +60,7 @@ def test_solucoes_servem_de_fonte_ao_nbgrader_sem_edicao(tmp_path):
 
 def test_ids_de_correcao_unicos_no_curso_e_metadados_completos():
     seen = {}
-    for g in corrigir.catalog().values():
+    for g in catalogo.catalog().values():
         nb = json.loads(g.source.read_text(encoding="utf-8"))
         kinds = set()
         for cell in nb["cells"]:
@@ -78,12 +81,71 @@ def test_ids_de_correcao_unicos_no_curso_e_metadados_completos():
 
 
 def test_validar_mostra_o_que_passa_e_o_que_falta(turma):
-    ok, lines = validar.validate(turma / "bruno-parcial" / "03-exercicios.ipynb")
+    ok, lines = validate(turma / "bruno-parcial" / "03-exercicios.ipynb")
     text = "\n".join(lines)
     assert not ok and "1 de 2" in text and "faltou dividir" in text
-    ok, lines = validar.validate(turma / "ana-correta" / "03-exercicios.ipynb")
+    ok, lines = validate(turma / "ana-correta" / "03-exercicios.ipynb")
     assert ok and "Pronto para entregar" in lines[-1]
-    ok, lines = validar.validate(turma / "heitor-metadados" / "03-exercicios.ipynb")
+    ok, lines = validate(turma / "heitor-metadados" / "03-exercicios.ipynb")
     assert not ok and any("foi editada" in line for line in lines)
-    ok, lines = validar.validate(turma / "joao-arquivos-ruins" / "03-exercicios.ipynb")
+    ok, lines = validate(turma / "joao-arquivos-ruins" / "03-exercicios.ipynb")
     assert not ok and "arquivo vazio" in lines[0]
+
+
+def test_sem_bwrap_recusa_com_instrucao_e_sem_isolamento_marca_cada_linha(tmp_path, turma, monkeypatch):
+    monkeypatch.setattr(isolamento.shutil, "which", lambda name: None)
+    with pytest.raises(isolamento.SemBwrap, match="apt-get install bubblewrap"):
+        motor.grade_class(turma, tmp_path / "saida", log=lambda *_: None)
+    out = subprocess.run([sys.executable, str(ROOT / "scripts" / "corrigir.py"), str(turma), "--saida",
+                          str(tmp_path / "cli")], capture_output=True, text=True, env={"PATH": "/nada"})
+    assert out.returncode == 3 and "bubblewrap" in out.stderr and "--sem-isolamento" in out.stderr
+    assert not (tmp_path / "cli" / "notas.csv").exists()
+    pasta = tmp_path / "uma"
+    (pasta / "bruno-parcial").mkdir(parents=True)
+    (pasta / "bruno-parcial" / "03-exercicios.ipynb").write_bytes(
+        (turma / "bruno-parcial" / "03-exercicios.ipynb").read_bytes())
+    rows = motor.grade_class(pasta, tmp_path / "saida", cell_timeout=10, isolar=False, log=lambda *_: None)
+    assert [(r.total, r.isolation) for r in rows] == [(2.0, "sem_isolamento")]
+    assert "sem_isolamento" in (tmp_path / "saida" / "notas.csv").read_text(encoding="utf-8")
+
+
+def _editaveis(nb) -> list[str]:
+    return [c.source for c in nb.cells if c.cell_type == "code" and not catalogo.nbgrader_meta(c).get("locked")]
+
+
+def test_varredura_nao_aponta_as_solucoes_nem_os_notebooks_do_curso():
+    for path in sorted((ROOT / "solutions").rglob("*.ipynb")) + sorted((ROOT / "notebooks").rglob("*.ipynb")):
+        nb = nbformat.read(path, as_version=4)
+        modulos = varredura.modulos_importados([c.source for c in nb.cells if c.cell_type == "code"])
+        for src in _editaveis(nb):
+            assert varredura.varrer(src, modulos) == [], (path.name, src[:200])
+
+
+@pytest.mark.parametrize("nome", [n for n in gerar.TRAPACAS if n != "trapaca-imprime-aprovado"])
+def test_varredura_aponta_cada_trapaca(nome):
+    modulos = {"np", "atencao", "aula01", "os", "sys"}
+    codigo = "\n".join(gerar.TRAPACAS[nome])
+    assert varredura.varrer(codigo, modulos), nome
+
+
+@pytest.mark.parametrize("codigo, trecho", [
+    ("import builtins\nbuiltins.print = None", "builtins"),
+    ("f = lambda: 0\nf.__code__ = (lambda: 1).__code__", "__code__"),
+    ("import gc\n[o for o in gc.get_objects()]", "importa gc"),
+    ("x = eval('1 + 1')", "usa eval"),
+    ("!ls /", "comando de shell"),
+    ("%env NBGRADER_EXECUTION=", "NBGRADER"),
+    ("from atencao.checks import _core", "importa as verificações"),
+    ("setattr(np, 'allclose', None)", "usa setattr"),
+    ("import os\nos.kill(1, 9)", "os.kill"),
+])
+def test_varredura_aponta_tecnicas_de_trapaca(codigo, trecho):
+    motivos = varredura.varrer(codigo, {"np", "os"})
+    assert any(trecho in m for m in motivos), motivos
+
+
+def test_varredura_nao_aponta_codigo_comum_de_aluno():
+    comum = ("import numpy as np\nimport math\nfrom collections import Counter\n%timeit np.ones(3)\n"
+             "def f(X, W):\n    Q = X @ W\n    Q /= math.sqrt(Q.shape[-1])\n    return Q\n"
+             "class Camada:\n    def __init__(self):\n        self.W = np.eye(2)\n")
+    assert varredura.varrer(comum, {"np", "math", "Counter"}) == []

@@ -25,6 +25,7 @@ ambiente limpo, limites e pasta própria, e cada linha de ``notas.csv`` diz ``se
 
 from __future__ import annotations
 
+import hashlib
 import os
 import secrets
 import shutil
@@ -140,8 +141,8 @@ class Caixa:
         self.isolar = isolar
         marca = marca or secrets.token_hex(8)
         self.marca = f"{marca}.{numero}"  # a correção inteira, e esta caixa
-        self.root = os.geteuid() == 0
-        base = UID_BASE + 64 * (int(marca[:6], 16) % 1_000_000)  # correções simultâneas não dividem uids
+        self.root = os.geteuid() == 0 and isolar  # sem caixa, não há como trocar de usuário e ainda ver o Python
+        base = UID_BASE + 64 * (int(hashlib.sha256(marca.encode()).hexdigest()[:8], 16) % 1_000_000)  # correções simultâneas não dividem uids
         self.uid = base + numero if self.root else os.geteuid()
         self.python, self._paths = python_da_caixa()
 

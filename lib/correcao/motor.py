@@ -444,12 +444,13 @@ def _cache_matplotlib(pasta: Path) -> Path:
 
 def grade_class(entregas: Path, saida: Path, cell_timeout: int = 20, notebook_timeout: float = 180.0,
                 workers: int | None = None, log=print, memoria_mb: int = 2048, isolar: bool = True,
-                marca: str | None = None) -> list[Row]:
+                marca: str | None = None, guardar_notebooks: bool = False) -> list[Row]:
     """Corrige a turma de ``entregas`` (pasta ou .zip) e escreve ``notas.csv`` e os retornos em ``saida``.
 
     ``memoria_mb``: limite de memória por processo do aluno; ``isolar=False`` corrige sem caixa (só com
     o aviso em cada linha); ``marca`` identifica os processos desta correção (veja
-    :func:`correcao.isolamento.restantes`). Levanta :class:`correcao.isolamento.SemBwrap` se o bwrap faltar.
+    :func:`correcao.isolamento.restantes`); ``guardar_notebooks`` guarda os notebooks executados em
+    ``saida/notebooks-corrigidos/`` (o :mod:`correcao.validar` os lê). Levanta :class:`correcao.isolamento.SemBwrap` se o bwrap faltar.
     """
     everything = catalog()
     workers = workers or min(2, os.cpu_count() or 1)
@@ -484,6 +485,13 @@ def grade_class(entregas: Path, saida: Path, cell_timeout: int = 20, notebook_ti
         rows.sort(key=lambda r: (r.student, r.assignment, r.notebook))
         encerrar(marca)  # nada do aluno roda quando as notas são escritas
         write_outputs(rows, everything, saida)
+        if guardar_notebooks:
+            for r in rows:
+                if r.autograded and r.autograded.exists():
+                    dest = saida / "notebooks-corrigidos" / r.student / f"{r.assignment}-{r.notebook}.ipynb"
+                    dest.parent.mkdir(parents=True, exist_ok=True)
+                    shutil.copy(r.autograded, dest)
+                    r.autograded = dest
     return rows
 
 
