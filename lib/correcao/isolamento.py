@@ -173,8 +173,9 @@ class Caixa:
         py = [self.python, "-I", "-m", modulo]
         if not self.isolar:
             return py, self.ambiente(str(workdir), extra_env)
-        args = ["bwrap", *_sistema(), *_leitura(self._paths),
-                "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp",
+        # /tmp em memória antes das montagens do ambiente: se o ambiente estiver em /tmp, ele fica visível
+        args = ["bwrap", *_sistema(), "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp",
+                *_leitura(self._paths),
                 "--perms", "0755", "--dir", "/home", "--bind", str(workdir), HOME, "--chdir", HOME,
                 "--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try",
                 "--die-with-parent", "--new-session", "--hostname", "caixa", "--clearenv"]

@@ -403,7 +403,7 @@ def _aplicar_conferencia(g: Gradable, row: Row, res: Resultado) -> None:
             continue
         if not passou and row.scores[gid] > 0:
             row.reasons.append(f"{gid}: passou no notebook, mas falhou na conferência independente"
-                               + (f" ({detalhe})" if detalhe else "") + "; 0 pontos")
+                               + (f" (não passou: {detalhe})" if detalhe else "") + "; 0 pontos")
             row.scores[gid] = 0.0
             revisar = True
     if res.flags:
