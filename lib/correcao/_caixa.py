@@ -19,6 +19,15 @@ import sys
 
 
 def preparar() -> dict:
+    """Limites, troca de usuário e pastas (:func:`limitar`); depois lê o pedido da entrada padrão."""
+    limitar()
+    pedido = json.loads(sys.stdin.buffer.read().decode("utf-8"))
+    sys.stdin.close()
+    return pedido
+
+
+def limitar() -> None:
+    """Aplica os limites de ``CORRECAO_LIMITES`` e, como root, troca para o uid ``CORRECAO_UID``."""
     sys.modules["rfc3987_syntax"] = None  # type: ignore[assignment]
     mem, cpu, nproc = (int(x) for x in os.environ.get("CORRECAO_LIMITES", "2048,180,256").split(","))
     resource.setrlimit(resource.RLIMIT_AS, (mem * 2**20, mem * 2**20))
@@ -34,9 +43,6 @@ def preparar() -> dict:
     os.environ.pop("CORRECAO_LIMITES", None)
     for sub in (".config/matplotlib", ".ipython", ".runtime", ".jupyter", ".jupyter-data"):
         os.makedirs(os.path.join(os.environ.get("HOME", "."), sub), exist_ok=True)
-    pedido = json.loads(sys.stdin.buffer.read().decode("utf-8"))
-    sys.stdin.close()
-    return pedido
 
 
 def canal_privado():

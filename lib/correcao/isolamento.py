@@ -174,7 +174,7 @@ class Caixa:
         if not self.isolar:
             return py, self.ambiente(str(workdir), extra_env)
         # /tmp em memória antes das montagens do ambiente: se o ambiente estiver em /tmp, ele fica visível
-        args = ["bwrap", *_sistema(), "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp",
+        args = ["bwrap", *_sistema(), "--proc", "/proc", "--dev", "/dev", "--perms", "1777", "--tmpfs", "/tmp",
                 *_leitura(self._paths),
                 "--perms", "0755", "--dir", "/home", "--bind", str(workdir), HOME, "--chdir", HOME,
                 "--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try",
