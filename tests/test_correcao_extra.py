@@ -138,6 +138,8 @@ def test_varredura_aponta_cada_trapaca(nome):
     ("from atencao.checks import _core", "importa as verificações"),
     ("setattr(np, 'allclose', None)", "usa setattr"),
     ("import os\nos.kill(1, 9)", "os.kill"),
+    ("import os\nfk = getattr(os, 'fo' + 'rk')", "nome calculado"),
+    ("import os\ngetattr(os, 'environ')", "getattr(..., 'environ')"),
 ])
 def test_varredura_aponta_tecnicas_de_trapaca(codigo, trecho):
     motivos = varredura.varrer(codigo, {"np", "os"})

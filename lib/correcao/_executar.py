@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import json
 import os
+import resource
+import time
 
 from . import _caixa
 
@@ -57,6 +59,7 @@ def main() -> None:
         resources={"metadata": {"path": os.getcwd()}},
         on_cell_executed=lambda **kw: setattr(client, "_ultima_resposta", kw.get("execute_reply")))
     fim = "ok"
+    inicio = time.perf_counter()
     try:
         with client.setup_kernel():
             for index, cell in enumerate(nb.cells):
@@ -76,7 +79,9 @@ def main() -> None:
         fim = "kernel_morreu"
     except Exception as exc:  # noqa: BLE001 - vira a situação da linha, nunca um traceback sem dono
         fim = f"erro: {type(exc).__name__}: {str(exc)[:200]}"
-    enviar({"fim": fim})
+    uso = [resource.getrusage(r) for r in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)]
+    cpu = sum(u.ru_utime + u.ru_stime for u in uso)  # este processo e o kernel (já encerrado)
+    enviar({"fim": fim, "cpu": cpu, "relogio": time.perf_counter() - inicio})
     canal.close()
     os._exit(0)
 

@@ -112,9 +112,13 @@ def inspect_file(path: Path, expected: Gradable, everything: dict[tuple, Gradabl
         return "notebook de outro exercício/aula" + (
             f" (parece ser {other[0].notebook} de {other[0].assignment})" if other else "")
     try:
+        import warnings
+
         import nbformat
 
-        nbformat.validate(nbformat.reads(raw.decode("utf-8"), as_version=4))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # avisos do nbformat sobre ids de células: não são do professor
+            nbformat.validate(nbformat.reads(raw.decode("utf-8"), as_version=4))
     except Exception as exc:  # noqa: BLE001
         return f"notebook com estrutura inválida ({type(exc).__name__})"
     return None

@@ -62,6 +62,7 @@ class Resultado:
     veredito: dict = field(default_factory=dict)  # grade_id -> (passou: bool | None, detalhe)
     alteracoes: list = field(default_factory=list)  # módulos alterados, vistos na conferência
     situacao: str = ""  # "", tempo_esgotado, memoria_esgotada, kernel_morreu
+    cpu_ratio: float | None = None  # tempo de CPU / tempo de relógio do kernel (None: não informado)
     onde: str = ""  # a célula em que a execução parou
     segundos: dict = field(default_factory=dict)
 
@@ -187,6 +188,9 @@ class Trabalhador:
         for msg in _ler(run.stdout, nonce):
             if "fim" in msg:
                 fim = msg["fim"]
+                cpu, relogio = msg.get("cpu"), msg.get("relogio")
+                if isinstance(cpu, (int, float)) and isinstance(relogio, (int, float)) and relogio > 0:
+                    res.cpu_ratio = float(cpu) / float(relogio)
                 break
             index = msg.get("celula")
             if isinstance(index, int) and 0 <= index < len(nb.cells) and nb.cells[index].cell_type == "code":
@@ -322,6 +326,7 @@ def grade_one(w: Trabalhador, g: Gradable, student: str, ident: str, submitted: 
     _scores(w, g, ident, row)
     _explain(autograded, g, row, submitted)
     _aplicar_conferencia(g, row, res)
+    row.cpu_ratio = res.cpu_ratio
     return row
 
 
@@ -481,7 +486,16 @@ def grade_class(entregas: Path, saida: Path, cell_timeout: int = 20, notebook_ti
                     rows.append(failed_row(sdir.name, g, g.notebook, status, problem))
                 else:
                     plan.append((sdir.name, f"aluno{k:04d}", g, nb_path))
-        rows += _grade_parallel(tmp, plan, cell_timeout, notebook_timeout, workers, limites, isolar, marca, log)
+        graded = _grade_parallel(tmp, plan, cell_timeout, notebook_timeout, workers, limites, isolar, marca, log)
+        again = [k for k, row in enumerate(graded) if workers > 1 and _esgotou_tempo(row)]
+        if again:  # com outra correção ao lado, um colega que ocupa a CPU pode atrasar esta: de novo, sozinha
+            log(f"  corrigindo de novo, uma por vez, {len(again)} entrega(s) com tempo esgotado")
+            redo = _grade_parallel(tmp / "de-novo", [plan[k] for k in again], cell_timeout, notebook_timeout, 1,
+                                   limites, isolar, marca, log)
+            for k, row in zip(again, redo):
+                row.reasons.append("corrigida de novo sozinha, sem outras correções em paralelo (tempo esgotado)")
+                graded[k] = row
+        rows += graded
         rows.sort(key=lambda r: (r.student, r.assignment, r.notebook))
         encerrar(marca)  # nada do aluno roda quando as notas são escritas
         write_outputs(rows, everything, saida)
@@ -509,6 +523,13 @@ def _iniciar(tmp: Path, gradables: list, limites: Limites, isolar: bool, cell_ti
     _TRABALHADOR.mpl_cache = mpl
 
 
+def _esgotou_tempo(row: Row) -> bool:
+    """Tempo esgotado que pode ter sido espera, não trabalho: o kernel usou menos da metade do tempo em CPU
+    (um laço infinito de verdade usa quase todo). Sem a medida (a caixa foi morta), na dúvida, sim."""
+    esgotou = row.status == "tempo_esgotado" or any("tempo esgotado" in r for r in row.reasons)
+    return esgotou and (row.cpu_ratio is None or row.cpu_ratio < 0.5)
+
+
 def _tarefa(student: str, ident: str, g: Gradable, nb_path: Path) -> tuple[Row, float]:
     t0 = time.perf_counter()
     row = grade_one(_TRABALHADOR, g, student, ident, nb_path)
@@ -517,7 +538,7 @@ def _tarefa(student: str, ident: str, g: Gradable, nb_path: Path) -> tuple[Row, 
 
 def _grade_parallel(tmp: Path, plan: list, cell_timeout: int, notebook_timeout: float, workers: int,
                     limites: Limites, isolar: bool, marca: str, log) -> list[Row]:
-    """Corrige o plano em ``workers`` processos (cada um com o seu curso nbgrader, que muda de pasta e de
+    """Corrige o plano (na mesma ordem) em ``workers`` processos (cada um com o seu curso nbgrader, que muda de pasta e de
     variáveis de ambiente durante a correção: por isso processos, e não threads)."""
     import multiprocessing
 
@@ -527,13 +548,13 @@ def _grade_parallel(tmp: Path, plan: list, cell_timeout: int, notebook_timeout: 
     ctx = multiprocessing.get_context("spawn")
     contador = ctx.Value("i", 0)
     mpl = _cache_matplotlib(tmp)
-    rows = []
+    rows: list = [None] * len(plan)
     with ProcessPoolExecutor(max(1, min(workers, len(plan))), mp_context=ctx, initializer=_iniciar,
                              initargs=(tmp, gradables, limites, isolar, cell_timeout, marca, contador, mpl)) as pool:
-        futures = [pool.submit(_tarefa, *item) for item in plan]
+        futures = {pool.submit(_tarefa, *item): k for k, item in enumerate(plan)}
         for future in as_completed(futures):
             row, seconds = future.result()
             log(f"  {row.student} · {row.notebook}: {_num(row.total)}/{_num(row.maximum)} {row.status}"
                 f" ({seconds:.1f} s)")
-            rows.append(row)
+            rows[futures[future]] = row
     return rows

@@ -34,6 +34,7 @@ class Row:
     reasons: list = field(default_factory=list)
     isolation: str = ""
     autograded: Path | None = None
+    cpu_ratio: float | None = None  # CPU / relógio da execução no kernel (não vai para o CSV)
 
     def csv(self, columns: list[str]) -> dict:
         out = {"aluno": self.student, "aula": self.assignment, "notebook": self.notebook,

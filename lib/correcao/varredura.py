@@ -16,7 +16,8 @@ O que é apontado (em células que o aluno pode editar; as protegidas são as or
   ``compile``, atributos de introspecção (``__globals__``, ``__code__``, ``__dict__``, ``__subclasses__``,
   ``f_back`` …), ``get_ipython()`` (exceto as mágicas comuns, como ``%timeit``);
 - processos e sinais: ``subprocess``, ``os.system``, ``os.fork``, ``os.kill``, ``signal``, ``threading``,
-  ``multiprocessing``, comandos de shell (``!comando``).
+  ``multiprocessing``, comandos de shell (``!comando``);
+- ``getattr`` num módulo com um nome calculado (``getattr(os, "fo" + "rk")``), ou com um dos nomes acima.
 """
 
 from __future__ import annotations
@@ -35,7 +36,8 @@ ATRIBUTOS_PROIBIDOS = {"__globals__", "__code__", "__closure__", "__defaults__",
 OS_PROIBIDOS = {"environ", "environb", "putenv", "unsetenv", "system", "popen", "fork", "forkpty", "kill",
                 "killpg", "_exit", "abort", "setsid", "execv", "execve", "execvp", "execvpe", "execl", "execle",
                 "execlp", "execlpe", "spawnv", "spawnve", "spawnl", "spawnle", "posix_spawn", "posix_spawnp",
-                "dup2", "setuid", "setgid", "chroot", "register_at_fork"}
+                "dup2", "setuid", "setgid", "chroot", "register_at_fork", "sched_setaffinity", "nice",
+                "setpriority"}
 NOMES_PROIBIDOS = {"exec", "eval", "compile", "setattr", "delattr", "globals", "vars", "locals", "__import__",
                    "__builtins__", "breakpoint", "memoryview"}
 
@@ -116,6 +118,13 @@ def varrer(fonte: str, modulos: set[str], celula: str = "célula") -> list[str]:
             continue
         elif isinstance(node, ast.Constant) and isinstance(node.value, str) and "NBGRADER" in node.value:
             achar(node, "menciona NBGRADER_EXECUTION")
+        elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "getattr"
+              and len(node.args) >= 2):
+            nome = node.args[1].value if isinstance(node.args[1], ast.Constant) else None
+            if not isinstance(nome, str) and _raiz(node.args[0]) in modulos:
+                achar(node, f"usa getattr no módulo {_raiz(node.args[0])} com um nome calculado")
+            elif nome in ATRIBUTOS_PROIBIDOS or nome in OS_PROIBIDOS or nome in NOMES_PROIBIDOS:
+                achar(node, f"usa getattr(..., {nome!r})")
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and _raiz(node.func) == "get_ipython":
             metodo = node.func.attr
             magica = node.args[0].value if node.args and isinstance(node.args[0], ast.Constant) else None
