@@ -60,6 +60,8 @@ EXPECTED = {
     ("trapaca-esconde-traceback", "03-exercicios"): ("revisar", "0", "4", "get_ipython().showtraceback"),
     ("trapaca-troca-o-nome", "03-exercicios"): ("revisar", "0", "4", "troca o nome aula01"),
     ("trapaca-imprime-aprovado", "03-exercicios"): ("zero", "0", "4", "Exercício 4"),
+    ("trapaca-introspeccao", "03-exercicios"): ("revisar", "0", "4", "Checker.expect"),
+    ("trapaca-troca-codigo", "03-exercicios"): ("revisar", "0", "4", "_reference_projected"),
     # danos: nada acontece fora da caixa; o trabalho certo continua valendo
     ("dano-le-respostas", "03-exercicios"): ("zero", "0", "4", "não resolvido"),
     ("dano-escreve-fora", "03-exercicios"): ("ok", "4", "4", ""),
@@ -160,5 +162,9 @@ def test_retorno_html_em_portugues_para_cada_linha(correcao):
         text = page.read_text(encoding="utf-8")
         assert 'lang="pt-BR"' in text and f"Nota automática: {row['total']} de {row['maximo']}" in text
         assert page.stat().st_size < 2_000_000  # a saída enorme foi truncada
+    xss = (saida / "retorno" / "trapaca-imprime-aprovado" / "aula-01-self-attention-03-exercicios.html").read_text(
+        encoding="utf-8")
+    assert "Minha resposta" in xss and "&lt;script&gt;alert" in xss  # mostrado como texto
+    assert "<script>alert" not in xss and "<iframe" not in xss
     bruno = (saida / "retorno" / "bruno-parcial" / "aula-01-self-attention-03-exercicios.html").read_text(encoding="utf-8")
     assert "faltou dividir as pontuações por sqrt(d_k)" in bruno  # a dica da verificação chega ao aluno

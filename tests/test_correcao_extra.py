@@ -40,7 +40,7 @@ def test_zip_e_repeticao_dao_o_mesmo_resultado(tmp_path, turma):
     results = []
     for k in range(2):
         saida = tmp_path / f"saida{k}"
-        motor.grade_class(pacote, saida, cell_timeout=5, log=lambda *_: None)
+        motor.grade_class(pacote, saida, cell_timeout=20, log=lambda *_: None)
         results.append((saida / "notas.csv").read_text(encoding="utf-8"))
     assert results[0] == results[1]
     assert "bruno-parcial" in results[0] and "arquivo_invalido" in results[0]
@@ -151,3 +151,31 @@ def test_varredura_nao_aponta_codigo_comum_de_aluno():
              "def f(X, W):\n    Q = X @ W\n    Q /= math.sqrt(Q.shape[-1])\n    return Q\n"
              "class Camada:\n    def __init__(self):\n        self.W = np.eye(2)\n")
     assert varredura.varrer(comum, {"np", "math", "Counter"}) == []
+
+
+def test_arquivos_hostis_na_pasta_viram_linhas_e_nao_derrubam_a_correcao(tmp_path, turma):
+    """Achados de um teste "como aluno": cada um derrubava a turma inteira (ou entregava as respostas)."""
+    import os
+
+    pasta = tmp_path / "entregas"
+    casos = {
+        "atalho-para-solucao": lambda p: p.symlink_to(ROOT / "solutions" / "modulo-06" / "aula-01-self-attention"
+                                                     / "03-exercicios.ipynb"),
+        "atalho-quebrado": lambda p: p.symlink_to("/nao/existe.ipynb"),
+        "atalho-para-dev-zero": lambda p: p.symlink_to("/dev/zero"),
+        "fifo": lambda p: os.mkfifo(p),
+        "json-aninhado": lambda p: p.write_text("[" * 5000 + "]" * 5000),
+        "numero-enorme": lambda p: p.write_text('{"cells": [], "nbformat": ' + "9" * 5000 + "}"),
+    }
+    for nome, fazer in casos.items():
+        (pasta / nome).mkdir(parents=True)
+        fazer(pasta / nome / "03-exercicios.ipynb")
+    (pasta / "pasta-atalho").mkdir()
+    (pasta / "pasta-atalho" / "solucoes").symlink_to(ROOT / "solutions")
+    rows = {r.student: r for r in motor.grade_class(pasta, tmp_path / "saida", log=lambda *_: None)}
+    for nome in casos:
+        assert rows[nome].status == "arquivo_invalido" and rows[nome].total == 0, (nome, rows[nome])
+    assert "atalho" in rows["atalho-para-solucao"].reasons[0]
+    assert "não é um arquivo comum" in rows["fifo"].reasons[0]
+    assert rows["pasta-atalho"].status == "sem_notebooks"
+    assert (tmp_path / "saida" / "notas.csv").exists()

@@ -33,6 +33,7 @@ def limitar() -> None:
     resource.setrlimit(resource.RLIMIT_AS, (mem * 2**20, mem * 2**20))
     resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 5))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    resource.setrlimit(resource.RLIMIT_FSIZE, (256 * 2**20, 256 * 2**20))  # nenhum arquivo acima de 256 MiB
     uid = os.environ.pop("CORRECAO_UID", None)
     if uid is not None and os.geteuid() == 0:
         os.setgroups([])

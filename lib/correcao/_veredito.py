@@ -28,6 +28,7 @@ import json
 import os
 import signal
 import sys
+import types
 from pathlib import Path
 
 from . import _caixa
@@ -44,13 +45,45 @@ def _alarme(signum, frame):
     raise TempoEsgotado()
 
 
+def _estado(obj) -> tuple:
+    """O que, numa função, decide o que ela faz: código, padrões e o conteúdo do fechamento (closure)."""
+    celulas = []
+    for cell in obj.__closure__ or ():
+        try:
+            celulas.append(cell.cell_contents)
+        except ValueError:  # célula vazia
+            celulas.append(None)
+    return (obj.__code__, obj.__defaults__, obj.__kwdefaults__, *celulas)
+
+
+def _mesmo(a: tuple, b: tuple) -> bool:
+    return len(a) == len(b) and all(x is y for x, y in zip(a, b))
+
+
 class Guarda:
-    """Fotografa os dicionários dos módulos vigiados; aponta e desfaz o que foi trocado ou apagado."""
+    """Fotografa os módulos vigiados (dicionários, funções e classes deles); aponta e desfaz alterações.
+
+    Pega troca de atributo de módulo (``np.allclose = ...``), de método de classe (``Checker.expect = ...``),
+    de código de função (``f.__code__ = ...``) e do conteúdo do fechamento de uma função (o decorador das
+    verificações guarda nele a função verdadeira).
+    """
 
     def __init__(self):
         self.modulos = {name: mod for name, mod in list(sys.modules.items())
                         if mod is not None and name.split(".")[0] in MODULOS_VIGIADOS}
         self.fotos = {name: dict(vars(mod)) for name, mod in self.modulos.items()}
+        self.funcoes, self.classes = [], []
+        for name, mod in self.modulos.items():
+            for key, value in list(vars(mod).items()):
+                if getattr(value, "__module__", None) != name:
+                    continue
+                if isinstance(value, types.FunctionType):
+                    self.funcoes.append((f"{name}.{key}", value, _estado(value)))
+                elif isinstance(value, type) and name.split(".")[0] != "numpy":
+                    self.classes.append((f"{name}.{key}", value, dict(vars(value))))
+                    for k, v in vars(value).items():
+                        if isinstance(v, types.FunctionType):
+                            self.funcoes.append((f"{name}.{key}.{k}", v, _estado(v)))
 
     def alteracoes(self, desfazer: bool = True) -> list[str]:
         found = []
@@ -67,7 +100,27 @@ class Guarda:
                     found.append(f"{name}.{key}")
                     if desfazer:
                         atual[key] = value
+        for nome, cls, foto in self.classes:
+            atual = dict(vars(cls))
+            for key in set(foto) | set(atual):
+                if foto.get(key, _FALTA) is not atual.get(key, _FALTA):
+                    found.append(f"{nome}.{key}")
+                    if desfazer:
+                        if key in foto:
+                            type.__setattr__(cls, key, foto[key])
+                        else:
+                            type.__delattr__(cls, key)
+        for nome, func, foto in self.funcoes:
+            if not _mesmo(_estado(func), foto):
+                found.append(f"{nome} (código ou fechamento trocado)")
+                if desfazer:
+                    func.__code__, func.__defaults__, func.__kwdefaults__ = foto[:3]
+                    for cell, value in zip(func.__closure__ or (), foto[3:]):
+                        cell.cell_contents = value
         return found
+
+
+_FALTA = object()
 
 
 def carregar_privado() -> dict:

@@ -101,7 +101,7 @@ def inspect_file(path: Path, expected: Gradable, everything: dict[tuple, Gradabl
         return "arquivo vazio"
     try:
         nb = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError):
+    except (ValueError, RecursionError):  # JSON inválido, aninhado ou com números enormes de propósito
         return "o arquivo não é um notebook (não é JSON válido)"
     if not isinstance(nb, dict) or not isinstance(nb.get("cells"), list):
         return "o arquivo é JSON, mas não é um notebook do Jupyter"

@@ -40,7 +40,7 @@ from nbgrader.preprocessors import NbGraderPreprocessor  # noqa: E402
 from traitlets import Unicode  # noqa: E402
 
 from .catalogo import CODE_STUB, TEXT_STUB, Gradable, catalog, identify, inspect_file, is_check, nbgrader_meta
-from .entregas import notebooks, open_submissions, students
+from .entregas import copy_submissions, notebooks, open_submissions, students
 from .isolamento import Caixa, Limites, encerrar
 from .relatorio import Row, _num, failed_row, write_outputs
 from .varredura import modulos_importados, varrer
@@ -468,7 +468,7 @@ def grade_class(entregas: Path, saida: Path, cell_timeout: int = 20, notebook_ti
         tmp = Path(tmp_name)
         folder = open_submissions(Path(entregas), tmp)
         work = tmp / "copia-das-entregas"
-        shutil.copytree(folder, work)  # o nbgrader só lê esta cópia; o aluno não vê nenhuma das duas
+        ignored = copy_submissions(folder, work)  # o nbgrader só lê esta cópia; o aluno não vê nenhuma das duas
         plan, rows = [], []
         for k, sdir in enumerate(students(work)):
             found = notebooks(sdir)
@@ -476,6 +476,10 @@ def grade_class(entregas: Path, saida: Path, cell_timeout: int = 20, notebook_ti
                 rows.append(failed_row(sdir.name, None, "", "sem_notebooks", "nenhum notebook (.ipynb) na pasta"))
             for nb_path in found:
                 g = identify(everything, nb_path)
+                motivo = ignored.get(str(nb_path.relative_to(work)))
+                if motivo:
+                    rows.append(failed_row(sdir.name, g, g.notebook if g else nb_path.stem, "arquivo_invalido", motivo))
+                    continue
                 if g is None:
                     rows.append(failed_row(sdir.name, None, nb_path.stem, "desconhecido",
                                            f"“{nb_path.name}” não é um notebook de exercício ou projeto do curso"))
@@ -532,7 +536,10 @@ def _esgotou_tempo(row: Row) -> bool:
 
 def _tarefa(student: str, ident: str, g: Gradable, nb_path: Path) -> tuple[Row, float]:
     t0 = time.perf_counter()
-    row = grade_one(_TRABALHADOR, g, student, ident, nb_path)
+    try:
+        row = grade_one(_TRABALHADOR, g, student, ident, nb_path)
+    except Exception as exc:  # noqa: BLE001 - uma entrega nunca derruba a correção da turma
+        row = failed_row(student, g, g.notebook, "erro_na_correcao", f"erro interno da correção ({type(exc).__name__})")
     return row, time.perf_counter() - t0
 
 
@@ -553,7 +560,12 @@ def _grade_parallel(tmp: Path, plan: list, cell_timeout: int, notebook_timeout: 
                              initargs=(tmp, gradables, limites, isolar, cell_timeout, marca, contador, mpl)) as pool:
         futures = {pool.submit(_tarefa, *item): k for k, item in enumerate(plan)}
         for future in as_completed(futures):
-            row, seconds = future.result()
+            try:
+                row, seconds = future.result()
+            except Exception as exc:  # noqa: BLE001 - o processo de correção caiu
+                student, _, g, _ = plan[futures[future]]
+                row, seconds = failed_row(student, g, g.notebook, "erro_na_correcao",
+                                          f"o processo de correção parou ({type(exc).__name__})"), 0.0
             log(f"  {row.student} · {row.notebook}: {_num(row.total)}/{_num(row.maximum)} {row.status}"
                 f" ({seconds:.1f} s)")
             rows[futures[future]] = row

@@ -91,7 +91,8 @@ def _notebook_body(path: Path) -> str:
     import nbformat
     from nbconvert import HTMLExporter
 
-    exporter = HTMLExporter(template_name="basic")
+    # sanitize_html: o HTML/JS que o aluno escreveu (markdown, saídas) não roda no navegador do professor
+    exporter = HTMLExporter(template_name="basic", sanitize_html=True)
     body, _ = exporter.from_notebook_node(nbformat.read(path, as_version=4))
     return "<h2>O seu notebook, como foi executado na correção</h2>\n" + body
 

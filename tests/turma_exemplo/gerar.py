@@ -86,6 +86,21 @@ TRAPACAS = {
     "trapaca-esconde-traceback": ("get_ipython().showtraceback = lambda *a, **k: None", ""),
     "trapaca-troca-o-nome": ("class _Falso:\n    def __getattr__(self, nome):\n        return lambda *a, **k: None\n"
                              "aula01 = _Falso()", ""),
+    # achados de um teste "como aluno": introspecção para achar a cópia privada das verificações
+    "trapaca-introspeccao": ("B = getattr(np, '__buil' + 'tins__')\n"
+                             "mods = getattr(B['__imp' + 'ort__']('s' + 'ys'), 'mod' + 'ules')\n"
+                             "for nome in list(mods):\n"
+                             "    if nome.endswith('checks._core'):\n"
+                             "        B['set' + 'attr'](mods[nome].Checker, 'expect', lambda self, ok, *a, **k: True)", ""),
+    "trapaca-troca-codigo": ("", "def _ref_errada(X, W_q, W_k, W_v, scale='d_k', axis=-1):\n"
+                             "    Q, K, V = X @ W_q, X @ W_k, X @ W_v\n"
+                             "    A = atencao.softmax(Q @ K.T, axis=axis)\n"
+                             "    return A @ V, A\n"
+                             "B = getattr(np, '__buil' + 'tins__')\n"
+                             "mods = getattr(B['__imp' + 'ort__']('s' + 'ys'), 'mod' + 'ules')\n"
+                             "for nome in list(mods):\n"
+                             "    if nome.endswith('checks.aula01'):\n"
+                             "        B['set' + 'attr'](mods[nome]._reference_projected, '__co' + 'de__', _ref_errada.__code__)"),
     "trapaca-imprime-aprovado": ("print('✅ Exercício 3 (pulou e alto parecidos): tudo certo!')",
                                  "print('✅ Exercício 4 (projeções Q, K, V): tudo certo!')"),
 }
@@ -210,6 +225,9 @@ def cases() -> dict[str, dict[str, object]]:
         fill(nb, "aula01-ex3-solucao", truque3 + "\n" + EX3_ERRADO)
         fill(nb, "aula01-ex4-solucao", (truque4 + "\n" if truque4 else "") + EX4_SEM_ESCALA)
         extras[nome] = {"03-exercicios.ipynb": nb}
+    # HTML do aluno no retorno: não pode rodar no navegador do professor
+    cell(extras["trapaca-imprime-aprovado"]["03-exercicios.ipynb"], "aula01-ex1-resposta")["source"] = (
+        "**Minha resposta:** <script>alert('xss')</script><iframe src=\"javascript:alert(3)\"></iframe>")
     le = clean(stu1)
     fill(le, "aula01-ex3-solucao", LE_RESPOSTAS)
     extras["dano-le-respostas"] = {"03-exercicios.ipynb": le}

@@ -48,7 +48,12 @@ class CheckResult:
 
 
 class Checker:
-    """Acumula critérios de uma verificação. Use :meth:`expect` e, no fim, :meth:`finish`."""
+    """Acumula critérios de uma verificação. Use :meth:`expect` e, no fim, :meth:`finish`.
+
+    Sem atributos além destes (``__slots__``): o código avaliado não consegue trocar ``expect`` numa
+    instância em uso."""
+
+    __slots__ = ("title", "lines", "failures")
 
     def __init__(self, title: str):
         self.title = title
@@ -134,6 +139,8 @@ def check(title: str):
                 if grading():
                     raise AssertionError(f"{title}: exercício não resolvido.")
                 return CheckResult(title, False, status, ["não resolvido"])
+            if type(checker.failures) is not list or type(checker.lines) is not list:  # noqa: E721
+                checker.failures = ["o relatório da verificação foi alterado durante a execução"]
             passed = not checker.failures
             status = "ok" if passed else "falhou"
             n_fail = len(checker.failures)
