@@ -55,3 +55,17 @@ def canal_privado():
     os.dup2(null, 2)
     os.close(null)
     return os.fdopen(fd, "w", encoding="utf-8", buffering=1)
+
+
+def abrir():
+    """:func:`preparar` + :func:`canal_privado`: devolve o pedido e ``enviar(obj)``, que escreve
+    ``<nonce> <json>`` no canal (o ``nonce`` sai do pedido: o código do aluno não o vê)."""
+    pedido = preparar()
+    nonce = pedido.pop("nonce")
+    canal = canal_privado()
+
+    def enviar(obj) -> None:
+        canal.write(f"{nonce} {json.dumps(obj, ensure_ascii=False)}\n")
+        canal.flush()
+
+    return pedido, enviar

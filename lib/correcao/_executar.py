@@ -13,7 +13,6 @@ conferência independente (:mod:`correcao._veredito`) limita.
 
 from __future__ import annotations
 
-import json
 import os
 import resource
 import time
@@ -36,13 +35,7 @@ def _erro_sem_saida(client, cell) -> None:
 
 
 def main() -> None:
-    pedido = _caixa.preparar()
-    nonce = pedido.pop("nonce")
-    canal = _caixa.canal_privado()
-
-    def enviar(obj) -> None:
-        canal.write(f"{nonce} {json.dumps(obj, ensure_ascii=False)}\n")
-        canal.flush()
+    pedido, enviar = _caixa.abrir()
 
     import nbformat
     from nbclient import NotebookClient
@@ -82,7 +75,6 @@ def main() -> None:
     uso = [resource.getrusage(r) for r in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)]
     cpu = sum(u.ru_utime + u.ru_stime for u in uso)  # este processo e o kernel (já encerrado)
     enviar({"fim": fim, "cpu": cpu, "relogio": time.perf_counter() - inicio})
-    canal.close()
     os._exit(0)
 
 

@@ -24,7 +24,6 @@ from __future__ import annotations
 import ast
 import importlib
 import importlib.util
-import json
 import os
 import signal
 import sys
@@ -150,13 +149,7 @@ def chamadas(fonte: str, modulos: dict) -> list[tuple]:
 
 
 def main() -> None:
-    pedido = _caixa.preparar()
-    nonce = pedido.pop("nonce")
-    canal = _caixa.canal_privado()
-
-    def enviar(obj) -> None:
-        canal.write(f"{nonce} {json.dumps(obj, ensure_ascii=False)}\n")
-        canal.flush()
+    pedido, enviar = _caixa.abrir()
 
     os.environ["MPLBACKEND"] = "Agg"
     os.environ.pop("NBGRADER_EXECUTION", None)
@@ -227,7 +220,6 @@ def main() -> None:
             detalhe = (detalhe + "; " if detalhe else "") + "o código alterou módulos durante a verificação"
         enviar({"grade_id": gid, "passou": passou, "detalhe": detalhe, "alteracoes": sorted(set(antes + depois))})
     enviar({"fim": "ok"})
-    canal.close()
     os._exit(0)
 
 

@@ -64,7 +64,6 @@ class Resultado:
     situacao: str = ""  # "", tempo_esgotado, memoria_esgotada, kernel_morreu
     cpu_ratio: float | None = None  # tempo de CPU / tempo de relógio do kernel (None: não informado)
     onde: str = ""  # a célula em que a execução parou
-    segundos: dict = field(default_factory=dict)
 
 
 def _ler(stdout: bytes, nonce: str) -> list[dict]:
@@ -150,9 +149,6 @@ class Trabalhador:
                 os.chown(path, caixa.uid, caixa.uid)
         return work
 
-    def _limpar(self, work: Path) -> None:
-        shutil.rmtree(work, ignore_errors=True)
-
     def executar(self, nb, ident: str) -> Resultado:
         """Varredura, execução no kernel (as saídas entram em ``nb``) e conferência independente."""
         res = Resultado()
@@ -163,27 +159,22 @@ class Trabalhador:
                 res.flags += varrer(cell.source, modulos, _nome_celula(nb, index))
         celulas = self._celulas(nb)  # lidas antes: a conferência roda ao mesmo tempo que o kernel
 
-        def conferir():
-            t0 = time.perf_counter()
-            self._conferir(celulas, ident, res)
-            res.segundos["conferencia"] = time.perf_counter() - t0
-
-        paralela = threading.Thread(target=conferir)
+        paralela = threading.Thread(target=self._conferir, args=(celulas, ident, res))
         paralela.start()
-        t0 = time.perf_counter()
         self._kernel(nb, ident, res)
-        res.segundos["kernel"] = time.perf_counter() - t0
         paralela.join()
         self.resultados[ident] = res
         return res
 
     def _kernel(self, nb, ident: str, res: Resultado) -> None:
+        from nbformat import from_dict
+
         nonce = secrets.token_hex(16)
         work = self._workdir(f"{ident}-kernel", self.caixa)
         pedido = {"nonce": nonce, "notebook": nb, "tempo_celula": self.tempo_celula,
                   "env": {"NBGRADER_EXECUTION": "autograde"}}
         run = self.caixa.rodar(work, "correcao._executar", json.dumps(pedido).encode("utf-8"))
-        self._limpar(work)
+        shutil.rmtree(work, ignore_errors=True)
         executed, fim = set(), None
         for msg in _ler(run.stdout, nonce):
             if "fim" in msg:
@@ -194,8 +185,6 @@ class Trabalhador:
                 break
             index = msg.get("celula")
             if isinstance(index, int) and 0 <= index < len(nb.cells) and nb.cells[index].cell_type == "code":
-                from nbformat import from_dict
-
                 nb.cells[index].outputs = [from_dict(o) for o in msg.get("outputs", []) if isinstance(o, dict)]
                 count = msg.get("execution_count")
                 nb.cells[index].execution_count = count if isinstance(count, int) else None
@@ -216,8 +205,6 @@ class Trabalhador:
         # célula de verificação que não rodou não pode valer ponto (o nbgrader daria, por não ter erro)
         for index, cell in enumerate(nb.cells):
             if cell.cell_type == "code" and index not in executed and is_check(cell):
-                from nbformat import from_dict
-
                 cell.outputs = [from_dict({"output_type": "error", "ename": "NaoExecutada", "evalue":
                                            "a execução parou antes desta célula", "traceback": []})]
 
@@ -246,7 +233,7 @@ class Trabalhador:
             pedido = {"nonce": nonce, "celulas": celulas, "tempo_celula": self.tempo_celula,
                       "pular": sorted(feitas)}
             run = self.caixa_conferencia.rodar(work, "correcao._veredito", json.dumps(pedido).encode("utf-8"))
-            self._limpar(work)
+            shutil.rmtree(work, ignore_errors=True)
             iniciada, fim = None, False
             for msg in _ler(run.stdout, nonce):
                 if "inicio" in msg:

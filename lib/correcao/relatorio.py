@@ -91,10 +91,25 @@ def _notebook_body(path: Path) -> str:
     import nbformat
     from nbconvert import HTMLExporter
 
-    # sanitize_html: o HTML/JS que o aluno escreveu (markdown, saídas) não roda no navegador do professor
-    exporter = HTMLExporter(template_name="basic", sanitize_html=True)
+    exporter = HTMLExporter(template_name="basic")
     body, _ = exporter.from_notebook_node(nbformat.read(path, as_version=4))
-    return "<h2>O seu notebook, como foi executado na correção</h2>\n" + body
+    return "<h2>O seu notebook, como foi executado na correção</h2>\n" + _sem_scripts(body)
+
+
+_TAGS = {"a", "abbr", "b", "blockquote", "br", "code", "del", "details", "div", "em", "h1", "h2", "h3", "h4", "h5",
+         "h6", "hr", "i", "img", "kbd", "li", "ol", "p", "pre", "s", "span", "strong", "sub", "summary", "sup",
+         "table", "tbody", "td", "th", "thead", "tr", "ul"}
+_ATRIBUTOS = {"*": ["class", "id", "title"], "a": ["href", "class", "id"], "img": ["src", "alt", "width", "height"],
+              "td": ["align"], "th": ["align"]}
+
+
+def _sem_scripts(body: str) -> str:
+    """O HTML do notebook só com marcações de texto (bleach): o ``<script>``, ``<iframe>``, ``on...=`` ou
+    ``javascript:`` que o aluno escreveu aparece como texto, sem rodar no navegador do professor."""
+    import bleach
+
+    return bleach.clean(body, tags=_TAGS, attributes=_ATRIBUTOS, protocols={"http", "https", "mailto", "data"},
+                        strip=False, strip_comments=True)
 
 
 def write_outputs(rows: list[Row], everything: dict, saida: Path) -> None:

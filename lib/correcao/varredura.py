@@ -114,8 +114,6 @@ def varrer(fonte: str, modulos: set[str], celula: str = "célula") -> list[str]:
             achar(node, f"altera o módulo {_raiz(node)} ({ast.unparse(node)})")
         elif isinstance(node, ast.Name) and node.id in NOMES_PROIBIDOS:
             achar(node, f"usa {node.id}")
-        elif isinstance(node, (ast.Global, ast.Nonlocal)):
-            continue
         elif isinstance(node, ast.Constant) and isinstance(node.value, str) and "NBGRADER" in node.value:
             achar(node, "menciona NBGRADER_EXECUTION")
         elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "getattr"
