@@ -6,6 +6,7 @@ nbgrader da correção saem dela com o mesmo esboço (:data:`CODE_STUB`, :data:`
 
 from __future__ import annotations
 
+import functools
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -137,3 +138,12 @@ def student_version(solution):
             cell.outputs = []
             cell.execution_count = None
     return nb
+
+
+@functools.lru_cache(maxsize=None)
+def original_cells(source: Path) -> dict:
+    """Células da versão de aluno de ``source`` (a que o aluno recebeu), por ``grade_id``."""
+    import nbformat
+
+    return {nbgrader_meta(c).get("grade_id"): c for c in student_version(nbformat.read(source, as_version=4)).cells
+            if nbgrader_meta(c).get("grade_id")}

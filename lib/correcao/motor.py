@@ -17,7 +17,6 @@ Para cada entrega:
 
 from __future__ import annotations
 
-import functools
 import json
 import os
 import re
@@ -39,7 +38,8 @@ if "jsonschema" not in sys.modules:  # o jsonschema importaria um verificador de
 from nbgrader.preprocessors import NbGraderPreprocessor  # noqa: E402
 from traitlets import Unicode  # noqa: E402
 
-from .catalogo import CODE_STUB, TEXT_STUB, Gradable, catalog, identify, inspect_file, is_check, nbgrader_meta
+from .catalogo import (CODE_STUB, TEXT_STUB, Gradable, catalog, identify, inspect_file, is_check, nbgrader_meta,
+                       original_cells)
 from .entregas import copy_submissions, notebooks, open_submissions, students
 from .isolamento import Caixa, Limites, encerrar
 from .relatorio import Row, _num, failed_row, write_outputs
@@ -324,20 +324,9 @@ def _last_error(log: str) -> str:
     return re.sub(r"/\S+", "…", text)  # sem caminhos temporários
 
 
-@functools.lru_cache(maxsize=None)
-def _original(source: Path) -> dict:
-    """Células da versão de aluno (a que o aluno recebeu), por ``grade_id``."""
-    import nbformat
-
-    from .catalogo import student_version
-
-    return {nbgrader_meta(c).get("grade_id"): c for c in student_version(nbformat.read(source, as_version=4)).cells
-            if nbgrader_meta(c).get("grade_id")}
-
-
 def _alteradas(submitted: Path, g: Gradable) -> bool:
     """Alguma célula protegida/de verificação foi editada, ou alguma célula do nbgrader mudou de tipo?"""
-    original = _original(g.source)
+    original = original_cells(g.source)
     try:
         cells = json.loads(submitted.read_text(encoding="utf-8"))["cells"]
     except (OSError, ValueError, KeyError):

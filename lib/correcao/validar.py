@@ -13,7 +13,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from .catalogo import catalog, identify, inspect_file, nbgrader_meta, student_version
+from .catalogo import catalog, identify, inspect_file, nbgrader_meta, original_cells
 
 CHECK_LINE = re.compile(r"^(✅|❌|⏳) (.+?):")
 
@@ -22,9 +22,7 @@ def _avisos_protegidas(path: Path, g) -> list[str]:
     import nbformat
 
     submitted = nbformat.read(path, as_version=4)
-    original = student_version(nbformat.read(g.source, as_version=4))
-    protected = {c.metadata["nbgrader"]["grade_id"]: c.source for c in original.cells
-                 if nbgrader_meta(c).get("locked")}
+    protected = {gid: c.source for gid, c in original_cells(g.source).items() if nbgrader_meta(c).get("locked")}
     seen = {nbgrader_meta(c).get("grade_id"): c for c in submitted.cells if nbgrader_meta(c).get("grade_id")}
     out = []
     for gid, source in protected.items():
