@@ -8,6 +8,7 @@ processo rodando, esgotar a memória ou criar processos sem fim); cada uma tem a
 
 import csv
 import hashlib
+import re
 import secrets
 import subprocess
 import sys
@@ -20,56 +21,15 @@ from correcao import isolamento, motor
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
-from turma_exemplo import gerar  # noqa: E402
+from turma_exemplo import esperado, gerar  # noqa: E402
 
 pytestmark = pytest.mark.skipif(not isolamento.bwrap_disponivel() and not __import__("os").environ.get("CI"),
                                 reason="sem bubblewrap nesta máquina (o CI instala e não pula)")
 
 TURMA = ROOT / "tests" / "turma-exemplo.zip"
 
-# aluno, notebook -> (situação, total, máximo, trecho obrigatório do motivo)
-EXPECTED = {
-    ("ana-correta", "03-exercicios"): ("ok", "4", "4", ""),
-    ("ana-correta", "04-projeto"): ("ok", "4", "4", ""),
-    ("ana-correta", "04-exercicios"): ("ok", "6", "6", ""),
-    ("bruno-parcial", "03-exercicios"): ("parcial", "2", "4", "aula01-ex4-verificacao: Exercício 4"),
-    ("carla-vazia", "03-exercicios"): ("zero", "0", "4", "não resolvido"),
-    ("carla-vazia", "04-projeto"): ("zero", "0", "4", "não resolvido"),
-    ("davi-laco-infinito", "03-exercicios"): ("parcial", "2", "4", "tempo esgotado"),
-    ("elisa-excecao", "03-exercicios"): ("parcial", "2", "4", "ZeroDivisionError"),
-    ("fabio-sintaxe", "03-exercicios"): ("parcial", "2", "4", "SyntaxError"),
-    ("gabi-celulas-apagadas", "03-exercicios"): ("parcial", "2", "4", "aula01-ex4-verificacao: célula de verificação apagada"),
-    ("heitor-metadados", "03-exercicios"): ("parcial", "2", "4", "aula01-ex3-verificacao: célula de verificação apagada"),
-    ("iris-tipo-trocado", "03-exercicios"): ("ok", "4", "4", "foram alteradas"),
-    ("joao-arquivos-ruins", "03-exercicios"): ("arquivo_invalido", "0", "4", "arquivo vazio"),
-    ("joao-arquivos-ruins", "04-projeto"): ("arquivo_invalido", "0", "4", "não é JSON"),
-    ("karla-outra-aula", "03-exercicios"): ("notebook_errado", "0", "4", "parece ser 04-exercicios de aula-02"),
-    ("leo-saida-enorme", "03-exercicios"): ("ok", "4", "4", ""),
-    # a caixa não deixa escrever fora da pasta: o código do aluno falha no que tentou, e só nele
-    ("marina-mexe-em-arquivos", "03-exercicios"): ("parcial", "2", "4", "Permission denied"),
-    ("nina-sem-notebooks", ""): ("sem_notebooks", "0", "0", "nenhum notebook"),
-    ("olga-aula-3", "03-exercicios"): ("ok", "6", "6", ""),
-    # trapaças (trabalho errado): nunca ganham ponto; quem mexe na correção vai para revisão
-    ("trapaca-religa-verificacao", "03-exercicios"): ("revisar", "0", "4", "altera o módulo aula01"),
-    ("trapaca-desliga-correcao", "03-exercicios"): ("revisar", "0", "4", "importa as verificações"),
-    ("trapaca-apaga-variavel", "03-exercicios"): ("revisar", "0", "4", "os.environ"),
-    ("trapaca-comparacao", "03-exercicios"): ("revisar", "0", "4", "falhou na conferência independente"),
-    ("trapaca-engole-excecao", "03-exercicios"): ("revisar", "0", "4", "get_ipython().set_custom_exc"),
-    ("trapaca-numpy", "03-exercicios"): ("revisar", "0", "4", "altera o módulo np"),
-    ("trapaca-sys-modules", "03-exercicios"): ("revisar", "0", "4", "sys.modules"),
-    ("trapaca-esconde-traceback", "03-exercicios"): ("revisar", "0", "4", "get_ipython().showtraceback"),
-    ("trapaca-troca-o-nome", "03-exercicios"): ("revisar", "0", "4", "troca o nome aula01"),
-    ("trapaca-imprime-aprovado", "03-exercicios"): ("zero", "0", "4", "Exercício 4"),
-    ("trapaca-introspeccao", "03-exercicios"): ("revisar", "0", "4", "Checker.expect"),
-    ("trapaca-troca-codigo", "03-exercicios"): ("revisar", "0", "4", "_reference_projected"),
-    # danos: nada acontece fora da caixa; o trabalho certo continua valendo
-    ("dano-le-respostas", "03-exercicios"): ("zero", "0", "4", "não resolvido"),
-    ("dano-escreve-fora", "03-exercicios"): ("ok", "4", "4", ""),
-    ("dano-estraga-colega", "03-exercicios"): ("ok", "4", "4", ""),
-    ("dano-processo-fantasma", "03-exercicios"): ("revisar", "4", "4", "importa subprocess"),
-    ("dano-memoria", "03-exercicios"): ("memoria_esgotada", "2", "4", "memória esgotada em célula"),
-    ("dano-muitos-processos", "03-exercicios"): ("revisar", "0", "4", "os.fork"),
-}
+NB = esperado.NB
+EXPECTED = esperado.EXPECTED
 
 
 def _digest(path: Path) -> str:
@@ -104,19 +64,22 @@ def test_turma_commitada_igual_ao_gerador(tmp_path):
 
 
 def test_notas_csv_tem_a_linha_esperada_para_cada_entrega(correcao):
-    got = {(r["aluno"], r["notebook"]): r for r in correcao["table"]}
+    got = {(r["aluno"], r["arquivo"]): r for r in correcao["table"]}
+    assert len(got) == len(correcao["table"]), "duas linhas com o mesmo aluno e arquivo"
     assert set(got) == set(EXPECTED)
-    assert got[("olga-aula-3", "03-exercicios")]["aula"] == "aula-03-atencao-num-transformer-real"
-    for key, (status, total, maximum, reason) in EXPECTED.items():
+    for key, (aula, notebook, status, total, maximum, reason) in EXPECTED.items():
         row = got[key]
-        assert (row["situacao"], row["total"], row["maximo"]) == (status, total, maximum), (key, row)
+        assert (row["aula"], row["notebook"], row["situacao"], row["total"], row["maximo"]) == (
+            aula, notebook, status, total, maximum), (key, row)
         assert reason in row["motivo"], (key, row["motivo"])
+        if not reason:
+            assert row["motivo"] == "", (key, row["motivo"])  # nada de notas a mais (ex.: renomeado)
 
 
 def test_colunas_de_pontos_por_exercicio(correcao):
     header = list(correcao["table"][0])
-    assert header[:3] == ["aluno", "aula", "notebook"]
-    assert header[-6:] == ["total", "maximo", "correcao_manual_pendente", "situacao", "isolamento", "motivo"]
+    assert header[:4] == ["aluno", "aula", "notebook", "arquivo"]
+    assert header[-7:] == ["total", "maximo", "correcao_manual_pendente", "situacao", "isolamento", "retorno", "motivo"]
     row = next(r for r in correcao["table"] if r["aluno"] == "bruno-parcial")
     assert (row["aula01-ex3-verificacao"], row["aula01-ex4-verificacao"]) == ("2", "0")
     ana = next(r for r in correcao["table"] if r["aluno"] == "ana-correta" and r["notebook"] == "03-exercicios")
@@ -129,7 +92,8 @@ def test_entregas_repo_e_saida_intactos_e_nenhum_processo_sobra(correcao):
     assert not list(ROOT.glob("INVADIDO.txt")) and not Path("/tmp/INVADIDO.txt").exists()
     saida = correcao["saida"]
     assert (saida / "notas.csv").read_bytes() == correcao["notas"], "algo reescreveu notas.csv depois da correção"
-    assert all(p == "notas.csv" or p.startswith("retorno") for p in correcao["outputs"]), correcao["outputs"]
+    assert all(p in ("notas.csv", "nao-corrigidos.csv") or p.startswith("retorno")
+               for p in correcao["outputs"]), correcao["outputs"]
     assert correcao["sobreviventes"] == []
     cmdlines = []
     for proc in Path("/proc").glob("[0-9]*/cmdline"):
@@ -141,8 +105,8 @@ def test_entregas_repo_e_saida_intactos_e_nenhum_processo_sobra(correcao):
 
 
 def test_toda_linha_corrigida_diz_que_foi_isolada(correcao):
-    executed = [r for r in correcao["table"] if r["situacao"] not in ("arquivo_invalido", "notebook_errado",
-                                                                        "sem_notebooks")]
+    executed = [r for r in correcao["table"] if r["situacao"] not in ("arquivo_invalido", "desconhecido",
+                                                                        "sem_notebooks", "fora_de_pasta")]
     assert executed and all(r["isolamento"] == "bwrap" for r in executed)
 
 
@@ -154,17 +118,51 @@ def test_nenhuma_trapaca_ganha_ponto(correcao):
         assert r["situacao"] in ("revisar", "zero"), r
 
 
+def _pagina(correcao, aluno, arquivo) -> str:
+    row = next(r for r in correcao["table"] if (r["aluno"], r["arquivo"]) == (aluno, arquivo))
+    return (correcao["saida"] / row["retorno"]).read_text(encoding="utf-8")
+
+
 def test_retorno_html_em_portugues_para_cada_linha(correcao):
     saida = correcao["saida"]
+    paginas = [r["retorno"] for r in correcao["table"]]
+    assert len(set(paginas)) == len(paginas), "uma página de retorno sobrescreveria outra"
     for row in correcao["table"]:
-        name = f"{row['aula']}-{row['notebook']}" if row["aula"] else (row["notebook"] or "sem-notebook")
-        page = saida / "retorno" / row["aluno"] / f"{name}.html"
+        page = saida / row["retorno"]
         text = page.read_text(encoding="utf-8")
         assert 'lang="pt-BR"' in text and f"Nota automática: {row['total']} de {row['maximo']}" in text
         assert page.stat().st_size < 2_000_000  # a saída enorme foi truncada
-    xss = (saida / "retorno" / "trapaca-imprime-aprovado" / "aula-01-self-attention-03-exercicios.html").read_text(
-        encoding="utf-8")
+    assert (saida / "retorno" / "bruno-parcial" / "aula-01-self-attention-03-exercicios.html").exists()
+    xss = _pagina(correcao, "trapaca-imprime-aprovado", NB)
     assert "Minha resposta" in xss and "&lt;script&gt;alert" in xss  # mostrado como texto
     assert "<script>alert" not in xss and "<iframe" not in xss
-    bruno = (saida / "retorno" / "bruno-parcial" / "aula-01-self-attention-03-exercicios.html").read_text(encoding="utf-8")
+    bruno = _pagina(correcao, "bruno-parcial", NB)
     assert "faltou dividir as pontuações por sqrt(d_k)" in bruno  # a dica da verificação chega ao aluno
+
+
+def test_cada_retorno_mostra_o_seu_notebook(correcao):
+    """Mesmo nome em duas aulas e duas cópias do mesmo notebook: cada página com o seu."""
+    aula1 = _pagina(correcao, "tiago-duas-aulas", "aula-01/03-exercicios.ipynb")
+    aula3 = _pagina(correcao, "tiago-duas-aulas", "aula-03/03-exercicios.ipynb")
+    assert "embeddings_pulou_alto_parecidos" in aula1 and "embeddings_pulou_alto_parecidos" not in aula3
+    assert "aula03-" in aula3 and "aula03-" not in aula1
+    rascunho = _pagina(correcao, "sofia-duas-copias", NB)
+    final = _pagina(correcao, "sofia-duas-copias", "versao-final/03-exercicios.ipynb")
+    assert "Nota automática: 2 de 4" in rascunho and "Nota automática: 4 de 4" in final
+    assert "versao-final/03-exercicios.ipynb" in final
+    sergio = next(r for r in correcao["table"] if r["aluno"].startswith("sérgio"))
+    assert sergio["retorno"] == "retorno/sérgio _o brabo_ [A] __$(whoami);'/aula-01-self-attention-03-exercicios.html"
+
+
+def test_retorno_mostra_a_figura_do_explorador(correcao):
+    projeto = _pagina(correcao, "ana-correta", "04-projeto.ipynb")
+    depois = projeto[projeto.index('<span class="n">explorar</span>'):][:5000]
+    assert re.search(r'<img [^>]*src="data:image/png;base64', depois), "a célula do explorador ficou sem figura"
+    assert "widget-view" not in projeto and "<script" not in projeto
+
+
+def test_arquivos_nao_corrigidos_sao_listados(correcao):
+    with open(correcao["saida"] / "nao-corrigidos.csv", encoding="utf-8") as f:
+        listados = {(r["aluno"], r["arquivo"]) for r in csv.DictReader(f)}
+    assert {("nina-sem-notebooks", "leia-me.txt"), ("quico-desconhecido", "anotacoes.txt")} <= listados
+    assert not any("DS_Store" in a or a.startswith("._") or "checkpoint" in a for _, a in listados)

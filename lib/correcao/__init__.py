@@ -2,8 +2,11 @@
 
 Um módulo por parte, do arquivo recebido ao relatório:
 
-- :mod:`correcao.entregas`: a pasta ou o ``.zip`` da turma;
-- :mod:`correcao.catalogo`: os notebooks corrigíveis (de ``solutions/``) e as células que valem nota;
+- :mod:`correcao.entregas`: a pasta ou o ``.zip`` da turma, como chega (zips de três sistemas, restos do macOS);
+- :mod:`correcao.catalogo`: os notebooks corrigíveis (de ``solutions/``), as células que valem nota e qual
+  notebook do curso é cada arquivo (pelas células, mesmo renomeado);
+- :mod:`correcao.saneamento`: acidentes de edição (células coladas duas vezes ou de outro notebook)
+  arrumados antes da correção;
 - :mod:`correcao.isolamento`: a caixa do bubblewrap e os limites de cada execução;
 - :mod:`correcao.varredura`: código do aluno que mexe na correção (situação ``revisar``);
 - :mod:`correcao.motor`: o nbgrader, as duas caixas (kernel e conferência independente) e a nota;

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import functools
 import json
+import re
+import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -73,45 +75,100 @@ def catalog(solutions: Path = SOLUTIONS) -> dict[tuple, Gradable]:
     return found
 
 
-def grade_ids(path: Path) -> set:
+def grade_ids(nb: dict) -> list[str]:
+    """Os ``grade_id`` das células, na ordem (com repetições), só os que são texto."""
+    cells = nb.get("cells") if isinstance(nb, dict) else None
+    out = []
+    for c in cells if isinstance(cells, list) else []:
+        gid = nbgrader_meta(c).get("grade_id") if isinstance(c, dict) else None
+        if isinstance(gid, str) and gid:
+            out.append(gid)
+    return out
+
+
+_COPIA = re.compile(r"(-copy\d*|\s*\(\d+\)|\s*-\s*c[oó]pia(\s*\(\d+\))?|\s*\(c[oó]pia\)|-checkpoint|_\d+|\s+\d+)$")
+
+
+def nome_base(nome: str) -> str:
+    """O nome de um arquivo sem as marcas de cópia ou download, em minúsculas: ``03-Exercicios-Copy1.ipynb``,
+    ``03-exercicios (1).ipynb``, ``Cópia de 03-exercicios.ipynb``, ``03-exercicios.ipynb.txt`` → ``03-exercicios``."""
+    n = unicodedata.normalize("NFC", nome).lower().strip()
+    n = n[: n.index(".ipynb")] if ".ipynb" in n else n.rsplit(".", 1)[0]
+    n = re.sub(r"^(c[oó]pia de|copy of)\s+", "", n)
+    while True:
+        menor = _COPIA.sub("", n).strip()
+        if menor == n:
+            break
+        n = menor
+    return re.sub(r"[\s_]+", "-", n)
+
+
+def _sem_numero(nome: str) -> str:
+    return re.sub(r"^\d+[-_ ]*", "", nome)
+
+
+def identify(everything: dict[tuple, Gradable], nb: dict | None, caminho: str) -> tuple[Gradable | None, str]:
+    """Qual notebook do curso é o arquivo ``caminho`` (dentro da entrega) de conteúdo ``nb``.
+
+    Pelas células: os ``grade_id`` são únicos no curso, então o notebook com mais ids em comum é ele, seja
+    qual for o nome do arquivo (``03-exercicios-Copy1.ipynb``, ``exercicios.ipynb``, o ``03-exercicios`` da
+    Aula 3). Sem ids (arquivo vazio, quebrado ou sem metadados), pelo nome sem as marcas de cópia e, se o
+    nome existe em várias aulas, pela pasta da aula no caminho; empate: a primeira aula.
+
+    Returns
+    -------
+    (Gradable ou None, nota)
+        ``nota`` diz, em pt-BR, que o arquivo foi reconhecido com outro nome ("" se o nome é o do curso).
+    """
+    nome = caminho.rsplit("/", 1)[-1]
+    base = nome_base(nome)
+    pastas = set(caminho.split("/")[:-1])
+    ids = set(grade_ids(nb)) if nb is not None else set()
+    todos = sorted(everything.values(), key=lambda g: (g.assignment, g.notebook))
+
+    def preferencia(g: Gradable) -> tuple:
+        return (g.notebook == base, g.assignment in pastas)
+
+    comum = {id(g): len(ids & set(all_ids(g.source))) for g in todos}
+    melhor = max(comum.values(), default=0)
+    if melhor:
+        candidatos = [g for g in todos if comum[id(g)] == melhor]
+        pelas_celulas = True
+    else:
+        candidatos = ([g for g in todos if g.notebook == base]
+                      or [g for g in todos if _sem_numero(g.notebook) == _sem_numero(base)])
+        pelas_celulas = False
+    if not candidatos:
+        return None, ""
+    g = max(candidatos, key=preferencia)  # max devolve o primeiro entre os empatados
+    if nome == f"{g.notebook}.ipynb":
+        return g, ""
+    como = "pelas células" if pelas_celulas else "pelo nome"
+    return g, (f"arquivo renomeado: “{caminho}” foi reconhecido {como} como {g.notebook} "
+               f"({g.assignment}) e corrigido como tal")
+
+
+@functools.lru_cache(maxsize=None)
+def all_ids(source: Path) -> tuple[str, ...]:
+    """Todos os ``grade_id`` do notebook de solução ``source`` (também os das células só protegidas)."""
+    return tuple(grade_ids(json.loads(source.read_text(encoding="utf-8"))))
+
+
+def read_notebook(dados: bytes) -> tuple[dict | None, str | None]:
+    """(notebook, None) ou (None, motivo em pt-BR para não corrigir: vazio, não JSON, não notebook)."""
+    if not dados.strip():
+        return None, "arquivo vazio"
     try:
-        nb = json.loads(path.read_text(encoding="utf-8"))
-        return {nbgrader_meta(c).get("grade_id") for c in nb["cells"]} - {None}
-    except Exception:  # noqa: BLE001 - arquivo quebrado: quem reclama é inspect_file
-        return set()
-
-
-def identify(everything: dict[tuple, Gradable], path: Path) -> Gradable | None:
-    """Qual notebook do curso é ``path``: pelo nome e, se o nome existe em várias aulas (ex.:
-    ``03-exercicios``), pela pasta da aula (``<aluno>/<aula>/<nb>.ipynb``) ou pelos ids de correção
-    das células (únicos no curso). ``None`` se o nome não for de nenhum exercício ou projeto."""
-    candidates = [g for g in everything.values() if g.notebook == path.stem]
-    if len(candidates) <= 1:
-        return candidates[0] if candidates else None
-    for g in candidates:
-        if g.assignment in path.parts:
-            return g
-    ids = grade_ids(path)
-    return max(candidates, key=lambda g: len(ids & set(g.cells)))  # empate: a primeira aula
-
-
-def inspect_file(path: Path, expected: Gradable, everything: dict[tuple, Gradable]) -> str | None:
-    """Motivo para não corrigir (arquivo vazio, não JSON, notebook de outra aula), ou ``None``."""
-    raw = path.read_bytes()
-    if not raw.strip():
-        return "arquivo vazio"
-    try:
-        nb = json.loads(raw.decode("utf-8"))
+        nb = json.loads(dados.decode("utf-8-sig"))
     except (ValueError, RecursionError):  # JSON inválido, aninhado ou com números enormes de propósito
-        return "o arquivo não é um notebook (não é JSON válido)"
+        return None, "o arquivo não é um notebook (não é JSON válido)"
     if not isinstance(nb, dict) or not isinstance(nb.get("cells"), list):
-        return "o arquivo é JSON, mas não é um notebook do Jupyter"
-    ids = {nbgrader_meta(c).get("grade_id") for c in nb["cells"] if isinstance(c, dict)}
-    ids.discard(None)
-    if ids and not ids & set(expected.cells):
-        other = [g for g in everything.values() if g is not expected and ids & set(g.cells)]
-        return "notebook de outro exercício/aula" + (
-            f" (parece ser {other[0].notebook} de {other[0].assignment})" if other else "")
+        return None, "o arquivo é JSON, mas não é um notebook do Jupyter"
+    return nb, None
+
+
+def inspect_notebook(nb: dict) -> str | None:
+    """Motivo para não corrigir um notebook já lido (estrutura que o nbformat recusa), ou ``None``."""
     try:
         import warnings
 
@@ -119,10 +176,29 @@ def inspect_file(path: Path, expected: Gradable, everything: dict[tuple, Gradabl
 
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # avisos do nbformat sobre ids de células: não são do professor
-            nbformat.validate(nbformat.reads(raw.decode("utf-8"), as_version=4))
+            nbformat.validate(nbformat.from_dict(nb))
     except Exception as exc:  # noqa: BLE001
         return f"notebook com estrutura inválida ({type(exc).__name__})"
     return None
+
+
+def cell_label(cells: list, index: int) -> str:
+    """Como o aluno acha a célula ``index``: ``célula 14 (aula01-ex3-verificacao, em “Exercício 3 — ...”)``,
+    com o título da seção mais próxima acima dela."""
+    if not 0 <= index < len(cells):
+        return "o fim do notebook"
+    gid = nbgrader_meta(cells[index]).get("grade_id")
+    titulo = ""
+    for cell in reversed(cells[:index + 1]):
+        if isinstance(cell, dict) and cell.get("cell_type") == "markdown":
+            src = cell.get("source", "")
+            src = "".join(src) if isinstance(src, list) else str(src)
+            linhas = [ln.lstrip("#").strip() for ln in src.splitlines() if ln.startswith("#")]
+            if linhas:
+                titulo = linhas[-1][:70]
+                break
+    detalhes = [x for x in (gid if isinstance(gid, str) else "", f"em “{titulo}”" if titulo else "") if x]
+    return f"célula {index + 1}" + (f" ({', '.join(detalhes)})" if detalhes else "")
 
 
 def student_version(solution):

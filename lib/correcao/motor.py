@@ -38,11 +38,12 @@ if "jsonschema" not in sys.modules:  # o jsonschema importaria um verificador de
 from nbgrader.preprocessors import NbGraderPreprocessor  # noqa: E402
 from traitlets import Unicode  # noqa: E402
 
-from .catalogo import (CODE_STUB, TEXT_STUB, Gradable, catalog, identify, inspect_file, is_check, nbgrader_meta,
-                       original_cells)
-from .entregas import copy_submissions, notebooks, open_submissions, students
+from .catalogo import (CODE_STUB, TEXT_STUB, Gradable, catalog, cell_label, identify, inspect_notebook, is_check,
+                       nbgrader_meta, nome_base, original_cells, read_notebook)
+from .entregas import Entregas, ler_entregas
 from .isolamento import Caixa, Limites, encerrar
-from .relatorio import Row, _num, failed_row, write_outputs
+from .relatorio import Row, _num, erro_legivel, failed_row, write_outputs
+from .saneamento import sanitize
 from .varredura import modulos_importados, varrer
 
 COURSE_ID = "self-attention-do-zero"
@@ -80,9 +81,7 @@ def _ler(stdout: bytes, nonce: str) -> list[dict]:
 
 
 def _nome_celula(nb, index: int) -> str:
-    cell = nb.cells[index] if 0 <= index < len(nb.cells) else {}
-    gid = nbgrader_meta(cell).get("grade_id")
-    return f"célula {index + 1}" + (f" ({gid})" if gid else "")
+    return cell_label(nb.cells, index)
 
 
 class Trabalhador:
@@ -190,10 +189,16 @@ class Trabalhador:
                 nb.cells[index].execution_count = count if isinstance(count, int) else None
                 executed.add(index)
         last = max(executed) if executed else -1
-        memory = [i for i in executed for o in nb.cells[i].outputs
-                  if o.get("output_type") == "error" and o.get("ename") == "MemoryError"]
+        def com_erro(*nomes: str) -> list[int]:
+            return sorted({i for i in executed for o in nb.cells[i].outputs
+                           if o.get("output_type") == "error" and o.get("ename") in nomes})
+
+        # o nbclient interrompe a célula que passou do tempo: o erro é o KeyboardInterrupt da interrupção
+        memory, timeout = com_erro("MemoryError"), com_erro("CellTimeoutError", "KeyboardInterrupt")
         if run.tempo_esgotado:
             res.situacao, res.onde = "tempo_esgotado", _nome_celula(nb, last + 1)
+        elif timeout:  # uma célula passou do tempo e foi interrompida; o resto do notebook rodou
+            res.situacao, res.onde = "tempo_esgotado", _nome_celula(nb, timeout[0])
         elif isinstance(fim, str) and fim.startswith("kernel_morreu"):
             index = int(fim.split(":")[1]) if ":" in fim else last + 1
             res.situacao, res.onde = "kernel_morreu", _nome_celula(nb, index)
@@ -286,32 +291,45 @@ def _scores(w: Trabalhador, g: Gradable, ident: str, row: Row) -> None:
                 row.manual_pending += 1
 
 
-def grade_one(w: Trabalhador, g: Gradable, student: str, ident: str, submitted: Path) -> Row:
-    """Corrige um notebook. ``ident`` é o id (seguro) do aluno no nbgrader; ``student``, o nome mostrado."""
-    row = Row(student, g.assignment, g.notebook, maximum=g.max_auto,
+@dataclass
+class Entrega:
+    """Um notebook a corrigir: quem entregou (como o professor vê), onde estava e a cópia arrumada."""
+
+    student: str
+    ident: str  # id seguro no nbgrader, um por arquivo (e00007): nomes de alunos nunca viram caminhos
+    g: Gradable
+    path: Path  # o notebook arrumado (:func:`correcao.saneamento.sanitize`)
+    arquivo: str  # o caminho dentro da entrega do aluno
+    notas: list = field(default_factory=list)  # renomeado, células repetidas ou coladas...
+
+
+def grade_one(w: Trabalhador, e: Entrega) -> Row:
+    """Corrige um notebook (``e.ident`` é o id do nbgrader; ``e.student``, o nome mostrado)."""
+    g = e.g
+    row = Row(e.student, g.assignment, g.notebook, maximum=g.max_auto, arquivo=e.arquivo, reasons=list(e.notas),
               isolation="bwrap" if w.caixa.isolar else "sem_isolamento")
-    dest = w.course / "submitted" / ident / g.assignment
+    dest = w.course / "submitted" / e.ident / g.assignment
     dest.mkdir(parents=True, exist_ok=True)
-    shutil.copy(submitted, dest / f"{g.notebook}.ipynb")
+    shutil.copy(e.path, dest / f"{g.notebook}.ipynb")
     w.api.coursedir.notebook_id = g.notebook
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # avisos internos do SQLAlchemy do nbgrader, sem ação para o professor
-        result = w.api.autograde(g.assignment, ident, force=True, create=True)
+        result = w.api.autograde(g.assignment, e.ident, force=True, create=True)
     log = result.get("log", "") + result.get("error", "")
-    autograded = w.course / "autograded" / ident / g.assignment / f"{g.notebook}.ipynb"
-    res = w.resultados.pop(ident, None)
+    autograded = w.course / "autograded" / e.ident / g.assignment / f"{g.notebook}.ipynb"
+    res = w.resultados.pop(e.ident, None)
     if not result.get("success") or not autograded.exists() or res is None:
         row.status, row.scores = "erro_na_correcao", g.zero_scores()
         row.reasons.append("o nbgrader não conseguiu corrigir: " + _last_error(log))
         if os.environ.get("CORRECAO_DEPURAR"):
             print(log, file=sys.stderr)
         return row
-    keep = w.pasta / "corrigidos" / ident / f"{g.notebook}.ipynb"  # o --force da próxima correção apagaria
+    keep = w.pasta / "corrigidos" / f"{e.ident}.ipynb"  # um por arquivo: nada sobrescreve o retorno de outro
     keep.parent.mkdir(parents=True, exist_ok=True)
     shutil.copy(autograded, keep)
     row.autograded = keep
-    _scores(w, g, ident, row)
-    _explain(autograded, g, row, submitted)
+    _scores(w, g, e.ident, row)
+    _explain(autograded, g, row, e.path)
     _aplicar_conferencia(g, row, res)
     row.cpu_ratio = res.cpu_ratio
     return row
@@ -344,27 +362,24 @@ def _alteradas(submitted: Path, g: Gradable) -> bool:
 
 
 def _explain(autograded: Path, g: Gradable, row: Row, submitted: Path) -> None:
-    """Motivos legíveis: verificações que falharam, células removidas ou alteradas, tempo esgotado."""
+    """Motivos legíveis: verificações que falharam, erros (com a célula), células removidas ou alteradas."""
     nb = json.loads(autograded.read_text(encoding="utf-8"))
     present = set()
-    for cell in nb["cells"]:
+    for index, cell in enumerate(nb["cells"]):
         gid = nbgrader_meta(cell).get("grade_id")
         present.add(gid)
         for out in cell.get("outputs", []):
             if out.get("output_type") != "error":
                 continue
-            ename, evalue = out.get("ename", ""), (out.get("evalue") or "").splitlines()
-            first = re.sub(r"\(\d+\.py, line (\d+)\)", r"(linha \1)", evalue[0][:200]) if evalue else ""
+            ename, evalue = out.get("ename", ""), out.get("evalue") or ""
             if ename == "NaoExecutada":
                 row.reasons.append(f"{gid}: não foi executada (a execução parou antes)")
-            elif ename in ("CellTimeoutError", "KeyboardInterrupt") or "timeout" in first.lower():
-                row.reasons.append(f"{gid or 'célula do aluno'}: tempo esgotado, execução interrompida (laço infinito?)")
-            elif ename == "MemoryError":
-                row.reasons.append(f"{gid or 'célula do aluno'}: memória esgotada (MemoryError)")
-            elif gid in g.cells:
-                row.reasons.append(f"{gid}: {first or ename}")
+            elif ename in ("CellTimeoutError", "KeyboardInterrupt", "MemoryError"):
+                continue  # a situação da linha (tempo/memória esgotados) já diz onde
+            elif gid in g.cells and is_check(cell):
+                row.reasons.append(f"{gid}: {erro_legivel(ename, evalue, com_nome=False)}")
             else:
-                row.reasons.append(f"{gid or 'célula do aluno'}: erro {ename}: {first}")
+                row.reasons.append(f"erro em {cell_label(nb['cells'], index)}: {erro_legivel(ename, evalue)}")
     for gid in g.checks:
         if gid not in present:
             row.reasons.append(f"{gid}: célula de verificação apagada ou sem os metadados de correção (0 pontos)")
@@ -396,11 +411,14 @@ def _aplicar_conferencia(g: Gradable, row: Row, res: Resultado) -> None:
         row.reasons.append("módulos alterados pelo código do aluno (desfeito na conferência): "
                            + ", ".join(res.alteracoes[:8]))
     if res.situacao == "tempo_esgotado":
-        row.reasons.append(f"o notebook passou do tempo limite em {res.onde} e foi interrompido")
+        row.reasons.append(f"tempo esgotado em {res.onde}: a execução foi interrompida (laço infinito?); "
+                           "valem os pontos das verificações que terminaram antes")
     elif res.situacao == "memoria_esgotada":
-        row.reasons.append(f"memória esgotada em {res.onde} (limite por processo)")
+        row.reasons.append(f"memória esgotada em {res.onde} (limite por processo); "
+                           "valem os pontos das verificações que terminaram antes")
     elif res.situacao == "kernel_morreu":
-        row.reasons.append(f"o kernel parou em {res.onde} (o processo foi encerrado)")
+        row.reasons.append(f"o kernel parou em {res.onde} (o processo foi encerrado); "
+                           "valem os pontos das verificações que terminaram antes")
     row.total = sum(row.scores.values())
     if revisar:
         row.status = "revisar"
@@ -442,30 +460,11 @@ def grade_class(entregas: Path, saida: Path, cell_timeout: int = 20, notebook_ti
     saida = Path(saida).resolve()
     with tempfile.TemporaryDirectory(prefix="correcao-") as tmp_name:
         tmp = Path(tmp_name)
-        folder = open_submissions(Path(entregas), tmp)
-        work = tmp / "copia-das-entregas"
-        ignored = copy_submissions(folder, work)  # o nbgrader só lê esta cópia; o aluno não vê nenhuma das duas
-        plan, rows = [], []
-        for k, sdir in enumerate(students(work)):
-            found = notebooks(sdir)
-            if not found:
-                rows.append(failed_row(sdir.name, None, "", "sem_notebooks", "nenhum notebook (.ipynb) na pasta"))
-            for nb_path in found:
-                g = identify(everything, nb_path)
-                motivo = ignored.get(str(nb_path.relative_to(work)))
-                if motivo:
-                    rows.append(failed_row(sdir.name, g, g.notebook if g else nb_path.stem, "arquivo_invalido", motivo))
-                    continue
-                if g is None:
-                    rows.append(failed_row(sdir.name, None, nb_path.stem, "desconhecido",
-                                           f"“{nb_path.name}” não é um notebook de exercício ou projeto do curso"))
-                    continue
-                problem = inspect_file(nb_path, g, everything)
-                if problem:
-                    status = "notebook_errado" if problem.startswith("notebook de outro") else "arquivo_invalido"
-                    rows.append(failed_row(sdir.name, g, g.notebook, status, problem))
-                else:
-                    plan.append((sdir.name, f"aluno{k:04d}", g, nb_path))
+        entregas_lidas = ler_entregas(Path(entregas), tmp)  # cópia interna: o nbgrader e o aluno não veem o original
+        plan, rows, fora = plan_class(entregas_lidas, everything, tmp / "saneados")
+        if entregas_lidas.lixo:
+            log(f"  {len(entregas_lidas.lixo)} resto(s) do macOS/Windows/Jupyter ignorado(s) (__MACOSX, ._*, "
+                ".DS_Store, .ipynb_checkpoints...)")
         graded = _grade_parallel(tmp, plan, cell_timeout, notebook_timeout, workers, limites, isolar, marca, log)
         again = [k for k, row in enumerate(graded) if workers > 1 and _esgotou_tempo(row)]
         if again:  # com outra correção ao lado, um colega que ocupa a CPU pode atrasar esta: de novo, sozinha
@@ -473,20 +472,83 @@ def grade_class(entregas: Path, saida: Path, cell_timeout: int = 20, notebook_ti
             redo = _grade_parallel(tmp / "de-novo", [plan[k] for k in again], cell_timeout, notebook_timeout, 1,
                                    limites, isolar, marca, log)
             for k, row in zip(again, redo):
-                row.reasons.append("corrigida de novo sozinha, sem outras correções em paralelo (tempo esgotado)")
                 graded[k] = row
         rows += graded
-        rows.sort(key=lambda r: (r.student, r.assignment, r.notebook))
+        _marcar_copias(rows)
+        for r in rows:  # nada de caminhos desta máquina: a mesma turma dá sempre o mesmo notas.csv
+            r.reasons = [m.replace(str(tmp), "…") for m in r.reasons]
+        rows.sort(key=lambda r: (r.student, r.assignment, r.notebook, r.arquivo))
         encerrar(marca)  # nada do aluno roda quando as notas são escritas
-        write_outputs(rows, everything, saida)
+        write_outputs(rows, everything, saida, fora)
+        if fora:
+            log(f"  {len(fora)} arquivo(s) não corrigido(s): veja {saida / 'nao-corrigidos.csv'}")
         if guardar_notebooks:
-            for r in rows:
+            for k, r in enumerate(rows):
                 if r.autograded and r.autograded.exists():
-                    dest = saida / "notebooks-corrigidos" / r.student / f"{r.assignment}-{r.notebook}.ipynb"
+                    dest = saida / "notebooks-corrigidos" / f"{k:05d}.ipynb"
                     dest.parent.mkdir(parents=True, exist_ok=True)
                     shutil.copy(r.autograded, dest)
                     r.autograded = dest
     return rows
+
+
+def plan_class(ent: Entregas, everything: dict, pasta: Path) -> tuple[list[Entrega], list[Row], list[tuple]]:
+    """O que corrigir (notebooks reconhecidos, arrumados em ``pasta``), as linhas que não vão ao kernel
+    (arquivo inválido, desconhecido, fora da pasta de um aluno, aluno sem notebook) e os arquivos que não são
+    notebooks, para ``nao-corrigidos.csv`` (aluno, arquivo, motivo)."""
+    pasta.mkdir(parents=True, exist_ok=True)
+    plan: list[Entrega] = []
+    rows: list[Row] = []
+    fora: list[tuple] = []
+    com_notebook: set[str] = set()
+    for k, a in enumerate(ent.arquivos):
+        if not a.parece_notebook:
+            fora.append((a.aluno, a.caminho, a.motivo or "não é um notebook (.ipynb): não foi corrigido"))
+            continue
+        nb, problema = (None, a.motivo) if (a.motivo or a.dados is None) else read_notebook(a.dados.read_bytes())
+        g, nota = identify(everything, nb, a.caminho)
+        rotulo = g.notebook if g else nome_base(a.nome)
+        if not a.aluno:
+            rows.append(failed_row("", g, rotulo, "fora_de_pasta",
+                                   f"“{a.caminho}” está solto na raiz das entregas, fora da pasta de um aluno: não foi "
+                                   "corrigido (ponha-o em <aluno>/ e corrija de novo)", arquivo=a.caminho))
+            continue
+        com_notebook.add(a.aluno)
+        if problema is None and g is not None:
+            problema = inspect_notebook(nb)
+        if problema:
+            rows.append(failed_row(a.aluno, g, rotulo, "arquivo_invalido", problema, arquivo=a.caminho))
+            continue
+        if g is None:
+            rows.append(failed_row(a.aluno, None, rotulo, "desconhecido",
+                                   f"“{a.caminho}” não é um notebook de exercício ou projeto do curso",
+                                   arquivo=a.caminho))
+            continue
+        arrumado, notas = sanitize(nb, g, everything)
+        path = pasta / f"e{k:05d}.ipynb"
+        path.write_text(json.dumps(arrumado, ensure_ascii=False), encoding="utf-8")
+        plan.append(Entrega(a.aluno, f"e{k:05d}", g, path, a.caminho, ([nota] if nota else []) + notas))
+    for aluno in ent.alunos:
+        if aluno not in com_notebook:
+            tem = [a.caminho for a in ent.arquivos if a.aluno == aluno]
+            rows.append(failed_row(aluno, None, "", "sem_notebooks", "nenhum notebook (.ipynb) na pasta"
+                                   + (f" (há: {', '.join(tem[:5])}{'...' if len(tem) > 5 else ''})" if tem else "")))
+    return plan, rows, fora
+
+
+def _marcar_copias(rows: list[Row]) -> None:
+    """Duas cópias do mesmo notebook na entrega de um aluno: cada uma tem a sua linha (coluna ``arquivo``) e
+    a nota diz quais são as outras; o professor decide qual vale."""
+    grupos: dict[tuple, list[Row]] = {}
+    for r in rows:
+        if r.assignment:
+            grupos.setdefault((r.student, r.assignment, r.notebook), []).append(r)
+    for grupo in grupos.values():
+        if len(grupo) > 1:
+            for r in grupo:
+                outras = sorted(o.arquivo for o in grupo if o is not r)
+                r.reasons.append(f"o aluno entregou {len(grupo)} cópias deste notebook (esta: “{r.arquivo}”; "
+                                 f"outras: {', '.join(f'“{x}”' for x in outras)}): o professor decide qual vale")
 
 
 _TRABALHADOR: Trabalhador | None = None  # um por processo de correção
@@ -510,12 +572,13 @@ def _esgotou_tempo(row: Row) -> bool:
     return esgotou and (row.cpu_ratio is None or row.cpu_ratio < 0.5)
 
 
-def _tarefa(student: str, ident: str, g: Gradable, nb_path: Path) -> tuple[Row, float]:
+def _tarefa(e: Entrega) -> tuple[Row, float]:
     t0 = time.perf_counter()
     try:
-        row = grade_one(_TRABALHADOR, g, student, ident, nb_path)
+        row = grade_one(_TRABALHADOR, e)
     except Exception as exc:  # noqa: BLE001 - uma entrega nunca derruba a correção da turma
-        row = failed_row(student, g, g.notebook, "erro_na_correcao", f"erro interno da correção ({type(exc).__name__})")
+        row = failed_row(e.student, e.g, e.g.notebook, "erro_na_correcao",
+                         f"erro interno da correção ({type(exc).__name__})", arquivo=e.arquivo)
     return row, time.perf_counter() - t0
 
 
@@ -527,21 +590,22 @@ def _grade_parallel(tmp: Path, plan: list, cell_timeout: int, notebook_timeout: 
 
     if not plan:
         return []
-    gradables = sorted({id(g): g for _, _, g, _ in plan}.values(), key=lambda g: (g.assignment, g.notebook))
+    gradables = sorted({id(e.g): e.g for e in plan}.values(), key=lambda g: (g.assignment, g.notebook))
     ctx = multiprocessing.get_context("spawn")
     contador = ctx.Value("i", 0)
     mpl = _cache_matplotlib(tmp)
     rows: list = [None] * len(plan)
     with ProcessPoolExecutor(max(1, min(workers, len(plan))), mp_context=ctx, initializer=_iniciar,
                              initargs=(tmp, gradables, limites, isolar, cell_timeout, marca, contador, mpl)) as pool:
-        futures = {pool.submit(_tarefa, *item): k for k, item in enumerate(plan)}
+        futures = {pool.submit(_tarefa, item): k for k, item in enumerate(plan)}
         for future in as_completed(futures):
             try:
                 row, seconds = future.result()
             except Exception as exc:  # noqa: BLE001 - o processo de correção caiu
-                student, _, g, _ = plan[futures[future]]
-                row, seconds = failed_row(student, g, g.notebook, "erro_na_correcao",
-                                          f"o processo de correção parou ({type(exc).__name__})"), 0.0
+                e = plan[futures[future]]
+                row, seconds = failed_row(e.student, e.g, e.g.notebook, "erro_na_correcao",
+                                          f"o processo de correção parou ({type(exc).__name__})",
+                                          arquivo=e.arquivo), 0.0
             log(f"  {row.student} · {row.notebook}: {_num(row.total)}/{_num(row.maximum)} {row.status}"
                 f" ({seconds:.1f} s)")
             rows[futures[future]] = row

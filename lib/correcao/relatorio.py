@@ -4,20 +4,21 @@ from __future__ import annotations
 
 import csv
 import html
+import re
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
-CSV_FIXED = ["aluno", "aula", "notebook"]
-CSV_TAIL = ["total", "maximo", "correcao_manual_pendente", "situacao", "isolamento", "motivo"]
+CSV_FIXED = ["aluno", "aula", "notebook", "arquivo"]
+CSV_TAIL = ["total", "maximo", "correcao_manual_pendente", "situacao", "isolamento", "retorno", "motivo"]
 
 SITUACOES = {
     "ok": "tudo certo", "parcial": "parcialmente correto", "zero": "nenhuma verificação passou",
     "revisar": "o professor vai revisar esta entrega", "tempo_esgotado": "tempo esgotado",
     "memoria_esgotada": "memória esgotada", "kernel_morreu": "o kernel parou no meio da execução",
     "erro_na_correcao": "não foi possível corrigir", "arquivo_invalido": "arquivo inválido",
-    "notebook_errado": "notebook de outro exercício", "sem_notebooks": "nenhum notebook entregue",
-    "desconhecido": "notebook desconhecido",
+    "sem_notebooks": "nenhum notebook entregue",
+    "desconhecido": "notebook desconhecido", "fora_de_pasta": "arquivo fora da pasta de um aluno",
 }
 
 
@@ -33,27 +34,72 @@ class Row:
     status: str = "ok"
     reasons: list = field(default_factory=list)
     isolation: str = ""
+    arquivo: str = ""  # o caminho do notebook dentro da entrega do aluno
+    retorno: str = ""  # a página de retorno, relativa à saída (preenchida por write_outputs)
     autograded: Path | None = None
     cpu_ratio: float | None = None  # CPU / relógio da execução no kernel (não vai para o CSV)
 
     def csv(self, columns: list[str]) -> dict:
-        out = {"aluno": self.student, "aula": self.assignment, "notebook": self.notebook,
-               "total": _num(self.total), "maximo": _num(self.maximum),
+        out = {"aluno": _celula(self.student), "aula": self.assignment, "notebook": _celula(self.notebook),
+               "arquivo": _celula(self.arquivo), "total": _num(self.total), "maximo": _num(self.maximum),
                "correcao_manual_pendente": self.manual_pending, "situacao": self.status,
-               "isolamento": self.isolation, "motivo": " | ".join(self.reasons)}
+               "isolamento": self.isolation, "retorno": _celula(self.retorno),
+               "motivo": _celula(" | ".join(self.reasons))}
         out.update({c: _num(self.scores[c]) if c in self.scores else "" for c in columns})
         return out
+
+
+def _celula(texto: str) -> str:
+    """Texto que veio do aluno (nome da pasta, mensagem de erro) numa célula de planilha: começando com
+    ``=``, ``+``, ``-`` ou ``@`` o LibreOffice/Excel o executaria como fórmula; um apóstrofo evita."""
+    return "'" + texto if texto[:1] in ("=", "+", "-", "@", "\t", "\r") else texto
+
+
+_SINTAXE = {
+    "incomplete input": "código incompleto (faltou fechar um parêntese, colchete ou aspas?)",
+    "invalid syntax": "sintaxe inválida",
+    "unexpected indent": "indentação inesperada",
+    "expected an indented block": "faltou indentar o bloco",
+    "unindent does not match any outer indentation level": "a indentação não bate com a das linhas de cima",
+    "unterminated string literal": "texto (string) sem as aspas de fechamento",
+    "expected ':'": "faltou ':'",
+    "invalid decimal literal": "número mal escrito",
+    "'return' outside function": "'return' fora de uma função",
+    "EOL while scanning string literal": "texto (string) sem as aspas de fechamento",
+}
+
+
+def erro_legivel(ename: str, evalue: str, com_nome: bool = True) -> str:
+    """A mensagem de erro de uma célula, de uma linha, sem o arquivo temporário do IPython:
+    ``SyntaxError: incomplete input (498049566.py, line 2)`` → ``SyntaxError: código incompleto (...) (linha 2)``."""
+    primeira = (evalue or "").strip().splitlines()[0][:200] if (evalue or "").strip() else ""
+    linha = re.search(r"\(\S+\.py, line (\d+)\)", primeira)
+    primeira = re.sub(r"\s*\(\S+\.py, line \d+\)", "", primeira)
+    if ename in ("SyntaxError", "IndentationError", "TabError"):
+        for en, pt in _SINTAXE.items():
+            if primeira.startswith(en):
+                primeira = pt + primeira[len(en):]
+                break
+    for en, pt in ((". Perhaps you forgot a comma?", " (faltou uma vírgula?)"),
+                   (". Maybe you meant '==' or ':=' instead of '='?", " (quis dizer '=='?)"),
+                   ("Did you mean", "Quis dizer")):
+        primeira = primeira.replace(en, pt)
+    if linha:
+        primeira += f" (linha {linha.group(1)} da célula)"
+    if not com_nome:
+        return primeira or ename
+    return f"{ename}: {primeira}" if primeira else ename
 
 
 def _num(x) -> str:
     return "" if x is None else (str(int(x)) if float(x).is_integer() else f"{x:.2f}")
 
 
-def failed_row(student: str, g, notebook: str, status: str, reason: str) -> Row:
+def failed_row(student: str, g, notebook: str, status: str, reason: str, arquivo: str = "") -> Row:
     if g is None:
-        return Row(student, "", notebook, status=status, reasons=[reason])
+        return Row(student, "", notebook, status=status, reasons=[reason], arquivo=arquivo)
     return Row(student, g.assignment, g.notebook, scores=g.zero_scores(),
-               maximum=g.max_auto, status=status, reasons=[reason])
+               maximum=g.max_auto, status=status, reasons=[reason], arquivo=arquivo)
 
 
 def feedback_html(row: Row, g) -> str:
@@ -75,7 +121,8 @@ table {{border-collapse: collapse}} td, th {{border: 1px solid #ccc; padding: .3
 </style></head><body>
 <h1>Retorno da correção automática</h1>
 <div class="resumo">
-<p><b>Aluno(a):</b> {esc(row.student)} · <b>Aula:</b> {esc(row.assignment or '—')} · <b>Notebook:</b> {esc(row.notebook)}</p>
+<p><b>Aluno(a):</b> {esc(row.student or '—')} · <b>Aula:</b> {esc(row.assignment or '—')} · <b>Notebook:</b> {esc(row.notebook)}
+{f" · <b>Arquivo:</b> {esc(row.arquivo)}" if row.arquivo else ""}</p>
 <p class="nota">Nota automática: {_num(row.total)} de {_num(row.maximum)} · situação: {esc(SITUACOES.get(row.status, row.status))}</p>
 {manual}
 <table><tr><th>Verificação</th><th>Pontos</th><th>Máximo</th></tr>{rows}</table>
@@ -91,8 +138,15 @@ def _notebook_body(path: Path) -> str:
     import nbformat
     from nbconvert import HTMLExporter
 
+    nb = nbformat.read(path, as_version=4)
+    for cell in nb.cells:  # o explorador: a figura estática, não o widget (que precisa de um kernel vivo)
+        for out in cell.get("outputs", []):
+            data = out.get("data", {})
+            if "application/vnd.jupyter.widget-view+json" in data and len(data) > 1:
+                del data["application/vnd.jupyter.widget-view+json"]
+    nb.metadata.pop("widgets", None)
     exporter = HTMLExporter(template_name="basic")
-    body, _ = exporter.from_notebook_node(nbformat.read(path, as_version=4))
+    body, _ = exporter.from_notebook_node(nb)
     return "<h2>O seu notebook, como foi executado na correção</h2>\n" + _sem_scripts(body)
 
 
@@ -112,9 +166,46 @@ def _sem_scripts(body: str) -> str:
                         strip=False, strip_comments=True)
 
 
-def write_outputs(rows: list[Row], everything: dict, saida: Path) -> None:
-    """``notas.csv`` (uma linha por aluno e notebook) e ``retorno/<aluno>/<aula>-<notebook>.html``."""
+_PROIBIDOS = re.compile(r'[<>:"/\\|?*\x00-\x1f\x7f]')
+_RESERVADOS = {"con", "prn", "aux", "nul", *(f"com{i}" for i in range(1, 10)), *(f"lpt{i}" for i in range(1, 10))}
+
+
+def nome_seguro(nome: str) -> str:
+    """Nome de pasta/arquivo que abre em Linux, macOS e Windows (o professor vai zipar e mandar os
+    retornos): sem ``<>:"/\\|?*`` nem caracteres de controle, sem ponto ou espaço no fim, nem ``CON``."""
+    limpo = _PROIBIDOS.sub("_", nome).rstrip(". ").lstrip()[:100] or "_"
+    return "_" + limpo if limpo.split(".")[0].lower() in _RESERVADOS or limpo.startswith(".") else limpo
+
+
+def _paginas(rows: list[Row]) -> list[str]:
+    """O caminho de cada página de retorno: ``<aluno>/<aula>-<notebook>.html``, únicos mesmo com duas cópias
+    do mesmo notebook ou dois alunos cujos nomes só diferem em caracteres proibidos."""
+    pastas: dict[str, str] = {}
+    usadas: set[str] = set()
+    for aluno in sorted({r.student for r in rows}):
+        base = nome_seguro(aluno) if aluno else "_fora-das-pastas"
+        nome, k = base, 2
+        while nome.lower() in usadas:
+            nome, k = f"{base}-{k}", k + 1
+        usadas.add(nome.lower())
+        pastas[aluno] = nome
+    paginas, vistas = [], set()
+    for r in rows:
+        base = nome_seguro(f"{r.assignment}-{r.notebook}" if r.assignment else (r.notebook or "sem-notebook"))
+        nome, k = f"{pastas[r.student]}/{base}.html", 2
+        while nome.lower() in vistas:
+            nome, k = f"{pastas[r.student]}/{base}-copia-{k}.html", k + 1
+        vistas.add(nome.lower())
+        paginas.append(nome)
+    return paginas
+
+
+def write_outputs(rows: list[Row], everything: dict, saida: Path, fora: list | tuple = ()) -> None:
+    """``notas.csv`` (uma linha por aluno e notebook), ``retorno/<aluno>/<aula>-<notebook>.html`` e
+    ``nao-corrigidos.csv`` (aluno, arquivo, motivo: o que foi entregue mas não é notebook)."""
     saida.mkdir(parents=True, exist_ok=True)
+    for r, pagina in zip(rows, _paginas(rows)):
+        r.retorno = f"retorno/{pagina}"
     used = {(r.assignment, r.notebook) for r in rows}
     columns = [gid for g in sorted(everything.values(), key=lambda g: (g.assignment, g.notebook))
                if (g.assignment, g.notebook) in used for gid in g.checks]
@@ -123,12 +214,16 @@ def write_outputs(rows: list[Row], everything: dict, saida: Path) -> None:
         writer.writeheader()
         for r in rows:
             writer.writerow(r.csv(columns))
+    with open(saida / "nao-corrigidos.csv", "w", newline="", encoding="utf-8") as f:
+        writer = csv.writer(f)
+        writer.writerow(["aluno", "arquivo", "motivo"])
+        for aluno, arquivo, motivo in sorted(fora):
+            writer.writerow([_celula(aluno), _celula(arquivo), _celula(motivo)])
     feedback = saida / "retorno"
     if feedback.exists():
         shutil.rmtree(feedback)
     for r in rows:
         g = everything.get((r.assignment, r.notebook))
-        dest = feedback / r.student / (f"{r.assignment}-{r.notebook}.html" if r.assignment
-                                       else f"{r.notebook or 'sem-notebook'}.html")
+        dest = saida / r.retorno
         dest.parent.mkdir(parents=True, exist_ok=True)
         dest.write_text(feedback_html(r, g), encoding="utf-8")

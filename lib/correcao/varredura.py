@@ -33,8 +33,9 @@ ATRIBUTOS_PROIBIDOS = {"__globals__", "__code__", "__closure__", "__defaults__",
                        "__loader__", "__spec__", "__wrapped__", "__self__", "__func__", "__getattribute__",
                        "f_back", "f_locals", "f_globals", "f_builtins", "tb_frame", "gi_frame", "cr_frame",
                        "ag_frame", "_getframe"}
+# os._exit e os.abort só derrubam o próprio kernel (a situação kernel_morreu, com a célula): não mexem na correção
 OS_PROIBIDOS = {"environ", "environb", "putenv", "unsetenv", "system", "popen", "fork", "forkpty", "kill",
-                "killpg", "_exit", "abort", "setsid", "execv", "execve", "execvp", "execvpe", "execl", "execle",
+                "killpg", "setsid", "execv", "execve", "execvp", "execvpe", "execl", "execle",
                 "execlp", "execlpe", "spawnv", "spawnve", "spawnl", "spawnle", "posix_spawn", "posix_spawnp",
                 "dup2", "setuid", "setgid", "chroot", "register_at_fork", "sched_setaffinity", "nice",
                 "setpriority"}

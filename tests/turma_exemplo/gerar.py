@@ -261,23 +261,123 @@ def cases() -> dict[str, dict[str, object]]:
     }
 
 
-def files() -> dict[str, bytes]:
-    """Caminho dentro do zip (``turma-exemplo/<aluno>/<arquivo>``) → conteúdo."""
-    out = {}
-    for name, entries in cases().items():
+def _bytes(content) -> bytes:
+    return content if isinstance(content, bytes) else (json.dumps(content, ensure_ascii=False, indent=1)
+                                                         + "\n").encode("utf-8")
+
+
+def _colar(nb: dict, grade_id: str, depois_de: str | None) -> dict:
+    """Cola uma cópia da célula ``grade_id`` (com os metadados, como o JupyterLab faz) depois da célula
+    ``depois_de`` (``None``: no topo do notebook)."""
+    copia = copy.deepcopy(cell(nb, grade_id))
+    copia.pop("id", None)
+    pos = 0 if depois_de is None else nb["cells"].index(cell(nb, depois_de)) + 1
+    nb["cells"].insert(pos, copia)
+    return nb
+
+
+def messy_cases() -> dict[str, dict[str, object]]:
+    """Uma turma de verdade: nomes de pastas com qualquer caractere, arquivos renomeados, cópias, acidentes."""
+    sol1, sol2, sol3 = solution(AULA1, "03-exercicios"), solution(AULA2, "04-exercicios"), solution(AULA3, "03-exercicios")
+    parcial = clean(student(AULA1, "03-exercicios"))
+    fill(parcial, "aula01-ex3-solucao", "".join(cell(sol1, "aula01-ex3-solucao")["source"]))
+    fill(parcial, "aula01-ex4-solucao", EX4_SEM_ESCALA)
+
+    colada = clean(sol1)  # a verificação do ex. 3 colada no topo e a do ex. 4 colada logo depois dela mesma
+    _colar(colada, "aula01-ex3-verificacao", None)
+    _colar(colada, "aula01-ex4-verificacao", "aula01-ex4-verificacao")
+    _colar(colada, "aula01-ex3-solucao", "aula01-ex3-solucao")  # a resposta repetida roda como código comum
+
+    de_outro = clean(sol1)  # uma verificação e uma resposta da Aula 2 coladas no fim
+    outro = clean(sol2)
+    de_outro["cells"] += [copy.deepcopy(cell(outro, "aula02-ex1-solucao")),
+                          copy.deepcopy(cell(outro, "aula02-ex1-verificacao"))]
+
+    morre = clean(sol1)
+    fill(morre, "aula01-ex4-solucao", "import os\nos._exit(1)  # o kernel morre aqui\n"
+         + "".join(cell(sol1, "aula01-ex4-solucao")["source"]))
+
+    teoria = clean(student(AULA1, "01-teoria"))
+    return {
+        "paulo-zip-windows": {"03-exercicios.ipynb": clean(sol1)},
+        "joão-sem-marca-utf8": {"03-exercicios.ipynb": clean(sol1)},
+        "inês-macos": {"03-exercicios.ipynb": clean(sol1)},
+        "quico-desconhecido": {"rascunho.ipynb": teoria, "anotacoes.txt": b"minhas notas\n"},
+        'sérgio "o brabo" [A] *?$(whoami);\'': {"03-exercicios.ipynb": clean(sol1)},
+        "=1+1-xavier": {"03-exercicios.ipynb": clean(sol1)},
+        "rita-renomeados": {"03-exercicios-Copy1.ipynb": clean(sol1),
+                            "04-Projeto.IPYNB": clean(solution(AULA1, "04-projeto")),
+                            "exercicios (1).ipynb": clean(sol2)},
+        "sofia-duas-copias": {"03-exercicios.ipynb": parcial, "versao-final/03-exercicios.ipynb": clean(sol1)},
+        "tiago-duas-aulas": {"aula-01/03-exercicios.ipynb": clean(sol1), "aula-03/03-exercicios.ipynb": clean(sol3)},
+        "ulisses-celula-colada": {"03-exercicios.ipynb": colada},
+        "vera-celula-de-outro-nb": {"03-exercicios.ipynb": de_outro},
+        "wagner-kernel-morre": {"03-exercicios.ipynb": morre},
+    }
+
+
+class _NomeBruto(zipfile.ZipInfo):
+    """Membro de zip cujo nome vai gravado com estes bytes, sem a marca de UTF-8 (como zips antigos e
+    alguns do Windows e do macOS)."""
+
+    bruto = b""
+
+    def _encodeFilenameFlags(self):  # noqa: N802 - o nome é o do zipfile
+        return self.bruto, self.flag_bits & ~0x800
+
+
+def files() -> list[tuple[object, bytes]]:
+    """(nome no zip, conteúdo), na ordem do zip. O nome é texto, ou ``bytes`` para um nome gravado sem a
+    marca de UTF-8. Além dos alunos de :func:`cases`, a turma "bagunçada" de :func:`messy_cases`: zip do
+    Windows (``\\``), nome sem marca de UTF-8, nome em NFD com restos do macOS, um zip por aluno, um
+    notebook solto na raiz."""
+    import unicodedata
+
+    out: list[tuple[object, bytes]] = []
+    for name, entries in sorted(cases().items()):
         for fname, content in entries.items():
-            out[f"turma-exemplo/{name}/{fname}"] = content if isinstance(content, bytes) else (
-                json.dumps(content, ensure_ascii=False, indent=1) + "\n").encode("utf-8")
+            out.append((f"turma-exemplo/{name}/{fname}", _bytes(content)))
+    messy = messy_cases()
+    for name, entries in messy.items():
+        for fname, content in entries.items():
+            data = _bytes(content)
+            if name == "paulo-zip-windows":  # Compress-Archive do PowerShell: "\" como separador
+                out.append((f"turma-exemplo\\{name}\\{fname}", data))
+            elif name == "joão-sem-marca-utf8":
+                out.append((f"turma-exemplo/{name}/{fname}".encode("utf-8"), data))
+            elif name == "inês-macos":  # o Arquivador do macOS: NFD e os arquivos "._" de metadados
+                pasta = unicodedata.normalize("NFD", f"turma-exemplo/{name}")
+                out += [(f"{pasta}/{fname}", data), (f"{pasta}/._{fname}", b"\x00\x05\x16\x07"),
+                        (f"{pasta}/.DS_Store", b"\x00\x00\x00\x01Bud1"),
+                        (f"__MACOSX/{pasta}/._{fname}", b"\x00\x05\x16\x07"),
+                        (f"{pasta}/.ipynb_checkpoints/03-exercicios-checkpoint.ipynb",
+                         _bytes(clean(student(AULA1, "03-exercicios"))))]
+            else:
+                out.append((f"turma-exemplo/{name}/{fname}", data))
+    out.append(("turma-exemplo/03-exercicios.ipynb", _bytes(clean(solution(AULA1, "03-exercicios")))))
+    out.append(("turma-exemplo/yara.zip", _zip([("03-exercicios.ipynb", _bytes(clean(solution(AULA1, "03-exercicios"))))])))
     return out
 
 
-def write(dest: Path = DEFAULT) -> Path:
-    """Escreve o zip com data fixa em cada arquivo: o mesmo conteúdo dá sempre os mesmos bytes."""
-    with zipfile.ZipFile(dest, "w", zipfile.ZIP_DEFLATED) as z:
-        for name, data in sorted(files().items()):
-            info = zipfile.ZipInfo(name, date_time=(2026, 1, 1, 0, 0, 0))
+def _zip(members) -> bytes:
+    """Um zip (bytes) com data fixa em cada arquivo: o mesmo conteúdo dá sempre os mesmos bytes."""
+    import io
+
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
+        for name, data in members:
+            if isinstance(name, bytes):
+                info = _NomeBruto("x", date_time=(2026, 1, 1, 0, 0, 0))
+                info.bruto = name
+            else:
+                info = zipfile.ZipInfo(name, date_time=(2026, 1, 1, 0, 0, 0))
             info.compress_type = zipfile.ZIP_DEFLATED
             z.writestr(info, data)
+    return buf.getvalue()
+
+
+def write(dest: Path = DEFAULT) -> Path:
+    dest.write_bytes(_zip(files()))
     return dest
 
 

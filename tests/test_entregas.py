@@ -1,0 +1,202 @@
+"""A pasta que o professor recebe, como chega de verdade (sem executar nada): nomes de zips de três sistemas,
+restos do macOS, zips por aluno, arquivos renomeados, células coladas e o que vai para notas.csv."""
+
+import copy
+import io
+import json
+import sys
+import unicodedata
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from correcao import catalogo, entregas, relatorio, saneamento
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests"))
+from turma_exemplo import gerar  # noqa: E402
+
+EVERYTHING = catalogo.catalog()
+AULA1 = EVERYTHING[("aula-01-self-attention", "03-exercicios")]
+SOL1 = json.loads(AULA1.source.read_text(encoding="utf-8"))
+
+
+def _zip(tmp_path: Path, members) -> Path:
+    path = tmp_path / "turma.zip"
+    path.write_bytes(gerar._zip(members))
+    return path
+
+
+def _mapa(ent: entregas.Entregas) -> set:
+    return {(a.aluno, a.caminho) for a in ent.arquivos}
+
+
+NB = json.dumps(SOL1).encode()
+
+
+def test_zip_do_windows_com_barras_invertidas(tmp_path):
+    ent = entregas.ler_entregas(_zip(tmp_path, [("carla\\03-exercicios.ipynb", NB),
+                                                ("davi\\sub\\03-exercicios.ipynb", NB)]), tmp_path)
+    assert _mapa(ent) == {("carla", "03-exercicios.ipynb"), ("davi", "sub/03-exercicios.ipynb")}
+
+
+@pytest.mark.parametrize("codificacao", ["utf-8", "cp850"])
+def test_nomes_sem_a_marca_de_utf8(tmp_path, codificacao):
+    ent = entregas.ler_entregas(_zip(tmp_path, [("joão/03-exercicios.ipynb".encode(codificacao), NB),
+                                                ("maria/03-exercicios.ipynb", NB)]), tmp_path)
+    assert _mapa(ent) == {("joão", "03-exercicios.ipynb"), ("maria", "03-exercicios.ipynb")}
+
+
+def test_nfd_do_macos_vira_nfc_e_restos_sao_ignorados(tmp_path):
+    nfd = unicodedata.normalize("NFD", "inês")
+    assert nfd != "inês"
+    ent = entregas.ler_entregas(_zip(tmp_path, [
+        (f"turma/{nfd}/03-exercicios.ipynb", NB), (f"turma/{nfd}/._03-exercicios.ipynb", b"\0\5\26\7"),
+        (f"__MACOSX/turma/{nfd}/._03-exercicios.ipynb", b"\0"), (f"turma/{nfd}/.DS_Store", b"Bud1"),
+        (f"turma/{nfd}/.ipynb_checkpoints/03-exercicios-checkpoint.ipynb", NB), ("turma/inês/04-projeto.ipynb", NB),
+        ("turma/bruno/03-exercicios.ipynb", NB)]), tmp_path)
+    assert _mapa(ent) == {("inês", "03-exercicios.ipynb"), ("inês", "04-projeto.ipynb"),
+                          ("bruno", "03-exercicios.ipynb")}
+    assert ent.alunos == ["bruno", "inês"] and len(ent.lixo) == 4
+
+
+def test_zip_por_aluno_zip_dentro_da_pasta_e_arquivo_solto(tmp_path):
+    interno = gerar._zip([("03-exercicios.ipynb", NB)])
+    ent = entregas.ler_entregas(_zip(tmp_path, [
+        ("turma/ana.zip", interno), ("turma/bruno/entrega.zip", interno), ("turma/03-exercicios.ipynb", NB),
+        ("turma/carla/03-exercicios.ipynb", NB), ("turma/carla/notas.pdf", b"%PDF")]), tmp_path)
+    assert _mapa(ent) == {("ana", "03-exercicios.ipynb"), ("bruno", "entrega/03-exercicios.ipynb"),
+                          ("", "03-exercicios.ipynb"), ("carla", "03-exercicios.ipynb"), ("carla", "notas.pdf")}
+    pdf = next(a for a in ent.arquivos if a.caminho == "notas.pdf")
+    assert pdf.dados is None and not pdf.parece_notebook  # não é lido: só listado
+
+
+def test_zip_de_um_aluno_so_nao_perde_o_nome(tmp_path):
+    ent = entregas.ler_entregas(_zip(tmp_path, [("ana/03-exercicios.ipynb", NB),
+                                                ("ana/versao-final/03-exercicios.ipynb", NB)]), tmp_path)
+    assert _mapa(ent) == {("ana", "03-exercicios.ipynb"), ("ana", "versao-final/03-exercicios.ipynb")}
+
+
+def test_zip_hostil_nao_sai_da_pasta_nem_le_atalhos(tmp_path):
+    path = tmp_path / "hostil.zip"
+    with zipfile.ZipFile(path, "w") as z:
+        z.writestr("ana/../../fora.ipynb", NB)
+        z.writestr("/etc/ana/03-exercicios.ipynb", NB)
+        link = zipfile.ZipInfo("bruno/03-exercicios.ipynb")
+        link.external_attr = (0o120777 << 16)
+        z.writestr(link, "/work/solutions/x.ipynb")
+    ent = entregas.ler_entregas(path, tmp_path / "x")
+    assert not (tmp_path / "fora.ipynb").exists()
+    por = {(a.aluno, a.caminho): a for a in ent.arquivos}
+    assert set(por) == {("etc", "ana/03-exercicios.ipynb"), ("bruno", "03-exercicios.ipynb")}
+    assert "atalho" in por[("bruno", "03-exercicios.ipynb")].motivo
+
+
+def test_pasta_com_nomes_especiais(tmp_path):
+    nome = 'sérgio "o brabo" [A] *?$(whoami);\''
+    (tmp_path / "e" / nome).mkdir(parents=True)
+    (tmp_path / "e" / nome / "03-exercicios.ipynb").write_bytes(NB)
+    (tmp_path / "e" / "vazia").mkdir()
+    ent = entregas.ler_entregas(tmp_path / "e", tmp_path / "t")
+    assert _mapa(ent) == {(nome, "03-exercicios.ipynb")} and ent.alunos == sorted([nome, "vazia"])
+
+
+@pytest.mark.parametrize("nome", ["03-exercicios-Copy1.ipynb", "03-exercicios (1).ipynb", "03-Exercicios.ipynb",
+                                  "exercicios.ipynb", "03-exercicios.IPYNB", "Cópia de 03-exercicios.ipynb",
+                                  "03-exercicios.ipynb.txt", "qualquer-nome.ipynb"])
+def test_renomeado_reconhecido_pelas_celulas(nome):
+    g, nota = catalogo.identify(EVERYTHING, SOL1, nome)
+    assert g is AULA1 and "arquivo renomeado" in nota and "pelas células" in nota
+
+
+def test_mesmo_nome_em_duas_aulas_pelo_conteudo():
+    aula3 = EVERYTHING[("aula-03-atencao-num-transformer-real", "03-exercicios")]
+    nb3 = json.loads(aula3.source.read_text(encoding="utf-8"))
+    assert catalogo.identify(EVERYTHING, nb3, "03-exercicios.ipynb") == (aula3, "")
+    assert catalogo.identify(EVERYTHING, nb3, "aula-01/03-exercicios.ipynb") == (aula3, "")
+    assert catalogo.identify(EVERYTHING, SOL1, "03-exercicios.ipynb") == (AULA1, "")
+
+
+@pytest.mark.parametrize("nome, esperado", [("03-exercicios-Copy2.ipynb", "03-exercicios"),
+                                            ("04-Projeto (3).ipynb", "04-projeto"), ("rascunho.ipynb", None)])
+def test_sem_ids_pelo_nome(nome, esperado):
+    g, _ = catalogo.identify(EVERYTHING, None, nome)
+    assert (g.notebook if g else None) == esperado
+    if g:
+        assert g.assignment == "aula-01-self-attention"  # empate entre aulas: a primeira
+
+
+def _gids(nb) -> list:
+    return [catalogo.nbgrader_meta(c).get("grade_id") for c in nb["cells"]]
+
+
+def test_verificacao_colada_duas_vezes_vale_a_ultima():
+    nb = copy.deepcopy(SOL1)
+    check = next(c for c in nb["cells"] if catalogo.nbgrader_meta(c).get("grade_id") == "aula01-ex3-verificacao")
+    nb["cells"].insert(0, copy.deepcopy(check))  # colada no topo, antes de tudo
+    antes = copy.deepcopy(nb)
+    limpo, notas = saneamento.sanitize(nb, AULA1, EVERYTHING)
+    assert nb == antes  # a entrada não muda
+    assert _gids(limpo).count("aula01-ex3-verificacao") == 1
+    assert _gids(limpo).index("aula01-ex3-verificacao") == _gids(SOL1).index("aula01-ex3-verificacao") 
+    assert len(limpo["cells"]) == len(SOL1["cells"]) and "aparecia 2 vezes" in notas[0]
+    assert all(c.get("outputs") == [] for c in limpo["cells"] if c["cell_type"] == "code")
+
+
+def test_resposta_repetida_fica_como_celula_comum_e_celula_de_outro_notebook_sai():
+    nb = copy.deepcopy(SOL1)
+    sol = next(i for i, c in enumerate(nb["cells"]) if catalogo.nbgrader_meta(c).get("grade_id") == "aula01-ex3-solucao")
+    nb["cells"].insert(sol + 1, copy.deepcopy(nb["cells"][sol]))
+    outro = json.loads(EVERYTHING[("aula-02-auto-atencao-do-zero", "04-exercicios")].source.read_text(encoding="utf-8"))
+    nb["cells"] += [c for c in outro["cells"] if catalogo.nbgrader_meta(c).get("grade_id") in
+                    ("aula02-ex1-solucao", "aula02-ex1-verificacao")]
+    nb["cells"].append({"cell_type": "code", "metadata": {"nbgrader": {"grade": True}}, "source": "x = 1",
+                        "outputs": [], "execution_count": None})
+    limpo, notas = saneamento.sanitize(nb, AULA1, EVERYTHING)
+    assert _gids(limpo).count("aula01-ex3-solucao") == 1
+    assert len(limpo["cells"]) == len(SOL1["cells"]) + 3  # a resposta repetida, a de outro notebook e x = 1
+    assert "aula02-ex1-verificacao" not in _gids(limpo) and "aula02-ex1-solucao" not in _gids(limpo)
+    texto = " | ".join(notas)
+    assert "vale a primeira" in texto and "04-exercicios (aula-02-auto-atencao-do-zero)" in texto
+    assert "sem grade_id" in texto
+
+
+def test_nomes_de_arquivo_do_retorno_seguros_e_unicos():
+    assert relatorio.nome_seguro('a:b*?"<>|c') == "a_b______c" and relatorio.nome_seguro("CON") == "_CON"
+    assert relatorio.nome_seguro("..") == "_" and relatorio.nome_seguro("fim. ") == "fim"
+    rows = [relatorio.Row("a:b", "aula", "nb"), relatorio.Row("a?b", "aula", "nb"), relatorio.Row("a?b", "aula", "nb"),
+            relatorio.Row("", "", "solto")]
+    assert relatorio._paginas(rows) == ["a_b/aula-nb.html", "a_b-2/aula-nb.html", "a_b-2/aula-nb-copia-2.html",
+                                        "_fora-das-pastas/solto.html"]
+
+
+def test_texto_do_aluno_nao_vira_formula_na_planilha():
+    row = relatorio.Row("=HYPERLINK(\"http://x\")", "aula", "nb", reasons=["+1", "b"], arquivo="@x.ipynb")
+    out = row.csv([])
+    assert out["aluno"].startswith("'=") and out["arquivo"] == "'@x.ipynb" and out["motivo"] == "'+1 | b"
+
+
+@pytest.mark.parametrize("ename, evalue, esperado", [
+    ("SyntaxError", "incomplete input (498049566.py, line 2)",
+     "SyntaxError: código incompleto (faltou fechar um parêntese, colchete ou aspas?) (linha 2 da célula)"),
+    ("IndentationError", "unexpected indent (123.py, line 3)", "IndentationError: indentação inesperada (linha 3 da célula)"),
+    ("ZeroDivisionError", "division by zero", "ZeroDivisionError: division by zero"),
+])
+def test_erro_legivel(ename, evalue, esperado):
+    assert relatorio.erro_legivel(ename, evalue) == esperado
+    assert ".py" not in relatorio.erro_legivel(ename, evalue)
+
+
+def test_rotulo_da_celula_diz_o_exercicio():
+    index = _gids(SOL1).index("aula01-ex3-verificacao")
+    rotulo = catalogo.cell_label(SOL1["cells"], index)
+    assert rotulo.startswith(f"célula {index + 1} (aula01-ex3-verificacao, em “Exercício 3")
+
+
+def test_zip_da_turma_de_exemplo_tem_os_tres_sistemas():
+    with zipfile.ZipFile(io.BytesIO(gerar._zip(gerar.files()))) as z:
+        infos = z.infolist()
+    assert any("\\" in i.filename for i in infos)  # Windows
+    assert any(not i.flag_bits & 0x800 and not i.filename.isascii() for i in infos)  # sem a marca de UTF-8
+    assert any(i.filename.startswith("__MACOSX/") for i in infos)  # macOS

@@ -1,0 +1,113 @@
+"""`make validar` (a conferência do aluno antes da entrega) diz a verdade e concorda com `make corrigir`."""
+
+import json
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from correcao import catalogo
+from correcao.validar import validate
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests"))
+from turma_exemplo.esperado import EXPECTED  # noqa: E402
+
+SOLUCAO = ROOT / "solutions" / "modulo-06" / "aula-01-self-attention"
+
+
+@pytest.fixture(scope="module")
+def turma(tmp_path_factory):
+    dest = tmp_path_factory.mktemp("turma")
+    with zipfile.ZipFile(ROOT / "tests" / "turma-exemplo.zip") as z:
+        for info in z.infolist():
+            if info.filename.startswith("turma-exemplo/") and "\\" not in info.filename:
+                z.extract(info, dest)
+    return dest / "turma-exemplo"
+
+
+def _texto(lines) -> str:
+    return "\n".join(lines)
+
+
+def _celula(nb: dict, grade_id: str) -> dict:
+    return next(c for c in nb["cells"] if catalogo.nbgrader_meta(c).get("grade_id") == grade_id)
+
+
+@pytest.mark.parametrize("aluno, arquivo", [
+    ("ana-correta", "03-exercicios.ipynb"), ("bruno-parcial", "03-exercicios.ipynb"),
+    ("davi-laco-infinito", "03-exercicios.ipynb"), ("rita-renomeados", "exercicios (1).ipynb"),
+    ("ulisses-celula-colada", "03-exercicios.ipynb"), ("vera-celula-de-outro-nb", "03-exercicios.ipynb"),
+    ("wagner-kernel-morre", "03-exercicios.ipynb"),
+])
+def test_validar_concorda_com_a_correcao(turma, aluno, arquivo):
+    _, _, status, total, maximo, motivo = EXPECTED[(aluno, arquivo)]
+    antes = (turma / aluno / arquivo).read_bytes()
+    ok, lines = validate(turma / aluno / arquivo, cell_timeout=10)
+    assert (turma / aluno / arquivo).read_bytes() == antes  # o notebook do aluno não muda
+    assert ok == (status == "ok" and total == maximo), _texto(lines)
+    if motivo and not motivo.startswith("aula0"):  # o que a verificação imprime não se repete como nota
+        assert motivo.split("(")[0].strip() in _texto(lines), _texto(lines)
+
+
+def test_saidas_antigas_nao_contam_e_erro_de_sintaxe_diz_a_celula(tmp_path):
+    """A solução commitada tem as saídas ✅ de uma execução antiga; com o ex. 3 quebrado, não está pronta."""
+    nb = json.loads((SOLUCAO / "03-exercicios.ipynb").read_text(encoding="utf-8"))
+    assert any("✅" in json.dumps(c.get("outputs", []), ensure_ascii=False) for c in nb["cells"])
+    _celula(nb, "aula01-ex3-solucao")["source"] = "def embeddings_pulou_alto_parecidos(:\n    x = (1,"
+    path = tmp_path / "03-exercicios.ipynb"
+    path.write_text(json.dumps(nb, ensure_ascii=False), encoding="utf-8")
+    ok, lines = validate(path, cell_timeout=10)
+    texto = _texto(lines)
+    assert not ok and "1 de 2" in lines[0], texto
+    assert "erro em célula" in texto and "aula01-ex3-solucao, em “Exercício 3" in texto and "SyntaxError" in texto
+    assert ".py, line" not in texto and "Pronto para entregar" not in texto
+
+
+def test_respostas_escritas_ainda_no_esboco_sao_listadas(tmp_path):
+    nb = json.loads((SOLUCAO / "04-projeto.ipynb").read_text(encoding="utf-8"))
+    vazias = [c for c in nb["cells"] if c["cell_type"] == "markdown" and catalogo.nbgrader_meta(c).get("solution")]
+    assert vazias
+    for c in vazias:
+        c["source"] = catalogo.TEXT_STUB
+    path = tmp_path / "04-projeto.ipynb"
+    path.write_text(json.dumps(nb, ensure_ascii=False), encoding="utf-8")
+    ok, lines = validate(path, cell_timeout=20)
+    esbocos = [line for line in lines if line.startswith("✍️ resposta escrita ainda não respondida")]
+    assert not ok and len(esbocos) == len(vazias), _texto(lines)
+    assert all("vale" in line and "ponto" in line for line in esbocos)
+    assert "1 de 1" in lines[0]  # a verificação automática passa: só faltam as respostas escritas
+
+
+def test_arquivo_renomeado_e_celula_colada_como_a_correcao_dira(tmp_path, turma):
+    path = tmp_path / "03-exercicios-Copy1.ipynb"
+    shutil.copy(turma / "ulisses-celula-colada" / "03-exercicios.ipynb", path)
+    ok, lines = validate(path, cell_timeout=10)
+    texto = _texto(lines)
+    assert ok and "2 de 2" in lines[0], texto
+    assert "arquivo renomeado" in texto and "aula01-ex3-verificacao aparecia 2 vezes" in texto
+
+
+def test_arquivo_invalido_e_desconhecido(turma, tmp_path):
+    ok, lines = validate(turma / "joao-arquivos-ruins" / "03-exercicios.ipynb")
+    assert not ok and "arquivo vazio" in lines[0]
+    ok, lines = validate(turma / "quico-desconhecido" / "rascunho.ipynb")
+    assert not ok and "não é um notebook de exercício" in lines[0]
+
+
+def test_protegida_editada_e_avisada(turma):
+    ok, lines = validate(turma / "heitor-metadados" / "03-exercicios.ipynb", cell_timeout=10)
+    assert not ok and any("foi editada" in line for line in lines)
+
+
+def test_make_validar_nao_engole_erros(tmp_path):
+    """O alvo do Makefile mostra a saída de erro do script (nada vai para /dev/null)."""
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    alvo = makefile[makefile.index("\nvalidar:"):].split("\n\n")[0]
+    assert "2>" not in alvo and "/dev/null" not in alvo
+    out = subprocess.run([sys.executable, str(ROOT / "scripts" / "validar.py"), str(tmp_path / "nao-existe.ipynb")],
+                         capture_output=True, text=True)
+    assert out.returncode == 2 and "arquivo não encontrado" in out.stdout

@@ -1,0 +1,81 @@
+"""A linha esperada em ``notas.csv`` para cada entrega da turma de exemplo (``gerar.py``).
+
+Usada pela correção da turma (``tests/test_correcao.py``) e pelo ``validar`` (``tests/test_validar.py``),
+que tem de concordar com ela.
+"""
+
+A1, A2, A3 = "aula-01-self-attention", "aula-02-auto-atencao-do-zero", "aula-03-atencao-num-transformer-real"
+NB = "03-exercicios.ipynb"
+
+# (aluno, arquivo na entrega) -> (aula, notebook, situação, total, máximo, trecho obrigatório do motivo)
+EXPECTED = {
+    ("ana-correta", NB): (A1, "03-exercicios", "ok", "4", "4", ""),
+    ("ana-correta", "04-projeto.ipynb"): (A1, "04-projeto", "ok", "4", "4", ""),
+    ("ana-correta", "04-exercicios.ipynb"): (A2, "04-exercicios", "ok", "6", "6", ""),
+    ("bruno-parcial", NB): (A1, "03-exercicios", "parcial", "2", "4", "aula01-ex4-verificacao: Exercício 4"),
+    ("carla-vazia", NB): (A1, "03-exercicios", "zero", "0", "4", "não resolvido"),
+    ("carla-vazia", "04-projeto.ipynb"): (A1, "04-projeto", "zero", "0", "4", "não resolvido"),
+    ("davi-laco-infinito", NB): (A1, "03-exercicios", "tempo_esgotado", "2", "4",
+                                 "tempo esgotado em célula 10 (em “Exercício 3 (prático)"),
+    ("elisa-excecao", NB): (A1, "03-exercicios", "parcial", "2", "4",
+                            "erro em célula 14 (aula01-ex4-solucao, em “Exercício 4"),
+    ("fabio-sintaxe", NB): (A1, "03-exercicios", "parcial", "2", "4", "SyntaxError: sintaxe inválida"),
+    ("gabi-celulas-apagadas", NB): (A1, "03-exercicios", "parcial", "2", "4",
+                                    "aula01-ex4-verificacao: célula de verificação apagada"),
+    ("heitor-metadados", NB): (A1, "03-exercicios", "parcial", "2", "4",
+                               "aula01-ex3-verificacao: célula de verificação apagada"),
+    ("iris-tipo-trocado", NB): (A1, "03-exercicios", "ok", "4", "4", "foram alteradas"),
+    ("joao-arquivos-ruins", NB): (A1, "03-exercicios", "arquivo_invalido", "0", "4", "arquivo vazio"),
+    ("joao-arquivos-ruins", "04-projeto.ipynb"): (A1, "04-projeto", "arquivo_invalido", "0", "4", "não é JSON"),
+    # o nome é o da Aula 1, o conteúdo é o da Aula 2: corrigido como o que é, com a nota
+    ("karla-outra-aula", NB): (A2, "04-exercicios", "ok", "6", "6", "reconhecido pelas células como 04-exercicios"),
+    ("leo-saida-enorme", NB): (A1, "03-exercicios", "ok", "4", "4", ""),
+    # a caixa não deixa escrever fora da pasta: o código do aluno falha no que tentou, e só nele
+    ("marina-mexe-em-arquivos", NB): (A1, "03-exercicios", "parcial", "2", "4", "Permission denied"),
+    ("nina-sem-notebooks", ""): ("", "", "sem_notebooks", "0", "0", "nenhum notebook (.ipynb) na pasta (há: leia-me.txt)"),
+    ("olga-aula-3", NB): (A3, "03-exercicios", "ok", "6", "6", ""),
+    # trapaças (trabalho errado): nunca ganham ponto; quem mexe na correção vai para revisão
+    ("trapaca-religa-verificacao", NB): (A1, "03-exercicios", "revisar", "0", "4", "altera o módulo aula01"),
+    ("trapaca-desliga-correcao", NB): (A1, "03-exercicios", "revisar", "0", "4", "importa as verificações"),
+    ("trapaca-apaga-variavel", NB): (A1, "03-exercicios", "revisar", "0", "4", "os.environ"),
+    ("trapaca-comparacao", NB): (A1, "03-exercicios", "revisar", "0", "4", "falhou na conferência independente"),
+    ("trapaca-engole-excecao", NB): (A1, "03-exercicios", "revisar", "0", "4", "get_ipython().set_custom_exc"),
+    ("trapaca-numpy", NB): (A1, "03-exercicios", "revisar", "0", "4", "altera o módulo np"),
+    ("trapaca-sys-modules", NB): (A1, "03-exercicios", "revisar", "0", "4", "sys.modules"),
+    ("trapaca-esconde-traceback", NB): (A1, "03-exercicios", "revisar", "0", "4", "get_ipython().showtraceback"),
+    ("trapaca-troca-o-nome", NB): (A1, "03-exercicios", "revisar", "0", "4", "troca o nome aula01"),
+    ("trapaca-imprime-aprovado", NB): (A1, "03-exercicios", "zero", "0", "4", "Exercício 4"),
+    ("trapaca-introspeccao", NB): (A1, "03-exercicios", "revisar", "0", "4", "Checker.expect"),
+    ("trapaca-troca-codigo", NB): (A1, "03-exercicios", "revisar", "0", "4", "_reference_projected"),
+    # danos: nada acontece fora da caixa; o trabalho certo continua valendo
+    ("dano-le-respostas", NB): (A1, "03-exercicios", "zero", "0", "4", "não resolvido"),
+    ("dano-escreve-fora", NB): (A1, "03-exercicios", "ok", "4", "4", ""),
+    ("dano-estraga-colega", NB): (A1, "03-exercicios", "ok", "4", "4", ""),
+    ("dano-processo-fantasma", NB): (A1, "03-exercicios", "revisar", "4", "4", "importa subprocess"),
+    ("dano-memoria", NB): (A1, "03-exercicios", "memoria_esgotada", "2", "4",
+                           "memória esgotada em célula 8 (aula01-ex3-solucao"),
+    ("dano-muitos-processos", NB): (A1, "03-exercicios", "revisar", "0", "4", "os.fork"),
+    # a turma bagunçada: ninguém some, nenhum ponto se perde
+    ("paulo-zip-windows", NB): (A1, "03-exercicios", "ok", "4", "4", ""),
+    ("joão-sem-marca-utf8", NB): (A1, "03-exercicios", "ok", "4", "4", ""),
+    ("inês-macos", NB): (A1, "03-exercicios", "ok", "4", "4", ""),
+    ("", NB): (A1, "03-exercicios", "fora_de_pasta", "0", "4", "solto na raiz das entregas"),
+    ("yara", NB): (A1, "03-exercicios", "ok", "4", "4", ""),
+    ("quico-desconhecido", "rascunho.ipynb"): ("", "rascunho", "desconhecido", "0", "0", "“rascunho.ipynb” não é"),
+    ('sérgio "o brabo" [A] *?$(whoami);\'', NB): (A1, "03-exercicios", "ok", "4", "4", ""),
+    ("'=1+1-xavier", NB): (A1, "03-exercicios", "ok", "4", "4", ""),
+    ("rita-renomeados", "03-exercicios-Copy1.ipynb"): (A1, "03-exercicios", "ok", "4", "4", "arquivo renomeado"),
+    ("rita-renomeados", "04-Projeto.IPYNB"): (A1, "04-projeto", "ok", "4", "4", "arquivo renomeado"),
+    ("rita-renomeados", "exercicios (1).ipynb"): (A2, "04-exercicios", "ok", "6", "6", "arquivo renomeado"),
+    ("sofia-duas-copias", NB): (A1, "03-exercicios", "parcial", "2", "4",
+                                "2 cópias deste notebook (esta: “03-exercicios.ipynb”; outras: “versao-final/"),
+    ("sofia-duas-copias", "versao-final/03-exercicios.ipynb"): (A1, "03-exercicios", "ok", "4", "4", "2 cópias"),
+    ("tiago-duas-aulas", "aula-01/03-exercicios.ipynb"): (A1, "03-exercicios", "ok", "4", "4", ""),
+    ("tiago-duas-aulas", "aula-03/03-exercicios.ipynb"): (A3, "03-exercicios", "ok", "6", "6", ""),
+    ("ulisses-celula-colada", NB): (A1, "03-exercicios", "ok", "4", "4", "aula01-ex3-verificacao aparecia 2 vezes"),
+    ("vera-celula-de-outro-nb", NB): (A1, "03-exercicios", "ok", "4", "4",
+                                      "células de outro notebook coladas aqui (aula02-ex1-solucao, aula02-ex1-verificacao, "
+                                      "de 04-exercicios (aula-02-auto-atencao-do-zero))"),
+    ("wagner-kernel-morre", NB): (A1, "03-exercicios", "kernel_morreu", "2", "4",
+                                  "o kernel parou em célula 14 (aula01-ex4-solucao"),
+}
