@@ -136,6 +136,9 @@ def test_retorno_html_em_portugues_para_cada_linha(correcao):
     xss = _pagina(correcao, "trapaca-imprime-aprovado", NB)
     assert "Minha resposta" in xss and "&lt;script&gt;alert" in xss  # mostrado como texto
     assert "<script>alert" not in xss and "<iframe" not in xss
+    assert not re.search(r'src="https?:', xss), "imagem da internet no retorno (seria carregada ao abrir)"
+    assert "Content-Security-Policy" in xss and "default-src 'none'" in xss
+    assert "/work/" not in xss and "_core.py:" not in xss and "No description has been provided" not in xss
     bruno = _pagina(correcao, "bruno-parcial", NB)
     assert "faltou dividir as pontuações por sqrt(d_k)" in bruno  # a dica da verificação chega ao aluno
 

@@ -35,7 +35,7 @@ def test_zip_baguncado_e_repeticao_dao_o_mesmo_notas_csv_byte_a_byte(tmp_path, t
     """Uma turma como chega (zip do Windows, cópias, renomeado, célula colada, kernel que morre, caminho
     hostil): corrigida duas vezes, o mesmo notas.csv, sem caminhos temporários."""
     pacote = tmp_path / "turma.zip"
-    membros = [("../fora.txt", b"tentativa de sair da pasta")]
+    membros = [("../fora.txt", b"tentativa de sair da pasta"), ("entregas/../../fuga.ipynb", b"{}")]
     for aluno in ("bruno-parcial", "joao-arquivos-ruins", "sofia-duas-copias", "ulisses-celula-colada",
                   "wagner-kernel-morre"):
         for f in sorted((turma / aluno).rglob("*")):
@@ -57,6 +57,8 @@ def test_zip_baguncado_e_repeticao_dao_o_mesmo_notas_csv_byte_a_byte(tmp_path, t
     assert (linhas[("rita", "Exercicios-Copy1.IPYNB")]["situacao"], linhas[("rita", "Exercicios-Copy1.IPYNB")]["total"]) == ("ok", "4")
     assert linhas[("wagner-kernel-morre", "03-exercicios.ipynb")]["situacao"] == "kernel_morreu"
     assert not (tmp_path.parent / "fora.txt").exists()
+    nao = (tmp_path / "saida0" / "nao-corrigidos.csv").read_text(encoding="utf-8")
+    assert "entregas/../../fuga.ipynb" in nao and "../fora.txt" in nao  # não lidos, mas listados
 
 
 def test_solucoes_servem_de_fonte_ao_nbgrader_sem_edicao(tmp_path):

@@ -72,6 +72,13 @@ def test_zip_por_aluno_zip_dentro_da_pasta_e_arquivo_solto(tmp_path):
     assert pdf.dados is None and not pdf.parece_notebook  # não é lido: só listado
 
 
+def test_pasta_raiz_dentro_do_zip_do_aluno_sai_do_caminho(tmp_path):
+    interno = gerar._zip([("Letícia/04-projeto.ipynb", NB), ("Letícia/03-exercicios.ipynb", NB)])
+    ent = entregas.ler_entregas(_zip(tmp_path, [("Letícia.zip", interno), ("bruno.zip", interno)]), tmp_path)
+    assert _mapa(ent) == {("Letícia", "04-projeto.ipynb"), ("Letícia", "03-exercicios.ipynb"),
+                          ("bruno", "04-projeto.ipynb"), ("bruno", "03-exercicios.ipynb")}
+
+
 def test_zip_de_um_aluno_so_nao_perde_o_nome(tmp_path):
     ent = entregas.ler_entregas(_zip(tmp_path, [("ana/03-exercicios.ipynb", NB),
                                                 ("ana/versao-final/03-exercicios.ipynb", NB)]), tmp_path)
@@ -180,8 +187,11 @@ def test_texto_do_aluno_nao_vira_formula_na_planilha():
 @pytest.mark.parametrize("ename, evalue, esperado", [
     ("SyntaxError", "incomplete input (498049566.py, line 2)",
      "SyntaxError: código incompleto (faltou fechar um parêntese, colchete ou aspas?) (linha 2 da célula)"),
+    ("SyntaxError", "'(' was never closed (123.py, line 1)", "SyntaxError: '(' aberto e nunca fechado (linha 1 da célula)"),
+    ("NameError", "name 'f' is not defined", "NameError: o nome 'f' não está definido (a célula que o cria não rodou antes?)"),
     ("IndentationError", "unexpected indent (123.py, line 3)", "IndentationError: indentação inesperada (linha 3 da célula)"),
-    ("ZeroDivisionError", "division by zero", "ZeroDivisionError: division by zero"),
+    ("ZeroDivisionError", "division by zero", "ZeroDivisionError: divisão por zero"),
+    ("KeyError", "'x'", "KeyError: 'x'"),
 ])
 def test_erro_legivel(ename, evalue, esperado):
     assert relatorio.erro_legivel(ename, evalue) == esperado
@@ -200,3 +210,62 @@ def test_zip_da_turma_de_exemplo_tem_os_tres_sistemas():
     assert any("\\" in i.filename for i in infos)  # Windows
     assert any(not i.flag_bits & 0x800 and not i.filename.isascii() for i in infos)  # sem a marca de UTF-8
     assert any(i.filename.startswith("__MACOSX/") for i in infos)  # macOS
+
+
+def _sem(nb: dict, gid: str) -> dict:
+    nb = copy.deepcopy(nb)
+    nb["cells"] = [c for c in nb["cells"] if catalogo.nbgrader_meta(c).get("grade_id") != gid]
+    return nb
+
+
+def test_metadados_perdidos_voltam_pelo_codigo_e_o_notebook_e_reconhecido():
+    nb = copy.deepcopy(SOL1)
+    for c in nb["cells"]:
+        c.get("metadata", {}).pop("nbgrader", None)
+    g, nota = catalogo.identify(EVERYTHING, nb, "meu-notebook.ipynb")
+    assert g is AULA1 and "pelo código das células protegidas" in nota
+    limpo, notas = saneamento.sanitize(nb, AULA1, EVERYTHING)
+    protegidas = [gid for gid, c in catalogo.original_cells(AULA1.source).items() if c.metadata["nbgrader"]["locked"]]
+    assert set(protegidas) <= set(_gids(limpo)) and "os metadados voltaram" in " ".join(notas)
+
+
+def test_verificacao_e_importacoes_apagadas_voltam_no_lugar():
+    nb = _sem(_sem(SOL1, "aula01-ex4-verificacao"), "aula01-03-exercicios-importacoes")
+    limpo, notas = saneamento.sanitize(nb, AULA1, EVERYTHING)
+    gids = _gids(limpo)
+    assert gids.index("aula01-ex4-verificacao") == gids.index("aula01-ex4-solucao") + 1
+    assert gids.index("aula01-03-exercicios-importacoes") < gids.index("aula01-ex3-solucao")
+    assert "apagadas voltaram" in " ".join(notas)
+
+
+def test_linhas_acrescentadas_a_celula_protegida_rodam_depois_dela():
+    nb = copy.deepcopy(SOL1)
+    imports = next(c for c in nb["cells"]
+                   if catalogo.nbgrader_meta(c).get("grade_id") == "aula01-03-exercicios-importacoes")
+    imports["source"] = "".join(imports["source"]) + "\nimport math\n    "
+    verif = next(c for c in nb["cells"] if catalogo.nbgrader_meta(c).get("grade_id") == "aula01-ex3-verificacao")
+    verif["source"] = "print('✅ tudo certo')"  # numa verificação, nada do que mudou conta
+    limpo, notas = saneamento.sanitize(nb, AULA1, EVERYTHING)
+    i = _gids(limpo).index("aula01-03-exercicios-importacoes")
+    assert limpo["cells"][i + 1]["source"] == "import math" and catalogo.nbgrader_meta(limpo["cells"][i + 1]) == {}
+    assert "print('✅" not in json.dumps([c["source"] for c in limpo["cells"] if not catalogo.nbgrader_meta(c)])
+    texto = " | ".join(notas)
+    assert "editadas (aula01-03-exercicios-importacoes, aula01-ex3-verificacao)" in texto
+    assert "linhas acrescentadas a aula01-03-exercicios-importacoes" in texto
+
+
+def test_tipo_trocado_volta_ao_original():
+    nb = copy.deepcopy(SOL1)
+    sol = next(c for c in nb["cells"] if catalogo.nbgrader_meta(c).get("grade_id") == "aula01-ex3-solucao")
+    sol["cell_type"] = "markdown"
+    sol.pop("outputs"), sol.pop("execution_count")
+    limpo, notas = saneamento.sanitize(nb, AULA1, EVERYTHING)
+    volta = next(c for c in limpo["cells"] if catalogo.nbgrader_meta(c).get("grade_id") == "aula01-ex3-solucao")
+    assert volta["cell_type"] == "code" and volta["outputs"] == [] and "mudado de tipo" in " ".join(notas)
+
+
+def test_respostas_escritas_em_branco():
+    aluno = json.loads((ROOT / "notebooks" / AULA1.source.relative_to(ROOT / "solutions")).read_text(encoding="utf-8"))
+    assert [gid for gid, _, _ in catalogo.blank_answers(aluno, AULA1)] == [
+        "aula01-ex1-resposta", "aula01-ex2-resposta", "aula01-ex5-resposta"]
+    assert catalogo.blank_answers(SOL1, AULA1) == []

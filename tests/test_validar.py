@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from correcao import catalogo
-from correcao.validar import validate
+from correcao.validar import validate, validate_many
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
@@ -37,18 +37,33 @@ def _celula(nb: dict, grade_id: str) -> dict:
     return next(c for c in nb["cells"] if catalogo.nbgrader_meta(c).get("grade_id") == grade_id)
 
 
-@pytest.mark.parametrize("aluno, arquivo", [
+CONCORDANCIA = [
     ("ana-correta", "03-exercicios.ipynb"), ("bruno-parcial", "03-exercicios.ipynb"),
     ("davi-laco-infinito", "03-exercicios.ipynb"), ("rita-renomeados", "exercicios (1).ipynb"),
     ("ulisses-celula-colada", "03-exercicios.ipynb"), ("vera-celula-de-outro-nb", "03-exercicios.ipynb"),
-    ("wagner-kernel-morre", "03-exercicios.ipynb"),
-])
-def test_validar_concorda_com_a_correcao(turma, aluno, arquivo):
+    ("wagner-kernel-morre", "03-exercicios.ipynb"), ("neto-resposta-embaixo", "03-exercicios.ipynb"),
+    ("pedro-sem-respostas-escritas", "03-exercicios.ipynb"), ("renata-sem-metadados", "03-exercicios.ipynb"),
+    ("heitor-metadados", "03-exercicios.ipynb"),
+]
+
+
+@pytest.fixture(scope="module")
+def validados(turma):
+    """validar em cada notebook de CONCORDANCIA (uma correção só, dois processos)."""
+    paths = [turma / aluno / arquivo for aluno, arquivo in CONCORDANCIA]
+    antes = [p.read_bytes() for p in paths]
+    relatorios = validate_many(paths, cell_timeout=10, workers=2)
+    assert [p.read_bytes() for p in paths] == antes  # o notebook do aluno não muda
+    return dict(zip(CONCORDANCIA, relatorios))
+
+
+@pytest.mark.parametrize("aluno, arquivo", CONCORDANCIA)
+def test_validar_concorda_com_a_correcao(validados, aluno, arquivo):
     _, _, status, total, maximo, motivo = EXPECTED[(aluno, arquivo)]
-    antes = (turma / aluno / arquivo).read_bytes()
-    ok, lines = validate(turma / aluno / arquivo, cell_timeout=10)
-    assert (turma / aluno / arquivo).read_bytes() == antes  # o notebook do aluno não muda
-    assert ok == (status == "ok" and total == maximo), _texto(lines)
+    ok, lines = validados[(aluno, arquivo)]
+    pronto = status == "ok" and total == maximo and "esboço ✍️" not in motivo
+    assert ok == pronto, _texto(lines)
+    assert lines[0].endswith(f"{int(total) // 2} de {int(maximo) // 2} verificação(ões) passando."), lines[0]
     if motivo and not motivo.startswith("aula0"):  # o que a verificação imprime não se repete como nota
         assert motivo.split("(")[0].strip() in _texto(lines), _texto(lines)
 
@@ -98,9 +113,21 @@ def test_arquivo_invalido_e_desconhecido(turma, tmp_path):
     assert not ok and "não é um notebook de exercício" in lines[0]
 
 
-def test_protegida_editada_e_avisada(turma):
-    ok, lines = validate(turma / "heitor-metadados" / "03-exercicios.ipynb", cell_timeout=10)
-    assert not ok and any("foi editada" in line for line in lines)
+def test_protegida_editada_e_metadados_perdidos_como_a_correcao_dira(validados):
+    ok, lines = validados[("heitor-metadados", "03-exercicios.ipynb")]
+    texto = _texto(lines)
+    assert "editadas (aula01-ex4-verificacao): a correção usou o código original" in texto, texto
+    assert "metadados voltaram" in texto and ok, texto  # o resto estava certo: a nota toda
+
+
+def test_uma_linha_por_exercicio_nao_feito(tmp_path):
+    """Exercício não feito: o ⏳ da verificação, sem repetir a mesma coisa como aviso."""
+    aluno = ROOT / "notebooks" / "modulo-06" / "aula-01-self-attention" / "03-exercicios.ipynb"
+    ok, lines = validate(aluno, cell_timeout=10)
+    texto = _texto(lines)
+    assert not ok and "0 de 2" in lines[0]
+    assert sum("Exercício 3" in line for line in lines) == 1, texto
+    assert texto.count("✍️ resposta escrita ainda não respondida") == 3, texto
 
 
 def test_make_validar_nao_engole_erros(tmp_path):

@@ -130,6 +130,12 @@ def identify(everything: dict[tuple, Gradable], nb: dict | None, caminho: str) -
         return (g.notebook == base, g.assignment in pastas)
 
     comum = {id(g): len(ids & set(all_ids(g.source))) for g in todos}
+    como = "pelas células"
+    if not any(comum.values()) and nb is not None:  # sem metadados: pelo código das células protegidas
+        fontes = {_fonte(c) for c in nb.get("cells", []) if isinstance(c, dict)} - {""}
+        comum = {id(g): len(fontes & _fontes_protegidas(g.source)) for g in todos}
+        comum = {k: (v if v >= 2 else 0) for k, v in comum.items()}
+        como = "pelo código das células protegidas"
     melhor = max(comum.values(), default=0)
     if melhor:
         candidatos = [g for g in todos if comum[id(g)] == melhor]
@@ -143,9 +149,21 @@ def identify(everything: dict[tuple, Gradable], nb: dict | None, caminho: str) -
     g = max(candidatos, key=preferencia)  # max devolve o primeiro entre os empatados
     if nome == f"{g.notebook}.ipynb":
         return g, ""
-    como = "pelas células" if pelas_celulas else "pelo nome"
+    como = como if pelas_celulas else "pelo nome"
     return g, (f"arquivo renomeado: “{caminho}” foi reconhecido {como} como {g.notebook} "
                f"({g.assignment}) e corrigido como tal")
+
+
+def _fonte(cell: dict) -> str:
+    src = cell.get("source", "")
+    return ("".join(src) if isinstance(src, list) else str(src)).strip()
+
+
+@functools.lru_cache(maxsize=None)
+def _fontes_protegidas(source: Path) -> frozenset:
+    """O código das células protegidas e de verificação de ``source`` (que o aluno não muda)."""
+    return frozenset(c.source.strip() for c in original_cells(source).values()
+                     if nbgrader_meta(c).get("locked") and c.source.strip())
 
 
 @functools.lru_cache(maxsize=None)
@@ -199,6 +217,23 @@ def cell_label(cells: list, index: int) -> str:
                 break
     detalhes = [x for x in (gid if isinstance(gid, str) else "", f"em “{titulo}”" if titulo else "") if x]
     return f"célula {index + 1}" + (f" ({', '.join(detalhes)})" if detalhes else "")
+
+
+def blank_answers(nb: dict, g: Gradable) -> list[tuple[str, int, float]]:
+    """Respostas escritas (corrigidas pelo professor) ainda iguais ao esboço que o aluno recebeu (o ✍️):
+    ``(grade_id, índice da célula, pontos)``. O nbgrader dá 0 a elas sem perguntar ao professor."""
+    originais = original_cells(g.source)
+    out = []
+    for index, cell in enumerate(nb.get("cells", [])):
+        meta = nbgrader_meta(cell)
+        gid = meta.get("grade_id")
+        original = originais.get(gid) if isinstance(gid, str) else None
+        if original is None or not meta.get("solution") or not meta.get("grade") or cell.get("cell_type") != "markdown":
+            continue
+        if _fonte(cell) == original.source.strip() or _fonte(cell) == TEXT_STUB.strip():
+            pontos = original.metadata["nbgrader"].get("points", 0)
+            out.append((gid, index, float(pontos) if isinstance(pontos, (int, float)) else 0.0))
+    return out
 
 
 def student_version(solution):

@@ -59,6 +59,7 @@ class Entregas:
     arquivos: list[Arquivo] = field(default_factory=list)
     alunos: list[str] = field(default_factory=list)
     lixo: list[str] = field(default_factory=list)  # caminhos ignorados (restos do macOS/Windows/Jupyter)
+    inseguros: list[str] = field(default_factory=list)  # nomes no zip que sairiam da pasta (".."): não lidos
 
 
 def nfc(texto: str) -> str:
@@ -98,6 +99,7 @@ class _Leitor:
         self.itens: list[tuple[tuple[str, ...], Path | None, str]] = []  # (partes, dados, motivo)
         self.pastas: set[tuple[str, ...]] = set()
         self.lixo: list[str] = []
+        self.inseguros: list[str] = []  # nomes com ".." (sairiam da pasta): não lidos, mas listados
         destino.mkdir(parents=True, exist_ok=True)
 
     def _guardar(self, dados: bytes) -> Path:
@@ -115,7 +117,7 @@ class _Leitor:
                 nome = nome_no_zip(info)
                 p = partes(nome)
                 if p is None:
-                    self.lixo.append(nome + " (caminho que sai da pasta: ignorado)")
+                    self.inseguros.append(nome)
                     continue
                 if not p:
                     continue
@@ -151,10 +153,17 @@ class _Leitor:
     def _zip_interno(self, p: tuple[str, ...], dados: bytes) -> None:
         prefixo = p[:-1] + (p[-1][:-4],)  # "ana.zip" solto na raiz é a pasta da aluna "ana"
         self.pastas.add(prefixo)
+        inicio = len(self.itens)
         try:
             self.zip(io.BytesIO(dados), prefixo, profundidade=1)
         except (zipfile.BadZipFile, OSError, EOFError, ValueError) as exc:
             self.itens.append((p, None, f"zip que não abre ({type(exc).__name__})"))
+            return
+        novos, n = self.itens[inicio:], len(prefixo)
+        raizes = {q[n] for q, _, _ in novos if len(q) > n + 1}
+        if novos and len(raizes) == 1 and all(len(q) > n + 1 for q, _, _ in novos):
+            # o zip da aluna tem uma pasta-raiz (ana.zip → ana/03-exercicios.ipynb): fora do caminho mostrado
+            self.itens[inicio:] = [(q[:n] + q[n + 1:], d, m) for q, d, m in novos]
 
     def pasta(self, raiz: Path) -> None:
         for atual, dirs, files in os.walk(raiz, followlinks=False):
@@ -236,7 +245,7 @@ def ler_entregas(path: Path, tmp: Path) -> Entregas:
     else:
         leitor.pasta(path)
         tirar = 0
-    out = Entregas(lixo=sorted(leitor.lixo))
+    out = Entregas(lixo=sorted(leitor.lixo), inseguros=sorted(leitor.inseguros))
     alunos = set()
     for p in sorted(leitor.pastas):
         if len(p) > tirar:

@@ -38,11 +38,11 @@ if "jsonschema" not in sys.modules:  # o jsonschema importaria um verificador de
 from nbgrader.preprocessors import NbGraderPreprocessor  # noqa: E402
 from traitlets import Unicode  # noqa: E402
 
-from .catalogo import (CODE_STUB, TEXT_STUB, Gradable, catalog, cell_label, identify, inspect_notebook, is_check,
-                       nbgrader_meta, nome_base, original_cells, read_notebook)
+from .catalogo import (CODE_STUB, TEXT_STUB, Gradable, blank_answers, catalog, cell_label, identify, inspect_notebook, is_check,
+                       nbgrader_meta, nome_base, read_notebook)
 from .entregas import Entregas, ler_entregas
 from .isolamento import Caixa, Limites, encerrar
-from .relatorio import Row, _num, erro_legivel, failed_row, write_outputs
+from .relatorio import Row, _num, erro_legivel, failed_row, notebook_body, write_outputs
 from .saneamento import sanitize
 from .varredura import modulos_importados, varrer
 
@@ -65,6 +65,7 @@ class Resultado:
     situacao: str = ""  # "", tempo_esgotado, memoria_esgotada, kernel_morreu
     cpu_ratio: float | None = None  # tempo de CPU / tempo de relógio do kernel (None: não informado)
     onde: str = ""  # a célula em que a execução parou
+    continuou: bool = False  # tempo esgotado numa célula só: ela foi interrompida e o resto do notebook rodou
 
 
 def _ler(stdout: bytes, nonce: str) -> list[dict]:
@@ -198,7 +199,7 @@ class Trabalhador:
         if run.tempo_esgotado:
             res.situacao, res.onde = "tempo_esgotado", _nome_celula(nb, last + 1)
         elif timeout:  # uma célula passou do tempo e foi interrompida; o resto do notebook rodou
-            res.situacao, res.onde = "tempo_esgotado", _nome_celula(nb, timeout[0])
+            res.situacao, res.onde, res.continuou = "tempo_esgotado", _nome_celula(nb, timeout[0]), True
         elif isinstance(fim, str) and fim.startswith("kernel_morreu"):
             index = int(fim.split(":")[1]) if ":" in fim else last + 1
             res.situacao, res.onde = "kernel_morreu", _nome_celula(nb, index)
@@ -330,6 +331,10 @@ def grade_one(w: Trabalhador, e: Entrega) -> Row:
     row.autograded = keep
     _scores(w, g, e.ident, row)
     _explain(autograded, g, row, e.path)
+    em_branco = blank_answers(json.loads(e.path.read_text(encoding="utf-8")), g)
+    if em_branco:
+        row.reasons.append(f"{len(em_branco)} resposta(s) escrita(s) ainda com o esboço ✍️ (valem 0 na correção do "
+                           f"professor): {', '.join(gid for gid, _, _ in em_branco)}")
     _aplicar_conferencia(g, row, res)
     row.cpu_ratio = res.cpu_ratio
     return row
@@ -340,25 +345,6 @@ def _last_error(log: str) -> str:
     errors = [ln for ln in lines if "ERROR" in ln or "Error" in ln]
     text = (errors or lines or ["sem detalhes"])[-1][:300]
     return re.sub(r"/\S+", "…", text)  # sem caminhos temporários
-
-
-def _alteradas(submitted: Path, g: Gradable) -> bool:
-    """Alguma célula protegida/de verificação foi editada, ou alguma célula do nbgrader mudou de tipo?"""
-    original = original_cells(g.source)
-    try:
-        cells = json.loads(submitted.read_text(encoding="utf-8"))["cells"]
-    except (OSError, ValueError, KeyError):
-        return False
-    for cell in cells:
-        gid = nbgrader_meta(cell).get("grade_id")
-        if gid not in original:
-            continue
-        mine = original[gid]
-        src = cell.get("source", "")
-        src = "".join(src) if isinstance(src, list) else src
-        if cell.get("cell_type") != mine.cell_type or (mine.metadata["nbgrader"].get("locked") and src != mine.source):
-            return True
-    return False
 
 
 def _explain(autograded: Path, g: Gradable, row: Row, submitted: Path) -> None:
@@ -376,6 +362,8 @@ def _explain(autograded: Path, g: Gradable, row: Row, submitted: Path) -> None:
                 row.reasons.append(f"{gid}: não foi executada (a execução parou antes)")
             elif ename in ("CellTimeoutError", "KeyboardInterrupt", "MemoryError"):
                 continue  # a situação da linha (tempo/memória esgotados) já diz onde
+            elif ename == "NotImplementedError" and not (gid in g.cells and is_check(cell)):
+                continue  # o esboço de um exercício não feito: a verificação dele já diz "não resolvido"
             elif gid in g.cells and is_check(cell):
                 row.reasons.append(f"{gid}: {erro_legivel(ename, evalue, com_nome=False)}")
             else:
@@ -384,8 +372,6 @@ def _explain(autograded: Path, g: Gradable, row: Row, submitted: Path) -> None:
         if gid not in present:
             row.reasons.append(f"{gid}: célula de verificação apagada ou sem os metadados de correção (0 pontos)")
             row.scores[gid] = 0.0
-    if _alteradas(submitted, g):
-        row.reasons.append("células protegidas ou de verificação foram alteradas; a correção usou as originais")
 
 
 def _aplicar_conferencia(g: Gradable, row: Row, res: Resultado) -> None:
@@ -410,9 +396,12 @@ def _aplicar_conferencia(g: Gradable, row: Row, res: Resultado) -> None:
         revisar = True
         row.reasons.append("módulos alterados pelo código do aluno (desfeito na conferência): "
                            + ", ".join(res.alteracoes[:8]))
-    if res.situacao == "tempo_esgotado":
-        row.reasons.append(f"tempo esgotado em {res.onde}: a execução foi interrompida (laço infinito?); "
-                           "valem os pontos das verificações que terminaram antes")
+    if res.situacao == "tempo_esgotado" and res.continuou:
+        row.reasons.append(f"tempo esgotado em {res.onde}: a célula passou do tempo limite e foi interrompida "
+                           "(laço infinito?); o resto do notebook rodou normalmente")
+    elif res.situacao == "tempo_esgotado":
+        row.reasons.append(f"tempo esgotado em {res.onde}: o notebook passou do tempo limite e foi interrompido "
+                           "(laço infinito?); valem os pontos das verificações que terminaram antes")
     elif res.situacao == "memoria_esgotada":
         row.reasons.append(f"memória esgotada em {res.onde} (limite por processo); "
                            "valem os pontos das verificações que terminaram antes")
@@ -528,6 +517,8 @@ def plan_class(ent: Entregas, everything: dict, pasta: Path) -> tuple[list[Entre
         path = pasta / f"e{k:05d}.ipynb"
         path.write_text(json.dumps(arrumado, ensure_ascii=False), encoding="utf-8")
         plan.append(Entrega(a.aluno, f"e{k:05d}", g, path, a.caminho, ([nota] if nota else []) + notas))
+    for nome in ent.inseguros:
+        fora.append(("", nome, "caminho que sairia da pasta das entregas (..): não foi lido"))
     for aluno in ent.alunos:
         if aluno not in com_notebook:
             tem = [a.caminho for a in ent.arquivos if a.aluno == aluno]
@@ -576,6 +567,8 @@ def _tarefa(e: Entrega) -> tuple[Row, float]:
     t0 = time.perf_counter()
     try:
         row = grade_one(_TRABALHADOR, e)
+        if row.autograded and row.autograded.exists():  # o HTML do retorno, aqui: os processos rodam em paralelo
+            row.corpo = notebook_body(row.autograded)
     except Exception as exc:  # noqa: BLE001 - uma entrega nunca derruba a correção da turma
         row = failed_row(e.student, e.g, e.g.notebook, "erro_na_correcao",
                          f"erro interno da correção ({type(exc).__name__})", arquivo=e.arquivo)

@@ -38,6 +38,7 @@ class Row:
     retorno: str = ""  # a página de retorno, relativa à saída (preenchida por write_outputs)
     autograded: Path | None = None
     cpu_ratio: float | None = None  # CPU / relógio da execução no kernel (não vai para o CSV)
+    corpo: str = ""  # o notebook corrigido em HTML, feito no processo que corrigiu (em paralelo)
 
     def csv(self, columns: list[str]) -> dict:
         out = {"aluno": _celula(self.student), "aula": self.assignment, "notebook": _celula(self.notebook),
@@ -55,35 +56,53 @@ def _celula(texto: str) -> str:
     return "'" + texto if texto[:1] in ("=", "+", "-", "@", "\t", "\r") else texto
 
 
-_SINTAXE = {
-    "incomplete input": "código incompleto (faltou fechar um parêntese, colchete ou aspas?)",
-    "invalid syntax": "sintaxe inválida",
-    "unexpected indent": "indentação inesperada",
-    "expected an indented block": "faltou indentar o bloco",
-    "unindent does not match any outer indentation level": "a indentação não bate com a das linhas de cima",
-    "unterminated string literal": "texto (string) sem as aspas de fechamento",
-    "expected ':'": "faltou ':'",
-    "invalid decimal literal": "número mal escrito",
-    "'return' outside function": "'return' fora de uma função",
-    "EOL while scanning string literal": "texto (string) sem as aspas de fechamento",
-}
+# As mensagens de erro mais comuns do Python e do NumPy, em português (o nome do erro fica, para buscar).
+_TRADUCOES = [
+    (r"^incomplete input", "código incompleto (faltou fechar um parêntese, colchete ou aspas?)"),
+    (r"^invalid syntax\. Perhaps you forgot a comma\?", "sintaxe inválida (faltou uma vírgula?)"),
+    (r"^invalid syntax\. Maybe you meant '==' or ':=' instead of '='\?", "sintaxe inválida (quis dizer '=='?)"),
+    (r"^invalid syntax", "sintaxe inválida"),
+    (r"^unexpected indent", "indentação inesperada"),
+    (r"^expected an indented block.*", "faltou indentar o bloco"),
+    (r"^unindent does not match any outer indentation level", "a indentação não bate com a das linhas de cima"),
+    (r"^unterminated string literal.*", "texto (string) sem as aspas de fechamento"),
+    (r"^expected ':'", "faltou ':'"),
+    (r"^'(.)' was never closed", r"'\1' aberto e nunca fechado"),
+    (r"^unmatched '(.)'", r"'\1' fechado sem ter sido aberto"),
+    (r"^invalid decimal literal", "número mal escrito"),
+    (r"^'return' outside function", "'return' fora de uma função"),
+    (r"^name '(\w+)' is not defined", r"o nome '\1' não está definido (a célula que o cria não rodou antes?)"),
+    (r"^No module named '([\w.]+)'", r"não existe o módulo '\1' neste ambiente"),
+    (r"^module '([\w.]+)' has no attribute '(\w+)'", r"o módulo '\1' não tem '\2'"),
+    (r"^'(\w+)' object has no attribute '(\w+)'", r"um objeto do tipo '\1' não tem o atributo '\2'"),
+    (r"^division by zero", "divisão por zero"),
+    (r"^index (-?\d+) is out of bounds for axis (\d+) with size (\d+)",
+     r"índice \1 fora dos limites do eixo \2 (tamanho \3)"),
+    (r"^list index out of range", "índice fora da lista"),
+    (r"^(\w+)\(\) missing (\d+) required positional arguments?: (.+)", r"\1() precisa de \2 argumento(s) que faltaram: \3"),
+    (r"^(\w+)\(\) takes (\d+) positional arguments? but (\d+) (?:was|were) given",
+     r"\1() recebe \2 argumento(s), mas recebeu \3"),
+    (r"^matmul: Input operand \d has a mismatch in its core dimension \d.*\(size (\d+) is different from (\d+)\)",
+     r"multiplicação de matrizes (@) com formas incompatíveis (tamanho \1 diferente de \2)"),
+    (r"^operands could not be broadcast together with shapes (.+)", r"formas incompatíveis para a operação: \1"),
+    (r"^\[Errno 13\] Permission denied: (.+)", r"sem permissão para gravar ou ler \1 (a correção só deixa gravar na "
+                                              r"pasta do notebook)"),
+    (r"^\[Errno 2\] No such file or directory: (.+)", r"arquivo ou pasta não encontrado: \1"),
+]
 
 
-def erro_legivel(ename: str, evalue: str, com_nome: bool = True) -> str:
-    """A mensagem de erro de uma célula, de uma linha, sem o arquivo temporário do IPython:
-    ``SyntaxError: incomplete input (498049566.py, line 2)`` → ``SyntaxError: código incompleto (...) (linha 2)``."""
-    primeira = (evalue or "").strip().splitlines()[0][:200] if (evalue or "").strip() else ""
+def erro_legivel(ename: str, evalue: str, com_nome: bool = True, limite: int = 600) -> str:
+    """A mensagem de erro de uma célula, de uma linha, em português quando é uma das comuns, sem o arquivo
+    temporário do IPython: ``SyntaxError: incomplete input (498049566.py, line 2)`` →
+    ``SyntaxError: código incompleto (...) (linha 2 da célula)``."""
+    primeira = " ".join((evalue or "").split())[:limite]
     linha = re.search(r"\(\S+\.py, line (\d+)\)", primeira)
     primeira = re.sub(r"\s*\(\S+\.py, line \d+\)", "", primeira)
-    if ename in ("SyntaxError", "IndentationError", "TabError"):
-        for en, pt in _SINTAXE.items():
-            if primeira.startswith(en):
-                primeira = pt + primeira[len(en):]
-                break
-    for en, pt in ((". Perhaps you forgot a comma?", " (faltou uma vírgula?)"),
-                   (". Maybe you meant '==' or ':=' instead of '='?", " (quis dizer '=='?)"),
-                   ("Did you mean", "Quis dizer")):
-        primeira = primeira.replace(en, pt)
+    for padrao, traducao in _TRADUCOES:
+        novo, n = re.subn(padrao, traducao, primeira)
+        if n:
+            primeira = novo
+            break
     if linha:
         primeira += f" (linha {linha.group(1)} da célula)"
     if not com_nome:
@@ -110,9 +129,11 @@ def feedback_html(row: Row, g) -> str:
     reasons = "".join(f"<li>{esc(r)}</li>" for r in row.reasons) or "<li>Nenhum problema encontrado.</li>"
     manual = (f"<p>{row.manual_pending} resposta(s) escrita(s) aguardam a correção do professor.</p>"
               if row.manual_pending else "")
-    body = _notebook_body(row.autograded) if row.autograded and row.autograded.exists() else ""
+    body = row.corpo or (notebook_body(row.autograded) if row.autograded and row.autograded.exists() else "")
     return f"""<!DOCTYPE html>
-<html lang="pt-BR"><head><meta charset="utf-8"><title>Retorno: {esc(row.student)} · {esc(row.notebook)}</title>
+<html lang="pt-BR"><head><meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; img-src data:; style-src 'unsafe-inline'">
+<title>Retorno: {esc(" · ".join(x for x in (row.student, row.notebook or row.arquivo) if x) or "entrega")}</title>
 <style>
 body {{font-family: system-ui, sans-serif; max-width: 60rem; margin: 2rem auto; padding: 0 1rem; color: #222}}
 table {{border-collapse: collapse}} td, th {{border: 1px solid #ccc; padding: .3rem .7rem; text-align: left}}
@@ -133,7 +154,7 @@ table {{border-collapse: collapse}} td, th {{border: 1px solid #ccc; padding: .3
 """
 
 
-def _notebook_body(path: Path) -> str:
+def notebook_body(path: Path) -> str:
     """O notebook corrigido, convertido para HTML pelo nbconvert (saídas das verificações incluídas)."""
     import nbformat
     from nbconvert import HTMLExporter
@@ -144,10 +165,21 @@ def _notebook_body(path: Path) -> str:
             data = out.get("data", {})
             if "application/vnd.jupyter.widget-view+json" in data and len(data) > 1:
                 del data["application/vnd.jupyter.widget-view+json"]
+        for out in cell.get("outputs", []):  # erros: sem caminhos desta máquina; nas verificações, só a mensagem
+            if out.get("output_type") == "error":
+                meta = cell.get("metadata", {}).get("nbgrader", {})
+                if meta.get("grade") and not meta.get("solution"):
+                    out["traceback"] = [f"{out.get('ename', '')}: {out.get('evalue', '')}"]
+                else:
+                    out["traceback"] = [_CAMINHO.sub(r"\2", str(line)) for line in out.get("traceback", [])]
     nb.metadata.pop("widgets", None)
     exporter = HTMLExporter(template_name="basic")
     body, _ = exporter.from_notebook_node(nb)
+    body = body.replace('alt="No description has been provided for this image"', 'alt="figura gerada pelo notebook"')
     return "<h2>O seu notebook, como foi executado na correção</h2>\n" + _sem_scripts(body)
+
+
+_CAMINHO = re.compile(r"(/[^\s:'\"()]+/)([^/\s:'\"()]+\.py)")
 
 
 _TAGS = {"a", "abbr", "b", "blockquote", "br", "code", "del", "details", "div", "em", "h1", "h2", "h3", "h4", "h5",
@@ -157,12 +189,25 @@ _ATRIBUTOS = {"*": ["class", "id", "title"], "a": ["href", "class", "id"], "img"
               "td": ["align"], "th": ["align"]}
 
 
+def _atributo(tag: str, name: str, value: str) -> bool:
+    """Atributos permitidos; imagens só embutidas (``data:image/...``): uma imagem da internet no retorno
+    seria carregada ao abrir a página (um "pixel espião"); links só para http(s)/mailto."""
+    if name not in _ATRIBUTOS.get(tag, []) and name not in _ATRIBUTOS["*"]:
+        return False
+    if tag == "img" and name == "src":
+        return value.startswith("data:image/")
+    if tag == "a" and name == "href":
+        return not value.strip().lower().startswith("data:")
+    return True
+
+
 def _sem_scripts(body: str) -> str:
     """O HTML do notebook só com marcações de texto (bleach): o ``<script>``, ``<iframe>``, ``on...=`` ou
-    ``javascript:`` que o aluno escreveu aparece como texto, sem rodar no navegador do professor."""
+    ``javascript:`` que o aluno escreveu aparece como texto, sem rodar no navegador do professor, e nada é
+    carregado da internet (a página ainda tem uma política de segurança, CSP, que bloqueia o resto)."""
     import bleach
 
-    return bleach.clean(body, tags=_TAGS, attributes=_ATRIBUTOS, protocols={"http", "https", "mailto", "data"},
+    return bleach.clean(body, tags=_TAGS, attributes=_atributo, protocols={"http", "https", "mailto", "data"},
                         strip=False, strip_comments=True)
 
 

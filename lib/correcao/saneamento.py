@@ -12,7 +12,15 @@ notebook traz o id de lá. Aqui, antes da correção:
 - **célula protegida repetida**: fica a primeira;
 - **célula de outro notebook** (id que não é deste notebook): verificações e células protegidas saem;
   respostas ficam como células comuns;
-- metadados do nbgrader sem ``grade_id`` válido saem (a célula fica).
+- metadados do nbgrader sem ``grade_id`` válido saem (a célula fica);
+- **metadados perdidos** (uma célula protegida ou de verificação com o código original, mas sem os
+  metadados, como quando se copia o notebook célula por célula): voltam;
+- **célula protegida ou de verificação apagada**: volta, com o código original, logo depois da célula
+  que vinha antes dela no notebook do curso (ela não pode ser mudada pelo aluno, então recolocá-la só
+  devolve o que a correção já usaria);
+- **linhas acrescentadas a uma célula protegida** (ex.: um ``import math`` na célula de importações): o
+  nbgrader volta a célula ao original; as linhas novas rodam logo depois, numa célula comum (são código
+  do aluno, varrido e conferido como qualquer outro). Numa verificação, nada do que foi mudado conta.
 
 Cada arrumação vira uma nota, em pt-BR, na linha de ``notas.csv`` e no ``validar``.
 """
@@ -20,6 +28,7 @@ Cada arrumação vira uma nota, em pt-BR, na linha de ``notas.csv`` e no ``valid
 from __future__ import annotations
 
 import copy
+import textwrap
 
 from .catalogo import Gradable, all_ids, nbgrader_meta, original_cells
 
@@ -103,5 +112,97 @@ def sanitize(nb: dict, g: Gradable, everything: dict | None = None) -> tuple[dic
         notas.append(f"células de outro notebook coladas aqui ({', '.join(estranhas)}{origem}): ignoradas na "
                      "correção (respostas coladas ficaram como células comuns)")
     nb["cells"] = [c for i, c in enumerate(cells) if i not in remover]
+    notas += _recolocar(nb, originais)
     return nb, notas
+
+
+def _fonte(cell) -> str:
+    src = cell.get("source", "") if isinstance(cell, dict) else ""
+    return ("".join(src) if isinstance(src, list) else str(src)).strip()
+
+
+def _recolocar(nb: dict, originais: dict) -> list[str]:
+    """Metadados perdidos, células protegidas apagadas e linhas acrescentadas a células protegidas."""
+    cells, notas = nb["cells"], []
+
+    def presentes() -> dict:
+        return {nbgrader_meta(c).get("grade_id"): i for i, c in enumerate(cells) if isinstance(c, dict)
+                and isinstance(nbgrader_meta(c).get("grade_id"), str)}
+
+    protegidas = [gid for gid, c in originais.items() if _tipo(c) != "resposta"]
+    achadas = presentes()
+    voltaram = []
+    for gid in protegidas:  # metadados perdidos: a mesma fonte, sem nbgrader
+        if gid in achadas:
+            continue
+        fonte = originais[gid].source.strip()
+        for cell in cells:
+            if isinstance(cell, dict) and "nbgrader" not in (cell.get("metadata") or {}) and _fonte(cell) == fonte \
+                    and cell.get("cell_type") == originais[gid].cell_type:
+                cell.setdefault("metadata", {})["nbgrader"] = copy.deepcopy(dict(originais[gid].metadata["nbgrader"]))
+                voltaram.append(gid)
+                break
+    if voltaram:
+        notas.append(f"células sem os metadados de correção reconhecidas pelo código ({', '.join(voltaram)}): "
+                     "os metadados voltaram")
+    ordem = list(originais)
+    recolocadas = []
+    for k, gid in enumerate(ordem):  # apagadas: de volta depois da célula que vinha antes
+        achadas = presentes()
+        if gid in achadas or gid not in protegidas:
+            continue
+        antes = [achadas[g] for g in ordem[:k] if g in achadas]
+        pos = max(antes) + 1 if antes else 0
+        original = originais[gid]
+        cell = {"cell_type": original.cell_type, "metadata": {"nbgrader": copy.deepcopy(dict(original.metadata["nbgrader"]))},
+                "source": original.source}
+        if original.cell_type == "code":
+            cell.update(outputs=[], execution_count=None)
+        cells.insert(pos, cell)
+        recolocadas.append(gid)
+    if recolocadas:
+        notas.append(f"células protegidas ou de verificação apagadas voltaram, com o código original "
+                     f"({', '.join(recolocadas)})")
+    tipos, editadas, acrescidas = [], [], []
+    for gid, i in sorted(presentes().items(), key=lambda x: -x[1]):  # de baixo para cima: os índices não mudam
+        original, cell = originais.get(gid), cells[i]
+        if original is None:
+            continue
+        if cell.get("cell_type") != original.cell_type:  # o nbgrader usaria o tipo original; aqui, às claras
+            cell["cell_type"] = original.cell_type
+            if original.cell_type == "code":
+                cell.update(outputs=[], execution_count=None)
+            else:
+                cell.pop("outputs", None), cell.pop("execution_count", None)
+            tipos.append(gid)
+        if _tipo(original) == "resposta" or _fonte(cell) == original.source.strip():
+            continue
+        editadas.append(gid)
+        if _tipo(original) != "protegida" or original.cell_type != "code":
+            continue  # numa verificação, nada do que foi mudado conta
+        orig_linhas = {ln.strip() for ln in original.source.splitlines()}
+        novas = textwrap.dedent("\n".join(ln for ln in _fonte(cell).splitlines()
+                                          if ln.strip() and ln.strip() not in orig_linhas))
+        if novas and _compila(novas):
+            cells.insert(i + 1, {"cell_type": "code", "metadata": {}, "source": novas, "outputs": [],
+                                 "execution_count": None})
+            acrescidas.append(gid)
+    if tipos:
+        notas.append(f"células que tinham mudado de tipo (código/texto) voltaram ao tipo original: {', '.join(sorted(tipos))}")
+    if editadas:
+        notas.append(f"células protegidas ou de verificação editadas ({', '.join(sorted(editadas))}): a correção "
+                     "usou o código original")
+    if acrescidas:
+        notas.append(f"as linhas acrescentadas a {', '.join(sorted(acrescidas))} rodaram logo depois da célula, como "
+                     "código comum")
+    return notas
+
+
+def _compila(fonte: str) -> bool:
+    """As linhas soltas formam código Python válido? (só compila; nada roda aqui)"""
+    try:
+        compile(fonte, "<celula>", "exec")
+    except (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError):
+        return False
+    return True
 

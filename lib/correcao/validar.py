@@ -5,7 +5,8 @@ professor corrigiria (:func:`correcao.motor.grade_class`: mesma leitura, mesma a
 repetidas ou coladas, mesma caixa do bwrap se houver; sem ela, no próprio computador do aluno, o código é
 dele mesmo). As saídas antigas do notebook não contam: tudo roda de novo. O relatório diz, em português,
 quantas verificações passam, o que cada uma disse, onde a execução parou, quais respostas escritas ainda
-são o esboço (✍️) e o que a correção vai anotar; "Pronto para entregar" só quando tudo isso está limpo.
+são o esboço (✍️) e o que a correção vai anotar; "Pronto para entregar" só quando todas as verificações
+passam, nenhuma resposta escrita ficou no esboço e a situação é ``ok``.
 """
 
 from __future__ import annotations
@@ -16,46 +17,16 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from .catalogo import CODE_STUB, TEXT_STUB, cell_label, nbgrader_meta, original_cells, read_notebook
-from .entregas import nfc
+from .catalogo import blank_answers, cell_label, nbgrader_meta
+from .relatorio import SITUACOES
 
 CHECK_LINE = re.compile(r"^(✅|❌|⏳) (.+?):")
 
 
-def _avisos_protegidas(nb: dict, g) -> list[str]:
-    protected = {gid: c.source for gid, c in original_cells(g.source).items() if nbgrader_meta(c).get("locked")}
-    seen = {}
-    for c in nb["cells"]:
-        gid = nbgrader_meta(c).get("grade_id")
-        if isinstance(gid, str) and gid not in seen:
-            src = c.get("source", "")
-            seen[gid] = "".join(src) if isinstance(src, list) else src
-    out = []
-    for gid, source in protected.items():
-        if gid not in seen:
-            out.append(f"⚠️ a célula protegida {gid} foi apagada ou perdeu os metadados: "
-                       "na correção ela vale 0 ponto. Recupere-a do notebook original.")
-        elif seen[gid] != source:
-            out.append(f"⚠️ a célula protegida {gid} foi editada: na correção ela volta ao original.")
-    return out
-
-
-def _esbocos(nb: dict) -> list[str]:
-    """Respostas que ainda são o esboço do curso: as escritas (✍️, corrigidas pelo professor) e as de código."""
-    out = []
-    for index, c in enumerate(nb["cells"]):
-        meta = nbgrader_meta(c)
-        if not meta.get("solution"):
-            continue
-        src = c.get("source", "")
-        src = ("".join(src) if isinstance(src, list) else src).strip()
-        pontos = meta.get("points") if meta.get("grade") else None
-        vale = f", vale {pontos:g} ponto(s) na correção do professor" if isinstance(pontos, (int, float)) else ""
-        if c.get("cell_type") == "markdown" and src == TEXT_STUB.strip():
-            out.append(f"✍️ resposta escrita ainda não respondida: {cell_label(nb['cells'], index)}{vale}")
-        elif c.get("cell_type") == "code" and CODE_STUB.splitlines()[-1] in src:
-            out.append(f"✍️ exercício ainda com o esboço (raise NotImplementedError): {cell_label(nb['cells'], index)}")
-    return out
+def _esbocos(nb: dict, g) -> list[str]:
+    """As respostas escritas ainda com o esboço ✍️ (os exercícios de código já aparecem nas verificações)."""
+    return [f"✍️ resposta escrita ainda não respondida: {cell_label(nb['cells'], index)}, vale {pontos:g} "
+            "ponto(s) na correção do professor" for _, index, pontos in blank_answers(nb, g)]
 
 
 def validate(path: Path, cell_timeout: int = 60) -> tuple[bool, list[str]]:
@@ -68,47 +39,60 @@ def validate(path: Path, cell_timeout: int = 60) -> tuple[bool, list[str]]:
     cell_timeout : int
         Segundos por célula (a correção do professor usa 20 por padrão).
     """
+    return validate_many([path], cell_timeout)[0]
+
+
+def validate_many(paths: list[Path], cell_timeout: int = 60, workers: int = 1) -> list[tuple[bool, list[str]]]:
+    """:func:`validate` de vários notebooks numa correção só (``workers`` em paralelo), na mesma ordem."""
     from .isolamento import bwrap_disponivel
     from .motor import grade_class
 
-    path = Path(path)
+    paths = [Path(p) for p in paths]
     with tempfile.TemporaryDirectory(prefix="validar-") as tmp:
-        entregas = Path(tmp) / "entregas" / "voce"
-        entregas.mkdir(parents=True)
-        shutil.copy(path, entregas / path.name)  # mesmo nome: um arquivo renomeado aparece como na correção
-        rows = grade_class(entregas.parent, Path(tmp) / "saida", cell_timeout, workers=1, log=lambda *_: None,
-                           isolar=bwrap_disponivel(), guardar_notebooks=True)
-        row = next((r for r in rows if r.arquivo == nfc(path.name)), rows[0])
-        nb = json.loads(row.autograded.read_text(encoding="utf-8")) if row.autograded else None
+        for k, path in enumerate(paths):  # uma "aluna" por notebook; mesmo nome de arquivo (renomeado aparece)
+            (Path(tmp) / "entregas" / f"n{k:03d}").mkdir(parents=True)
+            shutil.copy(path, Path(tmp) / "entregas" / f"n{k:03d}" / path.name)
+        rows = grade_class(Path(tmp) / "entregas", Path(tmp) / "saida", cell_timeout, workers=workers,
+                           log=lambda *_: None, isolar=bwrap_disponivel(), guardar_notebooks=True)
+        out = []
+        for k, path in enumerate(paths):
+            row = next(r for r in rows if r.student == f"n{k:03d}")
+            nb = json.loads(row.autograded.read_text(encoding="utf-8")) if row.autograded else None
+            out.append(_relatorio(path, row, nb))
+    return out
+
+
+def _relatorio(path: Path, row, nb: dict | None) -> tuple[bool, list[str]]:
     if row.status in ("arquivo_invalido", "desconhecido", "sem_notebooks"):
         return False, [f"❌ {' | '.join(row.reasons)}."]
     from .catalogo import catalog
 
     g = catalog()[(row.assignment, row.notebook)]
     nb = nb or {"cells": []}
-    checks, errors = [], []
-    for index, c in enumerate(nb["cells"]):
+    checks, com_linha = [], set()  # com_linha: verificações que imprimiram o seu ✅/❌/⏳
+    for c in nb["cells"]:
         for out in c.get("outputs", []):
             if out.get("output_type") == "stream":
                 text = out.get("text", "")
                 text = "".join(text) if isinstance(text, list) else text
-                checks += [line for line in text.splitlines()
-                           if CHECK_LINE.match(line) or line.startswith("  ❌") or line.strip().startswith("dica:")]
+                linhas = [line for line in text.splitlines()
+                          if CHECK_LINE.match(line) or line.startswith("  ❌") or line.strip().startswith("dica:")]
+                checks += linhas
+                if any(CHECK_LINE.match(line) for line in linhas):
+                    com_linha.add(nbgrader_meta(c).get("grade_id"))
     points = {gid: p for gid, (_, p, auto) in g.cells.items() if auto}
     passed = sum(1 for gid, p in points.items() if row.scores.get(gid, 0) >= p)
     notas = []
     for r in row.reasons:  # o que a correção vai anotar (o que a verificação já imprimiu não se repete)
         gid = next((gid for gid in points if r.startswith(f"{gid}: ")), None)
-        if gid is None or not any(r[len(gid) + 2:][:40] in line for line in checks):
+        if (gid is None or gid not in com_linha) and "resposta(s) escrita(s) ainda com o esboço" not in r:
             notas.append(f"⚠️ {r}")
-    errors = [n for n in notas if n.startswith("⚠️ erro em ")]
-    esbocos = _esbocos(nb)
-    original, _ = read_notebook(path.read_bytes())
-    avisos = _avisos_protegidas(original or {"cells": []}, g)
+    esbocos = _esbocos(nb, g)
     report = [f"Notebook {path.name} ({g.assignment}, {g.notebook}): {passed} de {len(points)} verificação(ões) "
-              "passando.", *checks, *notas, *avisos, *esbocos]
+              "passando.", *checks, *notas, *esbocos]
     if row.status not in ("ok", "parcial", "zero"):
-        report.append(f"❌ a execução não chegou ao fim na correção ({row.status}): veja o aviso acima.")
-    ok = passed == len(points) and not errors and not esbocos and row.status == "ok"
+        report.append(f"❌ situação na correção: {SITUACOES.get(row.status, row.status)} ({row.status}); "
+                      "veja os avisos acima.")
+    ok = passed == len(points) and not esbocos and row.status == "ok"  # a nota toda; erros soltos são avisos
     report.append("Pronto para entregar! ✅" if ok else "Ainda há o que resolver antes de entregar.")
     return ok, report

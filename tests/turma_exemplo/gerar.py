@@ -227,7 +227,8 @@ def cases() -> dict[str, dict[str, object]]:
         extras[nome] = {"03-exercicios.ipynb": nb}
     # HTML do aluno no retorno: não pode rodar no navegador do professor
     cell(extras["trapaca-imprime-aprovado"]["03-exercicios.ipynb"], "aula01-ex1-resposta")["source"] = (
-        "**Minha resposta:** <script>alert('xss')</script><iframe src=\"javascript:alert(3)\"></iframe>")
+        "**Minha resposta:** <script>alert('xss')</script><iframe src=\"javascript:alert(3)\"></iframe>"
+        "<img src=\"https://example.com/pixel.png?aluno=trapaca\"> ![](https://example.com/p.png)")
     le = clean(stu1)
     fill(le, "aula01-ex3-solucao", LE_RESPOSTAS)
     extras["dano-le-respostas"] = {"03-exercicios.ipynb": le}
@@ -297,6 +298,28 @@ def messy_cases() -> dict[str, dict[str, object]]:
     fill(morre, "aula01-ex4-solucao", "import os\nos._exit(1)  # o kernel morre aqui\n"
          + "".join(cell(sol1, "aula01-ex4-solucao")["source"]))
 
+    sem_metadados = clean(sol1)  # copiado célula por célula para um notebook novo: nenhum metadado do nbgrader
+    for c in sem_metadados["cells"]:
+        c.get("metadata", {}).pop("nbgrader", None)
+
+    sem_escritas = clean(student(AULA1, "03-exercicios"))  # o código certo, as respostas escritas em branco
+    for gid in ("aula01-ex3-solucao", "aula01-ex4-solucao"):
+        fill(sem_escritas, gid, "".join(cell(sol1, gid)["source"]))
+
+    importa_mais = clean(sol1)  # "import math" na célula protegida de importações, usado no ex. 4
+    imports = cell(importa_mais, "aula01-03-exercicios-importacoes")
+    imports["source"] = "".join(imports["source"]) + "\nimport math"
+    fill(importa_mais, "aula01-ex4-solucao", "def atencao_com_projecoes(X, W_q, W_k, W_v):\n"
+         "    Q, K, V = X @ W_q, X @ W_k, X @ W_v\n"
+         "    pesos = atencao.softmax(Q @ K.T / math.sqrt(K.shape[-1]))\n"
+         "    return pesos @ V, pesos")
+
+    embaixo = clean(student(AULA1, "03-exercicios"))  # o esboço ficou; a resposta foi escrita numa célula nova
+    fill(embaixo, "aula01-ex3-solucao", "".join(cell(sol1, "aula01-ex3-solucao")["source"]))
+    pos = embaixo["cells"].index(cell(embaixo, "aula01-ex4-solucao"))
+    embaixo["cells"].insert(pos + 1, {"cell_type": "code", "metadata": {}, "execution_count": None, "outputs": [],
+                                      "source": "".join(cell(sol1, "aula01-ex4-solucao")["source"])})
+
     teoria = clean(student(AULA1, "01-teoria"))
     return {
         "paulo-zip-windows": {"03-exercicios.ipynb": clean(sol1)},
@@ -313,6 +336,10 @@ def messy_cases() -> dict[str, dict[str, object]]:
         "ulisses-celula-colada": {"03-exercicios.ipynb": colada},
         "vera-celula-de-outro-nb": {"03-exercicios.ipynb": de_outro},
         "wagner-kernel-morre": {"03-exercicios.ipynb": morre},
+        "renata-sem-metadados": {"03-exercicios.ipynb": sem_metadados},
+        "pedro-sem-respostas-escritas": {"03-exercicios.ipynb": sem_escritas},
+        "otto-importa-mais": {"03-exercicios.ipynb": importa_mais},
+        "neto-resposta-embaixo": {"03-exercicios.ipynb": embaixo},
     }
 
 

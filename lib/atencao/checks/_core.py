@@ -148,7 +148,7 @@ def check(title: str):
                 "tudo certo!" if passed else ("1 critério falhou." if n_fail == 1 else f"{n_fail} critérios falharam."))
             print("\n".join([head, *checker.lines]))
             if grading() and not passed:
-                raise AssertionError(f"{title}: " + "; ".join(checker.failures))
+                raise AssertionError(f"{title}: não passou em: " + "; ".join(checker.failures))
             return CheckResult(title, passed, status, checker.failures)
 
         return wrapper
