@@ -64,7 +64,9 @@ def test_validar_concorda_com_a_correcao(validados, aluno, arquivo):
     pronto = status == "ok" and total == maximo and "esboço ✍️" not in motivo
     assert ok == pronto, _texto(lines)
     assert lines[0].endswith(f"{int(total) // 2} de {int(maximo) // 2} verificação(ões) passando."), lines[0]
-    if motivo and not motivo.startswith("aula0"):  # o que a verificação imprime não se repete como nota
+    if "esboço ✍️" in motivo:  # no validar, uma linha ✍️ por resposta, com a célula e os pontos
+        assert "✍️ resposta escrita ainda não respondida" in _texto(lines), _texto(lines)
+    elif motivo and not motivo.startswith("aula0"):  # o que a verificação imprime não se repete como nota
         assert motivo.split("(")[0].strip() in _texto(lines), _texto(lines)
 
 
