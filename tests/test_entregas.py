@@ -66,7 +66,7 @@ def test_zip_por_aluno_zip_dentro_da_pasta_e_arquivo_solto(tmp_path):
     ent = entregas.ler_entregas(_zip(tmp_path, [
         ("turma/ana.zip", interno), ("turma/bruno/entrega.zip", interno), ("turma/03-exercicios.ipynb", NB),
         ("turma/carla/03-exercicios.ipynb", NB), ("turma/carla/notas.pdf", b"%PDF")]), tmp_path)
-    assert _mapa(ent) == {("ana", "03-exercicios.ipynb"), ("bruno", "entrega/03-exercicios.ipynb"),
+    assert _mapa(ent) == {("ana", "ana.zip/03-exercicios.ipynb"), ("bruno", "entrega.zip/03-exercicios.ipynb"),
                           ("", "03-exercicios.ipynb"), ("carla", "03-exercicios.ipynb"), ("carla", "notas.pdf")}
     pdf = next(a for a in ent.arquivos if a.caminho == "notas.pdf")
     assert pdf.dados is None and not pdf.parece_notebook  # não é lido: só listado
@@ -75,8 +75,17 @@ def test_zip_por_aluno_zip_dentro_da_pasta_e_arquivo_solto(tmp_path):
 def test_pasta_raiz_dentro_do_zip_do_aluno_sai_do_caminho(tmp_path):
     interno = gerar._zip([("Letícia/04-projeto.ipynb", NB), ("Letícia/03-exercicios.ipynb", NB)])
     ent = entregas.ler_entregas(_zip(tmp_path, [("Letícia.zip", interno), ("bruno.zip", interno)]), tmp_path)
-    assert _mapa(ent) == {("Letícia", "04-projeto.ipynb"), ("Letícia", "03-exercicios.ipynb"),
-                          ("bruno", "04-projeto.ipynb"), ("bruno", "03-exercicios.ipynb")}
+    assert _mapa(ent) == {("Letícia", "Letícia.zip/04-projeto.ipynb"), ("Letícia", "Letícia.zip/03-exercicios.ipynb"),
+                          ("bruno", "bruno.zip/04-projeto.ipynb"), ("bruno", "bruno.zip/03-exercicios.ipynb")}
+
+
+def test_pasta_e_zip_do_mesmo_aluno_dao_linhas_distintas(tmp_path):
+    interno = gerar._zip([("03-exercicios.ipynb", NB)])
+    ent = entregas.ler_entregas(_zip(tmp_path, [("turma/vitor.zip", interno), ("turma/vitor/03-exercicios.ipynb", NB),
+                                                ("turma/ana/x.ipynb", NB)]), tmp_path)
+    assert _mapa(ent) == {("vitor", "vitor.zip/03-exercicios.ipynb"), ("vitor", "03-exercicios.ipynb"),
+                          ("ana", "x.ipynb")}
+    assert ent.alunos == ["ana", "vitor"]
 
 
 def test_zip_de_um_aluno_so_nao_perde_o_nome(tmp_path):

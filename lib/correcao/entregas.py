@@ -151,7 +151,7 @@ class _Leitor:
                     self._acrescentar(p, dados)
 
     def _zip_interno(self, p: tuple[str, ...], dados: bytes) -> None:
-        prefixo = p[:-1] + (p[-1][:-4],)  # "ana.zip" solto na raiz é a pasta da aluna "ana"
+        prefixo = p  # "ana.zip" solto na raiz é a entrega da aluna "ana" (veja _de_quem)
         self.pastas.add(prefixo)
         inicio = len(self.itens)
         try:
@@ -225,6 +225,17 @@ def _raiz_comum(arquivos: list[tuple[str, ...]], pastas: list[tuple[str, ...]]) 
         tirar += 1
 
 
+def _de_quem(p: tuple[str, ...]) -> tuple[str, str]:
+    """(aluno, caminho dentro da entrega) de um caminho já sem a pasta-raiz de embrulho. Um zip solto na raiz
+    (``vitor.zip/03-exercicios.ipynb``) é a entrega de "vitor"; o caminho guarda o nome do zip, para
+    distinguir do que veio na pasta ``vitor/``."""
+    if len(p) == 1:
+        return "", p[0]
+    if p[0].lower().endswith(".zip"):
+        return p[0][:-4], "/".join(x for x in p if x)
+    return p[0], "/".join(x for x in p[1:] if x)
+
+
 def ler_entregas(path: Path, tmp: Path) -> Entregas:
     """Todos os arquivos de ``path`` (pasta ou ``.zip``), por aluno. As cópias internas ficam em ``tmp``.
 
@@ -249,16 +260,15 @@ def ler_entregas(path: Path, tmp: Path) -> Entregas:
     alunos = set()
     for p in sorted(leitor.pastas):
         if len(p) > tirar:
-            alunos.add(p[tirar])
+            alunos.add(_de_quem(p[tirar:] + ("",))[0])
     for p, dados, motivo in leitor.itens:
         p = p[tirar:]
         if not p:
             continue
-        if len(p) == 1:
-            out.arquivos.append(Arquivo("", p[0], dados, motivo))
-        else:
-            alunos.add(p[0])
-            out.arquivos.append(Arquivo(p[0], "/".join(p[1:]), dados, motivo))
+        aluno, caminho = _de_quem(p)
+        if aluno:
+            alunos.add(aluno)
+        out.arquivos.append(Arquivo(aluno, caminho, dados, motivo))
     out.alunos = sorted(alunos)
     out.arquivos.sort(key=lambda a: (a.aluno, a.caminho.count("/"), a.caminho))
     return out

@@ -60,7 +60,7 @@ EXPECTED = {
     ("joão-sem-marca-utf8", NB): (A1, "03-exercicios", "ok", "4", "4", ""),
     ("inês-macos", NB): (A1, "03-exercicios", "ok", "4", "4", ""),
     ("", NB): (A1, "03-exercicios", "fora_de_pasta", "0", "4", "solto na raiz das entregas"),
-    ("yara", NB): (A1, "03-exercicios", "ok", "4", "4", ""),
+    ("yara", "yara.zip/03-exercicios.ipynb"): (A1, "03-exercicios", "ok", "4", "4", ""),
     ("quico-desconhecido", "rascunho.ipynb"): ("", "rascunho", "desconhecido", "0", "0", "“rascunho.ipynb” não é"),
     ('sérgio "o brabo" [A] *?$(whoami);\'', NB): (A1, "03-exercicios", "ok", "4", "4", ""),
     ("'=1+1-xavier", NB): (A1, "03-exercicios", "ok", "4", "4", ""),
