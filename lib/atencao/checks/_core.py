@@ -77,6 +77,31 @@ class Checker:
             self.failures.append(what)
         return ok
 
+    def call(self, label: str, fn, *args, names: tuple = (), **kwargs):
+        """Chama a função do aluno com **cópias** dos arrays (a referência da verificação não muda) e confere
+        que ela não alterou as entradas no lugar: um ``W_q /= ...`` dentro da função mudaria os dados de
+        quem a chama (no notebook, os valores da demonstração mudariam a cada execução).
+
+        Objetos (uma ``SelfAttention``, o modelo) são passados como são, porque o enunciado pode pedir a
+        mesma instância; os arrays deles são fotografados antes e, se mudarem, restaurados e apontados.
+        ``names`` dá o nome de cada argumento posicional na mensagem; os nomeados usam a própria chave.
+        """
+        pos = [_private(a) for a in args]
+        nom = {k: _private(v) for k, v in kwargs.items()}
+        pares = list(zip(names or [f"argumento {i + 1}" for i in range(len(args))], pos)) + list(nom.items())
+        fotos = [(nome, valor, _foto(valor)) for nome, valor in pares]
+        try:
+            return fn(*pos, **nom)
+        finally:
+            for nome, valor, foto in fotos:
+                mudou = _restaurar(valor, foto)
+                if mudou:
+                    self.expect(False, f"{label}: a função não altera as entradas",
+                                f"{nome} igual ao que foi passado",
+                                f"{', '.join(nome + k for k in mudou)} foi modificado dentro da função",
+                                f"não mude {nome} no lugar (`{nome} /= ...`, `{nome} *= ...`, `{nome}[...] = ...`): "
+                                f"crie um array novo, por exemplo `Q = Q / np.sqrt(d_k)`.")
+
     def array(self, value, what: str):
         """Converte o que a função do aluno devolveu num array de floats; se não der, registra ❌ e devolve None."""
         if value is None:
@@ -101,6 +126,63 @@ class Checker:
         diff = float(np.max(np.abs(a - b))) if a.size else 0.0
         ok = bool(np.all(np.abs(a - b) <= atol + rtol * np.abs(b))) and not np.isnan(a).any()
         return self.expect(ok, what, _fmt(b), f"{_fmt(a)}  (maior diferença {diff:.2g})", hint)
+
+
+def _private(value):
+    """Cópia de arrays, listas e dicionários de arrays; objetos passam como são (veja :meth:`Checker.call`)."""
+    if isinstance(value, np.ndarray):
+        return value.copy()
+    if isinstance(value, dict):
+        return {k: _private(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_private(v) for v in value]
+    return value
+
+
+def _arrays(value, nome: str = "") -> dict:
+    """Os arrays alcançáveis em ``value`` (ele mesmo, itens de listas/dicionários e atributos de objetos)."""
+    if isinstance(value, np.ndarray):
+        return {nome: value}
+    out = {}
+    if isinstance(value, (list, tuple)):
+        for i, v in enumerate(value):
+            if isinstance(v, np.ndarray):
+                out[f"{nome}[{i}]"] = v
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            if isinstance(v, np.ndarray):
+                out[f"{nome}[{k!r}]"] = v
+    elif hasattr(value, "__dict__") and not isinstance(value, type):
+        for k, v in vars(value).items():
+            if isinstance(v, np.ndarray):
+                out[f"{nome}.{k}"] = v
+            elif isinstance(v, dict):
+                out.update(_arrays(v, f"{nome}.{k}"))
+    return out
+
+
+def _iguais(a: np.ndarray, b: np.ndarray) -> bool:
+    try:
+        return bool(np.array_equal(a, b, equal_nan=True))
+    except TypeError:  # arrays sem NaN possível (bool, int, objetos)
+        return bool(np.array_equal(a, b))
+
+
+def _foto(value) -> dict:
+    return {k: a.copy() for k, a in _arrays(value).items()}
+
+
+def _restaurar(value, foto: dict) -> list[str]:
+    """Os arrays de ``value`` que mudaram desde a ``foto`` (voltam ao que eram)."""
+    mudou = []
+    atuais = _arrays(value)
+    for k, antes in foto.items():
+        agora = atuais.get(k)
+        if agora is None or agora.shape != antes.shape or not _iguais(agora, antes):
+            mudou.append(k)
+            if agora is not None and agora.shape == antes.shape and agora.flags.writeable:
+                np.copyto(agora, antes)
+    return mudou
 
 
 def _fmt(x) -> str:

@@ -93,7 +93,7 @@ def exercicio_4(c: Checker, attention_fn):
     """
     for n_case, (X, W_q, W_k, W_v) in enumerate(_cases(), start=1):
         label = f"caso {n_case}: X {X.shape}, d_k={W_q.shape[1]}, d_v={W_v.shape[1]}"
-        result = attention_fn(X.copy(), W_q.copy(), W_k.copy(), W_v.copy())
+        result = c.call(label, attention_fn, X, W_q, W_k, W_v, names=("X", "W_q", "W_k", "W_v"))
         if not c.expect(isinstance(result, (tuple, list)) and len(result) == 2, f"{label}: devolve (saida, pesos)",
                         "uma tupla (saida, pesos)", type(result).__name__,
                         "faltou um `return`?" if result is None else None):
@@ -141,8 +141,9 @@ def projeto(c: Checker, visualizer_fn):
     custom = ("sol lua mar", {"sol": [1.0, 0.2, 0.0], "lua": [0.9, 0.3, 0.0], "mar": [0.0, 0.1, 1.0]})
     cases = [(s, None) for s in PROJECT_SENTENCES] + [custom]
     for sentence, vectors in cases:
-        result = visualizer_fn(sentence, vectors) if vectors is not None else visualizer_fn(sentence)
         label = f"“{sentence}”"
+        result = (c.call(label, visualizer_fn, sentence, vectors, names=("frase", "vectors")) if vectors is not None
+                  else visualizer_fn(sentence))
         if not c.expect(isinstance(result, (tuple, list)) and len(result) == 3,
                         f"{label}: devolve (tokens, pesos, destaques)", "uma tupla com 3 itens",
                         repr(type(result).__name__), "faltou um `return`?" if result is None else None):

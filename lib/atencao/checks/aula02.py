@@ -49,7 +49,7 @@ def exercicio_1(c: Checker, attention_fn):
         ("linha 2 toda bloqueada", Q[:4], K, V, all_blocked),
     ]
     for label, q, k, v, mask in cases:
-        got = _pair(attention_fn(q.copy(), k.copy(), v.copy(), mask=mask), label, c)
+        got = _pair(c.call(label, attention_fn, q, k, v, names=("Q", "K", "V"), mask=mask), label, c)
         if got is None:
             return
         out, A = got
@@ -96,11 +96,12 @@ def exercicio_2(c: Checker, mha_fn):
         mha = MultiHeadAttention(d_model, n_heads, seed=int(rng.integers(1000)))
         X = rng.normal(size=(n, d_model))
         label = f"n={n}, d_model={d_model}, n_heads={n_heads}"
-        got = _pair(mha_fn(X.copy(), mha.W_q, mha.W_k, mha.W_v, mha.W_o, n_heads), label, c)
+        ref_out, ref_A = mha(X)  # antes: nada que a função do aluno faça muda a referência
+        got = _pair(c.call(label, mha_fn, X, mha.W_q, mha.W_k, mha.W_v, mha.W_o, n_heads,
+                           names=("X", "W_q", "W_k", "W_v", "W_o", "n_heads")), label, c)
         if got is None:
             return
         out, A = got
-        ref_out, ref_A = mha(X)
         hint = None
         if A.shape == ref_A.shape and not np.allclose(A, ref_A, atol=1e-5):
             hint = _diagnose_heads(X, mha, n_heads, A)
@@ -154,13 +155,13 @@ def exercicio_3(c: Checker, compare_fn):
     for s1, s2 in sentences:
         (_, X1), (_, X2) = embed_hashed(s1), embed_hashed(s2)
         label = f"“{s1}” × “{s2}”"
-        result = compare_fn(attn, X1.copy(), X2.copy())
+        ref1, ref2 = attn(X1)[1], attn(X2)[1]
+        result = c.call(label, compare_fn, attn, X1, X2, names=("attn", "X1", "X2"))
         if not c.expect(isinstance(result, (tuple, list)) and len(result) == 3,
                         f"{label}: devolve (pesos1, pesos2, diferenca)", "uma tupla com 3 itens", type(result).__name__,
                         "faltou um `return`?" if result is None else None):
             return
         A1, A2, diff = result
-        ref1, ref2 = attn(X1)[1], attn(X2)[1]
         ok = c.close(A1, ref1, f"{label}: pesos da 1ª frase", hint="use attn.forward(X1) (a mesma instância).")
         ok &= c.close(A2, ref2, f"{label}: pesos da 2ª frase", hint="use attn.forward(X2) (a mesma instância).")
         ref_diff = float(np.abs(ref1 - ref2).mean())
@@ -171,7 +172,7 @@ def exercicio_3(c: Checker, compare_fn):
     _, X3 = embed_hashed("uma frase curta")
     got = "nenhum erro"
     try:
-        compare_fn(attn, X1, X3)
+        c.call("frases de tamanhos diferentes", compare_fn, attn, X1, X3, names=("attn", "X1", "X2"))
     except ValueError as exc:
         got = f"ValueError: {exc}"
     own = got.startswith("ValueError") and "broadcast" not in got
@@ -193,14 +194,14 @@ def projeto(c: Checker, per_head_fn):
     for a, b in (("o gato sentou sobre o tapete", "o cachorro dormiu sobre a cama"),
                  ("ela abriu a porta", "ele fechou a janela")):
         label = f"“{a}” × “{b}”"
-        result = per_head_fn(a, b, mha)
+        ref_a = mha(embed_hashed(a, d_model=16)[1])[1]
+        ref_b = mha(embed_hashed(b, d_model=16)[1])[1]
+        result = c.call(label, per_head_fn, a, b, mha, names=("frase_a", "frase_b", "mha"))
         if not c.expect(isinstance(result, (tuple, list)) and len(result) == 3,
                         f"{label}: devolve (pesos_a, pesos_b, diferenca_por_cabeca)", "uma tupla com 3 itens",
                         type(result).__name__, "faltou um `return`?" if result is None else None):
             return
         Wa, Wb, diff = result
-        ref_a = mha(embed_hashed(a, d_model=16)[1])[1]
-        ref_b = mha(embed_hashed(b, d_model=16)[1])[1]
         ok = c.close(Wa, ref_a, f"{label}: pesos da frase A (n_heads, n, n)",
                      hint="X = atencao.embed_hashed(frase, d_model=mha.d_model)[1]; pesos = mha(X)[1].")
         ok &= c.close(Wb, ref_b, f"{label}: pesos da frase B (n_heads, n, n)")

@@ -1,0 +1,121 @@
+"""Issue das verificações, o tipo "mudar as entradas": uma resposta que altera no lugar os arrays (ou o
+objeto) que recebeu não passa, a mensagem diz qual argumento, e a referência da verificação não é afetada
+(inclusive a resposta que escala ``W_q`` no lugar e ainda divide de novo, que passava porque a referência
+era calculada depois, com os pesos já alterados)."""
+
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+import atencao
+from atencao.checks import aula01, aula02, aula03
+
+
+def _falha(resultado, capsys, *trechos):
+    out = capsys.readouterr().out
+    assert not resultado and "não altera as entradas" in out, out
+    for t in trechos:
+        assert t in out, out
+    return out
+
+
+# ---------- Aula 1, exercício 4 ----------
+def ex4_escala_W_q_no_lugar(X, W_q, W_k, W_v):
+    W_q /= np.sqrt(W_q.shape[1])  # "escala" no lugar...
+    Q, K, V = X @ W_q, X @ W_k, X @ W_v
+    A = atencao.softmax(Q @ K.T)  # ...e por isso não divide aqui: o resultado está certo
+    return A @ V, A
+
+
+def ex4_escala_Q_no_lugar_e_de_novo(X, W_q, W_k, W_v):
+    W_q /= np.sqrt(W_q.shape[1])
+    Q, K, V = X @ W_q, X @ W_k, X @ W_v
+    A = atencao.softmax(Q @ K.T / np.sqrt(K.shape[1]))  # divide duas vezes
+    return A @ V, A
+
+
+def ex4_certo(X, W_q, W_k, W_v):
+    Q, K, V = X @ W_q, X @ W_k, X @ W_v
+    A = atencao.softmax(Q @ K.T / np.sqrt(K.shape[1]))
+    return A @ V, A
+
+
+def test_aula01_ex4_entrada_alterada(capsys):
+    _falha(aula01.exercicio_4(ex4_escala_W_q_no_lugar), capsys, "W_q foi modificado", "crie um array novo")
+    _falha(aula01.exercicio_4(ex4_escala_Q_no_lugar_e_de_novo), capsys, "W_q foi modificado")
+    assert aula01.exercicio_4(ex4_certo)  # a referência não ficou estragada pelas chamadas anteriores
+
+
+# ---------- Aula 2 ----------
+def mask_escala_Q_no_lugar(Q, K, V, mask=None):
+    Q /= np.sqrt(Q.shape[-1])
+    return atencao.scaled_dot_product_attention(Q, K, V, mask=mask, scale=False)
+
+
+def comparar_X1_no_lugar(attn, X1, X2):
+    if X1.shape[0] != X2.shape[0]:
+        raise ValueError("as frases precisam ter o mesmo número de tokens")
+    X1 *= 1.0
+    X1[0] += 1.0
+    A1, A2 = attn(X1)[1], attn(X2)[1]
+    return A1, A2, float(np.abs(A1 - A2).mean())
+
+
+def comparar_muda_a_instancia(attn, X1, X2):
+    if X1.shape[0] != X2.shape[0]:
+        raise ValueError("as frases precisam ter o mesmo número de tokens")
+    attn.W_q *= 2.0
+    A1, A2 = attn(X1)[1], attn(X2)[1]
+    return A1, A2, float(np.abs(A1 - A2).mean())
+
+
+def projeto_muda_mha(frase_a, frase_b, mha):
+    mha.W_o[...] = 0.0
+    A = mha(atencao.embed_hashed(frase_a, d_model=mha.d_model)[1])[1]
+    B = mha(atencao.embed_hashed(frase_b, d_model=mha.d_model)[1])[1]
+    return A, B, np.abs(A - B).mean(axis=(1, 2))
+
+
+def test_aula02_entradas_alteradas(capsys):
+    _falha(aula02.exercicio_1(mask_escala_Q_no_lugar), capsys, "Q foi modificado")
+    _falha(aula02.exercicio_3(comparar_X1_no_lugar), capsys, "X1 foi modificado")
+    _falha(aula02.exercicio_3(comparar_muda_a_instancia), capsys, "attn.W_q foi modificado")
+    _falha(aula02.projeto(projeto_muda_mha), capsys, "mha.W_o foi modificado")
+
+
+def test_aula02_ex2_escala_no_lugar_nao_estraga_a_referencia(capsys):
+    """O caso do issue: W_q escalado no lugar + divisão de novo passava (a referência usava o W_q alterado)."""
+    def mha(X, W_q, W_k, W_v, W_o, n_heads):
+        d_k = X.shape[-1] // n_heads
+        W_q /= np.sqrt(d_k)
+        n = X.shape[0]
+        Q, K, V = ((X @ W).reshape(n, n_heads, d_k).transpose(1, 0, 2) for W in (W_q, W_k, W_v))
+        A = atencao.softmax(Q @ np.swapaxes(K, -1, -2) / np.sqrt(d_k))
+        return np.swapaxes(A @ V, 0, 1).reshape(n, -1) @ W_o, A
+
+    out = _falha(aula02.exercicio_2(mha), capsys, "W_q foi modificado")
+    assert "pesos por cabeça (n_heads, n, n)" in out and "❌" in out
+
+
+# ---------- Aula 3, exercício 2 ----------
+def test_aula03_ex2_atencoes_alteradas(capsys):
+    def distancia(attentions):
+        n = attentions.shape[-1]
+        attentions *= np.abs(np.arange(n)[:, None] - np.arange(n))  # no lugar
+        return attentions.sum(axis=-1).mean(axis=(1, 2))
+
+    class ModeloFalso:  # o caso 3 usa as atenções do modelo; aqui, sorteadas (o teste não precisa do modelo)
+        def __call__(self, frase):
+            return SimpleNamespace(attentions=np.random.default_rng(0).dirichlet(np.ones(5), size=(3, 2, 5)))
+
+    _falha(aula03.exercicio_2(distancia, ModeloFalso()), capsys, "attentions foi modificado")
+
+
+@pytest.mark.parametrize("valor", [np.arange(3.0), {"a": np.ones(2)}, [np.zeros(2)], 3, "texto", None])
+def test_copias_privadas(valor):
+    from atencao.checks import _core
+
+    copia = _core._private(valor)
+    for k, a in _core._arrays(copia).items():
+        assert a is not _core._arrays(valor)[k]
