@@ -119,3 +119,58 @@ def test_copias_privadas(valor):
     copia = _core._private(valor)
     for k, a in _core._arrays(copia).items():
         assert a is not _core._arrays(valor)[k]
+
+
+# ---------- chamar a biblioteca em vez de escrever a conta ----------
+def ex4_chama_a_biblioteca(X, W_q, W_k, W_v):
+    return atencao.scaled_dot_product_attention(X @ W_q, X @ W_k, X @ W_v)
+
+
+def ex4_chama_com_outro_nome(X, W_q, W_k, W_v):
+    from atencao.attention import scaled_dot_product_attention as f
+    return f(X @ W_q, X @ W_k, X @ W_v)
+
+
+def ex4_usa_a_classe(X, W_q, W_k, W_v):
+    return atencao.SelfAttention.from_weights(W_q, W_k, W_v)(X)
+
+
+def test_aula01_ex4_biblioteca_pronta(capsys):
+    for fn in (ex4_chama_a_biblioteca, ex4_chama_com_outro_nome):
+        out = capsys.readouterr() and None
+        assert not aula01.exercicio_4(fn)
+        out = capsys.readouterr().out
+        assert "chamou atencao.scaled_dot_product_attention" in out, out
+    if hasattr(atencao.SelfAttention, "from_weights"):
+        assert not aula01.exercicio_4(ex4_usa_a_classe)
+        assert "chamou atencao.SelfAttention" in capsys.readouterr().out
+    assert aula01.exercicio_4(ex4_certo)  # a fórmula escrita, com atencao.softmax, passa
+
+
+def test_aula02_biblioteca_pronta(capsys):
+    def mask_pronta(Q, K, V, mask=None):
+        return atencao.scaled_dot_product_attention(Q, K, V, mask=mask)
+
+    def mha_pronta(X, W_q, W_k, W_v, W_o, n_heads):
+        return atencao.MultiHeadAttention.from_weights(W_q, W_k, W_v, W_o, n_heads=n_heads)(X)
+
+    assert not aula02.exercicio_1(mask_pronta)
+    assert "chamou atencao.scaled_dot_product_attention" in capsys.readouterr().out
+    assert not aula02.exercicio_2(mha_pronta)
+    assert "chamou atencao.MultiHeadAttention" in capsys.readouterr().out
+
+
+def test_referencias_da_aula03_nao_sao_publicas():
+    for nome in ("top_heads", "mean_attention_distance", "special_token_mass", "token_index"):
+        assert not hasattr(aula03, nome) and nome not in aula03.__all__
+
+
+def test_copia_privada_da_correcao_tambem_ve_a_biblioteca_publica(capsys):
+    """A conferência independente usa uma cópia privada das verificações; a função do aluno chama a
+    biblioteca pública: a chamada proibida é vista do mesmo jeito."""
+    from correcao._veredito import carregar_privado
+
+    privadas = carregar_privado()
+    assert not privadas["aula01"].exercicio_4(ex4_chama_a_biblioteca)
+    assert "chamou atencao.scaled_dot_product_attention" in capsys.readouterr().out
+    assert privadas["aula01"].exercicio_4(ex4_certo)

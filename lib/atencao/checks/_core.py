@@ -15,6 +15,7 @@ import contextlib
 import functools
 import io
 import os
+import sys
 import warnings
 
 import numpy as np
@@ -77,7 +78,7 @@ class Checker:
             self.failures.append(what)
         return ok
 
-    def call(self, label: str, fn, *args, names: tuple = (), **kwargs):
+    def call(self, label: str, fn, *args, names: tuple = (), forbidden: tuple = (), **kwargs):
         """Chama a função do aluno com **cópias** dos arrays (a referência da verificação não muda) e confere
         que ela não alterou as entradas no lugar: um ``W_q /= ...`` dentro da função mudaria os dados de
         quem a chama (no notebook, os valores da demonstração mudariam a cada execução).
@@ -85,14 +86,25 @@ class Checker:
         Objetos (uma ``SelfAttention``, o modelo) são passados como são, porque o enunciado pode pedir a
         mesma instância; os arrays deles são fotografados antes e, se mudarem, restaurados e apontados.
         ``names`` dá o nome de cada argumento posicional na mensagem; os nomeados usam a própria chave.
+        ``forbidden``: funções ou classes da biblioteca que o enunciado proíbe dentro da função do aluno
+        (ex.: ``scaled_dot_product_attention``); uma chamada a elas feita pelo código do aluno (não pela
+        biblioteca por dentro) vira um ❌ com o nome do que foi chamado.
         """
         pos = [_private(a) for a in args]
         nom = {k: _private(v) for k, v in kwargs.items()}
         pares = list(zip(names or [f"argumento {i + 1}" for i in range(len(args))], pos)) + list(nom.items())
         fotos = [(nome, valor, _foto(valor)) for nome, valor in pares]
+        vigia = _Vigia(forbidden)
         try:
-            return fn(*pos, **nom)
+            with vigia:
+                return fn(*pos, **nom)
         finally:
+            if vigia.usados:
+                usados = ", ".join(f"atencao.{n}" for n in sorted(vigia.usados))
+                self.expect(False, f"{label}: a conta é sua, sem a função pronta da biblioteca",
+                            "a fórmula escrita com NumPy", f"a sua função chamou {usados}",
+                            "o enunciado pede para escrever a conta você mesmo; use a função da biblioteca só "
+                            "fora da sua função, para conferir o resultado.")
             for nome, valor, foto in fotos:
                 mudou = _restaurar(valor, foto)
                 if mudou:
@@ -126,6 +138,53 @@ class Checker:
         diff = float(np.max(np.abs(a - b))) if a.size else 0.0
         ok = bool(np.all(np.abs(a - b) <= atol + rtol * np.abs(b))) and not np.isnan(a).any()
         return self.expect(ok, what, _fmt(b), f"{_fmt(a)}  (maior diferença {diff:.2g})", hint)
+
+
+_PACOTE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # lib/atencao
+
+
+class _Vigia:
+    """Registra, enquanto ativo, as chamadas que o código do aluno faz às funções proibidas.
+
+    Usa ``sys.setprofile``: vê a chamada pelo código (arquivo, linha e nome da função), então pegar a
+    função por outro nome (``from atencao import scaled_dot_product_attention as f``) ou de outra cópia
+    da biblioteca (a cópia privada da correção carrega os mesmos arquivos) não escapa; chamadas feitas
+    pela própria biblioteca por dentro (quem chama está em ``lib/atencao``) não contam.
+    """
+
+    def __init__(self, forbidden: tuple):
+        self.codigos = {}
+        for f in forbidden:
+            for nome, g in ([(f.__name__, f)] if not isinstance(f, type) else
+                            [(f"{f.__name__}.{k}", v) for k, v in vars(f).items()]):
+                g = getattr(g, "__func__", g)
+                code = getattr(getattr(g, "__wrapped__", g), "__code__", None)
+                if code is not None:
+                    self.codigos[_chave(code)] = nome.replace(".__init__", "").replace(".__call__", "")
+        self.usados: set[str] = set()
+        self._antes = None
+
+    def _perfil(self, frame, event, arg):
+        if event == "call" and frame.f_code.co_filename.startswith(_PACOTE):
+            nome = self.codigos.get(_chave(frame.f_code))
+            quem = frame.f_back.f_code.co_filename if frame.f_back else ""
+            if nome and not os.path.abspath(quem).startswith(_PACOTE):
+                self.usados.add(nome)
+
+    def __enter__(self):
+        if self.codigos:
+            self._antes = sys.getprofile()
+            sys.setprofile(self._perfil)
+        return self
+
+    def __exit__(self, *exc):
+        if self.codigos:
+            sys.setprofile(self._antes)
+        return False
+
+
+def _chave(code) -> tuple:
+    return (code.co_filename, code.co_firstlineno, code.co_name)
 
 
 def _private(value):

@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..attention import self_attention, softmax
+from ..attention import scaled_dot_product_attention, self_attention, softmax
 from ..embeddings import PROJECT_SENTENCES, embed, gato_felino
 from ..text import strongest_attention
+from ..multihead import MultiHeadAttention
+from ..projections import SelfAttention
 from ._core import Checker, check
 
 __all__ = ["exercicio_3", "exercicio_4", "projeto"]
@@ -66,6 +68,10 @@ def exercicio_3(c: Checker, embeddings_fn):
              "o exercício só pede para mudar pulou e alto.")
 
 
+# o enunciado: "escreva a fórmula você mesmo, sem usar atencao.scaled_dot_product_attention"
+_PRONTAS = (scaled_dot_product_attention, SelfAttention, MultiHeadAttention)
+
+
 def _reference_projected(X, W_q, W_k, W_v, scale="d_k", axis=-1):
     Q, K, V = X @ W_q, X @ W_k, X @ W_v
     d = {"d_k": W_q.shape[1], "d_model": X.shape[1], "none": 1}[scale]
@@ -93,7 +99,8 @@ def exercicio_4(c: Checker, attention_fn):
     """
     for n_case, (X, W_q, W_k, W_v) in enumerate(_cases(), start=1):
         label = f"caso {n_case}: X {X.shape}, d_k={W_q.shape[1]}, d_v={W_v.shape[1]}"
-        result = c.call(label, attention_fn, X, W_q, W_k, W_v, names=("X", "W_q", "W_k", "W_v"))
+        result = c.call(label, attention_fn, X, W_q, W_k, W_v, names=("X", "W_q", "W_k", "W_v"),
+                        forbidden=_PRONTAS)
         if not c.expect(isinstance(result, (tuple, list)) and len(result) == 2, f"{label}: devolve (saida, pesos)",
                         "uma tupla (saida, pesos)", type(result).__name__,
                         "faltou um `return`?" if result is None else None):

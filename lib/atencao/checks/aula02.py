@@ -18,6 +18,10 @@ from ._core import Checker, check
 __all__ = ["exercicio_1", "exercicio_2", "exercicio_3", "projeto"]
 
 
+# o enunciado: "não use atencao.scaled_dot_product_attention nem atencao.MultiHeadAttention dentro das suas funções"
+_PRONTAS = (scaled_dot_product_attention, MultiHeadAttention, SelfAttention)
+
+
 def _pair(result, label, c: Checker, first="saida", second="pesos"):
     ok = c.expect(isinstance(result, (tuple, list)) and len(result) == 2, f"{label}: devolve ({first}, {second})",
                   f"uma tupla ({first}, {second})", type(result).__name__,
@@ -49,7 +53,8 @@ def exercicio_1(c: Checker, attention_fn):
         ("linha 2 toda bloqueada", Q[:4], K, V, all_blocked),
     ]
     for label, q, k, v, mask in cases:
-        got = _pair(c.call(label, attention_fn, q, k, v, names=("Q", "K", "V"), mask=mask), label, c)
+        got = _pair(c.call(label, attention_fn, q, k, v, names=("Q", "K", "V"), forbidden=_PRONTAS, mask=mask),
+                    label, c)
         if got is None:
             return
         out, A = got
@@ -98,7 +103,7 @@ def exercicio_2(c: Checker, mha_fn):
         label = f"n={n}, d_model={d_model}, n_heads={n_heads}"
         ref_out, ref_A = mha(X)  # antes: nada que a função do aluno faça muda a referência
         got = _pair(c.call(label, mha_fn, X, mha.W_q, mha.W_k, mha.W_v, mha.W_o, n_heads,
-                           names=("X", "W_q", "W_k", "W_v", "W_o", "n_heads")), label, c)
+                           names=("X", "W_q", "W_k", "W_v", "W_o", "n_heads"), forbidden=_PRONTAS), label, c)
         if got is None:
             return
         out, A = got

@@ -9,30 +9,30 @@ import numpy as np
 
 from ._core import Checker, check
 
-__all__ = ["exercicio_1", "exercicio_2", "exercicio_3", "projeto", "top_heads", "mean_attention_distance",
-           "special_token_mass", "token_index"]
+# As referências (_top_heads, ...) ficam privadas: são as respostas dos exercícios, não ferramentas do aluno.
+__all__ = ["exercicio_1", "exercicio_2", "exercicio_3", "projeto"]
 
 
-def token_index(tokens: list, word: str) -> int:
+def _token_index(tokens: list, word: str) -> int:
     """Índice da primeira peça que é a palavra ``word`` inteira (``▁word``)."""
     return tokens.index("▁" + word)
 
 
-def top_heads(attentions: np.ndarray, i: int, j: int, k: int = 5) -> list:
+def _top_heads(attentions: np.ndarray, i: int, j: int, k: int = 5) -> list:
     """As ``k`` cabeças (camada, cabeça) em que o token ``i`` mais atende ao token ``j``, do maior peso ao menor."""
     w = attentions[:, :, i, j]  # (n_layers, n_heads)
     order = np.argsort(-w, axis=None, kind="stable")[:k]
     return [tuple(int(x) for x in np.unravel_index(o, w.shape)) for o in order]
 
 
-def mean_attention_distance(attentions: np.ndarray) -> np.ndarray:
+def _mean_attention_distance(attentions: np.ndarray) -> np.ndarray:
     """Distância média da atenção por camada: média, sobre cabeças e consultas, de Σ_j w_ij |i − j|."""
     n = attentions.shape[-1]
     dist = np.abs(np.arange(n)[:, None] - np.arange(n)[None, :])  # (n, n)
     return (attentions * dist).sum(-1).mean(axis=(1, 2))  # (n_layers,)
 
 
-def special_token_mass(attentions: np.ndarray) -> np.ndarray:
+def _special_token_mass(attentions: np.ndarray) -> np.ndarray:
     """Fração da atenção que vai para ``<s>`` e ``</s>`` (primeira e última posições), por camada."""
     return (attentions[..., 0] + attentions[..., -1]).mean(axis=(1, 2))  # (n_layers,)
 
@@ -48,14 +48,14 @@ def exercicio_1(c: Checker, fn, encoder):
     """Confere ``fn(encoder, frase, origem, destino, k=5) -> [(camada, cabeça), ...]`` (maior peso primeiro)."""
     for sentence, src, dst in SENTENCES:
         out = encoder(sentence)
-        ref = top_heads(out.attentions, token_index(out.tokens, src), token_index(out.tokens, dst), 5)
+        ref = _top_heads(out.attentions, _token_index(out.tokens, src), _token_index(out.tokens, dst), 5)
         got = fn(encoder, sentence, src, dst, k=5)
         got = [tuple(int(x) for x in pair) for pair in got] if isinstance(got, (list, tuple)) else got
         hint = None
         if isinstance(got, list) and sorted(got) == sorted(ref) and got != ref:
             hint = "as cabeças certas, mas fora de ordem: ordene do maior peso para o menor."
-        elif isinstance(got, list) and got == top_heads(out.attentions, token_index(out.tokens, dst),
-                                                        token_index(out.tokens, src), 5):
+        elif isinstance(got, list) and got == _top_heads(out.attentions, _token_index(out.tokens, dst),
+                                                        _token_index(out.tokens, src), 5):
             hint = "linha e coluna trocadas: a linha é quem olha (origem), a coluna é para quem (destino)."
         if not c.expect(got == ref, f"“{src}” → “{dst}” em “{sentence}”", ref, got,
                         hint or "use out.attentions[:, :, i, j] (camadas × cabeças) e ordene pelos maiores pesos."):
@@ -72,7 +72,7 @@ def exercicio_2(c: Checker, fn, encoder):
         got = c.array(c.call(f"caso {k}", fn, att, names=("attentions",)), f"caso {k}: devolve um array")
         if got is None:
             return
-        ref = mean_attention_distance(att)
+        ref = _mean_attention_distance(att)
         n = att.shape[-1]
         plain = np.full(att.shape[0], np.abs(np.arange(n)[:, None] - np.arange(n)).mean())
         hint = ("a distância precisa ser ponderada pelos pesos: Σ_j w_ij · |i − j|." if got.shape == ref.shape
@@ -89,7 +89,7 @@ def exercicio_3(c: Checker, fn, encoder):
         got = c.array(fn(encoder, sentence), f"“{sentence}”: devolve um array")
         if got is None:
             return
-        ref = special_token_mass(out.attentions)
+        ref = _special_token_mass(out.attentions)
         hint = ("some as duas colunas: a de <s> (posição 0) e a de </s> (última)."
                 if got.shape == ref.shape and np.allclose(got, out.attentions[..., 0].mean(axis=(1, 2)))
                 else "por camada: média, sobre cabeças e consultas, de w[:, 0] + w[:, -1].")
@@ -112,7 +112,7 @@ def projeto(c: Checker, fn, encoder):
         if not c.expect(list(tokens) == out.tokens, f"{label}: tokens", out.tokens, list(tokens),
                         "use encoder(frase).tokens"):
             return
-        ref = out.attentions[layer, head, token_index(out.tokens, word)]
+        ref = out.attentions[layer, head, _token_index(out.tokens, word)]
         if not c.close(row, ref, f"{label}: linha de atenção",
                        hint="out.attentions[camada, cabeca, i], com i o índice de '▁' + palavra em tokens."):
             return
