@@ -174,3 +174,26 @@ def test_copia_privada_da_correcao_tambem_ve_a_biblioteca_publica(capsys):
     assert not privadas["aula01"].exercicio_4(ex4_chama_a_biblioteca)
     assert "chamou atencao.scaled_dot_product_attention" in capsys.readouterr().out
     assert privadas["aula01"].exercicio_4(ex4_certo)
+
+
+# ---------- comportamento pedido e variantes válidas (Aula 1, exercício 3) ----------
+def ex3_escala_tudo():
+    _, E = atencao.gato_felino()
+    E = E * 3.0  # muda gato e felino também
+    E[3] = E[2]
+    return E
+
+
+def ex3_quinta_coordenada():
+    _, E = atencao.gato_felino()
+    E = np.hstack([E, np.zeros((4, 1))])
+    E[2, -1] = E[3, -1] = 3.0  # pulou e alto ganham uma coordenada só deles
+    return E
+
+
+def test_aula01_ex3_nao_mexer_em_gato_e_felino_e_quinta_coordenada(capsys):
+    assert not aula01.exercicio_3(ex3_escala_tudo)
+    assert "as linhas de gato e felino continuam as do exemplo" in capsys.readouterr().out
+    resultado = aula01.exercicio_3(ex3_quinta_coordenada)  # válido pelo enunciado: não pode quebrar a verificação
+    out = capsys.readouterr().out
+    assert resultado and "levantou" not in out, out

@@ -13,7 +13,7 @@ from ..embeddings import PROJECT_SENTENCES, embed, gato_felino
 from ..text import strongest_attention
 from ..multihead import MultiHeadAttention
 from ..projections import SelfAttention
-from ._core import Checker, check
+from ._core import Checker, _fmt, check
 
 __all__ = ["exercicio_3", "exercicio_4", "projeto"]
 
@@ -47,8 +47,20 @@ def exercicio_3(c: Checker, embeddings_fn):
         return
     if not c.expect(np.isfinite(E).all(), "E só tem valores finitos", "números finitos", "NaN ou inf"):
         return
-    if not c.expect(not np.allclose(E, original), "E foi modificado em relação ao exemplo da aula",
-                    "pulou e alto alterados", "a matriz original", "mude a linha de pulou e/ou a de alto."):
+    d = original.shape[1]
+    if not c.expect(E.shape[1] >= d, f"E tem pelo menos as {d} coordenadas do exemplo", f"forma (4, ≥ {d})",
+                    f"forma {E.shape}", "mude os valores das linhas de pulou e alto; não tire coordenadas."):
+        return
+    if not c.expect(E.shape != original.shape or not np.allclose(E, original),
+                    "E foi modificado em relação ao exemplo da aula", "pulou e alto alterados", "a matriz original",
+                    "mude a linha de pulou e/ou a de alto."):
+        return
+    extra = E[[GATO, FELINO], d:]  # uma coordenada nova é permitida; para gato e felino, ela fica 0
+    if not c.expect(np.allclose(E[[GATO, FELINO], :d], original[[GATO, FELINO]]) and np.allclose(extra, 0),
+                    "as linhas de gato e felino continuam as do exemplo",
+                    _fmt(original[[GATO, FELINO]]), _fmt(E[[GATO, FELINO]]),
+                    "o exercício pede para mudar só pulou e alto: deixe gato e felino como estavam (numa coordenada "
+                    "nova, use 0 para eles). Multiplicar a matriz inteira também muda gato e felino."):
         return
     cos_pa = _cos(E[PULOU], E[ALTO])
     c.expect(cos_pa >= 0.8, "pulou e alto são parecidos (cosseno ≥ 0.8)", "≥ 0.8", f"{cos_pa:.2f}",
