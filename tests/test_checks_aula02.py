@@ -136,6 +136,14 @@ def comparar_instancias_diferentes(attn, X1, X2):
     return A1, A2, float(np.abs(A1 - A2).mean())
 
 
+def comparar_nova_instancia_padrao(attn, X1, X2):
+    if X1.shape[0] != X2.shape[0]:
+        raise ValueError("tamanhos diferentes")
+    nova = atencao.SelfAttention(8, 4, 4)  # ignora a instância recebida
+    A1, A2 = nova(X1)[1], nova(X2)[1]
+    return A1, A2, float(np.abs(A1 - A2).mean())
+
+
 def comparar_diferenca_com_sinal(attn, X1, X2):
     A1, A2, _ = comparar_certo(attn, X1, X2)
     return A1, A2, float((A1 - A2).mean())
@@ -148,6 +156,7 @@ def test_ex3_aceita_certo():
 @pytest.mark.parametrize("fn, trecho", [
     (comparar_sem_validar, "tamanhos diferentes"),
     (comparar_instancias_diferentes, "2ª frase"),
+    (comparar_nova_instancia_padrao, "1ª frase"),
     (comparar_diferenca_com_sinal, "diferença média"),
 ])
 def test_ex3_rejeita_erros_tipicos(fn, trecho):
@@ -157,9 +166,21 @@ def test_ex3_rejeita_erros_tipicos(fn, trecho):
 
 # ---------- projeto ----------
 def projeto_certo(frase_a, frase_b, mha):
+    Xa, Xb = (atencao.embed_hashed(f, d_model=mha.d_model)[1] for f in (frase_a, frase_b))
+    if Xa.shape[0] != Xb.shape[0]:
+        raise ValueError(f"as frases têm {Xa.shape[0]} e {Xb.shape[0]} tokens; precisam ter o mesmo número")
+    Wa, Wb = mha(Xa)[1], mha(Xb)[1]
+    return Wa, Wb, np.abs(Wa - Wb).mean(axis=(1, 2))
+
+
+def projeto_sem_valueerror(frase_a, frase_b, mha):
     Wa = mha(atencao.embed_hashed(frase_a, d_model=mha.d_model)[1])[1]
     Wb = mha(atencao.embed_hashed(frase_b, d_model=mha.d_model)[1])[1]
     return Wa, Wb, np.abs(Wa - Wb).mean(axis=(1, 2))
+
+
+def projeto_ignora_a_mha(frase_a, frase_b, mha):
+    return projeto_certo(frase_a, frase_b, atencao.MultiHeadAttention(16, 4, seed=7))
 
 
 def projeto_media_global(frase_a, frase_b, mha):
@@ -179,6 +200,8 @@ def test_projeto_aceita_certo():
 @pytest.mark.parametrize("fn, trecho", [
     (projeto_media_global, "por cabeça"),
     (projeto_pesos_medios, "frase A"),
+    (projeto_sem_valueerror, "levantam ValueError"),
+    (projeto_ignora_a_mha, "d_model=12, n_heads=3): pesos da frase A"),
 ])
 def test_projeto_rejeita_erros_tipicos(fn, trecho):
     result = aula02.projeto(fn)

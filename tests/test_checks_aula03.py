@@ -33,8 +33,20 @@ def heads_fora_de_ordem(encoder, frase, origem, destino, k=5):
     return heads_certo(encoder, frase, origem, destino, k)[::-1]
 
 
+def heads_ignora_k(encoder, frase, origem, destino, k=5):
+    return heads_certo(encoder, frase, origem, destino, 5)
+
+
+def heads_array(encoder, frase, origem, destino, k=5):
+    return np.array(heads_certo(encoder, frase, origem, destino, k))  # (k, 2): também vale
+
+
 def test_ex1(enc, capsys):
     assert aula03.exercicio_1(heads_certo, enc)
+    assert aula03.exercicio_1(heads_array, enc)
+    assert "levantou" not in capsys.readouterr().out
+    assert not aula03.exercicio_1(heads_ignora_k, enc)
+    assert "use o argumento k" in capsys.readouterr().out
     assert not aula03.exercicio_1(heads_trocado, enc)
     assert "linha e coluna trocadas" in capsys.readouterr().out
     assert not aula03.exercicio_1(heads_fora_de_ordem, enc)

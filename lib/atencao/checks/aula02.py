@@ -154,10 +154,10 @@ def exercicio_3(c: Checker, compare_fn):
     ``attn`` é uma :class:`~atencao.SelfAttention`; ``diferenca`` é a média de ``|pesos1 - pesos2|``.
     Frases de tamanhos diferentes devem levantar ``ValueError``.
     """
-    attn = SelfAttention(8, 4, 4, seed=42)
-    sentences = [("o gato sentou sobre o tapete", "o cão deitou sobre a cama"),
-                 ("a menina leu o livro", "a menina leu o jornal")]
-    for s1, s2 in sentences:
+    # sementes que não são a padrão (42): uma SelfAttention nova, criada dentro da função, não passa
+    sentences = [(SelfAttention(8, 4, 4, seed=2024), "o gato sentou sobre o tapete", "o cão deitou sobre a cama"),
+                 (SelfAttention(8, 3, 5, seed=99), "a menina leu o livro", "a menina leu o jornal")]
+    for attn, s1, s2 in sentences:
         (_, X1), (_, X2) = embed_hashed(s1), embed_hashed(s2)
         label = f"“{s1}” × “{s2}”"
         ref1, ref2 = attn(X1)[1], attn(X2)[1]
@@ -167,8 +167,10 @@ def exercicio_3(c: Checker, compare_fn):
                         "faltou um `return`?" if result is None else None):
             return
         A1, A2, diff = result
-        ok = c.close(A1, ref1, f"{label}: pesos da 1ª frase", hint="use attn.forward(X1) (a mesma instância).")
-        ok &= c.close(A2, ref2, f"{label}: pesos da 2ª frase", hint="use attn.forward(X2) (a mesma instância).")
+        ok = c.close(A1, ref1, f"{label}: pesos da 1ª frase",
+                     hint="use attn.forward(X1): a instância attn que a função recebe, não uma nova.")
+        ok &= c.close(A2, ref2, f"{label}: pesos da 2ª frase",
+                      hint="use attn.forward(X2): a instância attn que a função recebe, não uma nova.")
         ref_diff = float(np.abs(ref1 - ref2).mean())
         ok &= c.close(np.float64(diff), ref_diff, f"{label}: diferença média |pesos1 − pesos2|",
                       hint="np.abs(pesos1 - pesos2).mean()")
@@ -193,24 +195,37 @@ def projeto(c: Checker, per_head_fn):
 
     Os pesos são (n_heads, n, n) da atenção multi-cabeça ``mha`` sobre ``embed_hashed(frase,
     d_model=mha.d_model)``; ``diferenca_por_cabeca`` (n_heads,) é a média de ``|pesos_a - pesos_b|``
-    em cada cabeça.
+    em cada cabeça. Usa duas instâncias diferentes (tamanhos e sementes que não são os do notebook), para
+    que a função use a ``mha`` que recebe; frases de tamanhos diferentes devem levantar ``ValueError``.
     """
-    mha = MultiHeadAttention(16, 4, seed=7)
-    for a, b in (("o gato sentou sobre o tapete", "o cachorro dormiu sobre a cama"),
-                 ("ela abriu a porta", "ele fechou a janela")):
-        label = f"“{a}” × “{b}”"
-        ref_a = mha(embed_hashed(a, d_model=16)[1])[1]
-        ref_b = mha(embed_hashed(b, d_model=16)[1])[1]
+    casos = ((MultiHeadAttention(16, 4, seed=7), "o gato sentou sobre o tapete", "o cachorro dormiu sobre a cama"),
+             (MultiHeadAttention(12, 3, seed=2024), "ela abriu a porta", "ele fechou a janela"))
+    for mha, a, b in casos:
+        label = f"“{a}” × “{b}” (d_model={mha.d_model}, n_heads={mha.n_heads})"
+        ref_a = mha(embed_hashed(a, d_model=mha.d_model)[1])[1]
+        ref_b = mha(embed_hashed(b, d_model=mha.d_model)[1])[1]
         result = c.call(label, per_head_fn, a, b, mha, names=("frase_a", "frase_b", "mha"))
         if not c.expect(isinstance(result, (tuple, list)) and len(result) == 3,
                         f"{label}: devolve (pesos_a, pesos_b, diferenca_por_cabeca)", "uma tupla com 3 itens",
                         type(result).__name__, "faltou um `return`?" if result is None else None):
             return
         Wa, Wb, diff = result
-        ok = c.close(Wa, ref_a, f"{label}: pesos da frase A (n_heads, n, n)",
-                     hint="X = atencao.embed_hashed(frase, d_model=mha.d_model)[1]; pesos = mha(X)[1].")
-        ok &= c.close(Wb, ref_b, f"{label}: pesos da frase B (n_heads, n, n)")
+        hint = "X = atencao.embed_hashed(frase, d_model=mha.d_model)[1]; pesos = mha(X)[1], com a mha recebida."
+        ok = c.close(Wa, ref_a, f"{label}: pesos da frase A (n_heads, n, n)", hint=hint)
+        ok &= c.close(Wb, ref_b, f"{label}: pesos da frase B (n_heads, n, n)", hint=hint)
         ok &= c.close(diff, np.abs(ref_a - ref_b).mean(axis=(-2, -1)), f"{label}: diferença média por cabeça",
                       hint="np.abs(pesos_a - pesos_b).mean(axis=(1, 2)): um número por cabeça.")
         if not ok:
             return
+    got = "nenhum erro"
+    try:
+        c.call("frases de tamanhos diferentes", per_head_fn, "o gato dormiu", "uma frase bem mais comprida que a outra",
+               casos[0][0], names=("frase_a", "frase_b", "mha"))
+    except ValueError as exc:
+        got = f"ValueError: {exc}"
+    except Exception as exc:  # noqa: BLE001 - outro erro (ex.: o de broadcast do NumPy) não é o pedido
+        got = f"{type(exc).__name__}: {exc}"
+    c.expect(got.startswith("ValueError") and "broadcast" not in got,
+             "frases de tamanhos diferentes levantam ValueError, como pede o enunciado",
+             "ValueError levantado pela sua função", got[:120],
+             "compare o número de tokens das duas frases antes de calcular e levante ValueError com uma mensagem sua.")

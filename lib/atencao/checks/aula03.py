@@ -43,21 +43,44 @@ SENTENCES = [
 ]
 
 
+def _pares(got):
+    """A resposta como lista de (camada, cabeça); aceita lista, tupla ou array (k, 2). ``None`` se não der."""
+    if isinstance(got, np.ndarray):
+        got = got.tolist()
+    if not isinstance(got, (list, tuple)):
+        return None
+    try:
+        return [tuple(int(x) for x in pair) for pair in got]
+    except (TypeError, ValueError):
+        return None
+
+
 @check("Exercício 1 (as cabeças em que “ele” olha para “gato”)")
 def exercicio_1(c: Checker, fn, encoder):
-    """Confere ``fn(encoder, frase, origem, destino, k=5) -> [(camada, cabeça), ...]`` (maior peso primeiro)."""
-    for sentence, src, dst in SENTENCES:
+    """Confere ``fn(encoder, frase, origem, destino, k=5) -> [(camada, cabeça), ...]`` (maior peso primeiro).
+
+    O ``k`` varia (5, 3 e 8): uma resposta que ignora ``k`` não passa. Aceita lista, tupla ou array (k, 2).
+    """
+    casos = [(*SENTENCES[0], 5), (*SENTENCES[1], 3), (*SENTENCES[0], 8)]
+    for sentence, src, dst, k in casos:
         out = encoder(sentence)
-        ref = _top_heads(out.attentions, _token_index(out.tokens, src), _token_index(out.tokens, dst), 5)
-        got = fn(encoder, sentence, src, dst, k=5)
-        got = [tuple(int(x) for x in pair) for pair in got] if isinstance(got, (list, tuple)) else got
+        i, j = _token_index(out.tokens, src), _token_index(out.tokens, dst)
+        ref = _top_heads(out.attentions, i, j, k)
+        bruto = fn(encoder, sentence, src, dst, k=k)
+        got = _pares(bruto)
+        label = f"“{src}” → “{dst}” em “{sentence}”, k={k}"
+        if not c.expect(got is not None, f"{label}: devolve uma lista de pares (camada, cabeça)",
+                        "[(camada, cabeça), ...]", repr(bruto)[:80],
+                        "devolva uma lista de tuplas (camada, cabeça), por exemplo [(5, 3), (4, 1)]."):
+            return
         hint = None
-        if isinstance(got, list) and sorted(got) == sorted(ref) and got != ref:
+        if len(got) != len(ref):
+            hint = f"devolva exatamente k = {k} pares (use o argumento k da função)."
+        elif sorted(got) == sorted(ref) and got != ref:
             hint = "as cabeças certas, mas fora de ordem: ordene do maior peso para o menor."
-        elif isinstance(got, list) and got == _top_heads(out.attentions, _token_index(out.tokens, dst),
-                                                        _token_index(out.tokens, src), 5):
+        elif got == _top_heads(out.attentions, j, i, k):
             hint = "linha e coluna trocadas: a linha é quem olha (origem), a coluna é para quem (destino)."
-        if not c.expect(got == ref, f"“{src}” → “{dst}” em “{sentence}”", ref, got,
+        if not c.expect(got == ref, label, ref, got,
                         hint or "use out.attentions[:, :, i, j] (camadas × cabeças) e ordene pelos maiores pesos."):
             return
 
