@@ -131,7 +131,28 @@ def proj_certo(frase, vectors=None):
     tokens, X = atencao.embed(frase, vectors)
     _, A = atencao.self_attention(X)
     atencao.plot_attention(A, tokens)
+    print(atencao.attention_summary(A, tokens, ignore_self=True))
     return tokens, A, atencao.strongest_attention(A, tokens, ignore_self=True)
+
+
+def proj_sem_figura_nem_texto(frase, vectors=None):
+    tokens, X = atencao.embed(frase, vectors)
+    _, A = atencao.self_attention(X)
+    return tokens, A, atencao.strongest_attention(A, tokens, ignore_self=True)
+
+
+def proj_so_figura(frase, vectors=None):
+    tokens, X = atencao.embed(frase, vectors)
+    _, A = atencao.self_attention(X)
+    atencao.plot_attention(A, tokens)
+    return tokens, A, atencao.strongest_attention(A, tokens, ignore_self=True)
+
+
+def test_projeto_confere_a_figura_e_o_resumo(capsys):
+    for fn, obtido in ((proj_sem_figura_nem_texto, "figura: não; resumo impresso: não"),
+                       (proj_so_figura, "figura: sim; resumo impresso: não")):
+        assert not aula01.projeto(fn)
+        assert obtido in capsys.readouterr().out
 
 
 def proj_conta_o_proprio(frase, vectors=None):
@@ -142,6 +163,8 @@ def proj_conta_o_proprio(frase, vectors=None):
 def proj_sem_escala(frase, vectors=None):
     tokens, X = atencao.embed(frase, vectors)
     A = softmax(X @ X.T)
+    atencao.plot_attention(A, tokens)
+    print(atencao.attention_summary(A, tokens, ignore_self=True))
     return tokens, A, atencao.strongest_attention(A, tokens, ignore_self=True)
 
 

@@ -6,14 +6,17 @@ imprime o relatório. Devolve um :class:`~atencao.checks.CheckResult`.
 
 from __future__ import annotations
 
+import contextlib
+import io
+
 import numpy as np
 
 from ..attention import scaled_dot_product_attention, self_attention, softmax
 from ..embeddings import PROJECT_SENTENCES, embed, gato_felino
-from ..text import strongest_attention
 from ..multihead import MultiHeadAttention
 from ..projections import SelfAttention
-from ._core import Checker, _fmt, check
+from ..text import strongest_attention
+from ._core import Checker, _fmt, _open_figures, check
 
 __all__ = ["exercicio_3", "exercicio_4", "projeto"]
 
@@ -154,15 +157,25 @@ def projeto(c: Checker, visualizer_fn):
     """Confere ``visualizer_fn(frase, vectors=None) -> (tokens, pesos, destaques)``.
 
     ``destaques`` é uma lista ``(token, outro token mais atendido, peso)`` que ignora o próprio token.
-    Roda nas frases do projeto e numa frase com vetores próprios; as figuras desenhadas durante a
-    verificação são fechadas para não poluir a saída.
+    Roda nas frases do projeto e numa frase com vetores próprios. Confere também que a função faz o que
+    o enunciado pede além de devolver: desenha uma figura e imprime o resumo (as figuras desenhadas
+    durante a verificação são fechadas e o texto impresso fica fora do relatório).
     """
     custom = ("sol lua mar", {"sol": [1.0, 0.2, 0.0], "lua": [0.9, 0.3, 0.0], "mar": [0.0, 0.1, 1.0]})
     cases = [(s, None) for s in PROJECT_SENTENCES] + [custom]
     for sentence, vectors in cases:
         label = f"“{sentence}”"
-        result = (c.call(label, visualizer_fn, sentence, vectors, names=("frase", "vectors")) if vectors is not None
-                  else visualizer_fn(sentence))
+        antes, impresso = _open_figures(), io.StringIO()
+        with contextlib.redirect_stdout(impresso):
+            result = (c.call(label, visualizer_fn, sentence, vectors, names=("frase", "vectors"))
+                      if vectors is not None else visualizer_fn(sentence))
+        desenhou, imprimiu = bool(_open_figures() - antes), bool(impresso.getvalue().strip())
+        if not c.expect(desenhou and imprimiu, f"{label}: desenha o mapa de calor e imprime o resumo",
+                        "uma figura nova e um resumo impresso",
+                        f"figura: {'sim' if desenhou else 'não'}; resumo impresso: {'sim' if imprimiu else 'não'}",
+                        "o enunciado pede o mapa com atencao.plot_attention(pesos, tokens, title=...) e o resumo com "
+                        "print(atencao.attention_summary(pesos, tokens, ignore_self=True))."):
+            return
         if not c.expect(isinstance(result, (tuple, list)) and len(result) == 3,
                         f"{label}: devolve (tokens, pesos, destaques)", "uma tupla com 3 itens",
                         repr(type(result).__name__), "faltou um `return`?" if result is None else None):
