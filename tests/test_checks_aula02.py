@@ -218,6 +218,16 @@ def test_nao_feito_avisa_e_na_correcao_levanta(check, capsys, monkeypatch):
         check(nao_feito)
 
 
+def comparar_mensagem_com_broadcast(attn, X1, X2):
+    if X1.shape[0] != X2.shape[0]:
+        raise ValueError("não dá para comparar (nem fazer broadcast de) frases com números de tokens diferentes")
+    return comparar_certo(attn, X1, X2)
+
+
+def test_ex3_mensagem_do_aluno_pode_dizer_broadcast():
+    assert aula02.exercicio_3(comparar_mensagem_com_broadcast)
+
+
 def test_ex3_erro_de_broadcast_do_numpy_nao_conta_como_validacao(capsys):
     result = aula02.exercicio_3(comparar_sem_validar_nem_tratar)
     assert not result and "broadcast do NumPy não conta" in capsys.readouterr().out

@@ -6,6 +6,8 @@ compara com a implementação da biblioteca e imprime o relatório.
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
 from ..attention import scaled_dot_product_attention, softmax
@@ -20,6 +22,16 @@ __all__ = ["exercicio_1", "exercicio_2", "exercicio_3", "projeto"]
 
 # o enunciado: "não use atencao.scaled_dot_product_attention nem atencao.MultiHeadAttention dentro das suas funções"
 _PRONTAS = (scaled_dot_product_attention, MultiHeadAttention, SelfAttention)
+
+
+_NUMPY = re.compile(r"operands could not be broadcast together|mismatch in its core dimension|shapes .+ not aligned|"
+                    r"could not broadcast input array|all the input array dimensions .* must match")
+
+
+def _erro_do_numpy(mensagem: str) -> bool:
+    """O ``ValueError`` veio do NumPy (formas incompatíveis numa conta), não de uma validação do aluno? Pela
+    mensagem do NumPy, não por uma palavra: "broadcast" na mensagem do próprio aluno não conta contra ele."""
+    return bool(_NUMPY.search(mensagem))
 
 
 def _pair(result, label, c: Checker, first="saida", second="pesos"):
@@ -182,7 +194,7 @@ def exercicio_3(c: Checker, compare_fn):
         c.call("frases de tamanhos diferentes", compare_fn, attn, X1, X3, names=("attn", "X1", "X2"))
     except ValueError as exc:
         got = f"ValueError: {exc}"
-    own = got.startswith("ValueError") and "broadcast" not in got
+    own = got.startswith("ValueError") and not _erro_do_numpy(got)
     c.expect(own, "frases de tamanhos diferentes levantam o SEU ValueError, com mensagem clara",
              "ValueError levantado pela sua função", got[:120],
              "compare X1.shape[0] com X2.shape[0] ANTES de calcular e levante ValueError com uma mensagem sua "
@@ -225,7 +237,7 @@ def projeto(c: Checker, per_head_fn):
         got = f"ValueError: {exc}"
     except Exception as exc:  # noqa: BLE001 - outro erro (ex.: o de broadcast do NumPy) não é o pedido
         got = f"{type(exc).__name__}: {exc}"
-    c.expect(got.startswith("ValueError") and "broadcast" not in got,
+    c.expect(got.startswith("ValueError") and not _erro_do_numpy(got),
              "frases de tamanhos diferentes levantam ValueError, como pede o enunciado",
              "ValueError levantado pela sua função", got[:120],
              "compare o número de tokens das duas frases antes de calcular e levante ValueError com uma mensagem sua.")
