@@ -197,3 +197,25 @@ def test_aula01_ex3_nao_mexer_em_gato_e_felino_e_quinta_coordenada(capsys):
     resultado = aula01.exercicio_3(ex3_quinta_coordenada)  # válido pelo enunciado: não pode quebrar a verificação
     out = capsys.readouterr().out
     assert resultado and "levantou" not in out, out
+
+
+# ---------- dicas que apontam o engano certo (Aula 1, exercício 4) ----------
+def ex4_escala_por_n(X, W_q, W_k, W_v):
+    Q, K, V = X @ W_q, X @ W_k, X @ W_v
+    A = atencao.softmax(Q @ K.T / np.sqrt(X.shape[0]))
+    return A @ V, A
+
+
+def ex4_escala_por_d(X, W_q, W_k, W_v):
+    Q, K, V = X @ W_q, X @ W_k, X @ W_v
+    A = atencao.softmax(Q @ K.T / np.sqrt(X.shape[1]))
+    return A @ V, A
+
+
+def test_aula01_ex4_dica_de_escala_certa(capsys):
+    assert not aula01.exercicio_4(ex4_escala_por_n)
+    out = capsys.readouterr().out
+    assert "número de tokens" in out and "do embedding" not in out, out
+    assert not aula01.exercicio_4(ex4_escala_por_d)
+    out = capsys.readouterr().out
+    assert "do embedding" in out and "número de tokens" not in out, out

@@ -89,7 +89,7 @@ _PRONTAS = (scaled_dot_product_attention, SelfAttention, MultiHeadAttention)
 
 def _reference_projected(X, W_q, W_k, W_v, scale="d_k", axis=-1):
     Q, K, V = X @ W_q, X @ W_k, X @ W_v
-    d = {"d_k": W_q.shape[1], "d_model": X.shape[1], "none": 1}[scale]
+    d = {"d_k": W_q.shape[1], "d_model": X.shape[1], "n": X.shape[0], "none": 1}[scale]
     A = softmax(Q @ K.T / np.sqrt(d), axis=axis)
     return A @ V, A
 
@@ -97,8 +97,10 @@ def _reference_projected(X, W_q, W_k, W_v, scale="d_k", axis=-1):
 def _cases():
     rng = np.random.default_rng(2017)
     _, E = gato_felino()
-    shapes = [(E, 3, 5), (rng.normal(size=(6, 8)), 2, 4), (rng.normal(size=(1, 5)), 3, 2),
-              (rng.normal(size=(5, 16)), 16, 3)]
+    # o primeiro caso tem n ≠ d ≠ d_k: cada engano de escala (sqrt(n), sqrt(d), nenhuma) dá um resultado diferente
+    # e a dica aponta o engano certo; depois, o exemplo da aula (n = d = 4), um token só e d_k = d
+    X1 = rng.normal(size=(6, 8))
+    shapes = [(X1, 2, 4), (E, 3, 5), (rng.normal(size=(1, 5)), 3, 2), (rng.normal(size=(5, 16)), 16, 3)]
     for X, d_k, d_v in shapes:
         d = X.shape[1]
         yield X, rng.normal(size=(d, d_k)), rng.normal(size=(d, d_k)), rng.normal(size=(d, d_v))
@@ -140,6 +142,7 @@ def _diagnose(X, W_q, W_k, W_v, A) -> str:
     wrong = {
         "parece que faltou dividir as pontuações por sqrt(d_k).": dict(scale="none"),
         "dividiu por sqrt(d) do embedding; o certo é sqrt(d_k), a dimensão das chaves.": dict(scale="d_model"),
+        "dividiu pela raiz do número de tokens (n); o certo é sqrt(d_k), a dimensão das chaves.": dict(scale="n"),
         "a softmax foi aplicada por coluna; aplique em cada linha (axis=-1).": dict(axis=0),
     }
     for hint, kw in wrong.items():
