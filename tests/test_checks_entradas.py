@@ -219,3 +219,36 @@ def test_aula01_ex4_dica_de_escala_certa(capsys):
     assert not aula01.exercicio_4(ex4_escala_por_d)
     out = capsys.readouterr().out
     assert "do embedding" in out and "número de tokens" not in out, out
+
+
+# ---------- erro no código do aluno: em português, com a linha e a mensagem original ----------
+def test_erro_do_aluno_em_portugues_com_a_linha(capsys):
+    def ex4_formas_erradas(X, W_q, W_k, W_v):
+        Q, K, V = X @ W_q, X @ W_k, X @ W_v
+        A = atencao.softmax(Q @ K / np.sqrt(K.shape[1]))  # esqueceu o .T
+        return A @ V, A
+
+    assert not aula01.exercicio_4(ex4_formas_erradas)
+    out = capsys.readouterr().out
+    assert "multiplicação de matrizes (@) com formas incompatíveis" in out, out
+    assert "de ex4_formas_erradas)" in out and "mensagem original: “matmul: Input operand" in out, out
+
+
+# ---------- retorno errado: o que veio e como devolver ----------
+def test_retorno_errado_tem_dica(capsys):
+    def so_pesos(X, W_q, W_k, W_v):
+        Q, K, V = X @ W_q, X @ W_k, X @ W_v
+        return atencao.softmax(Q @ K.T / np.sqrt(K.shape[1]))
+
+    assert not aula01.exercicio_4(so_pesos)
+    out = capsys.readouterr().out
+    assert "obtido:   um array de forma (6, 6)" in out and "`return saida, pesos`" in out, out
+    assert not aula01.exercicio_4(lambda X, W_q, W_k, W_v: None)
+    assert "faltou um `return` no fim da função" in capsys.readouterr().out
+
+
+def test_matrizes_em_ponto_fixo():
+    from atencao.checks._core import _fmt
+
+    texto = _fmt(np.array([[0.518, 0.0001], [12.5, -3.0]]))
+    assert "e-" not in texto and "0.518" in texto and "12.500" in texto

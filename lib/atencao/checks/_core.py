@@ -183,6 +183,29 @@ class _Vigia:
         return False
 
 
+def _erro_do_aluno(exc: BaseException) -> tuple[str, None, None, str]:
+    """(critério, esperado, obtido, dica) para um erro levantado pelo código do aluno: a mensagem em
+    português quando é uma das comuns, a linha da função do aluno onde aconteceu e a mensagem original."""
+    from ._erros import traduzir
+
+    original = " ".join(str(exc).split())[:300]
+    traduzida = traduzir(original)
+    onde, tb = None, exc.__traceback__
+    while tb is not None:  # o último quadro que não é da biblioteca nem do Python/NumPy: o código do aluno
+        arquivo = tb.tb_frame.f_code.co_filename
+        if not (arquivo.startswith(_PACOTE) or "site-packages" in arquivo or os.sep + "python3" in arquivo
+                or arquivo.startswith("<frozen")):
+            onde = (tb.tb_lineno, tb.tb_frame.f_code.co_name)
+        tb = tb.tb_next
+    criterio = f"o seu código levantou {type(exc).__name__}: {traduzida or original}"
+    if onde:
+        criterio += f" (linha {onde[0]} de {onde[1]})" if onde[1] != "<module>" else f" (linha {onde[0]})"
+    dica = "rode a sua função sozinha numa célula para ver o erro completo."
+    if traduzida != original:
+        dica = f"mensagem original: “{original}”; " + dica
+    return criterio, None, None, dica
+
+
 def _chave(code) -> tuple:
     return (code.co_filename, code.co_firstlineno, code.co_name)
 
@@ -245,9 +268,33 @@ def _restaurar(value, foto: dict) -> list[str]:
 
 
 def _fmt(x) -> str:
+    """Arrays com 3 casas, em ponto fixo (0.518, não 5.180e-01), cortados se grandes."""
     if isinstance(x, np.ndarray):
-        return np.array2string(np.round(x, 3), separator=", ", threshold=24, max_line_width=100).replace("\n", "\n" + " " * 17)
+        texto = np.array2string(np.round(x, 3), separator=", ", threshold=24, max_line_width=100,
+                                formatter={"float_kind": lambda v: f"{v:.3f}"})
+        return texto.replace("\n", "\n" + " " * 17)
     return str(x)
+
+
+def _descricao(valor) -> str:
+    """O que a função devolveu, em palavras: ``None``, ``uma tupla com 3 itens``, ``um array de forma (4, 4)``."""
+    if valor is None:
+        return "None (nada)"
+    if isinstance(valor, (tuple, list)):
+        return f"uma {'tupla' if isinstance(valor, tuple) else 'lista'} com {len(valor)} item(ns)"
+    if isinstance(valor, np.ndarray):
+        return f"um array de forma {valor.shape}"
+    return f"um valor do tipo {type(valor).__name__}"
+
+
+def _dica_retorno(valor, *nomes: str) -> str:
+    """Dica para um retorno que não é a tupla pedida."""
+    juntos = f"`return {', '.join(nomes)}`"
+    if valor is None:
+        return f"faltou um `return` no fim da função: {juntos}."
+    if isinstance(valor, (tuple, list)):
+        return f"devolva exatamente {len(nomes)} itens, nesta ordem: {juntos}."
+    return f"devolva os {len(nomes)} resultados juntos, numa tupla: {juntos}."
 
 
 def check(title: str):
@@ -270,8 +317,7 @@ def check(title: str):
             except NotImplementedError:
                 status = "nao_feito"
             except Exception as exc:  # noqa: BLE001 - o erro do aluno vira um ❌ legível
-                checker.expect(False, f"o seu código levantou {type(exc).__name__}: {exc}",
-                               hint="rode a sua função sozinha numa célula para ver o erro completo.")
+                checker.expect(False, *_erro_do_aluno(exc))
             finally:
                 _close_new_figures(figs_before)
             if status == "nao_feito":

@@ -16,7 +16,7 @@ from ..embeddings import PROJECT_SENTENCES, embed, gato_felino
 from ..multihead import MultiHeadAttention
 from ..projections import SelfAttention
 from ..text import strongest_attention
-from ._core import Checker, _fmt, _open_figures, check
+from ._core import Checker, _descricao, _dica_retorno, _fmt, _open_figures, check
 
 __all__ = ["exercicio_3", "exercicio_4", "projeto"]
 
@@ -119,8 +119,7 @@ def exercicio_4(c: Checker, attention_fn):
         result = c.call(label, attention_fn, X, W_q, W_k, W_v, names=("X", "W_q", "W_k", "W_v"),
                         forbidden=_PRONTAS)
         if not c.expect(isinstance(result, (tuple, list)) and len(result) == 2, f"{label}: devolve (saida, pesos)",
-                        "uma tupla (saida, pesos)", type(result).__name__,
-                        "faltou um `return`?" if result is None else None):
+                        "uma tupla (saida, pesos)", _descricao(result), _dica_retorno(result, "saida", "pesos")):
             return
         out, A = (c.array(r, f"{label}: saída e pesos são arrays de números") for r in result)
         if out is None or A is None:
@@ -180,8 +179,8 @@ def projeto(c: Checker, visualizer_fn):
                         "print(atencao.attention_summary(pesos, tokens, ignore_self=True))."):
             return
         if not c.expect(isinstance(result, (tuple, list)) and len(result) == 3,
-                        f"{label}: devolve (tokens, pesos, destaques)", "uma tupla com 3 itens",
-                        repr(type(result).__name__), "faltou um `return`?" if result is None else None):
+                        f"{label}: devolve (tokens, pesos, destaques)", "uma tupla com 3 itens", _descricao(result),
+                        _dica_retorno(result, "tokens", "pesos", "destaques")):
             return
         tokens, A, highlights = result
         ref_tokens, X = embed(sentence, vectors)

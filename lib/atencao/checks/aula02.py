@@ -15,7 +15,7 @@ from ..embeddings import embed_hashed
 from ..masks import causal_mask
 from ..multihead import MultiHeadAttention, split_heads
 from ..projections import SelfAttention
-from ._core import Checker, check
+from ._core import Checker, _descricao, _dica_retorno, check
 
 __all__ = ["exercicio_1", "exercicio_2", "exercicio_3", "projeto"]
 
@@ -36,8 +36,7 @@ def _erro_do_numpy(mensagem: str) -> bool:
 
 def _pair(result, label, c: Checker, first="saida", second="pesos"):
     ok = c.expect(isinstance(result, (tuple, list)) and len(result) == 2, f"{label}: devolve ({first}, {second})",
-                  f"uma tupla ({first}, {second})", type(result).__name__,
-                  "faltou um `return`?" if result is None else None)
+                  f"uma tupla ({first}, {second})", _descricao(result), _dica_retorno(result, first, second))
     if not ok:
         return None
     arrays = tuple(c.array(r, f"{label}: {first} e {second} são arrays de números") for r in result)
@@ -175,8 +174,8 @@ def exercicio_3(c: Checker, compare_fn):
         ref1, ref2 = attn(X1)[1], attn(X2)[1]
         result = c.call(label, compare_fn, attn, X1, X2, names=("attn", "X1", "X2"))
         if not c.expect(isinstance(result, (tuple, list)) and len(result) == 3,
-                        f"{label}: devolve (pesos1, pesos2, diferenca)", "uma tupla com 3 itens", type(result).__name__,
-                        "faltou um `return`?" if result is None else None):
+                        f"{label}: devolve (pesos1, pesos2, diferenca)", "uma tupla com 3 itens", _descricao(result),
+                        _dica_retorno(result, "pesos1", "pesos2", "diferenca")):
             return
         A1, A2, diff = result
         ok = c.close(A1, ref1, f"{label}: pesos da 1ª frase",
@@ -219,7 +218,7 @@ def projeto(c: Checker, per_head_fn):
         result = c.call(label, per_head_fn, a, b, mha, names=("frase_a", "frase_b", "mha"))
         if not c.expect(isinstance(result, (tuple, list)) and len(result) == 3,
                         f"{label}: devolve (pesos_a, pesos_b, diferenca_por_cabeca)", "uma tupla com 3 itens",
-                        type(result).__name__, "faltou um `return`?" if result is None else None):
+                        _descricao(result), _dica_retorno(result, "pesos_a", "pesos_b", "diferenca_por_cabeca")):
             return
         Wa, Wb, diff = result
         hint = "X = atencao.embed_hashed(frase, d_model=mha.d_model)[1]; pesos = mha(X)[1], com a mha recebida."
