@@ -252,3 +252,36 @@ def test_matrizes_em_ponto_fixo():
 
     texto = _fmt(np.array([[0.518, 0.0001], [12.5, -3.0]]))
     assert "e-" not in texto and "0.518" in texto and "12.500" in texto
+
+
+# ---------- dicas específicas da máscara (Aula 2, exercício 1) ----------
+def _mask_com(Q, K, V, mask=None, escala=True, preenche=-np.inf, axis=-1, sem_softmax=False):
+    S = Q @ K.T / (np.sqrt(K.shape[-1]) if escala else 1.0)
+    if mask is not None:
+        S = np.where(mask, S, preenche)
+    A = S if sem_softmax else atencao.softmax(S, axis=axis)
+    return np.nan_to_num(A) @ V, A
+
+
+@pytest.mark.parametrize("kw, dica", [
+    (dict(escala=False), "faltou dividir as pontuações por sqrt(d_k)"),
+    (dict(axis=0), "por coluna"),
+    (dict(preenche=0.0), "receberam 0 em vez de -inf"),
+    (dict(sem_softmax=True), "faltou a softmax"),
+])
+def test_aula02_ex1_dicas_especificas(kw, dica, capsys):
+    assert not aula02.exercicio_1(lambda Q, K, V, mask=None: _mask_com(Q, K, V, mask, **kw))
+    assert dica in capsys.readouterr().out
+
+
+def test_aula02_ex2_dica_da_saida_so_quando_os_pesos_estao_certos(capsys):
+    def mha_sem_escala(X, W_q, W_k, W_v, W_o, n_heads):
+        n, d = X.shape
+        d_k = d // n_heads
+        Q, K, V = ((X @ W).reshape(n, n_heads, d_k).transpose(1, 0, 2) for W in (W_q, W_k, W_v))
+        A = atencao.softmax(Q @ np.swapaxes(K, -1, -2))
+        return np.swapaxes(A @ V, 0, 1).reshape(n, d) @ W_o, A
+
+    assert not aula02.exercicio_2(mha_sem_escala)
+    out = capsys.readouterr().out
+    assert "faltou dividir" in out and "concatene as cabeças" not in out, out

@@ -70,8 +70,9 @@ def exercicio_1(c: Checker, attention_fn):
             return
         out, A = got
         ref_out, ref_A = scaled_dot_product_attention(q, k, v, mask=mask)
-        hint = None
-        if mask is not None and A.shape == ref_A.shape:
+        hint = _dica_mascara(q, k, mask, A, ref_A) if A.shape == ref_A.shape else (
+            f"os pesos têm forma (n_q, n_k) = {ref_A.shape}: uma linha por consulta, uma coluna por chave.")
+        if hint is None and mask is not None and A.shape == ref_A.shape:
             inverted = scaled_dot_product_attention(q, k, v, mask=~mask)[1]
             if np.allclose(np.nan_to_num(A), inverted, atol=1e-6):
                 hint = "a máscara está invertida: aqui True = pode olhar, False = bloqueado (vira -inf)."
@@ -87,6 +88,33 @@ def exercicio_1(c: Checker, attention_fn):
         if not ok:
             return
     c.expect(True, "posições bloqueadas têm peso exatamente 0 e as demais linhas somam 1")
+
+
+def _dica_mascara(q, k, mask, A, ref_A) -> str | None:
+    """Dica para os enganos comuns da atenção com máscara que não dependem da máscara estar invertida."""
+    if np.allclose(np.nan_to_num(A), ref_A, atol=1e-6):
+        return None
+    d_k = q.shape[-1]
+    scores = q @ k.T / np.sqrt(d_k)
+    blocked = np.zeros_like(scores, dtype=bool) if mask is None else ~mask
+
+    def com(pont, preenche=-np.inf, axis=-1):
+        pont = np.where(blocked, preenche, pont)
+        return softmax(pont, axis=axis)
+
+    if (np.nan_to_num(A) < -1e-9).any() or np.allclose(np.nan_to_num(A, neginf=0.0), np.where(blocked, 0.0, scores)):
+        return "os pesos têm valores negativos: parece que faltou a softmax (a função devolveu as pontuações)."
+    candidatos = {
+        "parece que faltou dividir as pontuações por sqrt(d_k).": com(q @ k.T),
+        "a softmax foi aplicada por coluna; aplique em cada linha (axis=-1).": com(scores, axis=0),
+        "as posições bloqueadas receberam 0 em vez de -inf: com 0, a softmax ainda dá peso a elas.": com(scores, 0.0),
+    }
+    for dica, cand in candidatos.items():
+        if not blocked.all(axis=-1).any() and np.allclose(A, cand, atol=1e-6):
+            return dica
+        if blocked.all(axis=-1).any() and np.allclose(np.nan_to_num(A), np.nan_to_num(cand), atol=1e-6):
+            return dica
+    return None
 
 
 def _mha_reference(X, W_q, W_k, W_v, W_o, n_heads, d_scale=None):
@@ -124,8 +152,8 @@ def exercicio_2(c: Checker, mha_fn):
         elif A.shape != ref_A.shape:
             hint = "os pesos devem ter forma (n_heads, n, n): uma matriz de atenção por cabeça."
         ok = c.close(A, ref_A, f"{label}: pesos por cabeça (n_heads, n, n)", hint=hint)
-        hint = None
-        if out.shape == ref_out.shape and not np.allclose(out, ref_out, atol=1e-6):
+        hint = None if ok else "a saída depende dos pesos: corrija primeiro os pesos de cada cabeça (acima)."
+        if ok and out.shape == ref_out.shape and not np.allclose(out, ref_out, atol=1e-6):
             without_W_o = ref_out @ np.linalg.inv(mha.W_o)  # a concatenação das cabeças, antes de W_o
             hint = ("faltou projetar a concatenação das cabeças por W_o." if np.allclose(out, without_W_o, atol=1e-5)
                     else "concatene as cabeças de volta para (n, d_model), na ordem, e multiplique por W_o.")
