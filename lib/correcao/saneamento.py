@@ -30,7 +30,7 @@ from __future__ import annotations
 import copy
 import textwrap
 
-from .catalogo import Gradable, all_ids, nbgrader_meta, original_cells
+from .catalogo import Gradable, all_ids, cell_source, nbgrader_meta, original_cells
 
 
 def _tipo(cell) -> str:
@@ -116,11 +116,6 @@ def sanitize(nb: dict, g: Gradable, everything: dict | None = None) -> tuple[dic
     return nb, notas
 
 
-def _fonte(cell) -> str:
-    src = cell.get("source", "") if isinstance(cell, dict) else ""
-    return ("".join(src) if isinstance(src, list) else str(src)).strip()
-
-
 def _recolocar(nb: dict, originais: dict) -> list[str]:
     """Metadados perdidos, células protegidas apagadas e linhas acrescentadas a células protegidas."""
     cells, notas = nb["cells"], []
@@ -137,7 +132,7 @@ def _recolocar(nb: dict, originais: dict) -> list[str]:
             continue
         fonte = originais[gid].source.strip()
         for cell in cells:
-            if isinstance(cell, dict) and "nbgrader" not in (cell.get("metadata") or {}) and _fonte(cell) == fonte \
+            if isinstance(cell, dict) and "nbgrader" not in (cell.get("metadata") or {}) and cell_source(cell) == fonte \
                     and cell.get("cell_type") == originais[gid].cell_type:
                 cell.setdefault("metadata", {})["nbgrader"] = copy.deepcopy(dict(originais[gid].metadata["nbgrader"]))
                 voltaram.append(gid)
@@ -175,13 +170,13 @@ def _recolocar(nb: dict, originais: dict) -> list[str]:
             else:
                 cell.pop("outputs", None), cell.pop("execution_count", None)
             tipos.append(gid)
-        if _tipo(original) == "resposta" or _fonte(cell) == original.source.strip():
+        if _tipo(original) == "resposta" or cell_source(cell) == original.source.strip():
             continue
         editadas.append(gid)
         if _tipo(original) != "protegida" or original.cell_type != "code":
             continue  # numa verificação, nada do que foi mudado conta
         orig_linhas = {ln.strip() for ln in original.source.splitlines()}
-        novas = textwrap.dedent("\n".join(ln for ln in _fonte(cell).splitlines()
+        novas = textwrap.dedent("\n".join(ln for ln in cell_source(cell).splitlines()
                                           if ln.strip() and ln.strip() not in orig_linhas))
         if novas and _compila(novas):
             cells.insert(i + 1, {"cell_type": "code", "metadata": {}, "source": novas, "outputs": [],
