@@ -17,6 +17,7 @@ import io
 import os
 import sys
 import warnings
+import weakref
 
 import numpy as np
 
@@ -108,11 +109,15 @@ class Checker:
             for nome, valor, foto in fotos:
                 mudou = _restaurar(valor, foto)
                 if mudou:
+                    alvo = nome + mudou[0]
+                    dica = (f"não mude {alvo} no lugar (`{alvo} /= ...`, `{alvo} *= ...`, `{alvo}[...] = ...`): "
+                            f"crie um array novo, por exemplo `Q = Q / np.sqrt(d_k)`.")
+                    if mudou[0].startswith("."):  # um atributo do objeto recebido (os pesos da camada)
+                        dica = (f"não altere {alvo} dentro da função: a camada é a mesma que o notebook usa depois. "
+                                f"Faça as contas em arrays novos (por exemplo, `W = {alvo} / 2`).")
                     self.expect(False, f"{label}: a função não altera as entradas",
                                 f"{nome} igual ao que foi passado",
-                                f"{', '.join(nome + k for k in mudou)} foi modificado dentro da função",
-                                f"não mude {nome} no lugar (`{nome} /= ...`, `{nome} *= ...`, `{nome}[...] = ...`): "
-                                f"crie um array novo, por exemplo `Q = Q / np.sqrt(d_k)`.")
+                                f"{', '.join(nome + k for k in mudou)} foi modificado dentro da função", dica)
 
     def array(self, value, what: str):
         """Converte o que a função do aluno devolveu num array de floats; se não der, registra ❌ e devolve None."""
@@ -137,7 +142,7 @@ class Checker:
             return self.expect(False, what, shape(b), shape(a), hint)
         diff = float(np.max(np.abs(a - b))) if a.size else 0.0
         ok = bool(np.all(np.abs(a - b) <= atol + rtol * np.abs(b))) and not np.isnan(a).any()
-        return self.expect(ok, what, _fmt(b), f"{_fmt(a)}  (maior diferença {diff:.2g})", hint)
+        return self.expect(ok, what, _fmt(b), f"{_fmt(a)}  (maior diferença {_num(diff, 'g')})", hint)
 
 
 _PACOTE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # lib/atencao
@@ -276,6 +281,12 @@ def _fmt(x) -> str:
     return str(x)
 
 
+def _num(x: float, formato: str = ".2f") -> str:
+    """Um número no texto, com vírgula decimal (``0,80``); os arrays seguem o formato do Python (``0.518``)."""
+    texto = f"{x:.2g}" if formato == "g" else f"{x:{formato}}"
+    return texto.replace(".", ",")
+
+
 def _descricao(valor) -> str:
     """O que a função devolveu, em palavras: ``None``, ``uma tupla com 3 itens``, ``um array de forma (4, 4)``."""
     if valor is None:
@@ -323,6 +334,7 @@ def check(title: str):
             if status == "nao_feito":
                 print(f"⏳ {title}: ainda não resolvido (o código levanta NotImplementedError). "
                       "Complete a célula do exercício e rode esta verificação de novo.")
+                _registrar(args[0] if args else None, status)
                 if grading():
                     raise AssertionError(f"{title}: exercício não resolvido.")
                 return CheckResult(title, False, status, ["não resolvido"])
@@ -330,6 +342,7 @@ def check(title: str):
                 checker.failures = ["o relatório da verificação foi alterado durante a execução"]
             passed = not checker.failures
             status = "ok" if passed else "falhou"
+            _registrar(args[0] if args else None, status)
             n_fail = len(checker.failures)
             head = f"{'✅' if passed else '❌'} {title}: " + (
                 "tudo certo!" if passed else ("1 critério falhou." if n_fail == 1 else f"{n_fail} critérios falharam."))
@@ -341,6 +354,49 @@ def check(title: str):
         return wrapper
 
     return decorator
+
+
+# o último resultado de cada função verificada (a função do aluno é a chave; se ela for redefinida, a nova
+# ainda não foi verificada): é o que :func:`passou` consulta antes de uma demonstração
+_ULTIMO: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _registrar(fn, status: str) -> None:
+    try:
+        _ULTIMO[fn] = status
+    except TypeError:  # um objeto sem referência fraca: a demonstração pede para verificar de novo
+        pass
+
+
+def passou(fn) -> bool:
+    """``True`` se a última verificação rodada com a função ``fn`` (o mesmo objeto) deu ✅.
+
+    As células de demonstração dos exercícios começam com ``if aula02.passou(sua_funcao):`` e só usam a
+    função do aluno depois do ✅, em vez de quebrar com um erro de dentro da biblioteca. Quando não
+    passou, imprime o que falta (resolver, corrigir ou rodar a verificação) e devolve ``False``.
+
+    Parâmetros
+    ----------
+    fn : callable
+        A função do aluno, a mesma passada à verificação. Se a célula da função rodou de novo depois da
+        verificação, é outra função: a verificação precisa rodar de novo.
+    """
+    nome = getattr(fn, "__name__", "a sua função")
+    try:
+        status = _ULTIMO.get(fn)
+    except TypeError:
+        status = None
+    if status == "ok":
+        return True
+    if status == "nao_feito":
+        print(f"⏳ A demonstração aparece quando {nome} estiver pronta e a verificação acima der ✅.")
+    elif status == "falhou":
+        print(f"⏸️ A demonstração espera o ✅: corrija {nome} (a verificação acima diz o que falta) "
+              "e rode de novo a célula da função, a verificação e esta célula.")
+    else:
+        print(f"⏸️ Rode antes a verificação acima: a demonstração usa {nome} só depois do ✅ "
+              "(se você mudou a função, verifique de novo).")
+    return False
 
 
 def _open_figures() -> set:

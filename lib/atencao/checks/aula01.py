@@ -16,9 +16,9 @@ from ..embeddings import PROJECT_SENTENCES, embed, gato_felino
 from ..multihead import MultiHeadAttention
 from ..projections import SelfAttention
 from ..text import strongest_attention
-from ._core import Checker, _descricao, _dica_retorno, _fmt, _open_figures, check
+from ._core import Checker, _descricao, _dica_retorno, _fmt, _num, _open_figures, check, passou
 
-__all__ = ["exercicio_3", "exercicio_4", "projeto"]
+__all__ = ["passou", "exercicio_3", "exercicio_4", "projeto"]
 
 GATO, FELINO, PULOU, ALTO = range(4)
 
@@ -32,7 +32,7 @@ def _cos(a, b) -> float:
 def exercicio_3(c: Checker, embeddings_fn):
     """Confere ``embeddings_fn() -> E`` (4, d): pulou e alto parecidos, e a atenção refletindo isso.
 
-    Critérios: forma (4, d) com valores finitos; cosseno(pulou, alto) ≥ 0.8; na matriz de
+    Critérios: forma (4, d) com valores finitos; cosseno(pulou, alto) ≥ 0,8; na matriz de
     ``self_attention(E)``, pulou dá a alto mais peso do que a gato e a felino, e vice-versa;
     gato e felino continuam parecidos e atentos um ao outro.
     """
@@ -48,7 +48,8 @@ def exercicio_3(c: Checker, embeddings_fn):
     if not c.expect(E.ndim == 2 and E.shape[0] == 4, "E tem uma linha por token (4 linhas: gato, felino, pulou, alto)",
                     "forma (4, d)", f"forma {E.shape}", "devolva a matriz inteira, com as 4 linhas."):
         return
-    if not c.expect(np.isfinite(E).all(), "E só tem valores finitos", "números finitos", "NaN ou inf"):
+    if not c.expect(np.isfinite(E).all(), "E só tem valores finitos", "números finitos", "NaN ou inf",
+                    "troque os NaN/inf por números: cada linha de E é um vetor comum (por exemplo, [0.0, 0.0, 0.9, 0.1])."):
         return
     d = original.shape[1]
     if not c.expect(E.shape[1] >= d, f"E tem pelo menos as {d} coordenadas do exemplo", f"forma (4, ≥ {d})",
@@ -66,20 +67,20 @@ def exercicio_3(c: Checker, embeddings_fn):
                     "nova, use 0 para eles). Multiplicar a matriz inteira também muda gato e felino."):
         return
     cos_pa = _cos(E[PULOU], E[ALTO])
-    c.expect(cos_pa >= 0.8, "pulou e alto são parecidos (cosseno ≥ 0.8)", "≥ 0.8", f"{cos_pa:.2f}",
+    c.expect(cos_pa >= 0.8, "pulou e alto são parecidos (cosseno ≥ 0,8)", "≥ 0,8", _num(cos_pa),
              "aproxime os vetores de pulou e de alto (por exemplo, valores altos na mesma coordenada).")
     _, A = self_attention(E)
     for q, k, nome_q, nome_k in ((PULOU, ALTO, "pulou", "alto"), (ALTO, PULOU, "alto", "pulou")):
         outros = max(A[q, GATO], A[q, FELINO])
         c.expect(A[q, k] > outros + 1e-9,
                  f"{nome_q} presta mais atenção em {nome_k} do que em gato e felino",
-                 f"peso({nome_q}→{nome_k}) > {outros:.3f}", f"{A[q, k]:.3f}",
+                 f"peso({nome_q}→{nome_k}) > {_num(outros, '.3f')}", _num(A[q, k], ".3f"),
                  f"{nome_q} e {nome_k} precisam ser mais parecidos entre si do que com gato e felino.")
     cos_gf = _cos(E[GATO], E[FELINO])
     c.expect(cos_gf >= 0.8 and A[GATO, FELINO] > max(A[GATO, PULOU], A[GATO, ALTO]),
              "gato e felino continuam parecidos e atentos um ao outro",
-             "cosseno(gato, felino) ≥ 0.8 e gato→felino acima de gato→pulou/alto",
-             f"cosseno {cos_gf:.2f}, pesos da linha de gato {np.round(A[GATO], 3)}",
+             "cosseno(gato, felino) ≥ 0,8 e gato→felino acima de gato→pulou/alto",
+             f"cosseno {_num(cos_gf)}, pesos da linha de gato {np.round(A[GATO], 3)}",
              "o exercício só pede para mudar pulou e alto.")
 
 
@@ -132,7 +133,8 @@ def exercicio_4(c: Checker, attention_fn):
             return
         ok_A = c.close(A, ref_A, f"{label}: pesos de atenção (n, n) corretos", hint=_diagnose(X, W_q, W_k, W_v, A))
         ok_out = c.close(out, ref_out, f"{label}: saída (n, d_v) correta",
-                         hint=None if not ok_A else "a saída é pesos @ V, com V = X @ W_v (projeção dos valores).")
+                         hint="a saída é pesos @ V, com V = X @ W_v (projeção dos valores)." if ok_A else
+                         "a saída depende dos pesos: corrija primeiro os pesos (acima) e ela deve acertar junto.")
         if not (ok_A and ok_out):
             return
 
@@ -149,6 +151,12 @@ def _diagnose(X, W_q, W_k, W_v, A) -> str:
         if cand.shape == A.shape and np.allclose(cand, A, atol=1e-6) and not np.allclose(
                 cand, _reference_projected(X, W_q, W_k, W_v)[1], atol=1e-6):
             return hint
+    ref = _reference_projected(X, W_q, W_k, W_v)[1]
+    if A.shape == ref.shape and np.allclose(A.T, ref, atol=1e-6):
+        return ("os pesos estão transpostos: a linha i é a consulta i. Use (X @ W_q) @ (X @ W_k).T, "
+                "não K @ Q.T, e a softmax em cada linha.")
+    if (A < -1e-9).any():
+        return "os pesos têm valores negativos: parece que faltou a softmax (a função devolveu as pontuações)."
     if A.ndim == 2 and A.shape[0] == A.shape[1] and not np.allclose(A.sum(axis=-1), 1, atol=1e-6):
         return "cada linha dos pesos deveria somar 1 (softmax em cada linha)."
     return "pontuações = (X @ W_q) @ (X @ W_k).T / sqrt(d_k); pesos = softmax por linha."
@@ -188,12 +196,15 @@ def projeto(c: Checker, visualizer_fn):
         if not c.expect(list(tokens) == ref_tokens, f"{label}: tokens", ref_tokens, list(tokens),
                         "use atencao.tokenize(frase) ou atencao.embed(frase)."):
             return
-        ok = c.close(A, ref_A, f"{label}: matriz de atenção", hint="pesos = self_attention(X) com X = embed(frase).")
+        ok = c.close(A, ref_A, f"{label}: matriz de atenção", hint="pesos = softmax(X @ X.T / sqrt(d)) em cada linha, com tokens, X = atencao.embed(frase, vectors) "
+                                  "(ou atencao.self_attention(X)).")
         ref_hl = strongest_attention(ref_A, ref_tokens, ignore_self=True)
         triples = [tuple(h) for h in highlights] if isinstance(highlights, (list, tuple)) else []
         if not c.expect(triples and all(len(h) == 3 for h in triples),
                         f"{label}: destaques são (token, outro token, peso)", "uma lista de trios",
-                        repr(highlights)[:80]):
+                        repr(highlights)[:80],
+                        "um trio por token, na ordem da frase: (token, o outro token mais atendido, o peso), "
+                        "por exemplo ('gato', 'telhado', 0.31)."):
             return
         got = [(str(q), str(k)) for q, k, _ in triples]
         ok &= c.expect(got == [(q, k) for q, k, _ in ref_hl],

@@ -15,9 +15,9 @@ from ..embeddings import embed_hashed
 from ..masks import causal_mask
 from ..multihead import MultiHeadAttention, split_heads
 from ..projections import SelfAttention
-from ._core import Checker, _descricao, _dica_retorno, check
+from ._core import Checker, _descricao, _dica_retorno, check, passou
 
-__all__ = ["exercicio_1", "exercicio_2", "exercicio_3", "projeto"]
+__all__ = ["passou", "exercicio_1", "exercicio_2", "exercicio_3", "projeto"]
 
 
 # o enunciado: "não use atencao.scaled_dot_product_attention nem atencao.MultiHeadAttention dentro das suas funções"
@@ -76,6 +76,10 @@ def exercicio_1(c: Checker, attention_fn):
             inverted = scaled_dot_product_attention(q, k, v, mask=~mask)[1]
             if np.allclose(np.nan_to_num(A), inverted, atol=1e-6):
                 hint = "a máscara está invertida: aqui True = pode olhar, False = bloqueado (vira -inf)."
+            elif mask.shape[0] == mask.shape[1] and np.allclose(
+                    np.nan_to_num(A), scaled_dot_product_attention(q, k, v, mask=mask.T)[1], atol=1e-6):
+                hint = ("a máscara foi usada transposta (o outro triângulo): mask[i, j] diz se a consulta i (linha) "
+                        "pode olhar a chave j (coluna); use a máscara recebida como está.")
             elif np.allclose(A, scaled_dot_product_attention(q, k, v)[1] * mask, atol=1e-6):
                 hint = "a máscara precisa entrar ANTES da softmax (pontuação bloqueada = -inf), não depois."
             elif np.isnan(A).any():
@@ -83,8 +87,10 @@ def exercicio_1(c: Checker, attention_fn):
                         "usando atencao.softmax, que devolve zeros numa linha toda -inf.")
             elif label.startswith("linha"):
                 hint = "com todas as chaves bloqueadas, os pesos e a saída dessa linha devem ser 0."
-        ok = c.close(A, ref_A, f"{label}: pesos", hint=hint)
-        ok &= c.close(out, ref_out, f"{label}: saída")
+        ok = c.close(A, ref_A, f"{label}: pesos", hint=hint or (
+            "pontuações = Q @ K.T / sqrt(d_k); np.where(mask, pontuações, -np.inf); softmax em cada linha."))
+        ok &= c.close(out, ref_out, f"{label}: saída", hint=(
+            "a saída é pesos @ V." if ok else "a saída depende dos pesos: corrija primeiro os pesos (acima)."))
         if not ok:
             return
     c.expect(True, "posições bloqueadas têm peso exatamente 0 e as demais linhas somam 1")

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._core import Checker, check
+from ._core import Checker, check, passou
 
 # As referências (_top_heads, ...) ficam privadas: são as respostas dos exercícios, não ferramentas do aluno.
-__all__ = ["exercicio_1", "exercicio_2", "exercicio_3", "projeto"]
+__all__ = ["passou", "exercicio_1", "exercicio_2", "exercicio_3", "projeto"]
 
 
 def _token_index(tokens: list, word: str) -> int:

@@ -1,0 +1,358 @@
+"""Corpus de respostas das Aulas 1 e 2, como alunos as escreveriam: pelo menos 3 válidas e 8 erradas por
+exercício prático. Nenhuma válida leva ❌, nenhuma errada leva ✅, a verificação nunca quebra com um erro
+dela mesma, e todo ❌ vem com uma dica (o que mudar). As respostas dos outros arquivos de teste entram aqui
+pelo nome; as novas estão abaixo.
+"""
+
+import re
+
+import numpy as np
+import pytest
+import test_checks_aula01 as t1
+import test_checks_aula02 as t2
+import test_checks_entradas as te
+
+import atencao
+from atencao import softmax
+from atencao.checks import aula01, aula02
+
+
+def _softmax_a_mao(s):
+    """Softmax estável escrita pelo aluno, com linha toda -inf dando zeros."""
+    m = np.max(s, axis=-1, keepdims=True)
+    m = np.where(np.isfinite(m), m, 0.0)
+    e = np.exp(s - m)
+    tot = e.sum(axis=-1, keepdims=True)
+    return np.divide(e, tot, out=np.zeros_like(e), where=tot > 0)
+
+
+# ---------- Aula 1, exercício 3 ----------
+def ex3_copia_a_linha():
+    _, E = atencao.gato_felino()
+    E[3] = E[2]  # alto igual a pulou
+    return E
+
+
+def ex3_lista_float32():
+    return t1.ex3_certo().astype(np.float32).tolist()
+
+
+def ex3_muda_pulou_para_gato():  # pulou parecido com gato, não com alto
+    _, E = atencao.gato_felino()
+    E[2] = E[0]
+    return E
+
+
+def ex3_cosseno_baixo():
+    _, E = atencao.gato_felino()
+    E[3] = E[2] * 0.5 + np.array([0.0, 0.0, 0.0, 0.6])
+    return E
+
+
+# ---------- Aula 1, exercício 4 ----------
+def ex4_lacos(X, W_q, W_k, W_v):
+    Q, K, V = X @ W_q, X @ W_k, X @ W_v
+    n, d_k = Q.shape
+    A = np.zeros((n, n))
+    for i in range(n):
+        s = np.array([Q[i] @ K[j] for j in range(n)]) / d_k ** 0.5
+        e = np.exp(s - s.max())
+        A[i] = e / e.sum()
+    return A @ V, A
+
+
+def ex4_escala_em_W_q(X, W_q, W_k, W_v):
+    Q = X @ (W_q / np.sqrt(W_q.shape[1]))  # a escala dentro da projeção: a mesma conta
+    A = softmax(Q @ (X @ W_k).T)
+    return [A @ (X @ W_v), A]
+
+
+def ex4_pesos_transpostos(X, W_q, W_k, W_v):
+    out, A = t1.ex4_certo(X, W_q, W_k, W_v)
+    return A.T @ (X @ W_v), A.T
+
+
+def ex4_esquece_softmax(X, W_q, W_k, W_v):
+    Q, K, V = X @ W_q, X @ W_k, X @ W_v
+    S = Q @ K.T / np.sqrt(K.shape[1])
+    return S @ V, S
+
+
+def ex4_devolve_so_saida(X, W_q, W_k, W_v):
+    return t1.ex4_certo(X, W_q, W_k, W_v)[0]
+
+
+# ---------- Aula 1, projeto ----------
+def proj_a_mao(frase, vectors=None):
+    import matplotlib.pyplot as plt
+
+    tokens, X = atencao.embed(frase, vectors)
+    A = _softmax_a_mao(X @ X.T / np.sqrt(X.shape[1]))
+    fig, ax = plt.subplots()
+    ax.imshow(A, cmap="viridis")
+    destaques = []
+    for i, t in enumerate(tokens):
+        linha = A[i].copy()
+        linha[i] = -1
+        j = int(np.argmax(linha))
+        destaques.append([t, tokens[j], float(A[i, j])])
+        print(f"{t} → {tokens[j]} ({A[i, j]:.2f})")
+    return tuple(tokens), A.astype(np.float32), destaques
+
+
+def proj_tabela_de_texto(frase, vectors=None):
+    tokens, A, destaques = t1.proj_certo(frase, vectors)
+    print(atencao.format_weights(A, tokens))
+    return tokens, A.tolist(), destaques
+
+
+def proj_destaque_por_coluna(frase, vectors=None):
+    tokens, A, _ = t1.proj_certo(frase, vectors)
+    B = A.copy()
+    np.fill_diagonal(B, -1)
+    return tokens, A, [(tokens[j], tokens[int(np.argmax(B[:, j]))], A[int(np.argmax(B[:, j])), j])
+                       for j in range(len(tokens))]
+
+
+def proj_transposto(frase, vectors=None):
+    tokens, A, _ = t1.proj_certo(frase, vectors)
+    return tokens, A.T, atencao.strongest_attention(A.T, tokens, ignore_self=True)
+
+
+def proj_tokens_da_frase_crua(frase, vectors=None):
+    tokens, A, h = t1.proj_certo(frase, vectors)
+    return frase.split(), A, h
+
+
+# ---------- Aula 2, exercício 1 ----------
+def mask_no_lugar_numa_copia(Q, K, V, mask=None):
+    scores = np.einsum("id,jd->ij", Q, K) / np.sqrt(K.shape[-1])
+    if mask is not None:
+        scores[~mask] = -np.inf  # muda só o próprio array de pontuações
+    A = _softmax_a_mao(scores)
+    return A @ V, A
+
+
+def mask_float32(Q, K, V, mask=None):
+    out, A = t2.mask_certo(Q.astype(np.float32), K.astype(np.float32), V.astype(np.float32), mask)
+    return out, A
+
+
+def mask_menos_um_bilhao(Q, K, V, mask=None):
+    s = t2._scores(Q, K)
+    if mask is not None:
+        s = np.where(mask, s, -1e9)  # linha toda bloqueada vira uniforme, não zero
+    A = softmax(s)
+    return A @ V, A
+
+
+def mask_triangulo_de_cima(Q, K, V, mask=None):
+    return t2.mask_certo(Q, K, V, None if mask is None else np.triu(np.ones_like(mask, dtype=bool)))
+
+
+def mask_chama_a_biblioteca(Q, K, V, mask=None):
+    return atencao.scaled_dot_product_attention(Q, K, V, mask=mask)
+
+
+# ---------- Aula 2, exercício 2 ----------
+def mha_laco_nas_cabecas(X, W_q, W_k, W_v, W_o, n_heads):
+    d_k = X.shape[1] // n_heads
+    saidas, pesos = [], []
+    for h in range(n_heads):
+        cols = slice(h * d_k, (h + 1) * d_k)
+        Q, K, V = X @ W_q[:, cols], X @ W_k[:, cols], X @ W_v[:, cols]
+        A = softmax(Q @ K.T / np.sqrt(d_k))
+        saidas.append(A @ V)
+        pesos.append(A)
+    return np.concatenate(saidas, axis=1) @ W_o, np.stack(pesos)
+
+
+def mha_einsum(X, W_q, W_k, W_v, W_o, n_heads):
+    n, d = X.shape
+    Q, K, V = ((X @ W).reshape(n, n_heads, d // n_heads) for W in (W_q, W_k, W_v))
+    A = softmax(np.einsum("ihd,jhd->hij", Q, K) / np.sqrt(d // n_heads))
+    return np.einsum("hij,jhd->ihd", A, V).reshape(n, d) @ W_o, A
+
+
+def mha_escala_em_W_q(X, W_q, W_k, W_v, W_o, n_heads):
+    W_q = W_q / np.sqrt(X.shape[1] // n_heads)  # um array novo: a entrada não muda
+    return t2.mha_certo(X, W_q, W_k, W_v, W_o, n_heads, d_scale=1)
+
+
+def mha_concat_sem_transpor(X, W_q, W_k, W_v, W_o, n_heads):
+    Q, K, V = (t2._heads(X, W, n_heads) for W in (W_q, W_k, W_v))
+    A = softmax(Q @ K.transpose(0, 2, 1) / np.sqrt(X.shape[1] // n_heads))
+    return (A @ V).reshape(X.shape[0], -1) @ W_o, A
+
+
+def mha_softmax_por_coluna(X, W_q, W_k, W_v, W_o, n_heads):
+    Q, K, V = (t2._heads(X, W, n_heads) for W in (W_q, W_k, W_v))
+    A = softmax(Q @ K.transpose(0, 2, 1) / np.sqrt(X.shape[1] // n_heads), axis=-2)
+    return (A @ V).transpose(1, 0, 2).reshape(X.shape[0], -1) @ W_o, A
+
+
+def mha_ordem_trocada(X, W_q, W_k, W_v, W_o, n_heads):
+    out, A = t2.mha_certo(X, W_q, W_k, W_v, W_o, n_heads)
+    return A, out
+
+
+def mha_da_biblioteca(X, W_q, W_k, W_v, W_o, n_heads):
+    return atencao.MultiHeadAttention.from_weights(W_q, W_k, W_v, W_o, n_heads=n_heads)(X)
+
+
+# ---------- Aula 2, exercício 3 ----------
+def comparar_forward_e_numpy(attn, X1, X2):
+    if len(X1) != len(X2):
+        raise ValueError(f"X1 tem {len(X1)} tokens e X2 tem {len(X2)}: precisam ter o mesmo número")
+    _, A1 = attn.forward(X1)
+    _, A2 = attn.forward(X2)
+    return A1, A2, np.mean(np.abs(A1 - A2))  # np.float64
+
+
+def comparar_soma_em_vez_de_media(attn, X1, X2):
+    A1, A2, _ = t2.comparar_certo(attn, X1, X2)
+    return A1, A2, float(np.abs(A1 - A2).sum())
+
+
+# ---------- Aula 2, projeto ----------
+def projeto_forward_em_lista(frase_a, frase_b, mha):
+    pesos = [mha.forward(atencao.embed_hashed(f, d_model=mha.d_model)[1])[1] for f in (frase_a, frase_b)]
+    if pesos[0].shape != pesos[1].shape:
+        raise ValueError("as duas frases precisam ter o mesmo número de tokens")
+    return pesos[0], pesos[1], np.mean(np.abs(pesos[0] - pesos[1]), axis=(-1, -2))
+
+
+def projeto_valida_pelo_texto(frase_a, frase_b, mha):
+    if len(atencao.tokenize(frase_a)) != len(atencao.tokenize(frase_b)):
+        raise ValueError("frases de tamanhos diferentes")
+    return t2.projeto_certo(frase_a, frase_b, mha)
+
+
+def projeto_media_no_eixo_errado(frase_a, frase_b, mha):
+    Wa, Wb, _ = t2.projeto_certo(frase_a, frase_b, mha)
+    return Wa, Wb, np.abs(Wa - Wb).mean(axis=0)
+
+
+def projeto_frases_trocadas(frase_a, frase_b, mha):
+    Wa, Wb, d = t2.projeto_certo(frase_a, frase_b, mha)
+    return Wb, Wa, d
+
+
+def projeto_d_model_fixo(frase_a, frase_b, mha):
+    Xa, Xb = atencao.embed_hashed(frase_a, d_model=16)[1], atencao.embed_hashed(frase_b, d_model=16)[1]
+    if len(Xa) != len(Xb):
+        raise ValueError("tamanhos diferentes")
+    Wa, Wb = mha(Xa)[1], mha(Xb)[1]
+    return Wa, Wb, np.abs(Wa - Wb).mean(axis=(1, 2))
+
+
+def projeto_diferenca_com_sinal(frase_a, frase_b, mha):
+    Wa, Wb, _ = t2.projeto_certo(frase_a, frase_b, mha)
+    return Wa, Wb, (Wa - Wb).mean(axis=(1, 2))
+
+
+# ---------- o corpus ----------
+VALIDAS = {
+    aula01.exercicio_3: [t1.ex3_certo, te.ex3_quinta_coordenada, ex3_copia_a_linha, ex3_lista_float32],
+    aula01.exercicio_4: [t1.ex4_certo, t1.ex4_float32_einsum, ex4_lacos, ex4_escala_em_W_q],
+    aula01.projeto: [t1.proj_certo, proj_a_mao, proj_tabela_de_texto],
+    aula02.exercicio_1: [t2.mask_certo, mask_no_lugar_numa_copia, mask_float32],
+    aula02.exercicio_2: [t2.mha_certo, mha_laco_nas_cabecas, mha_einsum, mha_escala_em_W_q],
+    aula02.exercicio_3: [t2.comparar_certo, t2.comparar_mensagem_com_broadcast, comparar_forward_e_numpy],
+    aula02.projeto: [t2.projeto_certo, projeto_forward_em_lista, projeto_valida_pelo_texto],
+}
+
+# (resposta errada, trecho do critério que falha)
+ERRADAS = {
+    aula01.exercicio_3: [
+        (t1.ex3_sem_mudar, "modificado"), (t1.ex3_tudo_igual, "gato e felino"), (t1.ex3_so_tres_linhas, "4 linhas"),
+        (t1.ex3_com_nan, "finitos"), (t1.ex3_estragou_gato, "gato e felino"), (te.ex3_escala_tudo, "gato e felino"),
+        (ex3_muda_pulou_para_gato, "pulou e alto são parecidos"), (ex3_cosseno_baixo, "pulou e alto são parecidos"),
+    ],
+    aula01.exercicio_4: [
+        (t1.ex4_sem_escala, "pesos"), (t1.ex4_escala_d_model, "pesos"), (t1.ex4_softmax_por_coluna, "pesos"),
+        (t1.ex4_trocado, "ordem do retorno"), (t1.ex4_sem_projetar_v, "saída"), (te.ex4_escala_por_n, "pesos"),
+        (te.ex4_escala_W_q_no_lugar, "não altera as entradas"), (te.ex4_chama_a_biblioteca, "sem a função pronta"),
+        (ex4_pesos_transpostos, "pesos"), (ex4_esquece_softmax, "pesos"), (ex4_devolve_so_saida, "devolve (saida"),
+    ],
+    aula01.projeto: [
+        (t1.proj_sem_figura_nem_texto, "desenha"), (t1.proj_so_figura, "desenha"),
+        (t1.proj_conta_o_proprio, "OUTRO token"), (t1.proj_sem_escala, "matriz de atenção"),
+        (t1.proj_pares, "(token, outro token, peso)"), (t1.proj_pesos_inventados, "peso de cada destaque"),
+        (proj_destaque_por_coluna, "destaque"), (proj_transposto, "matriz de atenção"),
+        (proj_tokens_da_frase_crua, "tokens"),
+    ],
+    aula02.exercicio_1: [
+        (t2.mask_invertida, "pesos"), (t2.mask_depois_da_softmax, "pesos"), (t2.mask_softmax_ingenua, "pesos"),
+        (t2.mask_ignorada, "pesos"), (te.mask_escala_Q_no_lugar, "não altera as entradas"),
+        (mask_menos_um_bilhao, "linha 2 toda bloqueada"), (mask_triangulo_de_cima, "pesos"),
+        (mask_chama_a_biblioteca, "sem a função pronta"),
+    ],
+    aula02.exercicio_2: [
+        (t2.mha_escala_d_model, "pesos por cabeça"), (t2.mha_reshape_sem_transpor, "pesos por cabeça"),
+        (t2.mha_sem_W_o, "saída"), (t2.mha_pesos_medios, "pesos por cabeça"), (t2.mha_sem_escala, "pesos por cabeça"),
+        (mha_concat_sem_transpor, "saída"), (mha_softmax_por_coluna, "pesos por cabeça"),
+        (mha_ordem_trocada, "pesos por cabeça"), (mha_da_biblioteca, "sem a função pronta"),
+    ],
+    aula02.exercicio_3: [
+        (t2.comparar_sem_validar, "tamanhos diferentes"), (t2.comparar_instancias_diferentes, "2ª frase"),
+        (t2.comparar_nova_instancia_padrao, "1ª frase"), (t2.comparar_diferenca_com_sinal, "diferença média"),
+        (t2.comparar_sem_validar_nem_tratar, "tamanhos diferentes"), (te.comparar_X1_no_lugar, "não altera"),
+        (te.comparar_muda_a_instancia, "não altera"), (comparar_soma_em_vez_de_media, "diferença média"),
+    ],
+    aula02.projeto: [
+        (t2.projeto_media_global, "por cabeça"), (t2.projeto_pesos_medios, "frase A"),
+        (t2.projeto_sem_valueerror, "levantam ValueError"), (t2.projeto_ignora_a_mha, "pesos da frase A"),
+        (te.projeto_muda_mha, "não altera"), (projeto_media_no_eixo_errado, "por cabeça"),
+        (projeto_frases_trocadas, "frase A"), (projeto_d_model_fixo, "levantou"),
+        (projeto_diferenca_com_sinal, "por cabeça"),
+    ],
+}
+
+
+def _id(x):
+    return getattr(x, "__name__", str(x))
+
+
+def test_o_corpus_tem_3_validas_e_8_erradas_por_exercicio():
+    for check in VALIDAS:
+        assert len(VALIDAS[check]) >= 3 and len(ERRADAS[check]) >= 8, check.__name__
+
+
+@pytest.mark.parametrize("check, fn", [(c, f) for c, fs in VALIDAS.items() for f in fs],
+                         ids=lambda x: _id(x))
+def test_validas_passam(check, fn, capsys, monkeypatch):
+    monkeypatch.delenv("NBGRADER_EXECUTION", raising=False)
+    result = check(fn)
+    out = capsys.readouterr().out
+    assert result and result.status == "ok", out
+    assert "❌" not in out
+
+
+def _falhas_sem_dica(out: str) -> list[str]:
+    """Os critérios ❌ (não o cabeçalho) que não têm uma linha ``dica:`` antes do próximo critério."""
+    linhas = out.splitlines()
+    sem = []
+    for i, linha in enumerate(linhas):
+        if linha.startswith("  ❌"):
+            bloco = []
+            for seguinte in linhas[i + 1:]:
+                if re.match(r"\s{2}[✅❌]", seguinte):
+                    break
+                bloco.append(seguinte)
+            if not any(b.strip().startswith("dica:") for b in bloco):
+                sem.append(linha.strip())
+    return sem
+
+
+@pytest.mark.parametrize("check, fn, trecho", [(c, f, t) for c, fs in ERRADAS.items() for f, t in fs],
+                         ids=lambda x: _id(x))
+def test_erradas_falham_com_dica(check, fn, trecho, capsys, monkeypatch):
+    monkeypatch.delenv("NBGRADER_EXECUTION", raising=False)
+    result = check(fn)
+    out = capsys.readouterr().out
+    assert not result and result.status == "falhou", out
+    assert any(trecho in f for f in result.failures), (result.failures, out)
+    assert not _falhas_sem_dica(out), out
+    if "levantou" not in trecho:  # a verificação não quebra: um erro só aparece quando é do código do aluno
+        assert "o seu código levantou" not in out, out
