@@ -82,6 +82,17 @@ def ex4_devolve_so_saida(X, W_q, W_k, W_v):
     return t1.ex4_certo(X, W_q, W_k, W_v)[0]
 
 
+def _softmax_ingenua(s):
+    e = np.exp(s)  # sem subtrair o máximo: estoura com pontuações grandes
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def ex4_softmax_ingenua(X, W_q, W_k, W_v):
+    Q, K, V = X @ W_q, X @ W_k, X @ W_v
+    A = _softmax_ingenua(Q @ K.T / np.sqrt(K.shape[1]))
+    return A @ V, A
+
+
 # ---------- Aula 1, projeto ----------
 def proj_a_mao(frase, vectors=None):
     import matplotlib.pyplot as plt
@@ -146,6 +157,14 @@ def mask_menos_um_bilhao(Q, K, V, mask=None):
     return A @ V, A
 
 
+def mask_softmax_sem_maximo(Q, K, V, mask=None):
+    s = t2._scores(Q, K)
+    if mask is not None:
+        s = np.where(mask, s, -np.inf)
+    A = np.nan_to_num(_softmax_ingenua(s))  # a linha toda bloqueada (0/0) vira 0; as pontuações grandes, não
+    return A @ V, A
+
+
 def mask_triangulo_de_cima(Q, K, V, mask=None):
     return t2.mask_certo(Q, K, V, None if mask is None else np.triu(np.ones_like(mask, dtype=bool)))
 
@@ -188,6 +207,12 @@ def mha_concat_sem_transpor(X, W_q, W_k, W_v, W_o, n_heads):
 def mha_softmax_por_coluna(X, W_q, W_k, W_v, W_o, n_heads):
     Q, K, V = (t2._heads(X, W, n_heads) for W in (W_q, W_k, W_v))
     A = softmax(Q @ K.transpose(0, 2, 1) / np.sqrt(X.shape[1] // n_heads), axis=-2)
+    return (A @ V).transpose(1, 0, 2).reshape(X.shape[0], -1) @ W_o, A
+
+
+def mha_softmax_ingenua(X, W_q, W_k, W_v, W_o, n_heads):
+    Q, K, V = (t2._heads(X, W, n_heads) for W in (W_q, W_k, W_v))
+    A = _softmax_ingenua(Q @ K.transpose(0, 2, 1) / np.sqrt(X.shape[1] // n_heads))
     return (A @ V).transpose(1, 0, 2).reshape(X.shape[0], -1) @ W_o, A
 
 
@@ -274,6 +299,7 @@ ERRADAS = {
         (t1.ex4_trocado, "ordem do retorno"), (t1.ex4_sem_projetar_v, "saída"), (te.ex4_escala_por_n, "pesos"),
         (te.ex4_escala_W_q_no_lugar, "não altera as entradas"), (te.ex4_chama_a_biblioteca, "sem a função pronta"),
         (ex4_pesos_transpostos, "pesos"), (ex4_esquece_softmax, "pesos"), (ex4_devolve_so_saida, "devolve (saida"),
+        (ex4_softmax_ingenua, "caso 5"),
     ],
     aula01.projeto: [
         (t1.proj_sem_figura_nem_texto, "desenha"), (t1.proj_so_figura, "desenha"),
@@ -286,13 +312,15 @@ ERRADAS = {
         (t2.mask_invertida, "pesos"), (t2.mask_depois_da_softmax, "pesos"), (t2.mask_softmax_ingenua, "pesos"),
         (t2.mask_ignorada, "pesos"), (te.mask_escala_Q_no_lugar, "não altera as entradas"),
         (mask_menos_um_bilhao, "linha 2 toda bloqueada"), (mask_triangulo_de_cima, "pesos"),
+        (mask_softmax_sem_maximo, "pontuações grandes"),
         (mask_chama_a_biblioteca, "sem a função pronta"),
     ],
     aula02.exercicio_2: [
         (t2.mha_escala_d_model, "pesos por cabeça"), (t2.mha_reshape_sem_transpor, "pesos por cabeça"),
         (t2.mha_sem_W_o, "saída"), (t2.mha_pesos_medios, "pesos por cabeça"), (t2.mha_sem_escala, "pesos por cabeça"),
         (mha_concat_sem_transpor, "saída"), (mha_softmax_por_coluna, "pesos por cabeça"),
-        (mha_ordem_trocada, "pesos por cabeça"), (mha_da_biblioteca, "sem a função pronta"),
+        (mha_ordem_trocada, "pesos por cabeça"),
+        (mha_softmax_ingenua, "pesos por cabeça"), (mha_da_biblioteca, "sem a função pronta"),
     ],
     aula02.exercicio_3: [
         (t2.comparar_sem_validar, "tamanhos diferentes"), (t2.comparar_instancias_diferentes, "2ª frase"),
@@ -356,3 +384,11 @@ def test_erradas_falham_com_dica(check, fn, trecho, capsys, monkeypatch):
     assert not _falhas_sem_dica(out), out
     if "levantou" not in trecho:  # a verificação não quebra: um erro só aparece quando é do código do aluno
         assert "o seu código levantou" not in out, out
+
+
+@pytest.mark.parametrize("check, fn", [(aula01.exercicio_4, ex4_softmax_ingenua),
+                                       (aula02.exercicio_1, mask_softmax_sem_maximo),
+                                       (aula02.exercicio_2, mha_softmax_ingenua)], ids=lambda x: _id(x))
+def test_softmax_instavel_nao_passa_e_a_dica_diz_por_que(check, fn, capsys):
+    assert not check(fn)
+    assert "ubtraia o máximo de cada linha" in capsys.readouterr().out

@@ -281,6 +281,10 @@ def _fmt(x) -> str:
     return str(x)
 
 
+DICA_INSTAVEL = ("apareceram NaN/inf nos pesos com pontuações grandes: np.exp estoura acima de ~709. Subtraia o "
+                 "máximo de cada linha antes do exp (a softmax estável) ou use atencao.softmax.")
+
+
 def _num(x: float, formato: str = ".2f") -> str:
     """Um número no texto, com vírgula decimal (``0,80``); os arrays seguem o formato do Python (``0.518``)."""
     texto = f"{x:.2g}" if formato == "g" else f"{x:{formato}}"

@@ -16,7 +16,7 @@ from ..embeddings import PROJECT_SENTENCES, embed, gato_felino
 from ..multihead import MultiHeadAttention
 from ..projections import SelfAttention
 from ..text import strongest_attention
-from ._core import Checker, _descricao, _dica_retorno, _fmt, _num, _open_figures, check, passou
+from ._core import DICA_INSTAVEL, Checker, _descricao, _dica_retorno, _fmt, _num, _open_figures, check, passou
 
 __all__ = ["passou", "exercicio_3", "exercicio_4", "projeto"]
 
@@ -101,7 +101,9 @@ def _cases():
     # o primeiro caso tem n ≠ d ≠ d_k: cada engano de escala (sqrt(n), sqrt(d), nenhuma) dá um resultado diferente
     # e a dica aponta o engano certo; depois, o exemplo da aula (n = d = 4), um token só e d_k = d
     X1 = rng.normal(size=(6, 8))
-    shapes = [(X1, 2, 4), (E, 3, 5), (rng.normal(size=(1, 5)), 3, 2), (rng.normal(size=(5, 16)), 16, 3)]
+    # o último tem pontuações na casa dos milhares: uma softmax sem subtrair o máximo dá NaN
+    shapes = [(X1, 2, 4), (E, 3, 5), (rng.normal(size=(1, 5)), 3, 2), (rng.normal(size=(5, 16)), 16, 3),
+              (40 * rng.normal(size=(4, 6)), 3, 3)]
     for X, d_k, d_v in shapes:
         d = X.shape[1]
         yield X, rng.normal(size=(d, d_k)), rng.normal(size=(d, d_k)), rng.normal(size=(d, d_v))
@@ -111,8 +113,8 @@ def _cases():
 def exercicio_4(c: Checker, attention_fn):
     """Confere ``attention_fn(X, W_q, W_k, W_v) -> (saida, pesos)`` contra a referência.
 
-    Casos: o exemplo da aula com d_k ≠ d_v, uma frase de 6 tokens, um único token (caso de borda) e
-    d_k = d. Reconhece erros típicos (sem escala, escala por sqrt(d) em vez de sqrt(d_k), softmax no
+    Casos: o exemplo da aula com d_k ≠ d_v, uma frase de 6 tokens, um único token (caso de borda),
+    d_k = d e pontuações grandes (a softmax precisa ser estável). Reconhece erros típicos (sem escala, escala por sqrt(d) em vez de sqrt(d_k), softmax no
     eixo errado, pesos e saída trocados, V sem projeção) e dá uma dica específica.
     """
     for n_case, (X, W_q, W_k, W_v) in enumerate(_cases(), start=1):
@@ -140,6 +142,8 @@ def exercicio_4(c: Checker, attention_fn):
 
 
 def _diagnose(X, W_q, W_k, W_v, A) -> str:
+    if A.size and not np.isfinite(A).all():
+        return DICA_INSTAVEL
     wrong = {
         "parece que faltou dividir as pontuações por sqrt(d_k).": dict(scale="none"),
         "dividiu por sqrt(d) do embedding; o certo é sqrt(d_k), a dimensão das chaves.": dict(scale="d_model"),

@@ -15,7 +15,7 @@ from ..embeddings import embed_hashed
 from ..masks import causal_mask
 from ..multihead import MultiHeadAttention, split_heads
 from ..projections import SelfAttention
-from ._core import Checker, _descricao, _dica_retorno, check, passou
+from ._core import DICA_INSTAVEL, Checker, _descricao, _dica_retorno, check, passou
 
 __all__ = ["passou", "exercicio_1", "exercicio_2", "exercicio_3", "projeto"]
 
@@ -48,7 +48,7 @@ def exercicio_1(c: Checker, attention_fn):
     """Confere ``attention_fn(Q, K, V, mask=None) -> (saida, pesos)`` com máscara (``True`` = pode olhar).
 
     Casos: sem máscara; máscara causal; máscara arbitrária com n_q ≠ n_k; uma linha toda bloqueada
-    (deve dar pesos e saída zero, sem NaN). Reconhece a máscara invertida e a máscara aplicada depois
+    (deve dar pesos e saída zero, sem NaN); pontuações grandes (a softmax precisa ser estável). Reconhece a máscara invertida e a máscara aplicada depois
     da softmax.
     """
     rng = np.random.default_rng(11)
@@ -62,6 +62,7 @@ def exercicio_1(c: Checker, attention_fn):
         ("máscara causal 5×5", Q, K, V, causal_mask(5)),
         ("máscara 3×5 qualquer (n_q ≠ n_k)", Q[:3], K, V, arbitrary),
         ("linha 2 toda bloqueada", Q[:4], K, V, all_blocked),
+        ("pontuações grandes, máscara causal", 60 * Q, 60 * K, V, causal_mask(5)),
     ]
     for label, q, k, v, mask in cases:
         got = _pair(c.call(label, attention_fn, q, k, v, names=("Q", "K", "V"), forbidden=_PRONTAS, mask=mask),
@@ -100,6 +101,9 @@ def _dica_mascara(q, k, mask, A, ref_A) -> str | None:
     """Dica para os enganos comuns da atenção com máscara que não dependem da máscara estar invertida."""
     if np.allclose(np.nan_to_num(A), ref_A, atol=1e-6):
         return None
+    livres = np.ones(A.shape[0], dtype=bool) if mask is None else mask.any(axis=-1)  # linhas com o que olhar
+    if np.abs(q @ k.T).max() > 700 and not (np.isfinite(A).all() and np.allclose(A[livres].sum(axis=-1), 1)):
+        return DICA_INSTAVEL  # NaN, ou linhas zeradas por um nan_to_num por cima do NaN
     d_k = q.shape[-1]
     scores = q @ k.T / np.sqrt(d_k)
     blocked = np.zeros_like(scores, dtype=bool) if mask is None else ~mask
@@ -137,14 +141,15 @@ def _mha_reference(X, W_q, W_k, W_v, W_o, n_heads, d_scale=None):
 def exercicio_2(c: Checker, mha_fn):
     """Confere ``mha_fn(X, W_q, W_k, W_v, W_o, n_heads) -> (saida, pesos)``.
 
-    ``saida`` (n, d_model) e ``pesos`` (n_heads, n, n). Casos: 2, 4 e 1 cabeça(s), e um token só.
+    ``saida`` (n, d_model) e ``pesos`` (n_heads, n, n). Casos: 2, 4 e 1 cabeça(s), um token só e
+    pontuações grandes (a softmax precisa ser estável).
     Reconhece a escala por sqrt(d_model) em vez de sqrt(d_k), a divisão errada em cabeças (reshape sem
     transpor) e a falta da projeção final ``W_o``.
     """
     rng = np.random.default_rng(5)
-    for n, d_model, n_heads in ((6, 8, 2), (5, 16, 4), (4, 6, 1), (1, 8, 4)):
+    for n, d_model, n_heads, escala in ((6, 8, 2, 1), (5, 16, 4, 1), (4, 6, 1, 1), (1, 8, 4, 1), (5, 8, 2, 60)):
         mha = MultiHeadAttention(d_model, n_heads, seed=int(rng.integers(1000)))
-        X = rng.normal(size=(n, d_model))
+        X = escala * rng.normal(size=(n, d_model))  # o último caso: pontuações grandes
         label = f"n={n}, d_model={d_model}, n_heads={n_heads}"
         ref_out, ref_A = mha(X)  # antes: nada que a função do aluno faça muda a referência
         got = _pair(c.call(label, mha_fn, X, mha.W_q, mha.W_k, mha.W_v, mha.W_o, n_heads,
@@ -170,6 +175,8 @@ def exercicio_2(c: Checker, mha_fn):
 
 def _diagnose_heads(X, mha, n_heads, A) -> str:
     """Dica específica para pesos multi-cabeça errados, reconhecendo os enganos mais comuns."""
+    if A.size and not np.isfinite(A).all():
+        return DICA_INSTAVEL
     n, d_model = X.shape
     d_k = d_model // n_heads
     Q, K = split_heads(X @ mha.W_q, n_heads), split_heads(X @ mha.W_k, n_heads)
