@@ -149,8 +149,8 @@ def proj_so_figura(frase, vectors=None):
 
 
 def test_projeto_confere_a_figura_e_o_resumo(capsys):
-    for fn, obtido in ((proj_sem_figura_nem_texto, "figura: não; resumo impresso: não"),
-                       (proj_so_figura, "figura: sim; resumo impresso: não")):
+    for fn, obtido in ((proj_sem_figura_nem_texto, "mapa de calor: não; resumo impresso: não"),
+                       (proj_so_figura, "mapa de calor: sim; resumo impresso: não")):
         assert not aula01.projeto(fn)
         assert obtido in capsys.readouterr().out
 

@@ -15,11 +15,23 @@ import contextlib
 import functools
 import io
 import os
+import random
+import re
 import sys
 import warnings
 import weakref
 
 import numpy as np
+
+
+# Na conferência da correção (correcao._veredito) os casos são sorteados a cada vez: uma tabela de respostas
+# copiada dos casos fixos do notebook não passa. No notebook, os casos são sempre os mesmos.
+SORTEAR = False
+
+
+def semente(fixa: int) -> int:
+    """A semente dos casos de uma verificação: ``fixa`` no notebook; sorteada quando ``SORTEAR`` está ligado."""
+    return random.SystemRandom().randrange(2**32) if SORTEAR else fixa
 
 
 def grading() -> bool:
@@ -101,17 +113,18 @@ class Checker:
                 return fn(*pos, **nom)
         finally:
             if vigia.usados:
-                usados = ", ".join(f"atencao.{n}" for n in sorted(vigia.usados))
+                usados = ", ".join(sorted(vigia.usados))
                 self.expect(False, f"{label}: a conta é sua, sem a função pronta da biblioteca",
                             "a fórmula escrita com NumPy", f"a sua função chamou {usados}",
-                            "o enunciado pede para escrever a conta você mesmo; use a função da biblioteca só "
-                            "fora da sua função, para conferir o resultado.")
+                            "o enunciado pede para escrever a conta você mesmo, com NumPy (e atencao.softmax); use "
+                            "as funções prontas só fora da sua função, para conferir o resultado.")
             for nome, valor, foto in fotos:
                 mudou = _restaurar(valor, foto)
                 if mudou:
                     alvo = nome + mudou[0]
                     dica = (f"não mude {alvo} no lugar (`{alvo} /= ...`, `{alvo} *= ...`, `{alvo}[...] = ...`): "
-                            f"crie um array novo, por exemplo `Q = Q / np.sqrt(d_k)`.")
+                            f"crie um array novo, por exemplo `{alvo} = {alvo} / 2` (o `=` cria outro array e "
+                            f"o do notebook fica como estava).")
                     if mudou[0].startswith("."):  # um atributo do objeto recebido (os pesos da camada)
                         dica = (f"não altere {alvo} dentro da função: a camada é a mesma que o notebook usa depois. "
                                 f"Faça as contas em arrays novos (por exemplo, `W = {alvo} / 2`).")
@@ -151,13 +164,21 @@ _PACOTE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # lib/ate
 class _Vigia:
     """Registra, enquanto ativo, as chamadas que o código do aluno faz às funções proibidas.
 
-    Usa ``sys.setprofile``: vê a chamada pelo código (arquivo, linha e nome da função), então pegar a
-    função por outro nome (``from atencao import scaled_dot_product_attention as f``) ou de outra cópia
-    da biblioteca (a cópia privada da correção carrega os mesmos arquivos) não escapa; chamadas feitas
-    pela própria biblioteca por dentro (quem chama está em ``lib/atencao``) não contam.
+    Usa ``sys.setprofile`` (e ``threading.setprofile``, para threads novas): vê a chamada pelo código
+    (arquivo, linha e nome da função), então pegar a função por outro nome (``from atencao import
+    scaled_dot_product_attention as f``), de outra cópia da biblioteca (a cópia privada da correção carrega
+    os mesmos arquivos) ou rodar o código-fonte dela com ``exec`` (as funções que ela chama por dentro
+    também estão na lista) não escapa; chamadas feitas pela própria biblioteca por dentro (quem chama está
+    em ``lib/atencao``) não contam. Também aponta o que só serve para fugir da vigilância ou para usar uma
+    atenção pronta de outra biblioteca: desligar o perfil (``sys.setprofile``/``settrace``), mandar a conta
+    para uma thread ou processo, ou chamar o PyTorch.
     """
 
+    _FUGAS = {sys.setprofile: "sys.setprofile", sys.settrace: "sys.settrace"}
+
     def __init__(self, forbidden: tuple):
+        import threading
+
         self.codigos = {}
         for f in forbidden:
             for nome, g in ([(f.__name__, f)] if not isinstance(f, type) else
@@ -168,24 +189,49 @@ class _Vigia:
                     self.codigos[_chave(code)] = nome.replace(".__init__", "").replace(".__call__", "")
         self.usados: set[str] = set()
         self._antes = None
+        self._threading = threading
+        self._fugas = dict(self._FUGAS)
+        self._fugas[threading.setprofile] = "threading.setprofile"
+        self._fugas[threading.settrace] = "threading.settrace"
 
     def _perfil(self, frame, event, arg):
-        if event == "call" and frame.f_code.co_filename.startswith(_PACOTE):
+        if event == "c_call":
+            nome = self._fugas.get(arg)
+            if nome and not frame.f_code.co_filename.startswith(_PACOTE):
+                self.usados.add(f"{nome} (desliga a vigilância da verificação)")
+            return
+        if event != "call":
+            return
+        arquivo = frame.f_code.co_filename
+        quem = frame.f_back.f_code.co_filename if frame.f_back else ""
+        if arquivo.startswith(_PACOTE):
             nome = self.codigos.get(_chave(frame.f_code))
-            quem = frame.f_back.f_code.co_filename if frame.f_back else ""
             if nome and not os.path.abspath(quem).startswith(_PACOTE):
-                self.usados.add(nome)
+                self.usados.add(f"atencao.{nome}")
+        elif _DE_FORA.search(arquivo) and not _DE_FORA.search(quem) and not quem.startswith(_PACOTE):
+            trecho = _DE_FORA.search(arquivo).group(1)
+            self.usados.add(next(v for k, v in _NOMES_DE_FORA.items() if k in trecho))
 
     def __enter__(self):
         if self.codigos:
             self._antes = sys.getprofile()
+            self._threading.setprofile(self._perfil)
             sys.setprofile(self._perfil)
         return self
 
     def __exit__(self, *exc):
         if self.codigos:
             sys.setprofile(self._antes)
+            self._threading.setprofile(None)
         return False
+
+_NOMES_DE_FORA = {"torch": "o PyTorch (torch)", "concurrent": "uma thread (concurrent.futures)",
+                  "threading": "uma thread (threading)", "multiprocessing": "outro processo (multiprocessing)"}
+
+# O que o código do aluno não chama num exercício "escreva a conta": o PyTorch (a atenção pronta dele) e a
+# maquinaria de threads/processos (a conta rodaria fora da vigilância). Quem chama de dentro delas não conta.
+_DE_FORA = re.compile(r"([/\\]torch[/\\]|[/\\]concurrent[/\\]futures[/\\]|[/\\]threading\.py$|"
+                      r"[/\\]multiprocessing[/\\])")
 
 
 def _erro_do_aluno(exc: BaseException) -> tuple[str, None, None, str]:
@@ -202,6 +248,10 @@ def _erro_do_aluno(exc: BaseException) -> tuple[str, None, None, str]:
                 or arquivo.startswith("<frozen")):
             onde = (tb.tb_lineno, tb.tb_frame.f_code.co_name)
         tb = tb.tb_next
+    if onde is None and _da_verificacao(exc):  # nenhum quadro do aluno: a verificação não entendeu o retorno
+        return ("a verificação não conseguiu ler o que a sua função devolveu",
+                "o formato pedido no enunciado", f"{type(exc).__name__}: {original[:120]}",
+                "confira a ordem e o tipo de cada item do `return` (o enunciado diz o que devolver, nessa ordem).")
     criterio = f"o seu código levantou {type(exc).__name__}: {traduzida or original}"
     if onde:
         criterio += f" (linha {onde[0]} de {onde[1]})" if onde[1] != "<module>" else f" (linha {onde[0]})"
@@ -209,6 +259,17 @@ def _erro_do_aluno(exc: BaseException) -> tuple[str, None, None, str]:
     if traduzida != original:
         dica = f"mensagem original: “{original}”; " + dica
     return criterio, None, None, dica
+
+
+def _da_verificacao(exc: BaseException) -> bool:
+    """O erro aconteceu no código das verificações (e não no do aluno nem numa biblioteca chamada por ele)?"""
+    tb, ultimo = exc.__traceback__, ""
+    while tb is not None:
+        arquivo = tb.tb_frame.f_code.co_filename
+        if not ("site-packages" in arquivo or os.sep + "python3" in arquivo or arquivo.startswith("<frozen")):
+            ultimo = arquivo
+        tb = tb.tb_next
+    return ultimo.startswith(os.path.join(_PACOTE, "checks"))
 
 
 def _chave(code) -> tuple:
@@ -272,11 +333,36 @@ def _restaurar(value, foto: dict) -> list[str]:
     return mudou
 
 
+def _quebrar(texto: str, largura: int = 100) -> str:
+    """Quebra as linhas longas entre palavras (a saída do JupyterLab quebraria no meio de uma palavra),
+    com o recuo da linha original mais 5 espaços nas continuações."""
+    import textwrap
+
+    out = []
+    for linha in texto.split("\n"):
+        if len(linha) <= largura:
+            out.append(linha)
+            continue
+        recuo = " " * (len(linha) - len(linha.lstrip()) + 5)
+        out.extend(textwrap.wrap(linha, largura, subsequent_indent=recuo, break_long_words=False,
+                                 break_on_hyphens=False, drop_whitespace=True))
+    return "\n".join(out)
+
+
+def _congelar(a) -> np.ndarray:
+    """Cópia **imutável** de um array (sobre um ``bytes``: nem ``setflags(write=True)`` a libera). As
+    referências da verificação são calculadas depois da chamada do aluno, a partir destas cópias: antes,
+    elas ficariam visíveis nos quadros da pilha durante a chamada; depois, a partir de arrays mutáveis, a
+    função do aluno poderia alterá-los pela pilha."""
+    a = np.asarray(a)
+    return np.frombuffer(a.tobytes(), dtype=a.dtype).reshape(a.shape)
+
+
 def _fmt(x) -> str:
     """Arrays com 3 casas, em ponto fixo (0.518, não 5.180e-01), cortados se grandes."""
     if isinstance(x, np.ndarray):
-        texto = np.array2string(np.round(x, 3), separator=", ", threshold=24, max_line_width=100,
-                                formatter={"float_kind": lambda v: f"{v:.3f}"})
+        texto = np.array2string(np.round(x, 3), separator=", ", threshold=80, max_line_width=100,
+                                formatter={"float_kind": lambda v: f"{v: .3f}"})  # espaço no lugar do sinal
         return texto.replace("\n", "\n" + " " * 17)
     return str(x)
 
@@ -331,13 +417,13 @@ def check(title: str):
                     func(checker, *args, **kwargs)
             except NotImplementedError:
                 status = "nao_feito"
-            except Exception as exc:  # noqa: BLE001 - o erro do aluno vira um ❌ legível
+            except (Exception, SystemExit) as exc:  # noqa: BLE001 - o erro do aluno vira um ❌ legível
                 checker.expect(False, *_erro_do_aluno(exc))
             finally:
                 _close_new_figures(figs_before)
             if status == "nao_feito":
-                print(f"⏳ {title}: ainda não resolvido (o código levanta NotImplementedError). "
-                      "Complete a célula do exercício e rode esta verificação de novo.")
+                print(_quebrar(f"⏳ {title}: ainda não resolvido (o código levanta NotImplementedError). "
+                               "Complete a célula do exercício e rode esta verificação de novo."))
                 _registrar(args[0] if args else None, status)
                 if grading():
                     raise AssertionError(f"{title}: exercício não resolvido.")
@@ -350,7 +436,11 @@ def check(title: str):
             n_fail = len(checker.failures)
             head = f"{'✅' if passed else '❌'} {title}: " + (
                 "tudo certo!" if passed else ("1 critério falhou." if n_fail == 1 else f"{n_fail} critérios falharam."))
-            print("\n".join([head, *checker.lines]))
+            linhas = [head, *checker.lines]
+            if not passed:
+                linhas.append("  (a verificação para no primeiro caso que falha: corrija-o e rode de novo para ver os "
+                              "próximos)")
+            print(_quebrar("\n".join(linhas)))
             if grading() and not passed:
                 raise AssertionError(f"{title}: não passou em: " + "; ".join(checker.failures))
             return CheckResult(title, passed, status, checker.failures)
@@ -393,13 +483,13 @@ def passou(fn) -> bool:
     if status == "ok":
         return True
     if status == "nao_feito":
-        print(f"⏳ A demonstração aparece quando {nome} estiver pronta e a verificação acima der ✅.")
+        print(_quebrar(f"⏳ A demonstração aparece quando {nome} estiver pronta e a verificação acima der ✅."))
     elif status == "falhou":
-        print(f"⏸️ A demonstração espera o ✅: corrija {nome} (a verificação acima diz o que falta) "
-              "e rode de novo a célula da função, a verificação e esta célula.")
+        print(_quebrar(f"⏸️ A demonstração espera o ✅: corrija {nome} (a verificação acima diz o que falta) "
+                       "e rode de novo a célula da função, a verificação e esta célula."))
     else:
-        print(f"⏸️ Rode antes a verificação acima: a demonstração usa {nome} só depois do ✅ "
-              "(se você mudou a função, verifique de novo).")
+        print(_quebrar(f"⏸️ Rode antes a verificação acima: a demonstração usa {nome} só depois do ✅ "
+                       "(se você mudou a função, verifique de novo)."))
     return False
 
 

@@ -11,12 +11,13 @@ import io
 
 import numpy as np
 
-from ..attention import scaled_dot_product_attention, self_attention, softmax
+from ..attention import attend, scaled_dot_product_attention, self_attention, softmax
 from ..embeddings import PROJECT_SENTENCES, embed, gato_felino
 from ..multihead import MultiHeadAttention
 from ..projections import SelfAttention
 from ..text import strongest_attention
-from ._core import DICA_INSTAVEL, Checker, _descricao, _dica_retorno, _fmt, _num, _open_figures, check, passou
+from ._core import (DICA_INSTAVEL, Checker, _congelar, _descricao, _dica_retorno, _fmt, _num, _open_figures, check,
+                    passou, semente)
 
 __all__ = ["passou", "exercicio_3", "exercicio_4", "projeto"]
 
@@ -85,7 +86,7 @@ def exercicio_3(c: Checker, embeddings_fn):
 
 
 # o enunciado: "escreva a fórmula você mesmo, sem usar atencao.scaled_dot_product_attention"
-_PRONTAS = (scaled_dot_product_attention, SelfAttention, MultiHeadAttention)
+_PRONTAS = (scaled_dot_product_attention, attend, self_attention, SelfAttention, MultiHeadAttention)
 
 
 def _reference_projected(X, W_q, W_k, W_v, scale="d_k", axis=-1):
@@ -96,7 +97,7 @@ def _reference_projected(X, W_q, W_k, W_v, scale="d_k", axis=-1):
 
 
 def _cases():
-    rng = np.random.default_rng(2017)
+    rng = np.random.default_rng(semente(2017))
     _, E = gato_felino()
     # o primeiro caso tem n ≠ d ≠ d_k: cada engano de escala (sqrt(n), sqrt(d), nenhuma) dá um resultado diferente
     # e a dica aponta o engano certo; depois, o exemplo da aula (n = d = 4), um token só e d_k = d
@@ -119,6 +120,7 @@ def exercicio_4(c: Checker, attention_fn):
     """
     for n_case, (X, W_q, W_k, W_v) in enumerate(_cases(), start=1):
         label = f"caso {n_case}: X {X.shape}, d_k={W_q.shape[1]}, d_v={W_v.shape[1]}"
+        congelados = [_congelar(a) for a in (X, W_q, W_k, W_v)]
         result = c.call(label, attention_fn, X, W_q, W_k, W_v, names=("X", "W_q", "W_k", "W_v"),
                         forbidden=_PRONTAS)
         if not c.expect(isinstance(result, (tuple, list)) and len(result) == 2, f"{label}: devolve (saida, pesos)",
@@ -127,6 +129,7 @@ def exercicio_4(c: Checker, attention_fn):
         out, A = (c.array(r, f"{label}: saída e pesos são arrays de números") for r in result)
         if out is None or A is None:
             return
+        X, W_q, W_k, W_v = congelados  # a referência vem das cópias imutáveis
         ref_out, ref_A = _reference_projected(X, W_q, W_k, W_v)
         n, d_v = X.shape[0], W_v.shape[1]
         if A.shape == (n, d_v) and out.shape == (n, n) and n != d_v:
@@ -170,26 +173,24 @@ def _diagnose(X, W_q, W_k, W_v, A) -> str:
 def projeto(c: Checker, visualizer_fn):
     """Confere ``visualizer_fn(frase, vectors=None) -> (tokens, pesos, destaques)``.
 
-    ``destaques`` é uma lista ``(token, outro token mais atendido, peso)`` que ignora o próprio token.
-    Roda nas frases do projeto e numa frase com vetores próprios. Confere também que a função faz o que
-    o enunciado pede além de devolver: desenha uma figura e imprime o resumo (as figuras desenhadas
-    durante a verificação são fechadas e o texto impresso fica fora do relatório).
+    ``destaques`` é uma lista ``(token, outro token mais atendido, peso)`` que ignora o próprio token
+    (num empate exato, qualquer um dos empatados vale). Roda nas frases do projeto e numa frase com
+    vetores próprios. Confere também que a função faz o que o enunciado pede além de devolver: desenha o
+    mapa de calor (uma figura nova com a matriz n × n) e imprime o resumo (com o destaque de cada token);
+    as figuras desenhadas durante a verificação são fechadas e o texto impresso fica fora do relatório.
     """
-    custom = ("sol lua mar", {"sol": [1.0, 0.2, 0.0], "lua": [0.9, 0.3, 0.0], "mar": [0.0, 0.1, 1.0]})
-    cases = [(s, None) for s in PROJECT_SENTENCES] + [custom]
+    rng = np.random.default_rng(semente(0))
+    custom = {"sol": [1.0, 0.2, 0.0], "lua": [0.9, 0.3, 0.0], "mar": [0.0, 0.1, 1.0]}
+    if semente(0):  # na conferência da correção, vetores sorteados (uma tabela de respostas não passa)
+        custom = {w: rng.normal(size=3).round(2).tolist() for w in custom}
+    cases = [(s, None) for s in PROJECT_SENTENCES] + [("sol lua mar", custom)]
     for sentence, vectors in cases:
         label = f"“{sentence}”"
         antes, impresso = _open_figures(), io.StringIO()
         with contextlib.redirect_stdout(impresso):
             result = (c.call(label, visualizer_fn, sentence, vectors, names=("frase", "vectors"))
-                      if vectors is not None else visualizer_fn(sentence))
-        desenhou, imprimiu = bool(_open_figures() - antes), bool(impresso.getvalue().strip())
-        if not c.expect(desenhou and imprimiu, f"{label}: desenha o mapa de calor e imprime o resumo",
-                        "uma figura nova e um resumo impresso",
-                        f"figura: {'sim' if desenhou else 'não'}; resumo impresso: {'sim' if imprimiu else 'não'}",
-                        "o enunciado pede o mapa com atencao.plot_attention(pesos, tokens, title=...) e o resumo com "
-                        "print(atencao.attention_summary(pesos, tokens, ignore_self=True))."):
-            return
+                      if vectors is not None else c.call(label, visualizer_fn, sentence, names=("frase",)))
+        figuras, texto = _open_figures() - antes, impresso.getvalue()
         if not c.expect(isinstance(result, (tuple, list)) and len(result) == 3,
                         f"{label}: devolve (tokens, pesos, destaques)", "uma tupla com 3 itens", _descricao(result),
                         _dica_retorno(result, "tokens", "pesos", "destaques")):
@@ -197,12 +198,15 @@ def projeto(c: Checker, visualizer_fn):
         tokens, A, highlights = result
         ref_tokens, X = embed(sentence, vectors)
         _, ref_A = self_attention(X)
-        if not c.expect(list(tokens) == ref_tokens, f"{label}: tokens", ref_tokens, list(tokens),
-                        "use atencao.tokenize(frase) ou atencao.embed(frase)."):
+        if not c.expect(isinstance(tokens, (list, tuple)) and [str(t) for t in tokens] == ref_tokens,
+                        f"{label}: tokens (1º item)", ref_tokens, _descricao(tokens) if not isinstance(
+                            tokens, (list, tuple)) else list(tokens),
+                        "o 1º item é a lista de tokens: use atencao.tokenize(frase) ou atencao.embed(frase); a "
+                        "ordem do return é (tokens, pesos, destaques)."):
             return
-        ok = c.close(A, ref_A, f"{label}: matriz de atenção", hint="pesos = softmax(X @ X.T / sqrt(d)) em cada linha, com tokens, X = atencao.embed(frase, vectors) "
-                                  "(ou atencao.self_attention(X)).")
-        ref_hl = strongest_attention(ref_A, ref_tokens, ignore_self=True)
+        ok = c.close(A, ref_A, f"{label}: matriz de atenção (2º item)",
+                     hint="pesos = softmax(X @ X.T / sqrt(d)) em cada linha, com tokens, X = atencao.embed(frase, "
+                          "vectors) (ou atencao.self_attention(X)).")
         triples = [tuple(h) for h in highlights] if isinstance(highlights, (list, tuple)) else []
         if not c.expect(triples and all(len(h) == 3 for h in triples),
                         f"{label}: destaques são (token, outro token, peso)", "uma lista de trios",
@@ -210,13 +214,61 @@ def projeto(c: Checker, visualizer_fn):
                         "um trio por token, na ordem da frase: (token, o outro token mais atendido, o peso), "
                         "por exemplo ('gato', 'telhado', 0.31)."):
             return
-        got = [(str(q), str(k)) for q, k, _ in triples]
-        ok &= c.expect(got == [(q, k) for q, k, _ in ref_hl],
-                       f"{label}: para cada token, o OUTRO token mais atendido",
-                       [f"{q}→{k}" for q, k, _ in ref_hl], [f"{q}→{k}" for q, k in got],
-                       "ignore a diagonal (o próprio token) antes de procurar o máximo da linha.")
-        if ok:
-            ok &= c.close([w for _, _, w in triples], [w for _, _, w in ref_hl],
-                          f"{label}: o peso de cada destaque", hint="o peso é pesos[i, j] do token mais atendido.")
+        ok &= _destaques(c, label, triples, ref_A, ref_tokens)
         if not ok:
             return
+        n = len(ref_tokens)
+        desenhou = _tem_mapa(figuras, n)
+        citados = [k for _, k, _ in strongest_attention(ref_A, ref_tokens, ignore_self=True) if k is not None]
+        resumiu = bool(texto.strip()) and all(t in texto for t in set(ref_tokens) | set(citados))
+        if not c.expect(desenhou and resumiu, f"{label}: desenha o mapa de calor e imprime o resumo",
+                        f"uma figura nova com a matriz {n} × {n} e um resumo impresso com os tokens e os destaques",
+                        f"mapa de calor: {'sim' if desenhou else 'não'}; resumo impresso: "
+                        f"{'sim' if resumiu else ('incompleto' if texto.strip() else 'não')}",
+                        "o enunciado pede o mapa com atencao.plot_attention(pesos, tokens, title=...) e o resumo com "
+                        "print(atencao.attention_summary(pesos, tokens, ignore_self=True))."):
+            return
+
+
+def _destaques(c: Checker, label: str, triples: list, ref_A: np.ndarray, tokens: list) -> bool:
+    """Cada destaque aponta o outro token de maior peso da linha (num empate exato, qualquer um dos empatados)."""
+    n = len(tokens)
+    if not c.expect(len(triples) == n, f"{label}: um destaque por token", n, len(triples),
+                    "um trio (token, outro token mais atendido, peso) para cada token da frase, na ordem."):
+        return False
+    certos, obtidos, pesos_ok = [], [], True
+    for i, (q, k, w) in enumerate(triples):
+        linha = ref_A[i].copy()
+        linha[i] = -np.inf  # o próprio token não conta
+        maximo = linha.max()
+        empatados = {tokens[j] for j in range(n) if j != i and np.isclose(linha[j], maximo, rtol=0, atol=1e-12)}
+        certos.append(f"{tokens[i]}→{'/'.join(sorted(empatados))}")
+        obtidos.append(f"{q}→{k}")
+        if str(q) != tokens[i] or str(k) not in empatados:
+            return c.expect(False, f"{label}: para cada token, o OUTRO token mais atendido", certos + ["…"],
+                            obtidos,
+                            "ignore a diagonal (o próprio token) antes de procurar o máximo da linha; o 1º item de "
+                            "cada trio é o token da linha, na ordem da frase.")
+        try:
+            pesos_ok &= bool(np.isclose(float(w), maximo, atol=1e-5))
+        except (TypeError, ValueError):
+            pesos_ok = False
+    c.expect(True, f"{label}: para cada token, o OUTRO token mais atendido")
+    return c.expect(pesos_ok, f"{label}: o peso de cada destaque", "o peso pesos[i, j] do token mais atendido",
+                    [w for _, _, w in triples], "o peso é pesos[i, j] do token mais atendido (um número).")
+
+
+def _tem_mapa(figuras: set, n: int) -> bool:
+    """Alguma das figuras novas mostra uma matriz n × n (imagem ou malha de cores), como o mapa de calor?"""
+    import sys
+
+    plt = sys.modules.get("matplotlib.pyplot")
+    if plt is None:
+        return False
+    for num in figuras:
+        for ax in plt.figure(num).get_axes():
+            for artista in [*ax.images, *ax.collections]:
+                dados = getattr(artista, "get_array", lambda: None)()
+                if dados is not None and np.size(dados) == n * n:
+                    return True
+    return False

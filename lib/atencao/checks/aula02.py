@@ -10,18 +10,21 @@ import re
 
 import numpy as np
 
-from ..attention import scaled_dot_product_attention, softmax
+from ..attention import attend, scaled_dot_product_attention, self_attention, softmax
 from ..embeddings import embed_hashed
 from ..masks import causal_mask
-from ..multihead import MultiHeadAttention, split_heads
+from ..multihead import MultiHeadAttention, merge_heads, split_heads
 from ..projections import SelfAttention
-from ._core import DICA_INSTAVEL, Checker, _descricao, _dica_retorno, check, passou
+from ._core import DICA_INSTAVEL, Checker, _congelar, _descricao, _dica_retorno, check, passou, semente
 
 __all__ = ["passou", "exercicio_1", "exercicio_2", "exercicio_3", "projeto"]
 
 
 # o enunciado: "não use atencao.scaled_dot_product_attention nem atencao.MultiHeadAttention dentro das suas funções"
-_PRONTAS = (scaled_dot_product_attention, MultiHeadAttention, SelfAttention)
+# (e nem as peças de dentro delas, que já fazem a conta: attend, self_attention; na multi-cabeça, também
+# split_heads e merge_heads, que são a etapa "dividir em cabeças" do exercício)
+_PRONTAS = (scaled_dot_product_attention, attend, self_attention, MultiHeadAttention, SelfAttention)
+_PRONTAS_MHA = (*_PRONTAS, split_heads, merge_heads)
 
 
 _NUMPY = re.compile(r"operands could not be broadcast together|mismatch in its core dimension|shapes .+ not aligned|"
@@ -51,7 +54,7 @@ def exercicio_1(c: Checker, attention_fn):
     (deve dar pesos e saída zero, sem NaN); pontuações grandes (a softmax precisa ser estável). Reconhece a máscara invertida e a máscara aplicada depois
     da softmax.
     """
-    rng = np.random.default_rng(11)
+    rng = np.random.default_rng(semente(11))
     Q, K, V = rng.normal(size=(5, 4)), rng.normal(size=(5, 4)), rng.normal(size=(5, 3))
     arbitrary = rng.random((3, 5)) > 0.4
     arbitrary[:, 0] = True
@@ -146,26 +149,28 @@ def exercicio_2(c: Checker, mha_fn):
     Reconhece a escala por sqrt(d_model) em vez de sqrt(d_k), a divisão errada em cabeças (reshape sem
     transpor) e a falta da projeção final ``W_o``.
     """
-    rng = np.random.default_rng(5)
+    rng = np.random.default_rng(semente(5))
     for n, d_model, n_heads, escala in ((6, 8, 2, 1), (5, 16, 4, 1), (4, 6, 1, 1), (1, 8, 4, 1), (5, 8, 2, 60)):
-        mha = MultiHeadAttention(d_model, n_heads, seed=int(rng.integers(1000)))
         X = escala * rng.normal(size=(n, d_model))  # o último caso: pontuações grandes
+        W_q, W_k, W_v, W_o = (rng.normal(size=(d_model, d_model)) / np.sqrt(d_model) for _ in range(4))
+        congelados = [_congelar(a) for a in (X, W_q, W_k, W_v, W_o)]
         label = f"n={n}, d_model={d_model}, n_heads={n_heads}"
-        ref_out, ref_A = mha(X)  # antes: nada que a função do aluno faça muda a referência
-        got = _pair(c.call(label, mha_fn, X, mha.W_q, mha.W_k, mha.W_v, mha.W_o, n_heads,
-                           names=("X", "W_q", "W_k", "W_v", "W_o", "n_heads"), forbidden=_PRONTAS), label, c)
+        got = _pair(c.call(label, mha_fn, X, W_q, W_k, W_v, W_o, n_heads,
+                           names=("X", "W_q", "W_k", "W_v", "W_o", "n_heads"), forbidden=_PRONTAS_MHA), label, c)
         if got is None:
             return
+        X, W_q, W_k, W_v, W_o = congelados  # a referência vem das cópias imutáveis, calculada só agora
+        ref_out, ref_A = _mha_reference(X, W_q, W_k, W_v, W_o, n_heads)
         out, A = got
         hint = None
         if A.shape == ref_A.shape and not np.allclose(A, ref_A, atol=1e-5):
-            hint = _diagnose_heads(X, mha, n_heads, A)
+            hint = _diagnose_heads(X, W_q, W_k, n_heads, A)
         elif A.shape != ref_A.shape:
             hint = "os pesos devem ter forma (n_heads, n, n): uma matriz de atenção por cabeça."
         ok = c.close(A, ref_A, f"{label}: pesos por cabeça (n_heads, n, n)", hint=hint)
         hint = None if ok else "a saída depende dos pesos: corrija primeiro os pesos de cada cabeça (acima)."
         if ok and out.shape == ref_out.shape and not np.allclose(out, ref_out, atol=1e-6):
-            without_W_o = ref_out @ np.linalg.inv(mha.W_o)  # a concatenação das cabeças, antes de W_o
+            without_W_o = ref_out @ np.linalg.inv(W_o)  # a concatenação das cabeças, antes de W_o
             hint = ("faltou projetar a concatenação das cabeças por W_o." if np.allclose(out, without_W_o, atol=1e-5)
                     else "concatene as cabeças de volta para (n, d_model), na ordem, e multiplique por W_o.")
         ok &= c.close(out, ref_out, f"{label}: saída (n, d_model)", atol=1e-6, hint=hint)
@@ -173,15 +178,15 @@ def exercicio_2(c: Checker, mha_fn):
             return
 
 
-def _diagnose_heads(X, mha, n_heads, A) -> str:
+def _diagnose_heads(X, W_q, W_k, n_heads, A) -> str:
     """Dica específica para pesos multi-cabeça errados, reconhecendo os enganos mais comuns."""
     if A.size and not np.isfinite(A).all():
         return DICA_INSTAVEL
     n, d_model = X.shape
     d_k = d_model // n_heads
-    Q, K = split_heads(X @ mha.W_q, n_heads), split_heads(X @ mha.W_k, n_heads)
+    Q, K = split_heads(X @ W_q, n_heads), split_heads(X @ W_k, n_heads)
     scores = Q @ np.swapaxes(K, -1, -2)
-    Qr, Kr = ((X @ W).reshape(n_heads, n, d_k) for W in (mha.W_q, mha.W_k))
+    Qr, Kr = ((X @ W).reshape(n_heads, n, d_k) for W in (W_q, W_k))
     candidates = {
         "cada cabeça se escala por sqrt(d_k) = sqrt(d_model / n_heads), não por sqrt(d_model).":
             softmax(scores / np.sqrt(d_model)),
@@ -207,13 +212,13 @@ def exercicio_3(c: Checker, compare_fn):
     Frases de tamanhos diferentes devem levantar ``ValueError``.
     """
     # sementes que não são a padrão (42): uma SelfAttention nova, criada dentro da função, não passa
-    sentences = [(SelfAttention(8, 4, 4, seed=2024), "o gato sentou sobre o tapete", "o cão deitou sobre a cama"),
-                 (SelfAttention(8, 3, 5, seed=99), "a menina leu o livro", "a menina leu o jornal")]
+    sentences = [(SelfAttention(8, 4, 4, seed=semente(2024)), "o gato sentou sobre o tapete", "o cão deitou sobre a cama"),
+                 (SelfAttention(8, 3, 5, seed=semente(99)), "a menina leu o livro", "a menina leu o jornal")]
     for attn, s1, s2 in sentences:
         (_, X1), (_, X2) = embed_hashed(s1), embed_hashed(s2)
         label = f"“{s1}” × “{s2}”"
-        ref1, ref2 = attn(X1)[1], attn(X2)[1]
         result = c.call(label, compare_fn, attn, X1, X2, names=("attn", "X1", "X2"))
+        ref1, ref2 = attn(X1)[1], attn(X2)[1]  # depois da chamada (attn volta ao que era, se foi alterada)
         if not c.expect(isinstance(result, (tuple, list)) and len(result) == 3,
                         f"{label}: devolve (pesos1, pesos2, diferenca)", "uma tupla com 3 itens", _descricao(result),
                         _dica_retorno(result, "pesos1", "pesos2", "diferenca")):
@@ -250,13 +255,14 @@ def projeto(c: Checker, per_head_fn):
     em cada cabeça. Usa duas instâncias diferentes (tamanhos e sementes que não são os do notebook), para
     que a função use a ``mha`` que recebe; frases de tamanhos diferentes devem levantar ``ValueError``.
     """
-    casos = ((MultiHeadAttention(16, 4, seed=7), "o gato sentou sobre o tapete", "o cachorro dormiu sobre a cama"),
-             (MultiHeadAttention(12, 3, seed=2024), "ela abriu a porta", "ele fechou a janela"))
+    casos = ((MultiHeadAttention(16, 4, seed=semente(7)), "o gato sentou sobre o tapete",
+              "o cachorro dormiu sobre a cama"),
+             (MultiHeadAttention(12, 3, seed=semente(2024)), "ela abriu a porta", "ele fechou a janela"))
     for mha, a, b in casos:
         label = f"“{a}” × “{b}” (d_model={mha.d_model}, n_heads={mha.n_heads})"
-        ref_a = mha(embed_hashed(a, d_model=mha.d_model)[1])[1]
-        ref_b = mha(embed_hashed(b, d_model=mha.d_model)[1])[1]
         result = c.call(label, per_head_fn, a, b, mha, names=("frase_a", "frase_b", "mha"))
+        ref_a = mha(embed_hashed(a, d_model=mha.d_model)[1])[1]  # depois da chamada: nada a ler na pilha
+        ref_b = mha(embed_hashed(b, d_model=mha.d_model)[1])[1]
         if not c.expect(isinstance(result, (tuple, list)) and len(result) == 3,
                         f"{label}: devolve (pesos_a, pesos_b, diferenca_por_cabeca)", "uma tupla com 3 itens",
                         _descricao(result), _dica_retorno(result, "pesos_a", "pesos_b", "diferenca_por_cabeca")):
