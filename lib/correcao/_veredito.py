@@ -12,8 +12,9 @@ Este processo:
 3. roda as células de código do notebook (as protegidas na versão original, as do aluno como ele
    escreveu) num shell do IPython, com tempo limite por célula;
 4. em cada célula de verificação, avalia os argumentos da chamada original (ex.:
-   ``aula01.exercicio_3(minha_funcao)``) e chama a verificação **privada**; o veredito é o
-   ``CheckResult.passed`` dela, não o que foi impresso nem uma exceção.
+   ``aula01.exercicio_3(minha_funcao)``) e chama a verificação **privada**, com os casos sorteados
+   (``SORTEAR``: outras sementes a cada correção); o veredito é o ``CheckResult.passed`` dela, não o que
+   foi impresso nem uma exceção.
 
 Resposta: linhas ``<nonce> {...}``: ``{"inicio": grade_id}`` antes de cada verificação, depois
 ``{"grade_id", "passou", "detalhe", "alteracoes"}``, e no fim ``{"fim": "ok"}``.
@@ -155,6 +156,7 @@ def main() -> None:
     os.environ.pop("NBGRADER_EXECUTION", None)
     modulos = carregar_privado()
     core = sys.modules["_atencao_privada.checks._core"]
+    core.SORTEAR = True  # casos sorteados: uma tabela de respostas dos casos fixos do notebook não passa
     CheckResult = core.CheckResult
     import math  # noqa: F401 - vigiado
     import numpy  # noqa: F401 - vigiado

@@ -18,6 +18,7 @@ import os
 import random
 import re
 import sys
+import types
 import warnings
 import weakref
 
@@ -118,6 +119,7 @@ class Checker:
                             "a fórmula escrita com NumPy", f"a sua função chamou {usados}",
                             "o enunciado pede para escrever a conta você mesmo, com NumPy (e atencao.softmax); use "
                             "as funções prontas só fora da sua função, para conferir o resultado.")
+            _apontar_alterados(self, f"trocado durante {label}")
             for nome, valor, foto in fotos:
                 mudou = _restaurar(valor, foto)
                 if mudou:
@@ -125,7 +127,10 @@ class Checker:
                     dica = (f"não mude {alvo} no lugar (`{alvo} /= ...`, `{alvo} *= ...`, `{alvo}[...] = ...`): "
                             f"crie um array novo, por exemplo `{alvo} = {alvo} / 2` (o `=` cria outro array e "
                             f"o do notebook fica como estava).")
-                    if mudou[0].startswith("."):  # um atributo do objeto recebido (os pesos da camada)
+                    if isinstance(foto.get(mudou[0]), tuple):  # os pesos do modelo: não há cópia para restaurar
+                        dica = (f"não altere {alvo} dentro da função (o modelo ficou alterado: reinicie o kernel "
+                                f"e rode o notebook de novo para recarregá-lo).")
+                    elif mudou[0].startswith("."):  # um atributo do objeto recebido (os pesos da camada)
                         dica = (f"não altere {alvo} dentro da função: a camada é a mesma que o notebook usa depois. "
                                 f"Faça as contas em arrays novos (por exemplo, `W = {alvo} / 2`).")
                     self.expect(False, f"{label}: a função não altera as entradas",
@@ -316,8 +321,22 @@ def _iguais(a: np.ndarray, b: np.ndarray) -> bool:
         return bool(np.array_equal(a, b))
 
 
+_GRANDE = 1 << 20  # bytes: acima disso, a foto guarda um resumo (hash), não uma cópia
+
+
+def _resumo(a: np.ndarray) -> tuple:
+    """Resumo do conteúdo de um array grande (os pesos do modelo: 160 MB). No notebook, crc32 (rápido); na
+    conferência da correção, blake2b (um código adversário não acha outro conteúdo com o mesmo resumo)."""
+    import hashlib
+    import zlib
+
+    dados = memoryview(np.ascontiguousarray(a)).cast("B")
+    digesto = hashlib.blake2b(dados, digest_size=16).digest() if SORTEAR else zlib.crc32(dados)
+    return ("resumo", a.shape, a.dtype.str, digesto)
+
+
 def _foto(value) -> dict:
-    return {k: a.copy() for k, a in _arrays(value).items()}
+    return {k: (_resumo(a) if a.nbytes > _GRANDE else a.copy()) for k, a in _arrays(value).items()}
 
 
 def _restaurar(value, foto: dict) -> list[str]:
@@ -326,6 +345,10 @@ def _restaurar(value, foto: dict) -> list[str]:
     atuais = _arrays(value)
     for k, antes in foto.items():
         agora = atuais.get(k)
+        if isinstance(antes, tuple):  # array grande: só dá para saber se mudou (não há cópia para restaurar)
+            if agora is None or _resumo(agora) != antes:
+                mudou.append(k)
+            continue
         if agora is None or agora.shape != antes.shape or not _iguais(agora, antes):
             mudou.append(k)
             if agora is not None and agora.shape == antes.shape and agora.flags.writeable:
@@ -409,6 +432,7 @@ def check(title: str):
         def wrapper(*args, **kwargs) -> CheckResult:
             checker = Checker(title)
             status = "ok"
+            _apontar_alterados(checker, "trocado antes da verificação")
             figs_before = _open_figures()
             try:
                 # o que a função do aluno imprime (e os avisos do NumPy) não polui o relatório
@@ -460,6 +484,66 @@ def _registrar(fn, status: str) -> None:
         _ULTIMO[fn] = status
     except TypeError:  # um objeto sem referência fraca: a demonstração pede para verificar de novo
         pass
+
+
+# ---------- integridade: a verificação e a biblioteca como foram importadas ----------
+# O que o código do aluno poderia trocar para a verificação dizer ✅: as funções de referência (módulos de
+# ``atencao`` e das verificações), os métodos de Checker/CheckResult e o NumPy. A foto é tirada quando um
+# módulo de verificação termina de carregar (na célula de importações, antes do código do aluno); a cada
+# verificação e depois de cada chamada da função do aluno, o que mudou é desfeito e vira um ❌. (Na correção
+# a conferência independente faz o mesmo com uma cópia privada da biblioteca; isto é para o notebook.)
+_FOTOS: dict = {}
+
+
+def proteger() -> None:
+    """Fotografa os módulos de ``atencao`` já carregados, o NumPy e as classes deste módulo (idempotente por
+    módulo). Chamada no fim de cada módulo de verificação."""
+    raiz = __name__.split(".")[0]
+    for nome, mod in list(sys.modules.items()):
+        if mod is None or nome in _FOTOS:
+            continue
+        if nome.split(".")[0] == raiz or nome == "numpy":
+            _FOTOS[nome] = (mod, dict(vars(mod)))
+    for cls in (Checker, CheckResult):
+        _FOTOS.setdefault(f"{__name__}.{cls.__name__}", (cls, dict(vars(cls))))
+
+
+def _alterados() -> list[str]:
+    """O que mudou desde :func:`proteger` (e volta ao que era)."""
+    out = []
+    for nome, (obj, foto) in _FOTOS.items():
+        atual = vars(obj)
+        for k in set(foto) | set(atual):
+            if k.startswith("__") and k.endswith("__") and not isinstance(obj, type):
+                continue  # __builtins__, __loader__... de um módulo não decidem nada
+            antes, agora = foto.get(k, _AUSENTE), atual.get(k, _AUSENTE)
+            if antes is _AUSENTE and isinstance(agora, types.ModuleType):
+                continue  # um submódulo carregado depois (atencao.checks.aula02) não é uma troca
+            if agora is not antes:
+                out.append(f"{nome}.{k}")
+                if isinstance(obj, type):
+                    if k in foto:
+                        type.__setattr__(obj, k, foto[k])
+                    else:
+                        type.__delattr__(obj, k)
+                elif k in foto:
+                    atual[k] = foto[k]
+                else:
+                    del atual[k]
+    return sorted(out)
+
+
+_AUSENTE = object()
+
+
+def _apontar_alterados(checker: "Checker", quando: str) -> None:
+    alterados = _alterados()
+    if alterados:
+        checker.expect(False, "a biblioteca e a verificação estão como foram importadas",
+                       "nenhuma função da biblioteca, do NumPy ou da verificação trocada",
+                       f"{quando}: {', '.join(alterados[:6])}" + (" …" if len(alterados) > 6 else ""),
+                       "não substitua funções de atencao, do NumPy ou das verificações (`modulo.funcao = ...`): a "
+                       "troca foi desfeita. Se foi sem querer, reinicie o kernel e rode o notebook de novo.")
 
 
 def passou(fn) -> bool:

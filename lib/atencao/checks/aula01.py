@@ -17,7 +17,7 @@ from ..multihead import MultiHeadAttention
 from ..projections import SelfAttention
 from ..text import strongest_attention
 from ._core import (DICA_INSTAVEL, Checker, _congelar, _descricao, _dica_retorno, _fmt, _num, _open_figures, check,
-                    passou, semente)
+                    passou, proteger, semente)
 
 __all__ = ["passou", "exercicio_3", "exercicio_4", "projeto"]
 
@@ -272,3 +272,6 @@ def _tem_mapa(figuras: set, n: int) -> bool:
                 if dados is not None and np.size(dados) == n * n:
                     return True
     return False
+
+
+proteger()  # a foto da biblioteca e desta verificação, antes do código do aluno

@@ -15,7 +15,7 @@ from ..embeddings import embed_hashed
 from ..masks import causal_mask
 from ..multihead import MultiHeadAttention, merge_heads, split_heads
 from ..projections import SelfAttention
-from ._core import DICA_INSTAVEL, Checker, _congelar, _descricao, _dica_retorno, check, passou, semente
+from ._core import DICA_INSTAVEL, Checker, _congelar, _descricao, _dica_retorno, check, passou, proteger, semente
 
 __all__ = ["passou", "exercicio_1", "exercicio_2", "exercicio_3", "projeto"]
 
@@ -74,7 +74,7 @@ def exercicio_1(c: Checker, attention_fn):
             return
         out, A = got
         ref_out, ref_A = scaled_dot_product_attention(q, k, v, mask=mask)
-        hint = _dica_mascara(q, k, mask, A, ref_A) if A.shape == ref_A.shape else (
+        hint = _dica_mascara(q, k, mask, A, ref_A, v.shape[-1]) if A.shape == ref_A.shape else (
             f"os pesos têm forma (n_q, n_k) = {ref_A.shape}: uma linha por consulta, uma coluna por chave.")
         if hint is None and mask is not None and A.shape == ref_A.shape:
             inverted = scaled_dot_product_attention(q, k, v, mask=~mask)[1]
@@ -100,7 +100,7 @@ def exercicio_1(c: Checker, attention_fn):
     c.expect(True, "posições bloqueadas têm peso exatamente 0 e as demais linhas somam 1")
 
 
-def _dica_mascara(q, k, mask, A, ref_A) -> str | None:
+def _dica_mascara(q, k, mask, A, ref_A, d_v: int = 0) -> str | None:
     """Dica para os enganos comuns da atenção com máscara que não dependem da máscara estar invertida."""
     if np.allclose(np.nan_to_num(A), ref_A, atol=1e-6):
         return None
@@ -117,12 +117,21 @@ def _dica_mascara(q, k, mask, A, ref_A) -> str | None:
 
     if (np.nan_to_num(A) < -1e-9).any() or np.allclose(np.nan_to_num(A, neginf=0.0), np.where(blocked, 0.0, scores)):
         return "os pesos têm valores negativos: parece que faltou a softmax (a função devolveu as pontuações)."
+    n_k = k.shape[0]
     candidatos = {
+        "a máscara foi ignorada: troque as pontuações bloqueadas (mask == False) por -inf ANTES da softmax, "
+        "com np.where(mask, pontuações, -np.inf).": softmax(scores) if mask is not None else np.full(1, np.nan),
         "parece que faltou dividir as pontuações por sqrt(d_k).": com(q @ k.T),
+        "dividiu pela raiz do número de chaves (n_k); o certo é sqrt(d_k), a dimensão das consultas e chaves.":
+            com(q @ k.T / np.sqrt(n_k)),
+        "dividiu pela raiz de d_v (a dimensão dos valores); o certo é sqrt(d_k), a dimensão das consultas e chaves.":
+            com(q @ k.T / np.sqrt(d_v or 1)),
         "a softmax foi aplicada por coluna; aplique em cada linha (axis=-1).": com(scores, axis=0),
         "as posições bloqueadas receberam 0 em vez de -inf: com 0, a softmax ainda dá peso a elas.": com(scores, 0.0),
     }
     for dica, cand in candidatos.items():
+        if cand.shape != A.shape:
+            continue
         if not blocked.all(axis=-1).any() and np.allclose(A, cand, atol=1e-6):
             return dica
         if blocked.all(axis=-1).any() and np.allclose(np.nan_to_num(A), np.nan_to_num(cand), atol=1e-6):
@@ -224,26 +233,51 @@ def exercicio_3(c: Checker, compare_fn):
                         _dica_retorno(result, "pesos1", "pesos2", "diferenca")):
             return
         A1, A2, diff = result
+        dica = _dica_ex3(A1, A2, diff, ref1, ref2, attn(X1)[0])
         ok = c.close(A1, ref1, f"{label}: pesos da 1ª frase",
-                     hint="use attn.forward(X1): a instância attn que a função recebe, não uma nova.")
+                     hint=dica or "use attn.forward(X1): a instância attn que a função recebe, não uma nova.")
         ok &= c.close(A2, ref2, f"{label}: pesos da 2ª frase",
-                      hint="use attn.forward(X2): a instância attn que a função recebe, não uma nova.")
+                      hint=dica or "use attn.forward(X2): a instância attn que a função recebe, não uma nova.")
         ref_diff = float(np.abs(ref1 - ref2).mean())
-        ok &= c.close(np.float64(diff), ref_diff, f"{label}: diferença média |pesos1 − pesos2|",
-                      hint="np.abs(pesos1 - pesos2).mean()")
+        # a diferença arredondada a 3 casas (como se imprime) também vale
+        ok &= c.close(diff, ref_diff, f"{label}: diferença média |pesos1 − pesos2|", atol=5e-4, rtol=0,
+                      hint=dica or "np.abs(pesos1 - pesos2).mean(): um número só.")
         if not ok:
             return
     _, X3 = embed_hashed("uma frase curta")
-    got = "nenhum erro"
+    got, mensagem = "nenhum erro", ""
     try:
         c.call("frases de tamanhos diferentes", compare_fn, attn, X1, X3, names=("attn", "X1", "X2"))
     except ValueError as exc:
-        got = f"ValueError: {exc}"
+        got, mensagem = f"ValueError: {exc}", str(exc).strip()
+    except Exception as exc:  # noqa: BLE001 - outro erro não é o pedido: a dica diz qual foi
+        got = f"{type(exc).__name__}: {exc}"
     own = got.startswith("ValueError") and not _erro_do_numpy(got)
-    c.expect(own, "frases de tamanhos diferentes levantam o SEU ValueError, com mensagem clara",
-             "ValueError levantado pela sua função", got[:120],
-             "compare X1.shape[0] com X2.shape[0] ANTES de calcular e levante ValueError com uma mensagem sua "
-             "(o erro de broadcast do NumPy não conta).")
+    c.expect(own and bool(mensagem), "frases de tamanhos diferentes levantam o SEU ValueError, com mensagem clara",
+             "ValueError levantado pela sua função, com uma mensagem", got[:120] if mensagem or not own else
+             "ValueError sem mensagem",
+             "compare X1.shape[0] com X2.shape[0] ANTES de calcular e levante ValueError com uma mensagem sua, por "
+             "exemplo raise ValueError(f\"X1 tem {X1.shape[0]} tokens e X2 tem {X2.shape[0]}\") (o erro de "
+             "broadcast do NumPy, um ValueError vazio ou outro tipo de erro não contam).")
+
+
+def _dica_ex3(A1, A2, diff, ref1, ref2, saida1) -> str | None:
+    """Dica para os itens trocados ou errados da tupla do exercício 3, ou ``None``."""
+    def igual(a, b):
+        try:
+            a = np.asarray(a, dtype=float)
+        except (TypeError, ValueError):
+            return False
+        return a.shape == np.shape(b) and np.allclose(a, b, atol=1e-6)
+
+    if igual(A1, ref2) and igual(A2, ref1):
+        return "os pesos das duas frases estão trocados: devolva (pesos1, pesos2, diferenca), a 1ª frase primeiro."
+    if igual(A1, saida1):
+        return ("a função devolveu a saída da camada, o 1º item de attn(X1); os pesos são o 2º: "
+                "`_, pesos1 = attn(X1)`.")
+    if np.ndim(A1) == 0 and np.ndim(diff) == 2:
+        return "a ordem do return é (pesos1, pesos2, diferenca): a diferença (um número) vem por último."
+    return None
 
 
 @check("Projeto (padrões por cabeça)")
@@ -269,6 +303,9 @@ def projeto(c: Checker, per_head_fn):
             return
         Wa, Wb, diff = result
         hint = "X = atencao.embed_hashed(frase, d_model=mha.d_model)[1]; pesos = mha(X)[1], com a mha recebida."
+        if (np.shape(Wa) == ref_b.shape and np.shape(Wb) == ref_a.shape and not np.allclose(ref_a, ref_b)
+                and np.allclose(np.asarray(Wa, dtype=float), ref_b) and np.allclose(np.asarray(Wb, dtype=float), ref_a)):
+            hint = "os pesos das duas frases estão trocados: devolva (pesos_a, pesos_b, ...), a frase A primeiro."
         ok = c.close(Wa, ref_a, f"{label}: pesos da frase A (n_heads, n, n)", hint=hint)
         ok &= c.close(Wb, ref_b, f"{label}: pesos da frase B (n_heads, n, n)", hint=hint)
         ok &= c.close(diff, np.abs(ref_a - ref_b).mean(axis=(-2, -1)), f"{label}: diferença média por cabeça",
@@ -287,3 +324,6 @@ def projeto(c: Checker, per_head_fn):
              "frases de tamanhos diferentes levantam ValueError, como pede o enunciado",
              "ValueError levantado pela sua função", got[:120],
              "compare o número de tokens das duas frases antes de calcular e levante ValueError com uma mensagem sua.")
+
+
+proteger()  # a foto da biblioteca e desta verificação, antes do código do aluno

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._core import Checker, check, passou
+from ._core import Checker, _descricao, _dica_retorno, check, passou, proteger, semente
 
 # As referências (_top_heads, ...) ficam privadas: são as respostas dos exercícios, não ferramentas do aluno.
 __all__ = ["passou", "exercicio_1", "exercicio_2", "exercicio_3", "projeto"]
@@ -37,6 +37,18 @@ def _special_token_mass(attentions: np.ndarray) -> np.ndarray:
     return (attentions[..., 0] + attentions[..., -1]).mean(axis=(1, 2))  # (n_layers,)
 
 
+def _confiavel(encoder):
+    """O codificador da verificação: o ``load_e5()`` desta cópia da biblioteca, não o que a célula passou.
+
+    As referências vêm dele, e é ele que a função do aluno recebe: um codificador trocado ou "ajeitado"
+    no notebook (atenções uniformes, por exemplo) não muda o que é esperado. No notebook é o mesmo objeto
+    de ``load_e5()`` (ele fica em cache); o argumento ``encoder`` fica na chamada só pela forma da célula.
+    """
+    from ..bert import load_e5
+
+    return load_e5()
+
+
 SENTENCES = [
     ("O gato pulou no muro porque ele estava assustado", "ele", "gato"),
     ("A mulher abriu a porta porque ela estava com frio", "ela", "mulher"),
@@ -61,17 +73,19 @@ def exercicio_1(c: Checker, fn, encoder):
 
     O ``k`` varia (5, 3 e 8): uma resposta que ignora ``k`` não passa. Aceita lista, tupla ou array (k, 2).
     """
+    encoder = _confiavel(encoder)
     casos = [(*SENTENCES[0], 5), (*SENTENCES[1], 3), (*SENTENCES[0], 8)]
     for sentence, src, dst, k in casos:
-        out = encoder(sentence)
+        label = f"“{src}” → “{dst}” em “{sentence}”, k={k}"
+        bruto = c.call(label, fn, encoder, sentence, src, dst, k=k, names=("encoder", "frase", "origem", "destino"))
+        out = encoder(sentence)  # a referência, depois da chamada
         i, j = _token_index(out.tokens, src), _token_index(out.tokens, dst)
         ref = _top_heads(out.attentions, i, j, k)
-        bruto = fn(encoder, sentence, src, dst, k=k)
         got = _pares(bruto)
-        label = f"“{src}” → “{dst}” em “{sentence}”, k={k}"
         if not c.expect(got is not None, f"{label}: devolve uma lista de pares (camada, cabeça)",
-                        "[(camada, cabeça), ...]", repr(bruto)[:80],
-                        "devolva uma lista de tuplas (camada, cabeça), por exemplo [(5, 3), (4, 1)]."):
+                        "[(camada, cabeça), ...]", repr(bruto)[:80] if bruto is not None else "None (nada)",
+                        "faltou um `return` no fim da função?" if bruto is None else
+                        "devolva uma lista de tuplas (camada, cabeça), por exemplo [(5, 3), (4, 1)]; sem o peso."):
             return
         hint = None
         if len(got) != len(ref):
@@ -88,9 +102,9 @@ def exercicio_1(c: Checker, fn, encoder):
 @check("Exercício 2 (distância média da atenção por camada)")
 def exercicio_2(c: Checker, fn, encoder):
     """Confere ``fn(attentions) -> ndarray (n_layers,)`` em atenções sorteadas e nas do modelo."""
-    rng = np.random.default_rng(3)
+    rng = np.random.default_rng(semente(3))
     cases = [rng.dirichlet(np.ones(n), size=(2, 3, n)) for n in (4, 7)]
-    cases.append(encoder(SENTENCES[0][0]).attentions)
+    cases.append(_confiavel(encoder)(SENTENCES[0][0]).attentions)
     for k, att in enumerate(cases, start=1):
         got = c.array(c.call(f"caso {k}", fn, att, names=("attentions",)), f"caso {k}: devolve um array")
         if got is None:
@@ -107,9 +121,11 @@ def exercicio_2(c: Checker, fn, encoder):
 @check("Exercício 3 (atenção nos tokens especiais)")
 def exercicio_3(c: Checker, fn, encoder):
     """Confere ``fn(encoder, frase) -> ndarray (n_layers,)``: fração da atenção em ``<s>`` e ``</s>``."""
+    encoder = _confiavel(encoder)
     for sentence in (SENTENCES[0][0], "Não deixe o coração decidir sozinho"):
+        got = c.array(c.call(f"“{sentence}”", fn, encoder, sentence, names=("encoder", "frase")),
+                      f"“{sentence}”: devolve um array")
         out = encoder(sentence)
-        got = c.array(fn(encoder, sentence), f"“{sentence}”: devolve um array")
         if got is None:
             return
         ref = _special_token_mass(out.attentions)
@@ -123,19 +139,25 @@ def exercicio_3(c: Checker, fn, encoder):
 @check("Projeto (a linha de atenção de um token)")
 def projeto(c: Checker, fn, encoder):
     """Confere ``fn(encoder, frase, camada, cabeca, palavra) -> (tokens, linha)``: a linha do token ``▁palavra``."""
+    encoder = _confiavel(encoder)
     for sentence, layer, head, word in ((SENTENCES[0][0], 5, 3, "ele"), (SENTENCES[1][0], 0, 0, "porta"),
                                         (SENTENCES[1][0], 11, 11, "frio")):
-        result = fn(encoder, sentence, layer, head, word)
         label = f"camada {layer}, cabeça {head}, “{word}”"
+        result = c.call(label, fn, encoder, sentence, layer, head, word,
+                        names=("encoder", "frase", "camada", "cabeca", "palavra"))
         if not c.expect(isinstance(result, (tuple, list)) and len(result) == 2, f"{label}: devolve (tokens, linha)",
-                        "uma tupla (tokens, linha)", type(result).__name__):
+                        "uma tupla (tokens, linha)", _descricao(result), _dica_retorno(result, "tokens", "linha")):
             return
         tokens, row = result
         out = encoder(sentence)
-        if not c.expect(list(tokens) == out.tokens, f"{label}: tokens", out.tokens, list(tokens),
-                        "use encoder(frase).tokens"):
+        if not c.expect(isinstance(tokens, (list, tuple)) and list(tokens) == out.tokens, f"{label}: tokens (1º item)",
+                        out.tokens, list(tokens) if isinstance(tokens, (list, tuple)) else _descricao(tokens),
+                        "o 1º item são os tokens, encoder(frase).tokens; a ordem do return é (tokens, linha)."):
             return
         ref = out.attentions[layer, head, _token_index(out.tokens, word)]
         if not c.close(row, ref, f"{label}: linha de atenção",
                        hint="out.attentions[camada, cabeca, i], com i o índice de '▁' + palavra em tokens."):
             return
+
+
+proteger()  # a foto da biblioteca e desta verificação, antes do código do aluno
