@@ -70,13 +70,24 @@ def h1_linha_inteira(encoder, frase, origem, destino, k=5):
     return [tuple(int(x) for x in np.unravel_index(o, w.shape)) for o in np.argsort(-w, axis=None)[:k]]
 
 
+def h1_fim_sem_inverter(encoder, frase, origem, destino, k=5):  # os k maiores, mas do menor para o maior
+    w = _pesos(encoder, frase, origem, destino)
+    return [tuple(int(x) for x in np.unravel_index(o, w.shape)) for o in np.argsort(w, axis=None)[-k:]]
+
+
+def h1_indices_planos(encoder, frase, origem, destino, k=5):
+    w = _pesos(encoder, frase, origem, destino)
+    return [int(o) for o in np.argsort(-w, axis=None)[:k]]
+
+
 @pytest.mark.parametrize("fn", [h1_certo_argsort, h1_certo_sorted, h1_certo_tupla_de_listas])
 def test_ex1_validas(enc, fn, capsys):
     assert aula03.exercicio_1(fn, enc), capsys.readouterr().out
 
 
 @pytest.mark.parametrize("fn", [h1_menores, h1_cabeca_camada_trocadas, h1_media_das_cabecas, h1_sem_prefixo,
-                                h1_k_mais_um, h1_so_ultima_camada, h1_linha_inteira])
+                                h1_k_mais_um, h1_so_ultima_camada, h1_linha_inteira, h1_fim_sem_inverter,
+                                h1_indices_planos])
 def test_ex1_erradas(enc, fn, capsys):
     assert not aula03.exercicio_1(fn, enc)
     out = capsys.readouterr().out
@@ -139,6 +150,11 @@ def d2_certa_transposta(att):  # soma na coluna da transposta = soma na linha: �
     return (np.swapaxes(att, -1, -2) * np.abs(np.arange(n)[:, None] - np.arange(n))).sum(-2).mean(axis=(1, 2))
 
 
+def d2_so_o_maior_peso(attentions):  # a distância até o token mais atendido, não a média ponderada
+    n = attentions.shape[-1]
+    return np.abs(attentions.argmax(-1) - np.arange(n)).mean(axis=(1, 2)).astype(float)
+
+
 @pytest.mark.parametrize("fn", [d2_certa, d2_certa_laco, d2_certa_float32, d2_certa_transposta])
 def test_ex2_validas(enc, fn, capsys):
     assert aula03.exercicio_2(fn, enc), capsys.readouterr().out
@@ -150,7 +166,7 @@ def d2_primeira_cabeca(att):
 
 
 @pytest.mark.parametrize("fn", [d2_sem_pesos, d2_sem_abs, d2_media_em_j, d2_por_cabeca, d2_quadrado, d2_total,
-                                d2_primeira_cabeca])
+                                d2_primeira_cabeca, d2_so_o_maior_peso])
 def test_ex2_erradas(enc, fn, capsys):
     assert not aula03.exercicio_2(fn, enc)
     out = capsys.readouterr().out
@@ -207,13 +223,18 @@ def e3_segundo_token(encoder, frase):
     return (a[..., 1] + a[..., -1]).mean(axis=(1, 2))
 
 
+def e3_sem_as_consultas_especiais(encoder, frase):  # deixa de fora as linhas de <s> e </s>
+    a = encoder(frase).attentions[..., 1:-1, :]
+    return (a[..., 0] + a[..., -1]).mean(axis=(1, 2))
+
+
 @pytest.mark.parametrize("fn", [e3_certo, e3_certo_lista, e3_certo_pelos_tokens])
 def test_ex3_validas(enc, fn, capsys):
     assert aula03.exercicio_3(fn, enc), capsys.readouterr().out
 
 
 @pytest.mark.parametrize("fn", [e3_so_inicio, e3_so_fim, e3_linhas, e3_media_das_duas, e3_por_cabeca, e3_total,
-                                e3_segundo_token])
+                                e3_segundo_token, e3_sem_as_consultas_especiais])
 def test_ex3_erradas(enc, fn, capsys):
     assert not aula03.exercicio_3(fn, enc)
     out = capsys.readouterr().out
@@ -261,13 +282,26 @@ def p_indice_errado(encoder, frase, camada, cabeca, palavra):
     return out.tokens, out.attentions[camada, cabeca, _idx(out.tokens, palavra) - 1]
 
 
+def p_sem_return(encoder, frase, camada, cabeca, palavra):
+    p_certo(encoder, frase, camada, cabeca, palavra)
+
+
+def p_ordem_trocada(encoder, frase, camada, cabeca, palavra):
+    tokens, linha = p_certo(encoder, frase, camada, cabeca, palavra)
+    return linha, tokens
+
+
+def p_ultima_camada_sempre(encoder, frase, camada, cabeca, palavra):
+    return p_certo(encoder, frase, -1, cabeca, palavra)
+
+
 @pytest.mark.parametrize("fn", [p_certo, p_certo_listas, p_certo_float32])
 def test_projeto_validas(enc, fn, capsys):
     assert aula03.projeto(fn, enc), capsys.readouterr().out
 
 
 @pytest.mark.parametrize("fn", [p_coluna, p_media_das_cabecas, p_camada_cabeca_trocadas, p_sem_especiais,
-                                p_indice_errado])
+                                p_indice_errado, p_sem_return, p_ordem_trocada, p_ultima_camada_sempre])
 def test_projeto_erradas(enc, fn, capsys):
     assert not aula03.projeto(fn, enc)
     out = capsys.readouterr().out

@@ -132,6 +132,9 @@ def carregar_privado() -> dict:
     privado = importlib.util.module_from_spec(privado_spec)
     sys.modules["_atencao_privada"] = privado
     privado_spec.loader.exec_module(privado)
+    # casos sorteados (uma tabela de respostas dos casos fixos do notebook não passa): ligado antes de os
+    # módulos de verificação carregarem, porque cada um fotografa a biblioteca ao carregar
+    importlib.import_module("_atencao_privada.checks._core").SORTEAR = True
     modulos = {}
     for arquivo in sorted((pasta / "checks").glob("aula*.py")):
         modulos[arquivo.stem] = importlib.import_module(f"_atencao_privada.checks.{arquivo.stem}")
@@ -156,7 +159,6 @@ def main() -> None:
     os.environ.pop("NBGRADER_EXECUTION", None)
     modulos = carregar_privado()
     core = sys.modules["_atencao_privada.checks._core"]
-    core.SORTEAR = True  # casos sorteados: uma tabela de respostas dos casos fixos do notebook não passa
     CheckResult = core.CheckResult
     import math  # noqa: F401 - vigiado
     import numpy  # noqa: F401 - vigiado

@@ -47,6 +47,7 @@ EXPECTED = {
     ("trapaca-imprime-aprovado", NB): (A1, "03-exercicios", "zero", "0", "4", "Exercício 4"),
     ("trapaca-introspeccao", NB): (A1, "03-exercicios", "revisar", "0", "4", "Checker.expect"),
     ("trapaca-troca-codigo", NB): (A1, "03-exercicios", "revisar", "0", "4", "_reference_projected"),
+    ("trapaca-tabela", NB): (A1, "03-exercicios", "revisar", "0", "4", "falhou na conferência independente"),
     # danos: nada acontece fora da caixa; o trabalho certo continua valendo
     ("dano-le-respostas", NB): (A1, "03-exercicios", "zero", "0", "4", "não resolvido"),
     ("dano-escreve-fora", NB): (A1, "03-exercicios", "ok", "4", "4", ""),

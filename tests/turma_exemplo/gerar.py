@@ -105,6 +105,19 @@ TRAPACAS = {
                                  "print('✅ Exercício 4 (projeções Q, K, V): tudo certo!')"),
 }
 
+TABELA = '''import contextlib, io
+_vistos = {}
+def _espia(X, W_q, W_k, W_v):
+    _vistos[X.tobytes()] = atencao.scaled_dot_product_attention(X @ W_q, X @ W_k, X @ W_v)
+    return _vistos[X.tobytes()]
+try:
+    with contextlib.redirect_stdout(io.StringIO()):
+        aula01.exercicio_4(_espia)
+except AssertionError:
+    pass
+def atencao_com_projecoes(X, W_q, W_k, W_v):
+    return _vistos[X.tobytes()]'''
+
 # Danos: o que um aluno mal-intencionado tenta fazer ao professor e aos colegas.
 LE_RESPOSTAS = '''import glob, os, pathlib
 achados = []
@@ -225,6 +238,11 @@ def cases() -> dict[str, dict[str, object]]:
         fill(nb, "aula01-ex3-solucao", truque3 + "\n" + EX3_ERRADO)
         fill(nb, "aula01-ex4-solucao", (truque4 + "\n" if truque4 else "") + EX4_SEM_ESCALA)
         extras[nome] = {"03-exercicios.ipynb": nb}
+    # uma tabela de respostas dos casos fixos da verificação: passa no kernel, não na conferência (casos sorteados)
+    tabela = clean(stu1)
+    fill(tabela, "aula01-ex3-solucao", EX3_ERRADO)
+    fill(tabela, "aula01-ex4-solucao", TABELA)
+    extras["trapaca-tabela"] = {"03-exercicios.ipynb": tabela}
     # HTML do aluno no retorno: não pode rodar no navegador do professor
     cell(extras["trapaca-imprime-aprovado"]["03-exercicios.ipynb"], "aula01-ex1-resposta")["source"] = (
         "**Minha resposta:** <script>alert('xss')</script><iframe src=\"javascript:alert(3)\"></iframe>"
