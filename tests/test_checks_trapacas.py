@@ -307,3 +307,94 @@ def test_aula03_codificador_ajeitado_nao_muda_a_referencia(enc, capsys):
 
 def test_aula03_projeto_sem_return_tem_dica(enc, capsys):
     _falha(aula03.projeto(lambda *a: None, enc), capsys, "faltou um `return`")
+
+
+# ---------- segunda rodada: o resultado preguiçoso, as referências da verificação, o código disfarçado ----------
+class _Preguicoso:
+    """Só faz a conta quando vira array (depois da chamada, fora da vigilância, se ela não olhasse)."""
+
+    def __init__(self, conta, i):
+        self.conta, self.i = conta, i
+
+    def __array__(self, dtype=None, copy=None):
+        r = self.conta()[self.i]
+        return r if dtype is None else r.astype(dtype)
+
+
+def mask_preguicosa(Q, K, V, mask=None):
+    def conta():
+        return atencao.scaled_dot_product_attention(Q, K, V, mask=mask)
+
+    return _Preguicoso(conta, 0), _Preguicoso(conta, 1)
+
+
+def ex4_referencia_da_verificacao(X, W_q, W_k, W_v):
+    return aula01._reference_projected(X, W_q, W_k, W_v)
+
+
+def mha_referencia_da_verificacao(X, W_q, W_k, W_v, W_o, n_heads):
+    return aula02._mha_reference(X, W_q, W_k, W_v, W_o, n_heads)
+
+
+def _disfarcado():
+    import types
+
+    def f(Q, K, V, mask=None):
+        return atencao.scaled_dot_product_attention(Q, K, V, mask=mask)
+
+    codigo = f.__code__.replace(co_filename=atencao.attention.__file__)
+    return types.FunctionType(codigo, globals(), "attention_with_mask")
+
+
+def ex4_subprocesso(X, W_q, W_k, W_v):
+    import subprocess
+
+    subprocess.run([sys.executable, "-c", "pass"], check=True)  # a conta "de verdade" iria para fora
+    return t1.ex4_certo(X, W_q, W_k, W_v)
+
+
+@pytest.mark.parametrize("check, fn, visto", [
+    (aula02.exercicio_1, mask_preguicosa, "atencao.scaled_dot_product_attention"),
+    (aula01.exercicio_4, ex4_referencia_da_verificacao, "própria verificação"),
+    (aula02.exercicio_2, mha_referencia_da_verificacao, "própria verificação"),
+    (aula02.exercicio_1, _disfarcado(), "atencao.scaled_dot_product_attention"),
+    (aula01.exercicio_4, ex4_subprocesso, "outro processo"),
+], ids=["preguicoso", "ref-aula01", "ref-aula02", "disfarcado", "subprocesso"])
+def test_segunda_rodada_de_trapacas(check, fn, visto, capsys):
+    _falha(check(fn), capsys, "sem a função pronta", visto)
+
+
+def test_aula03_referencias_da_verificacao_nao_passam(enc, capsys):
+    def cabecas(encoder, frase, origem, destino, k=5):
+        out = encoder(frase)
+        i, j = aula03._token_index(out.tokens, origem), aula03._token_index(out.tokens, destino)
+        return aula03._top_heads(out.attentions, i, j, k)
+
+    _falha(aula03.exercicio_1(cabecas, enc), capsys, "própria verificação")
+
+
+def mask_complexa(Q, K, V, mask=None):
+    out, A = t2.mask_certo(Q, K, V, mask)
+    return out.astype(complex) + 1j, A.astype(complex)
+
+
+def ex4_generatorexit(X, W_q, W_k, W_v):
+    raise GeneratorExit
+
+
+class _Ainda(NotImplementedError):
+    pass
+
+
+def mask_so_sem_mascara(Q, K, V, mask=None):
+    if mask is not None:
+        raise _Ainda("máscara ainda não")
+    return t2.mask_certo(Q, K, V)
+
+
+def test_complexos_generatorexit_e_notimplemented_no_meio(capsys):
+    _falha(aula02.exercicio_1(mask_complexa), capsys, "números complexos")
+    _falha(aula01.exercicio_4(ex4_generatorexit), capsys, "GeneratorExit")
+    r = aula02.exercicio_1(mask_so_sem_mascara)
+    assert r.status == "falhou"
+    _falha(r, capsys, "_Ainda")

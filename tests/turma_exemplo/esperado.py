@@ -16,7 +16,7 @@ EXPECTED = {
     ("carla-vazia", NB): (A1, "03-exercicios", "zero", "0", "4", "não resolvido"),
     ("carla-vazia", "04-projeto.ipynb"): (A1, "04-projeto", "zero", "0", "4", "não resolvido"),
     ("davi-laco-infinito", NB): (A1, "03-exercicios", "tempo_esgotado", "2", "4",
-                                 "tempo esgotado em célula 10 (em “Exercício 3 (prático)"),
+                                 "tempo esgotado em célula 9 (aula01-ex3-verificacao, em “Exercício 3 (prático)"),
     ("elisa-excecao", NB): (A1, "03-exercicios", "parcial", "2", "4",
                             "erro em célula 14 (aula01-ex4-solucao, em “Exercício 4"),
     ("fabio-sintaxe", NB): (A1, "03-exercicios", "parcial", "2", "4", "SyntaxError: sintaxe inválida"),

@@ -111,7 +111,7 @@ class Checker:
         vigia = _Vigia(forbidden)
         try:
             with vigia:
-                return fn(*pos, **nom)
+                return _materializar(fn(*pos, **nom))
         finally:
             if vigia.usados:
                 usados = ", ".join(sorted(vigia.usados))
@@ -142,8 +142,12 @@ class Checker:
         if value is None:
             self.expect(False, what, "um array de números", "None", "faltou um `return` na sua função?")
             return None
+        if np.iscomplexobj(value) and np.any(np.imag(value) != 0):
+            self.expect(False, what, "números reais", "números complexos (com parte imaginária)",
+                        "a atenção só usa números reais: confira de onde veio o `1j` (ou o np.complex) na conta.")
+            return None
         try:
-            return np.asarray(value, dtype=float)
+            return np.asarray(np.real_if_close(value) if np.iscomplexobj(value) else value, dtype=float)
         except (TypeError, ValueError):
             self.expect(False, what, "um array de números", f"{type(value).__name__} que não vira um array de números",
                         "devolva um ndarray (ou uma lista de listas de números) com a forma pedida.")
@@ -179,8 +183,6 @@ class _Vigia:
     para uma thread ou processo, ou chamar o PyTorch.
     """
 
-    _FUGAS = {sys.setprofile: "sys.setprofile", sys.settrace: "sys.settrace"}
-
     def __init__(self, forbidden: tuple):
         import threading
 
@@ -195,25 +197,34 @@ class _Vigia:
         self.usados: set[str] = set()
         self._antes = None
         self._threading = threading
-        self._fugas = dict(self._FUGAS)
-        self._fugas[threading.setprofile] = "threading.setprofile"
-        self._fugas[threading.settrace] = "threading.settrace"
+        self.biblioteca = _codigos_da_biblioteca()
+        self._fugas = {f: f"{n} (desliga a vigilância da verificação)" for f, n in (
+            (sys.setprofile, "sys.setprofile"), (sys.settrace, "sys.settrace"),
+            (threading.setprofile, "threading.setprofile"), (threading.settrace, "threading.settrace"))}
+        for nome in ("fork", "forkpty", "system", "popen", "posix_spawn", "posix_spawnp", "execv", "execve"):
+            if hasattr(os, nome):
+                self._fugas[getattr(os, nome)] = f"outro processo (os.{nome})"
 
     def _perfil(self, frame, event, arg):
         if event == "c_call":
             nome = self._fugas.get(arg)
-            if nome and not frame.f_code.co_filename.startswith(_PACOTE):
-                self.usados.add(f"{nome} (desliga a vigilância da verificação)")
+            if nome and frame.f_code not in self.biblioteca:
+                self.usados.add(nome)
             return
         if event != "call":
             return
         arquivo = frame.f_code.co_filename
-        quem = frame.f_back.f_code.co_filename if frame.f_back else ""
-        if arquivo.startswith(_PACOTE):
+        de_quem = frame.f_back.f_code if frame.f_back else None
+        do_aluno = de_quem is not None and de_quem not in self.biblioteca
+        if frame.f_code in self.biblioteca:
             nome = self.codigos.get(_chave(frame.f_code))
-            if nome and not os.path.abspath(quem).startswith(_PACOTE):
+            if nome and do_aluno:
                 self.usados.add(f"atencao.{nome}")
-        elif _DE_FORA.search(arquivo) and not _DE_FORA.search(quem) and not quem.startswith(_PACOTE):
+            elif do_aluno and arquivo.startswith(_VERIFICACOES) and frame.f_code.co_name != "passou":
+                self.usados.add(f"atencao.checks ({frame.f_code.co_name}), que é a própria verificação")
+            return
+        quem = de_quem.co_filename if de_quem else ""
+        if _DE_FORA.search(arquivo) and not _DE_FORA.search(quem) and do_aluno:
             trecho = _DE_FORA.search(arquivo).group(1)
             self.usados.add(next(v for k, v in _NOMES_DE_FORA.items() if k in trecho))
 
@@ -231,12 +242,46 @@ class _Vigia:
         return False
 
 _NOMES_DE_FORA = {"torch": "o PyTorch (torch)", "concurrent": "uma thread (concurrent.futures)",
-                  "threading": "uma thread (threading)", "multiprocessing": "outro processo (multiprocessing)"}
+                  "threading": "uma thread (threading)", "multiprocessing": "outro processo (multiprocessing)",
+                  "subprocess": "outro processo (subprocess)"}
+
+_VERIFICACOES = os.path.join(_PACOTE, "checks")
+_BIBLIOTECA: dict = {}
+
+
+def _codigos_da_biblioteca() -> frozenset:
+    """Os objetos de código das funções da biblioteca carregada (``atencao`` e a cópia privada da correção):
+    "quem chamou é a biblioteca" se decide por eles, não pelo nome do arquivo (um código do aluno com o
+    ``co_filename`` trocado para o da biblioteca não passa por ela). Calculado uma vez por conjunto de módulos."""
+    mods = [m for m in list(sys.modules.values())
+            if m is not None and str(getattr(m, "__file__", "") or "").startswith(_PACOTE)]
+    chave = frozenset(id(m) for m in mods)
+    if chave not in _BIBLIOTECA:
+        codigos: set = set()
+
+        def juntar(code):
+            if code not in codigos:
+                codigos.add(code)
+                for c in code.co_consts:
+                    if isinstance(c, types.CodeType):
+                        juntar(c)
+
+        for m in mods:
+            for v in list(vars(m).values()):
+                for f in ([v] if not isinstance(v, type) else list(vars(v).values())):
+                    f = getattr(f, "__func__", f)
+                    for g in (f, getattr(f, "fget", None), getattr(f, "__wrapped__", None)):
+                        if isinstance(getattr(g, "__code__", None), types.CodeType):
+                            juntar(g.__code__)
+        _BIBLIOTECA.clear()
+        _BIBLIOTECA[chave] = frozenset(codigos)
+    return _BIBLIOTECA[chave]
+
 
 # O que o código do aluno não chama num exercício "escreva a conta": o PyTorch (a atenção pronta dele) e a
 # maquinaria de threads/processos (a conta rodaria fora da vigilância). Quem chama de dentro delas não conta.
 _DE_FORA = re.compile(r"([/\\]torch[/\\]|[/\\]concurrent[/\\]futures[/\\]|[/\\]threading\.py$|"
-                      r"[/\\]multiprocessing[/\\])")
+                      r"[/\\]multiprocessing[/\\]|[/\\]subprocess\.py$)")
 
 
 def _erro_do_aluno(exc: BaseException) -> tuple[str, None, None, str]:
@@ -275,6 +320,22 @@ def _da_verificacao(exc: BaseException) -> bool:
             ultimo = arquivo
         tb = tb.tb_next
     return ultimo.startswith(os.path.join(_PACOTE, "checks"))
+
+
+def _materializar(valor, fundo: int = 0):
+    """O que a função devolveu, como dados comuns: arrays do NumPy (não subclasses), listas, tuplas, números,
+    textos. Um objeto com ``__array__`` vira array aqui, enquanto a vigilância está ligada: um resultado
+    "preguiçoso", que só faz a conta quando convertido, não escapa. O que não vira array fica como está."""
+    if fundo > 4 or valor is None or isinstance(valor, (str, bytes, bool, int, float, complex, np.generic)):
+        return valor
+    if isinstance(valor, np.ndarray) or hasattr(valor, "__array__"):
+        try:
+            return np.array(valor, subok=False)
+        except Exception:  # noqa: BLE001 - não virou array: a verificação diz o que recebeu
+            return valor
+    if type(valor) in (list, tuple):
+        return type(valor)(_materializar(v, fundo + 1) for v in valor)
+    return valor
 
 
 def _chave(code) -> tuple:
@@ -439,9 +500,12 @@ def check(title: str):
                 with contextlib.redirect_stdout(io.StringIO()), warnings.catch_warnings(), np.errstate(all="ignore"):
                     warnings.simplefilter("ignore")
                     func(checker, *args, **kwargs)
-            except NotImplementedError:
-                status = "nao_feito"
-            except (Exception, SystemExit) as exc:  # noqa: BLE001 - o erro do aluno vira um ❌ legível
+            except NotImplementedError as exc:
+                if checker.lines:  # já passou por casos: não é "não feito", é um erro num caso (ex.: com máscara)
+                    checker.expect(False, *_erro_do_aluno(exc))
+                else:
+                    status = "nao_feito"
+            except (Exception, SystemExit, GeneratorExit) as exc:  # noqa: BLE001 - o erro do aluno vira um ❌
                 checker.expect(False, *_erro_do_aluno(exc))
             finally:
                 _close_new_figures(figs_before)

@@ -49,6 +49,10 @@ def _confiavel(encoder):
     return load_e5()
 
 
+# ligam a vigilância nas chamadas da função do aluno: as referências acima (e qualquer função da verificação)
+# não são ferramentas da resposta
+_REFERENCIAS = (_top_heads, _mean_attention_distance, _special_token_mass)
+
 SENTENCES = [
     ("O gato pulou no muro porque ele estava assustado", "ele", "gato"),
     ("A mulher abriu a porta porque ela estava com frio", "ela", "mulher"),
@@ -77,7 +81,8 @@ def exercicio_1(c: Checker, fn, encoder):
     casos = [(*SENTENCES[0], 5), (*SENTENCES[1], 3), (*SENTENCES[0], 8)]
     for sentence, src, dst, k in casos:
         label = f"“{src}” → “{dst}” em “{sentence}”, k={k}"
-        bruto = c.call(label, fn, encoder, sentence, src, dst, k=k, names=("encoder", "frase", "origem", "destino"))
+        bruto = c.call(label, fn, encoder, sentence, src, dst, k=k, names=("encoder", "frase", "origem", "destino"),
+                       forbidden=_REFERENCIAS)
         out = encoder(sentence)  # a referência, depois da chamada
         i, j = _token_index(out.tokens, src), _token_index(out.tokens, dst)
         ref = _top_heads(out.attentions, i, j, k)
@@ -106,7 +111,8 @@ def exercicio_2(c: Checker, fn, encoder):
     cases = [rng.dirichlet(np.ones(n), size=(2, 3, n)) for n in (4, 7)]
     cases.append(_confiavel(encoder)(SENTENCES[0][0]).attentions)
     for k, att in enumerate(cases, start=1):
-        got = c.array(c.call(f"caso {k}", fn, att, names=("attentions",)), f"caso {k}: devolve um array")
+        got = c.array(c.call(f"caso {k}", fn, att, names=("attentions",), forbidden=_REFERENCIAS),
+                      f"caso {k}: devolve um array")
         if got is None:
             return
         ref = _mean_attention_distance(att)
@@ -123,7 +129,7 @@ def exercicio_3(c: Checker, fn, encoder):
     """Confere ``fn(encoder, frase) -> ndarray (n_layers,)``: fração da atenção em ``<s>`` e ``</s>``."""
     encoder = _confiavel(encoder)
     for sentence in (SENTENCES[0][0], "Não deixe o coração decidir sozinho"):
-        got = c.array(c.call(f"“{sentence}”", fn, encoder, sentence, names=("encoder", "frase")),
+        got = c.array(c.call(f"“{sentence}”", fn, encoder, sentence, names=("encoder", "frase"), forbidden=_REFERENCIAS),
                       f"“{sentence}”: devolve um array")
         out = encoder(sentence)
         if got is None:
@@ -144,7 +150,7 @@ def projeto(c: Checker, fn, encoder):
                                         (SENTENCES[1][0], 11, 11, "frio")):
         label = f"camada {layer}, cabeça {head}, “{word}”"
         result = c.call(label, fn, encoder, sentence, layer, head, word,
-                        names=("encoder", "frase", "camada", "cabeca", "palavra"))
+                        names=("encoder", "frase", "camada", "cabeca", "palavra"), forbidden=_REFERENCIAS)
         if not c.expect(isinstance(result, (tuple, list)) and len(result) == 2, f"{label}: devolve (tokens, linha)",
                         "uma tupla (tokens, linha)", _descricao(result), _dica_retorno(result, "tokens", "linha")):
             return
