@@ -276,8 +276,137 @@ def projeto_diferenca_com_sinal(frase_a, frase_b, mha):
     return Wa, Wb, (Wa - Wb).mean(axis=(1, 2))
 
 
+# ---------- Aula 2, aquecimento: a softmax ----------
+def sm_certa(z, axis=-1):
+    return _softmax_a_mao_eixo(np.asarray(z, dtype=float), axis)
+
+
+def _softmax_a_mao_eixo(z, axis):
+    m = np.max(z, axis=axis, keepdims=True)
+    m = np.where(np.isfinite(m), m, 0.0)
+    e = np.exp(z - m)
+    t = e.sum(axis=axis, keepdims=True)
+    return np.divide(e, t, out=np.zeros_like(e), where=t > 0)
+
+
+def sm_moveaxis_e_laco(z, axis=-1):
+    z = np.moveaxis(np.array(z, dtype=float), axis, -1)
+    out = np.zeros_like(z)
+    for idx in np.ndindex(z.shape[:-1]):
+        linha = z[idx]
+        if np.isneginf(linha).all():
+            continue
+        e = np.exp(linha - linha.max())
+        out[idx] = e / e.sum()
+    return np.moveaxis(out, -1, axis)
+
+
+def sm_maximo_global(z, axis=-1):  # subtrair o máximo do array inteiro também é estável aqui
+    z = np.asarray(z, dtype=float)
+    e = np.exp(z - z[np.isfinite(z)].max())
+    t = e.sum(axis=axis, keepdims=True)
+    return np.divide(e, t, out=np.zeros_like(e), where=t > 0)
+
+
+def sm_float32(z, axis=-1):
+    return sm_certa(np.asarray(z, dtype=np.float32), axis).astype(np.float32)
+
+
+def sm_ingenua(z, axis=-1):
+    e = np.exp(np.asarray(z, dtype=float))
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+def sm_sem_eixo(z, axis=-1):
+    return sm_certa(z, -1)
+
+
+def sm_nan_na_linha_toda_inf(z, axis=-1):
+    z = np.asarray(z, dtype=float)
+    e = np.exp(z - z.max(axis=axis, keepdims=True))
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+def sm_sem_dividir(z, axis=-1):
+    z = np.asarray(z, dtype=float)
+    m = np.max(z, axis=axis, keepdims=True)
+    return np.exp(z - np.where(np.isfinite(m), m, 0.0))
+
+
+def sm_soma_do_array_inteiro(z, axis=-1):
+    z = np.asarray(z, dtype=float)
+    e = np.exp(z - z[np.isfinite(z)].max())
+    return e / e.sum()
+
+
+def sm_chama_a_biblioteca(z, axis=-1):
+    return atencao.softmax(z, axis=axis)
+
+
+def sm_muda_a_entrada(z, axis=-1):
+    if isinstance(z, np.ndarray):
+        z -= np.where(np.isfinite(z.max(axis=axis, keepdims=True)), z.max(axis=axis, keepdims=True), 0.0)
+    return sm_certa(z, axis)
+
+
+def sm_menos_inf_vira_zero(z, axis=-1):
+    z = np.asarray(z, dtype=float)
+    return sm_certa(np.where(np.isneginf(z), 0.0, z), axis)
+
+
+# ---------- Aula 2, exercício 1, passo 1: a máscara causal ----------
+def mc_tril(n):
+    return np.tril(np.ones((n, n), dtype=bool))
+
+
+def mc_arange(n):
+    return np.arange(n)[:, None] >= np.arange(n)[None, :]
+
+
+def mc_lista_de_listas(n):
+    return [[j <= i for j in range(n)] for i in range(n)]
+
+
+def mc_nao_triu(n):
+    return ~np.triu(np.ones((n, n), dtype=bool), k=1)
+
+
+def mc_triu(n):
+    return np.triu(np.ones((n, n), dtype=bool))
+
+
+def mc_invertida(n):
+    return ~mc_tril(n)
+
+
+def mc_sem_diagonal(n):
+    return np.tril(np.ones((n, n), dtype=bool), k=-1)
+
+
+def mc_zeros_e_uns(n):
+    return np.tril(np.ones((n, n)))
+
+
+def mc_tudo_true(n):
+    return np.ones((n, n), dtype=bool)
+
+
+def mc_da_biblioteca(n):
+    return atencao.causal_mask(n)
+
+
+def mc_um_a_mais(n):
+    return mc_tril(n + 1)
+
+
+def mc_sem_return(n):
+    mc_tril(n)
+
+
 # ---------- o corpus ----------
 VALIDAS = {
+    aula02.aquecimento_softmax: [sm_certa, sm_moveaxis_e_laco, sm_maximo_global, sm_float32],
+    aula02.mascara_causal: [mc_tril, mc_arange, mc_lista_de_listas, mc_nao_triu],
     aula01.exercicio_3: [t1.ex3_certo, te.ex3_quinta_coordenada, ex3_copia_a_linha, ex3_lista_float32],
     aula01.exercicio_4: [t1.ex4_certo, t1.ex4_float32_einsum, ex4_lacos, ex4_escala_em_W_q],
     aula01.projeto: [t1.proj_certo, proj_a_mao, proj_tabela_de_texto],
@@ -289,6 +418,16 @@ VALIDAS = {
 
 # (resposta errada, trecho do critério que falha)
 ERRADAS = {
+    aula02.aquecimento_softmax: [
+        (sm_ingenua, "logits grandes"), (sm_sem_eixo, "axis=0"), (sm_nan_na_linha_toda_inf, "linha toda -inf"),
+        (sm_sem_dividir, "vetor"), (sm_soma_do_array_inteiro, "matriz"), (sm_chama_a_biblioteca, "sem a função pronta"),
+        (sm_muda_a_entrada, "não altera as entradas"), (sm_menos_inf_vira_zero, "-inf"),
+    ],
+    aula02.mascara_causal: [
+        (mc_triu, "diagonal e abaixo"), (mc_invertida, "diagonal e abaixo"), (mc_sem_diagonal, "diagonal e abaixo"),
+        (mc_zeros_e_uns, "dtype bool"), (mc_tudo_true, "diagonal e abaixo"), (mc_da_biblioteca, "sem a função pronta"),
+        (mc_um_a_mais, "forma (n, n)"), (mc_sem_return, "forma (n, n)"),
+    ],
     aula01.exercicio_3: [
         (t1.ex3_sem_mudar, "modificado"), (t1.ex3_tudo_igual, "gato e felino"), (t1.ex3_so_tres_linhas, "4 linhas"),
         (t1.ex3_com_nan, "finitos"), (t1.ex3_estragou_gato, "gato e felino"), (te.ex3_escala_tudo, "gato e felino"),

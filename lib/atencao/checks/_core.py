@@ -62,6 +62,10 @@ class CheckResult:
         """O relatório já foi impresso; nada mais a mostrar."""
 
 
+class _Parar(Exception):
+    """Encerra a verificação depois de um ❌ que já diz tudo (função pronta usada, entrada alterada)."""
+
+
 class Checker:
     """Acumula critérios de uma verificação. Use :meth:`expect` e, no fim, :meth:`finish`.
 
@@ -113,12 +117,13 @@ class Checker:
             with vigia:
                 return _materializar(fn(*pos, **nom))
         finally:
+            parar = bool(vigia.usados)
             if vigia.usados:
                 usados = ", ".join(sorted(vigia.usados))
                 self.expect(False, f"{label}: a conta é sua, sem a função pronta da biblioteca",
                             "a fórmula escrita com NumPy", f"a sua função chamou {usados}",
-                            "o enunciado pede para escrever a conta você mesmo, com NumPy (e atencao.softmax); use "
-                            "as funções prontas só fora da sua função, para conferir o resultado.")
+                            "o enunciado pede para escrever a conta você mesmo, com NumPy; use as funções prontas só "
+                            "fora da sua função, para conferir o resultado.")
             _apontar_alterados(self, f"trocado durante {label}")
             for nome, valor, foto in fotos:
                 mudou = _restaurar(valor, foto)
@@ -136,6 +141,9 @@ class Checker:
                     self.expect(False, f"{label}: a função não altera as entradas",
                                 f"{nome} igual ao que foi passado",
                                 f"{', '.join(nome + k for k in mudou)} foi modificado dentro da função", dica)
+                    parar = True
+            if parar and sys.exc_info()[0] is None:  # o resto dos casos não acrescenta nada: a verificação para aqui
+                raise _Parar()
 
     def array(self, value, what: str):
         """Converte o que a função do aluno devolveu num array de floats; se não der, registra ❌ e devolve None."""
@@ -196,6 +204,7 @@ class _Vigia:
                     self.codigos[_chave(code)] = nome.replace(".__init__", "").replace(".__call__", "")
         self.usados: set[str] = set()
         self._antes = None
+        self._primeira = True
         self._threading = threading
         self.biblioteca = _codigos_da_biblioteca()
         self._fugas = {f: f"{n} (desliga a vigilância da verificação)" for f, n in (
@@ -207,15 +216,22 @@ class _Vigia:
 
     def _perfil(self, frame, event, arg):
         if event == "c_call":
+            if frame.f_code in self.biblioteca:
+                return
             nome = self._fugas.get(arg)
-            if nome and frame.f_code not in self.biblioteca:
+            if nome:
                 self.usados.add(nome)
+            raiz = (getattr(arg, "__module__", None) or "").split(".")[0]
+            if raiz in ("torch", "scipy"):  # as funções em C delas não passam por um quadro Python
+                self.usados.add(_NOMES_DE_FORA[raiz])
             return
         if event != "call":
             return
         arquivo = frame.f_code.co_filename
         de_quem = frame.f_back.f_code if frame.f_back else None
         do_aluno = de_quem is not None and de_quem not in self.biblioteca
+        if self._primeira:  # a chamada direta, feita por Checker.call: a "função do aluno" pode ser uma pronta
+            self._primeira, do_aluno = False, True
         if frame.f_code in self.biblioteca:
             nome = self.codigos.get(_chave(frame.f_code))
             if nome and do_aluno:
@@ -241,7 +257,8 @@ class _Vigia:
             self._threading.setprofile(None)
         return False
 
-_NOMES_DE_FORA = {"torch": "o PyTorch (torch)", "concurrent": "uma thread (concurrent.futures)",
+_NOMES_DE_FORA = {"torch": "o PyTorch (torch)", "scipy": "o SciPy (scipy)",
+                  "concurrent": "uma thread (concurrent.futures)",
                   "threading": "uma thread (threading)", "multiprocessing": "outro processo (multiprocessing)",
                   "subprocess": "outro processo (subprocess)"}
 
@@ -280,7 +297,7 @@ def _codigos_da_biblioteca() -> frozenset:
 
 # O que o código do aluno não chama num exercício "escreva a conta": o PyTorch (a atenção pronta dele) e a
 # maquinaria de threads/processos (a conta rodaria fora da vigilância). Quem chama de dentro delas não conta.
-_DE_FORA = re.compile(r"([/\\]torch[/\\]|[/\\]concurrent[/\\]futures[/\\]|[/\\]threading\.py$|"
+_DE_FORA = re.compile(r"([/\\]torch[/\\]|[/\\]scipy[/\\]|[/\\]concurrent[/\\]futures[/\\]|[/\\]threading\.py$|"
                       r"[/\\]multiprocessing[/\\]|[/\\]subprocess\.py$)")
 
 
@@ -492,7 +509,7 @@ def check(title: str):
         @functools.wraps(func)
         def wrapper(*args, **kwargs) -> CheckResult:
             checker = Checker(title)
-            status = "ok"
+            status, nao_feito = "ok", None
             _apontar_alterados(checker, "trocado antes da verificação")
             figs_before = _open_figures()
             try:
@@ -500,7 +517,10 @@ def check(title: str):
                 with contextlib.redirect_stdout(io.StringIO()), warnings.catch_warnings(), np.errstate(all="ignore"):
                     warnings.simplefilter("ignore")
                     func(checker, *args, **kwargs)
+            except _Parar:
+                pass
             except NotImplementedError as exc:
+                nao_feito = exc
                 if checker.lines:  # já passou por casos: não é "não feito", é um erro num caso (ex.: com máscara)
                     checker.expect(False, *_erro_do_aluno(exc))
                 else:
@@ -510,8 +530,11 @@ def check(title: str):
             finally:
                 _close_new_figures(figs_before)
             if status == "nao_feito":
+                quem = _quem_falta(nao_feito, args[0] if args else None)
                 print(_quebrar(f"⏳ {title}: ainda não resolvido (o código levanta NotImplementedError). "
-                               "Complete a célula do exercício e rode esta verificação de novo."))
+                               "Complete a célula do exercício e rode esta verificação de novo." if not quem else
+                               f"⏳ {title}: a sua função usa {quem}, que ainda não foi resolvida (levanta "
+                               f"NotImplementedError). Resolva {quem} antes e rode esta verificação de novo."))
                 _registrar(args[0] if args else None, status)
                 if grading():
                     raise AssertionError(f"{title}: exercício não resolvido.")
@@ -610,7 +633,7 @@ def _apontar_alterados(checker: "Checker", quando: str) -> None:
                        "troca foi desfeita. Se foi sem querer, reinicie o kernel e rode o notebook de novo.")
 
 
-def passou(fn) -> bool:
+def passou(fn, avisar: bool = True) -> bool:
     """``True`` se a última verificação rodada com a função ``fn`` (o mesmo objeto) deu ✅.
 
     As células de demonstração dos exercícios começam com ``if aula02.passou(sua_funcao):`` e só usam a
@@ -622,6 +645,8 @@ def passou(fn) -> bool:
     fn : callable
         A função do aluno, a mesma passada à verificação. Se a célula da função rodou de novo depois da
         verificação, é outra função: a verificação precisa rodar de novo.
+    avisar : bool
+        Se ``False``, não imprime nada (para escolher entre a função do aluno e a da biblioteca).
     """
     nome = getattr(fn, "__name__", "a sua função")
     try:
@@ -630,6 +655,8 @@ def passou(fn) -> bool:
         status = None
     if status == "ok":
         return True
+    if not avisar:
+        return False
     if status == "nao_feito":
         print(_quebrar(f"⏳ A demonstração aparece quando {nome} estiver pronta e a verificação acima der ✅."))
     elif status == "falhou":
@@ -639,6 +666,17 @@ def passou(fn) -> bool:
         print(_quebrar(f"⏸️ Rode antes a verificação acima: a demonstração usa {nome} só depois do ✅ "
                        "(se você mudou a função, verifique de novo)."))
     return False
+
+
+def _quem_falta(exc, fn) -> str | None:
+    """O nome da função (outra que não ``fn``) que levantou o ``NotImplementedError``: a resposta do aluno
+    pode estar pronta e usar outra ainda em esboço (por exemplo, ``minha_softmax``)."""
+    tb, nome = getattr(exc, "__traceback__", None), None
+    while tb is not None:
+        nome = tb.tb_frame.f_code.co_name
+        tb = tb.tb_next
+    alvo = getattr(fn, "__name__", None)
+    return nome if nome and alvo and nome != alvo and not nome.startswith("<") else None
 
 
 def _open_figures() -> set:

@@ -10,14 +10,14 @@ import re
 
 import numpy as np
 
-from ..attention import attend, scaled_dot_product_attention, self_attention, softmax
+from ..attention import attend, scaled_dot_product_attention, self_attention, softmax, softmax_
 from ..embeddings import embed_hashed
 from ..masks import causal_mask
 from ..multihead import MultiHeadAttention, merge_heads, split_heads
 from ..projections import SelfAttention
 from ._core import DICA_INSTAVEL, Checker, _congelar, _descricao, _dica_retorno, check, passou, proteger, semente
 
-__all__ = ["passou", "exercicio_1", "exercicio_2", "exercicio_3", "projeto"]
+__all__ = ["passou", "aquecimento_softmax", "mascara_causal", "exercicio_1", "exercicio_2", "exercicio_3", "projeto"]
 
 
 # o enunciado: "não use atencao.scaled_dot_product_attention nem atencao.MultiHeadAttention dentro das suas funções"
@@ -44,6 +44,99 @@ def _pair(result, label, c: Checker, first="saida", second="pesos"):
         return None
     arrays = tuple(c.array(r, f"{label}: {first} e {second} são arrays de números") for r in result)
     return None if any(a is None for a in arrays) else arrays
+
+
+_PRONTAS_SOFTMAX = (softmax, softmax_, scaled_dot_product_attention, attend, self_attention)
+
+
+@check("Aquecimento (a sua softmax)")
+def aquecimento_softmax(c: Checker, softmax_fn):
+    """Confere ``softmax_fn(z, axis=-1) -> ndarray`` (mesma forma de ``z``), escrita com NumPy.
+
+    Casos: um vetor; logits grandes ``[1000, 1001, 1002]`` e muito negativos (a softmax precisa subtrair o
+    máximo); uma entrada ``-inf`` (peso 0); uma linha toda ``-inf`` (zeros, sem NaN); uma matriz por linha
+    e por coluna (``axis=0``); três eixos com ``axis=1``; uma lista. Fonte: Aula 2, ``02-codigo``, passo 1.
+    """
+    rng = np.random.default_rng(semente(21))
+    M, T = rng.normal(size=(3, 4)) * 2, rng.normal(size=(2, 3, 4))
+    casos = [
+        ("vetor [1, 2, 3]", np.array([1.0, 2.0, 3.0]), None),
+        ("logits grandes [1000, 1001, 1002]", np.array([1000.0, 1001.0, 1002.0]), None),
+        ("logits muito negativos [-1000, -1001, -1002]", np.array([-1000.0, -1001.0, -1002.0]), None),
+        ("uma entrada -inf: [0, -inf, 1]", np.array([0.0, -np.inf, 1.0]), None),
+        ("matriz (3, 4), cada linha (axis=-1)", M, -1),
+        ("matriz (3, 4), cada coluna (axis=0)", M, 0),
+        ("matriz com uma linha toda -inf", np.array([[1.0, 2.0, 0.5], [-np.inf, -np.inf, -np.inf]]), -1),
+        ("três eixos (2, 3, 4), axis=1", T, 1),
+        ("uma lista [0.5, 0.5, 2.0]", [0.5, 0.5, 2.0], None),
+    ]
+    for label, z, axis in casos:
+        kw = {} if axis is None else {"axis": axis}
+        got = c.array(c.call(label, softmax_fn, z, names=("z",), forbidden=_PRONTAS_SOFTMAX, **kw),
+                      f"{label}: devolve um array")
+        if got is None:
+            return
+        zz = np.asarray(z, dtype=float)
+        ref = softmax(zz, axis=-1 if axis is None else axis)
+        if not c.close(got, ref, label, hint=_dica_softmax(zz, -1 if axis is None else axis, got, ref)):
+            return
+
+
+def _dica_softmax(z, axis, got, ref) -> str:
+    """A dica para uma softmax errada, reconhecendo os enganos comuns."""
+    if got.shape != ref.shape:
+        return "a softmax devolve um array com a mesma forma da entrada (um peso por posição)."
+    if not np.isfinite(got).all():
+        if np.isinf(z).all(axis=axis).any():
+            return ("numa linha toda -inf, o máximo é -inf e z - máximo dá NaN: troque o máximo não finito por 0 "
+                    "(np.where(np.isfinite(m), m, 0)) e devolva zeros quando a soma for 0.")
+        return DICA_INSTAVEL
+    e = np.exp(z - np.where(np.isfinite(z.max(axis=axis, keepdims=True)), z.max(axis=axis, keepdims=True), 0))
+    if np.allclose(got, e, atol=1e-6):
+        return "faltou dividir pela soma: os pesos de cada linha precisam somar 1."
+    if z.ndim > 1 and axis not in (-1, z.ndim - 1) and np.allclose(got, softmax(z, axis=-1), atol=1e-6):
+        return "o argumento axis foi ignorado: use-o no máximo e na soma (np.max(z, axis=axis, keepdims=True))."
+    if z.ndim > 1 and np.isfinite(z).all() and np.allclose(got, np.exp(z - z.max()) / np.exp(z - z.max()).sum()):
+        return "a soma foi sobre o array inteiro: some só ao longo do eixo, com e.sum(axis=axis, keepdims=True)."
+    return "softmax(z) = exp(z - máximo) / soma de exp(z - máximo), ao longo de axis (com keepdims=True)."
+
+
+@check("Exercício 1, passo 1 (a máscara causal)")
+def mascara_causal(c: Checker, mask_fn):
+    """Confere ``mask_fn(n) -> ndarray bool (n, n)``: a máscara causal na convenção do curso, ``True`` = pode
+    olhar (a diagonal e abaixo dela). Casos: n = 1, 2, 5 e 7. Reconhece o outro triângulo, a diagonal
+    bloqueada e a convenção invertida. Fonte: Aula 2, ``04-exercicios`` (a atenção causal do decodificador).
+    """
+    for n in (1, 2, 5, 7):
+        label = f"n = {n}"
+        got = c.call(label, mask_fn, n, names=("n",), forbidden=(causal_mask,))
+        ref = np.tril(np.ones((n, n), dtype=bool))
+        arr = np.asarray(got) if got is not None else None
+        if not c.expect(arr is not None and arr.shape == (n, n), f"{label}: forma (n, n)", f"({n}, {n})",
+                        _descricao(got), "faltou um `return`?" if got is None else
+                        "uma linha por consulta e uma coluna por chave: np.ones((n, n), dtype=bool) é um começo."):
+            return
+        if not c.expect(arr.dtype == bool, f"{label}: valores True/False (dtype bool)", "dtype bool",
+                        f"dtype {arr.dtype}", "crie a máscara com dtype=bool, por exemplo "
+                        "np.tril(np.ones((n, n), dtype=bool)); com 0/1, o ~mask da atenção não inverte."):
+            return
+        hint = None
+        if n > 1 and np.array_equal(arr, ref.T):
+            hint = ("o outro triângulo: com True acima da diagonal, cada token olharia os que vêm DEPOIS dele "
+                    "(o futuro). A linha i pode olhar as colunas j ≤ i.")
+        elif np.array_equal(arr, ~ref):
+            hint = "a convenção está invertida: aqui True = pode olhar, False = bloqueado."
+        elif np.array_equal(arr, np.tril(np.ones((n, n), dtype=bool), k=-1)):
+            hint = "a diagonal precisa ser True: cada token pode olhar para si mesmo."
+        elif n > 1 and arr.all():
+            hint = "nada foi bloqueado: acima da diagonal (j > i) deve ser False."
+        if not c.expect(np.array_equal(arr, ref), f"{label}: True na diagonal e abaixo dela (j ≤ i)",
+                        _fmt_mask(ref), _fmt_mask(arr), hint or "np.tril(np.ones((n, n), dtype=bool))"):
+            return
+
+
+def _fmt_mask(m) -> str:
+    return "\n" + "\n".join(" " * 17 + " ".join("1" if v else "0" for v in linha) for linha in np.atleast_2d(m))
 
 
 @check("Exercício 1 (máscara)")
