@@ -1,7 +1,7 @@
 """Medidas de desempenho do curso (``make bench``). Não são testes: imprimem números para comparar.
 
 1. Tempo de ``import atencao`` (processo novo; mediana).
-2. Atenção multi-cabeça do curso contra ``torch.nn.MultiheadAttention`` na CPU, com os mesmos pesos
+2. Atenção multicabeça do curso contra ``torch.nn.MultiheadAttention`` na CPU, com os mesmos pesos
    e o mesmo número de threads: lote 4, n 512, d_model 512, 8 cabeças, float32.
 3. Explorador interativo: mediana do tempo de uma mudança de controle até a visualização nova
    (12 e 64 tokens).
@@ -38,7 +38,7 @@ def bench_import(repeat: int = 7) -> float:
 
 
 def mha_flops(batch: int, n: int, d_model: int) -> float:
-    """Operações de ponto flutuante (multiplicação + soma = 2) de uma passada da atenção multi-cabeça."""
+    """Operações de ponto flutuante (multiplicação + soma = 2) de uma passada da atenção multicabeça."""
     projections = 4 * 2 * batch * n * d_model * d_model  # W_q, W_k, W_v, W_o
     attention = 2 * 2 * batch * n * n * d_model          # Q Kᵀ e pesos @ V, somando as cabeças
     return float(projections + attention)
@@ -136,7 +136,7 @@ def bench_correcao(workers: int = 2) -> dict:
 if __name__ == "__main__":
     print(f"import atencao: {bench_import() * 1000:.0f} ms (mediana de 7 processos; meta < 300 ms)")
     r = bench_mha()
-    print(f"Multi-cabeça (lote 4, n 512, d_model 512, 8 cabeças, float32, {r['threads']} threads):")
+    print(f"Multicabeça (lote 4, n 512, d_model 512, 8 cabeças, float32, {r['threads']} threads):")
     print(f"  torch.nn.MultiheadAttention: {r['t_torch'] * 1000:7.1f} ms  ({r['gflops_torch']:.1f} GFLOP/s)")
     print(f"  atencao.MultiHeadAttention:  {r['t_ours'] * 1000:7.1f} ms  ({r['gflops_ours']:.1f} GFLOP/s)")
     print(f"  razão curso / torch: {r['ratio']:.2f}x (meta ≤ 1.5x); maior diferença nas saídas: {r['max_diff']:.1e}")

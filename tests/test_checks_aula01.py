@@ -127,25 +127,40 @@ def test_ex4_rejeita_erros_tipicos_com_dica_especifica(fn, dica, capsys):
 
 
 # ---------- projeto ----------
+def _destaques(A, tokens, ignorar_o_proprio=True):
+    out = []
+    for i, t in enumerate(tokens):
+        linha = A[i].copy()
+        if ignorar_o_proprio:
+            linha[i] = -np.inf
+        j = int(np.argmax(linha))
+        out.append((t, tokens[j], float(A[i, j])))
+    return out
+
+
+def _resumo(destaques):
+    print("\n".join(f"{t} → {o} ({w:.2f})" for t, o, w in destaques))
+
+
 def proj_certo(frase, vectors=None):
     tokens, X = atencao.embed(frase, vectors)
     _, A = atencao.self_attention(X)
     atencao.plot_attention(A, tokens)
-    print(atencao.attention_summary(A, tokens, ignore_self=True))
-    return tokens, A, atencao.strongest_attention(A, tokens, ignore_self=True)
+    _resumo(_destaques(A, tokens))
+    return tokens, A, _destaques(A, tokens)
 
 
 def proj_sem_figura_nem_texto(frase, vectors=None):
     tokens, X = atencao.embed(frase, vectors)
     _, A = atencao.self_attention(X)
-    return tokens, A, atencao.strongest_attention(A, tokens, ignore_self=True)
+    return tokens, A, _destaques(A, tokens)
 
 
 def proj_so_figura(frase, vectors=None):
     tokens, X = atencao.embed(frase, vectors)
     _, A = atencao.self_attention(X)
     atencao.plot_attention(A, tokens)
-    return tokens, A, atencao.strongest_attention(A, tokens, ignore_self=True)
+    return tokens, A, _destaques(A, tokens)
 
 
 def test_projeto_confere_a_figura_e_o_resumo(capsys):
@@ -157,19 +172,33 @@ def test_projeto_confere_a_figura_e_o_resumo(capsys):
 
 def proj_conta_o_proprio(frase, vectors=None):
     tokens, A, _ = proj_certo(frase, vectors)
-    return tokens, A, atencao.strongest_attention(A, tokens)
+    return tokens, A, _destaques(A, tokens, ignorar_o_proprio=False)
 
 
 def proj_sem_escala(frase, vectors=None):
     tokens, X = atencao.embed(frase, vectors)
     A = softmax(X @ X.T)
     atencao.plot_attention(A, tokens)
-    print(atencao.attention_summary(A, tokens, ignore_self=True))
-    return tokens, A, atencao.strongest_attention(A, tokens, ignore_self=True)
+    _resumo(_destaques(A, tokens))
+    return tokens, A, _destaques(A, tokens)
 
 
 def proj_ignora_vetores(frase, vectors=None):
     return proj_certo(frase)
+
+
+def proj_usa_as_prontas(frase, vectors=None):
+    tokens, X = atencao.embed(frase, vectors)
+    _, A = atencao.self_attention(X)
+    atencao.plot_attention(A, tokens)
+    print(atencao.attention_summary(A, tokens, ignore_self=True))
+    return tokens, A, atencao.strongest_attention(A, tokens, ignore_self=True)
+
+
+def test_projeto_o_destaque_e_o_resumo_sao_do_aluno(capsys):
+    assert not aula01.projeto(proj_usa_as_prontas)
+    out = " ".join(capsys.readouterr().out.split())
+    assert "atencao.attention_summary" in out and "atencao.strongest_attention" in out, out
 
 
 def test_projeto_aceita_certo_e_fecha_figuras():

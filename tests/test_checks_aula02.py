@@ -66,7 +66,7 @@ def test_ex1_rejeita_erros_tipicos(fn, dica, capsys):
     assert not result and dica in out, out
 
 
-# ---------- exercício 2: multi-cabeça ----------
+# ---------- exercício 2: multicabeça ----------
 def _heads(X, W, n_heads):
     n, d = X.shape
     return (X @ W).reshape(n, n_heads, d // n_heads).transpose(1, 0, 2)

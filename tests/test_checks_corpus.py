@@ -127,7 +127,7 @@ def proj_destaque_por_coluna(frase, vectors=None):
 
 def proj_transposto(frase, vectors=None):
     tokens, A, _ = t1.proj_certo(frase, vectors)
-    return tokens, A.T, atencao.strongest_attention(A.T, tokens, ignore_self=True)
+    return tokens, A.T, t1._destaques(A.T, tokens)
 
 
 def proj_tokens_da_frase_crua(frase, vectors=None):

@@ -11,7 +11,7 @@ Pequena de propósito: cada módulo cuida de um conceito e cabe numa leitura.
 - :mod:`atencao.plotting`: mapas de calor com matplotlib (importado só quando um gráfico é desenhado);
 - :mod:`atencao.explorer`: o explorador interativo (``explorar``), com ipywidgets;
 - :mod:`atencao.bert` e :mod:`atencao.model_explorer` (Aula 3): o multilingual-e5-small em NumPy, com a
-  atenção multi-cabeça do curso, e o seu explorador (importe-os explicitamente);
+  atenção multicabeça do curso, e o seu explorador (importe-os explicitamente);
 - :mod:`atencao.checks`: as verificações automáticas dos exercícios.
 
 Importar o pacote não carrega matplotlib, PyTorch nem ipywidgets.

@@ -5,7 +5,7 @@ multilingual-e5-small), num formato próprio com pesos de 4 bits. Aqui:
 
 - :func:`read_e5` lê esse arquivo: o tokenizador (SentencePiece *unigram*, o do XLM-RoBERTa) e os
   pesos, convertidos ("desquantizados") para float32;
-- :class:`UnigramTokenizer` separa o texto em sub-palavras (com acentos e maiúsculas);
+- :class:`UnigramTokenizer` separa o texto em subpalavras (com acentos e maiúsculas);
 - :class:`BertEncoder` roda o codificador camada a camada, e a atenção de cada camada é a
   :class:`~atencao.multihead.MultiHeadAttention` das Aulas 1–2 (não há uma segunda implementação
   de atenção): cada camada é ``x = LN(x + MHA(x))`` e ``x = LN(x + FFN(x))``.
@@ -165,7 +165,7 @@ class UnigramTokenizer:
         return [self.bos] + ids[::-1] + [self.eos]
 
     def tokenize(self, text: str) -> list[str]:
-        """Texto → peças (sub-palavras), com ``<s>`` e ``</s>``: ``['<s>', '▁O', '▁gato', ..., '</s>']``."""
+        """Texto → peças (subpalavras), com ``<s>`` e ``</s>``: ``['<s>', '▁O', '▁gato', ..., '</s>']``."""
         return [self.pieces[i] for i in self.encode(text)]
 
 
@@ -209,7 +209,7 @@ class EncoderOutput:
 
 
 class BertEncoder:
-    """Codificador BERT (pós-LayerNorm) em NumPy, com a atenção multi-cabeça do curso.
+    """Codificador BERT (pós-LayerNorm) em NumPy, com a atenção multicabeça do curso.
 
     Parameters
     ----------
@@ -240,8 +240,18 @@ class BertEncoder:
         return (f"BertEncoder(n_layers={c.n_layers}, n_heads={c.n_heads}, d_model={c.d_model}, "
                 f"vocab_size={c.vocab_size})")
 
-    def forward(self, text_or_ids) -> EncoderOutput:
+    def forward(self, text_or_ids, attention_fn=None) -> EncoderOutput:
         """Roda o codificador numa frase (ou numa lista de ids já com ``<s>``/``</s>``).
+
+        Parameters
+        ----------
+        text_or_ids : str ou lista de int
+        attention_fn : callable, opcional
+            A atenção multicabeça a usar em todas as camadas, no lugar da da biblioteca:
+            ``attention_fn(X, W_q, W_k, W_v, W_o, n_heads, b_q, b_k, b_v, b_o) -> (saida, pesos)``, com
+            ``X`` (n, d_model), as matrizes (d_model, d_model), os vieses (d_model,), ``saida``
+            (n, d_model) e ``pesos`` (n_heads, n, n). É como a função do aluno (Aula 2, exercício 2, com
+            os vieses da Aula 3, exercício 4) roda no modelo de verdade.
 
         Returns
         -------
@@ -250,9 +260,11 @@ class BertEncoder:
         Raises
         ------
         ValueError
-            Frase com mais tokens que ``max_positions`` (512) ou ids fora do vocabulário.
+            Frase com mais tokens que ``max_positions`` (512) ou ids fora do vocabulário; ``attention_fn``
+            que devolve formas erradas.
         TypeError
-            Entrada que não é texto nem lista de inteiros; texto sem tokenizador.
+            Entrada que não é texto nem lista de inteiros; texto sem tokenizador; ``attention_fn`` que
+            não devolve ``(saida, pesos)``.
         """
         c, w = self.config, self.weights
         if isinstance(text_or_ids, str):
@@ -274,7 +286,10 @@ class BertEncoder:
         hidden, attentions = [x], []
         for layer in range(c.n_layers):
             p = f"l{layer}."
-            attn_out, weights = self.attention[layer](x)  # (n, d_model), (n_heads, n, n)
+            if attention_fn is None:
+                attn_out, weights = self.attention[layer](x)  # (n, d_model), (n_heads, n, n)
+            else:
+                attn_out, weights = _sua_atencao(attention_fn, self.attention[layer], x, layer)
             x = _layer_norm(x + attn_out, w[p + "aln.w"], w[p + "aln.b"], c.eps)
             ff = _gelu(x @ w[p + "fi.w"].T + w[p + "fi.b"]) @ w[p + "fo.w"].T + w[p + "fo.b"]  # (n, d_model)
             x = _layer_norm(x + ff, w[p + "oln.w"], w[p + "oln.b"], c.eps)
@@ -284,6 +299,29 @@ class BertEncoder:
         return EncoderOutput(tokens, ids, np.stack(attentions), np.stack(hidden))
 
     __call__ = forward
+
+
+def _so_leitura(a: np.ndarray) -> np.ndarray:
+    return np.frombuffer(a.tobytes(), dtype=a.dtype).reshape(a.shape)
+
+
+def _sua_atencao(fn, mha: MultiHeadAttention, x: np.ndarray, layer: int):
+    """Chama a atenção do aluno com os pesos da camada e confere o que ela devolveu (mensagens em pt-BR)."""
+    n, d_model = x.shape
+    # cópias só de leitura (sobre bytes): a função do aluno não consegue mudar os pesos do modelo no lugar
+    pesos = [_so_leitura(a) for a in (x, mha.W_q, mha.W_k, mha.W_v, mha.W_o)]
+    vieses = [_so_leitura(b) for b in (mha.b_q, mha.b_k, mha.b_v, mha.b_o)]
+    out = fn(*pesos, mha.n_heads, *vieses)
+    if not (isinstance(out, (tuple, list)) and len(out) == 2):
+        raise TypeError(f"`attention_fn` precisa devolver (saida, pesos); na camada {layer} devolveu "
+                        f"{type(out).__name__}.")
+    saida, pesos = (np.asarray(a, dtype=np.float32) for a in out)
+    esperado = {"saida": (n, d_model), "pesos": (mha.n_heads, n, n)}
+    for nome, valor in (("saida", saida), ("pesos", pesos)):
+        if valor.shape != esperado[nome]:
+            raise ValueError(f"`attention_fn` devolveu {nome} de forma {valor.shape} na camada {layer}; "
+                             f"esperado {esperado[nome]}.")
+    return saida, pesos
 
 
 def _dequantize_q4(buffer: bytes, offset: int, n_rows: int, n_cols: int) -> np.ndarray:

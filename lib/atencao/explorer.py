@@ -45,7 +45,7 @@ __all__ = ["MODES", "ExplorerView", "explorer_embeddings", "explorer_view", "exp
 MODES = {
     "aula1": "Aula 1: sem projeções",
     "cabeca": "Aula 2: uma cabeça (Q, K, V)",
-    "multi": "Multi-cabeça",
+    "multi": "Multicabeça",
 }
 
 _N_FEATURES = len(FEATURES)
@@ -80,7 +80,7 @@ class ExplorerView:
     ----------
     tokens : list of str
     weights : ndarray, forma (n_heads, n, n)
-        Pesos de todas as cabeças (uma só nos modos sem multi-cabeça).
+        Pesos de todas as cabeças (uma só nos modos sem multicabeça).
     shown : ndarray, forma (n, n) ou (n_heads, n, n)
         O que vai para o mapa de calor: uma cabeça, a média, ou todas.
     query : int
@@ -89,7 +89,7 @@ class ExplorerView:
         Os ``top_k`` tokens mais atendidos pela consulta.
     output : ndarray, forma (d,)
         O vetor que a consulta produz: a soma dos valores ponderada por ``row`` (no modo
-        multi-cabeça, a saída final depois de W_o).
+        multicabeça, a saída final depois de W_o).
     title : str
     allowed : ndarray de bool, forma (n, n), ou None
         A máscara usada (``True`` = pode olhar); ``None`` sem máscara.
@@ -125,7 +125,7 @@ def explorer_view(sentence: str, mode: str = "aula1", causal: bool = False, scal
     temperature : float
         Divide as pontuações (0.1 a 10 no controle deslizante).
     head : int, "media" ou "todas"
-        No modo multi-cabeça: uma cabeça, a média das cabeças, ou todas lado a lado.
+        No modo multicabeça: uma cabeça, a média das cabeças, ou todas lado a lado.
     query : int
         Índice do token em foco (0 a n-1).
     top_k : int

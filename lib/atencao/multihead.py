@@ -1,4 +1,4 @@
-"""Atenção multi-cabeça em NumPy, sem laço em Python sobre cabeças ou tokens.
+"""Atenção multicabeça em NumPy, sem laço em Python sobre cabeças ou tokens.
 
 Cada cabeça ``h`` tem as suas projeções de tamanho ``d_k = d_model / n_heads``; na prática as
 ``n_heads`` projeções ficam lado a lado nas colunas de uma única matriz ``W_q`` (d_model, d_model),
@@ -39,7 +39,7 @@ def merge_heads(x: np.ndarray) -> np.ndarray:
 
 
 class MultiHeadAttention:
-    """Atenção multi-cabeça: ``n_heads`` atenções escaladas em paralelo, concatenadas e projetadas.
+    """Atenção multicabeça: ``n_heads`` atenções escaladas em paralelo, concatenadas e projetadas.
 
     Parameters
     ----------
@@ -117,7 +117,7 @@ class MultiHeadAttention:
 
     def forward(self, query, key=None, value=None, mask=None, average_weights: bool = False,
                 scale: bool = True, temperature: float = 1.0):
-        """Calcula a atenção multi-cabeça.
+        """Calcula a atenção multicabeça.
 
         Parameters
         ----------

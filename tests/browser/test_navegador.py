@@ -107,9 +107,9 @@ def _drive(page, base, token):
         assert abs(sum(w for r, _, w, _ in cells if r == i) - 1) < 1e-3
     page.screenshot(path=SHOTS / "3-mascara-causal.png")
 
-    # 3) modo multi-cabeça e outra cabeça: o título e os pesos mudam
+    # 3) modo multicabeça e outra cabeça: o título e os pesos mudam
     before = _html(page)
-    page.get_by_role("button", name="Multi-cabeça").click()
+    page.get_by_role("button", name="Multicabeça").click()
     _wait_change(page, before)
     before = _html(page)
     _select(page, "Cabeça:", "cabeça 1")

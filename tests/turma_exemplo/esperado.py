@@ -11,7 +11,7 @@ NB = "03-exercicios.ipynb"
 EXPECTED = {
     ("ana-correta", NB): (A1, "03-exercicios", "ok", "4", "4", ""),
     ("ana-correta", "04-projeto.ipynb"): (A1, "04-projeto", "ok", "4", "4", ""),
-    ("ana-correta", "04-exercicios.ipynb"): (A2, "04-exercicios", "ok", "8", "8", ""),
+    ("ana-correta", "04-exercicios.ipynb"): (A2, "04-exercicios", "ok", "10", "10", ""),
     ("bruno-parcial", NB): (A1, "03-exercicios", "parcial", "2", "4", "aula01-ex4-verificacao: Exercício 4"),
     ("carla-vazia", NB): (A1, "03-exercicios", "zero", "0", "4", "não resolvido"),
     ("carla-vazia", "04-projeto.ipynb"): (A1, "04-projeto", "zero", "0", "4", "não resolvido"),
@@ -28,12 +28,12 @@ EXPECTED = {
     ("joao-arquivos-ruins", NB): (A1, "03-exercicios", "arquivo_invalido", "0", "4", "arquivo vazio"),
     ("joao-arquivos-ruins", "04-projeto.ipynb"): (A1, "04-projeto", "arquivo_invalido", "0", "4", "não é JSON"),
     # o nome é o da Aula 1, o conteúdo é o da Aula 2: corrigido como o que é, com a nota
-    ("karla-outra-aula", NB): (A2, "04-exercicios", "ok", "8", "8", "reconhecido pelas células como 04-exercicios"),
+    ("karla-outra-aula", NB): (A2, "04-exercicios", "ok", "10", "10", "reconhecido pelas células como 04-exercicios"),
     ("leo-saida-enorme", NB): (A1, "03-exercicios", "ok", "4", "4", ""),
     # a caixa não deixa escrever fora da pasta: o código do aluno falha no que tentou, e só nele
     ("marina-mexe-em-arquivos", NB): (A1, "03-exercicios", "parcial", "2", "4", "PermissionError: sem permissão"),
     ("nina-sem-notebooks", ""): ("", "", "sem_notebooks", "0", "0", "nenhum notebook (.ipynb) na pasta (há: leia-me.txt)"),
-    ("olga-aula-3", NB): (A3, "03-exercicios", "ok", "6", "6", ""),
+    ("olga-aula-3", NB): (A3, "03-exercicios", "ok", "8", "8", ""),
     # trapaças (trabalho errado): nunca ganham ponto; quem mexe na correção vai para revisão
     ("trapaca-religa-verificacao", NB): (A1, "03-exercicios", "revisar", "0", "4", "altera o módulo aula01"),
     ("trapaca-desliga-correcao", NB): (A1, "03-exercicios", "revisar", "0", "4", "importa as verificações"),
@@ -67,12 +67,12 @@ EXPECTED = {
     ("'=1+1-xavier", NB): (A1, "03-exercicios", "ok", "4", "4", ""),
     ("rita-renomeados", "03-exercicios-Copy1.ipynb"): (A1, "03-exercicios", "ok", "4", "4", "arquivo renomeado"),
     ("rita-renomeados", "04-Projeto.IPYNB"): (A1, "04-projeto", "ok", "4", "4", "arquivo renomeado"),
-    ("rita-renomeados", "exercicios (1).ipynb"): (A2, "04-exercicios", "ok", "8", "8", "arquivo renomeado"),
+    ("rita-renomeados", "exercicios (1).ipynb"): (A2, "04-exercicios", "ok", "10", "10", "arquivo renomeado"),
     ("sofia-duas-copias", NB): (A1, "03-exercicios", "parcial", "2", "4",
                                 "2 cópias deste notebook (esta: “03-exercicios.ipynb”; outras: “versao-final/"),
     ("sofia-duas-copias", "versao-final/03-exercicios.ipynb"): (A1, "03-exercicios", "ok", "4", "4", "2 cópias"),
     ("tiago-duas-aulas", "aula-01/03-exercicios.ipynb"): (A1, "03-exercicios", "ok", "4", "4", ""),
-    ("tiago-duas-aulas", "aula-03/03-exercicios.ipynb"): (A3, "03-exercicios", "ok", "6", "6", ""),
+    ("tiago-duas-aulas", "aula-03/03-exercicios.ipynb"): (A3, "03-exercicios", "ok", "8", "8", ""),
     ("ulisses-celula-colada", NB): (A1, "03-exercicios", "ok", "4", "4", "aula01-ex3-verificacao aparecia 2 vezes"),
     ("vera-celula-de-outro-nb", NB): (A1, "03-exercicios", "ok", "4", "4",
                                       "células de outro notebook coladas aqui (aula02-ex1-solucao, aula02-ex1-verificacao, "

@@ -107,8 +107,10 @@ TRAPACAS = {
 
 TABELA = '''import contextlib, io
 _vistos = {}
-def _espia(X, W_q, W_k, W_v):
-    _vistos[X.tobytes()] = atencao.scaled_dot_product_attention(X @ W_q, X @ W_k, X @ W_v)
+def _espia(X, W_q, W_k, W_v):  # a conta certa, só para anotar as respostas dos casos fixos
+    Q, K, V = X @ W_q, X @ W_k, X @ W_v
+    pesos = atencao.softmax(Q @ K.T / np.sqrt(K.shape[1]))
+    _vistos[X.tobytes()] = (pesos @ V, pesos)
     return _vistos[X.tobytes()]
 try:
     with contextlib.redirect_stdout(io.StringIO()):

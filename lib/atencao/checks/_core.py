@@ -216,8 +216,8 @@ class _Vigia:
 
     def _perfil(self, frame, event, arg):
         if event == "c_call":
-            if frame.f_code in self.biblioteca:
-                return
+            if not _do_aluno(frame.f_code.co_filename) or frame.f_code in self.biblioteca:
+                return  # a biblioteca, o matplotlib, o IPython... usam threads e o perfil por conta própria
             nome = self._fugas.get(arg)
             if nome:
                 self.usados.add(nome)
@@ -240,7 +240,7 @@ class _Vigia:
                 self.usados.add(f"atencao.checks ({frame.f_code.co_name}), que é a própria verificação")
             return
         quem = de_quem.co_filename if de_quem else ""
-        if _DE_FORA.search(arquivo) and not _DE_FORA.search(quem) and do_aluno:
+        if _DE_FORA.search(arquivo) and do_aluno and _do_aluno(quem):
             trecho = _DE_FORA.search(arquivo).group(1)
             self.usados.add(next(v for k, v in _NOMES_DE_FORA.items() if k in trecho))
 
@@ -263,6 +263,22 @@ _NOMES_DE_FORA = {"torch": "o PyTorch (torch)", "scipy": "o SciPy (scipy)",
                   "subprocess": "outro processo (subprocess)"}
 
 _VERIFICACOES = os.path.join(_PACOTE, "checks")
+
+
+def _fora_do_aluno() -> tuple:
+    import sysconfig
+
+    caminhos = {sysconfig.get_paths().get(k) for k in ("stdlib", "platstdlib", "purelib", "platlib")}
+    return tuple(sorted(c for c in caminhos if c)) + (_PACOTE,)
+
+
+_FORA_DO_ALUNO = _fora_do_aluno()
+
+
+def _do_aluno(arquivo: str) -> bool:
+    """O código está num arquivo do aluno (uma célula do notebook, um módulo dele), e não na biblioteca do
+    curso, na biblioteca padrão ou num pacote instalado (matplotlib, IPython, NumPy...)?"""
+    return not (arquivo.startswith(_FORA_DO_ALUNO) or arquivo.startswith("<frozen") or "site-packages" in arquivo)
 _BIBLIOTECA: dict = {}
 
 

@@ -15,7 +15,7 @@ from ..attention import attend, scaled_dot_product_attention, self_attention, so
 from ..embeddings import PROJECT_SENTENCES, embed, gato_felino
 from ..multihead import MultiHeadAttention
 from ..projections import SelfAttention
-from ..text import strongest_attention
+from ..text import attention_summary, strongest_attention
 from ._core import (DICA_INSTAVEL, Checker, _congelar, _descricao, _dica_retorno, _fmt, _num, _open_figures, check,
                     passou, proteger, semente)
 
@@ -169,6 +169,10 @@ def _diagnose(X, W_q, W_k, W_v, A) -> str:
     return "pontuações = (X @ W_q) @ (X @ W_k).T / sqrt(d_k); pesos = softmax por linha."
 
 
+# o visualizador é do aluno: o destaque de cada linha e o resumo impresso (o mapa pode ser o da biblioteca)
+_PRONTAS_VIS = (strongest_attention, attention_summary)
+
+
 @check("Projeto (visualizador de atenção)")
 def projeto(c: Checker, visualizer_fn):
     """Confere ``visualizer_fn(frase, vectors=None) -> (tokens, pesos, destaques)``.
@@ -188,8 +192,9 @@ def projeto(c: Checker, visualizer_fn):
         label = f"“{sentence}”"
         antes, impresso = _open_figures(), io.StringIO()
         with contextlib.redirect_stdout(impresso):
-            result = (c.call(label, visualizer_fn, sentence, vectors, names=("frase", "vectors"))
-                      if vectors is not None else c.call(label, visualizer_fn, sentence, names=("frase",)))
+            result = (c.call(label, visualizer_fn, sentence, vectors, names=("frase", "vectors"), forbidden=_PRONTAS_VIS)
+                      if vectors is not None else
+                      c.call(label, visualizer_fn, sentence, names=("frase",), forbidden=_PRONTAS_VIS))
         figuras, texto = _open_figures() - antes, impresso.getvalue()
         if not c.expect(isinstance(result, (tuple, list)) and len(result) == 3,
                         f"{label}: devolve (tokens, pesos, destaques)", "uma tupla com 3 itens", _descricao(result),
@@ -225,8 +230,8 @@ def projeto(c: Checker, visualizer_fn):
                         f"uma figura nova com a matriz {n} × {n} e um resumo impresso com os tokens e os destaques",
                         f"mapa de calor: {'sim' if desenhou else 'não'}; resumo impresso: "
                         f"{'sim' if resumiu else ('incompleto' if texto.strip() else 'não')}",
-                        "o enunciado pede o mapa com atencao.plot_attention(pesos, tokens, title=...) e o resumo com "
-                        "print(atencao.attention_summary(pesos, tokens, ignore_self=True))."):
+                        "o enunciado pede o mapa com atencao.plot_attention(pesos, tokens, title=...) e um resumo "
+                        "impresso por você, uma linha por token: print(f\"{token} → {outro} ({peso:.2f})\")."):
             return
 
 

@@ -21,7 +21,7 @@ __all__ = ["passou", "aquecimento_softmax", "mascara_causal", "exercicio_1", "ex
 
 
 # o enunciado: "não use atencao.scaled_dot_product_attention nem atencao.MultiHeadAttention dentro das suas funções"
-# (e nem as peças de dentro delas, que já fazem a conta: attend, self_attention; na multi-cabeça, também
+# (e nem as peças de dentro delas, que já fazem a conta: attend, self_attention; na multicabeça, também
 # split_heads e merge_heads, que são a etapa "dividir em cabeças" do exercício)
 _PRONTAS = (scaled_dot_product_attention, attend, self_attention, MultiHeadAttention, SelfAttention)
 _PRONTAS_MHA = (*_PRONTAS, split_heads, merge_heads)
@@ -242,7 +242,7 @@ def _mha_reference(X, W_q, W_k, W_v, W_o, n_heads, d_scale=None):
     return concat @ W_o, A
 
 
-@check("Exercício 2 (atenção multi-cabeça do zero)")
+@check("Exercício 2 (atenção multicabeça do zero)")
 def exercicio_2(c: Checker, mha_fn):
     """Confere ``mha_fn(X, W_q, W_k, W_v, W_o, n_heads) -> (saida, pesos)``.
 
@@ -281,7 +281,7 @@ def exercicio_2(c: Checker, mha_fn):
 
 
 def _diagnose_heads(X, W_q, W_k, n_heads, A) -> str:
-    """Dica específica para pesos multi-cabeça errados, reconhecendo os enganos mais comuns."""
+    """Dica específica para pesos multicabeça errados, reconhecendo os enganos mais comuns."""
     if A.size and not np.isfinite(A).all():
         return DICA_INSTAVEL
     n, d_model = X.shape
@@ -377,7 +377,7 @@ def _dica_ex3(A1, A2, diff, ref1, ref2, saida1) -> str | None:
 def projeto(c: Checker, per_head_fn):
     """Confere ``per_head_fn(frase_a, frase_b, mha) -> (pesos_a, pesos_b, diferenca_por_cabeca)``.
 
-    Os pesos são (n_heads, n, n) da atenção multi-cabeça ``mha`` sobre ``embed_hashed(frase,
+    Os pesos são (n_heads, n, n) da atenção multicabeça ``mha`` sobre ``embed_hashed(frase,
     d_model=mha.d_model)``; ``diferenca_por_cabeca`` (n_heads,) é a média de ``|pesos_a - pesos_b|``
     em cada cabeça. Usa duas instâncias diferentes (tamanhos e sementes que não são os do notebook), para
     que a função use a ``mha`` que recebe; frases de tamanhos diferentes devem levantar ``ValueError``.

@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._core import Checker, _descricao, _dica_retorno, check, passou, proteger, semente
+from ..attention import attend, scaled_dot_product_attention, self_attention
+from ..multihead import MultiHeadAttention, merge_heads, split_heads
+from ._core import Checker, _congelar, _descricao, _dica_retorno, check, passou, proteger, semente
 
 # As referências (_top_heads, ...) ficam privadas: são as respostas dos exercícios, não ferramentas do aluno.
-__all__ = ["passou", "exercicio_1", "exercicio_2", "exercicio_3", "projeto"]
+__all__ = ["passou", "exercicio_1", "exercicio_2", "exercicio_3", "exercicio_4", "projeto"]
 
 
 def _token_index(tokens: list, word: str) -> int:
@@ -140,6 +142,60 @@ def exercicio_3(c: Checker, fn, encoder):
                 else "por camada: média, sobre cabeças e consultas, de w[:, 0] + w[:, -1].")
         if not c.close(got, ref, f"“{sentence}”: fração por camada", hint=hint):
             return
+
+
+# o exercício 4 é a atenção multicabeça do aluno: as prontas ficam fora, como na Aula 2
+_PRONTAS_MHA = (*_REFERENCIAS, scaled_dot_product_attention, attend, self_attention, MultiHeadAttention,
+                split_heads, merge_heads)
+_NOMES_MHA = ("X", "W_q", "W_k", "W_v", "W_o", "n_heads", "b_q", "b_k", "b_v", "b_o")
+
+
+@check("Exercício 4 (a sua atenção multicabeça no modelo de verdade)")
+def exercicio_4(c: Checker, fn, encoder):
+    """Confere ``fn(X, W_q, W_k, W_v, W_o, n_heads, b_q, b_k, b_v, b_o) -> (saida, pesos)``: a atenção
+    multicabeça da Aula 2 (exercício 2) com os vieses, ``Q = X @ W_q + b_q`` (idem K e V) e
+    ``saida = concat @ W_o + b_o``.
+
+    Casos: três camadas pequenas sorteadas, comparadas com :class:`~atencao.MultiHeadAttention`; depois o
+    modelo inteiro, ``encoder(frase, attention_fn=fn)``, com as atenções das 12 camadas iguais às da
+    biblioteca (≤ 1e-5) e o mesmo estado final. Fonte: Aula 3, ``03-exercicios`` (exercício 4).
+    """
+    rng = np.random.default_rng(semente(4))
+    for n, d_model, n_heads in ((5, 8, 2), (3, 12, 3), (1, 8, 4)):
+        X = rng.normal(size=(n, d_model))
+        Ws = [rng.normal(size=(d_model, d_model)) / np.sqrt(d_model) for _ in range(4)]
+        bs = [rng.normal(size=d_model) for _ in range(4)]
+        congelados = [_congelar(a) for a in (X, *Ws, *bs)]
+        label = f"n={n}, d_model={d_model}, n_heads={n_heads}, com vieses"
+        result = c.call(label, fn, X, *Ws, n_heads, *bs, names=_NOMES_MHA, forbidden=_PRONTAS_MHA)
+        if not c.expect(isinstance(result, (tuple, list)) and len(result) == 2, f"{label}: devolve (saida, pesos)",
+                        "uma tupla (saida, pesos)", _descricao(result), _dica_retorno(result, "saida", "pesos")):
+            return
+        out, A = (c.array(r, f"{label}: saída e pesos são arrays de números") for r in result)
+        if out is None or A is None:
+            return
+        X, W_q, W_k, W_v, W_o, b_q, b_k, b_v, b_o = congelados
+        ref_out, ref_A = MultiHeadAttention.from_weights(W_q, W_k, W_v, W_o, b_q, b_k, b_v, b_o, n_heads=n_heads)(X)
+        sem_vieses = MultiHeadAttention.from_weights(W_q, W_k, W_v, W_o, n_heads=n_heads)(X)
+        dica = ("faltou somar os vieses: Q = X @ W_q + b_q, K = X @ W_k + b_k, V = X @ W_v + b_v."
+                if A.shape == ref_A.shape and np.allclose(A, sem_vieses[1], atol=1e-6) else
+                "é a sua multi_head_attention da Aula 2 (exercício 2), com + b_q, + b_k e + b_v nas projeções.")
+        ok = c.close(A, ref_A, f"{label}: pesos por cabeça (n_heads, n, n)", hint=dica)
+        dica = ("a saída é concat @ W_o + b_o (faltou o b_o?)." if ok and out.shape == ref_out.shape and np.allclose(
+            out + b_o, ref_out, atol=1e-6) else "a saída depende dos pesos: corrija primeiro os pesos (acima)."
+            if not ok else "concatene as cabeças de volta para (n, d_model), multiplique por W_o e some b_o.")
+        if not (ok and c.close(out, ref_out, f"{label}: saída (n, d_model)", hint=dica)):
+            return
+    encoder = _confiavel(encoder)
+    frase = SENTENCES[0][0]
+    label = f"no modelo (12 camadas), “{frase}”"
+    got = c.call(label, encoder.forward, frase, attention_fn=fn, names=("frase",), forbidden=_PRONTAS_MHA)
+    ref = encoder(frase)  # a referência, depois: a biblioteca, sem a função do aluno
+    if not c.close(got.attentions, ref.attentions, f"{label}: as atenções de todas as camadas", atol=1e-5,
+                   hint="nos casos pequenos deu certo: confira os tipos (o modelo usa float32) e a escala sqrt(d_k)."):
+        return
+    c.close(got.hidden_states[-1], ref.hidden_states[-1], f"{label}: o estado final (o que o modelo produz)",
+            atol=1e-3, rtol=1e-3, hint="as atenções batem: confira a saída (concat @ W_o + b_o) em cada camada.")
 
 
 @check("Projeto (a linha de atenção de um token)")
