@@ -89,3 +89,23 @@ def test_cada_aula_tem_uma_secao_por_notebook():
     for lesson, sections in LESSON_SECTIONS.items():
         folder = ROOT / "notebooks" / "modulo-06" / lesson
         assert sorted(p.stem for p in folder.glob("*.ipynb")) == sections
+
+
+def test_links_relativos_dos_notebooks_existem():
+    """Todo link relativo de um notebook de aluno leva a um arquivo que existe, a partir da pasta dele (a cópia
+    em ``trabalho/`` tem a mesma profundidade, então os mesmos links valem lá)."""
+    import re
+
+    quebrados = []
+    for path in sorted((ROOT / "notebooks").rglob("*.ipynb")):
+        if ".ipynb_checkpoints" in path.parts:
+            continue
+        for cell in _load(path)["cells"]:
+            if cell["cell_type"] != "markdown":
+                continue
+            for alvo in re.findall(r"\]\(([^)\s]+)\)", "".join(cell["source"])):
+                if re.match(r"^[a-z]+:", alvo) or alvo.startswith("#"):
+                    continue
+                if not (path.parent / alvo.split("#")[0]).exists():
+                    quebrados.append(f"{path.relative_to(ROOT)}: {alvo}")
+    assert not quebrados, quebrados
