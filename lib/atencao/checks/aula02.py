@@ -306,7 +306,7 @@ def _diagnose_heads(X, W_q, W_k, n_heads, A) -> str:
             "colunas; pontuações Q Kᵀ / sqrt(d_k); softmax em cada linha.")
 
 
-@check("Exercício 3 (duas frases, a mesma instância)")
+@check("Exercício 3 (duas frases, a mesma camada)")
 def exercicio_3(c: Checker, compare_fn):
     """Confere ``compare_fn(attn, X1, X2) -> (pesos1, pesos2, diferenca)``.
 
