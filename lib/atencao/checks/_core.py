@@ -205,6 +205,8 @@ class _Vigia:
         self.usados: set[str] = set()
         self._antes = None
         self._primeira = True
+        self._cache_aluno: dict = {}
+        self._cache_fora: dict = {}
         self._threading = threading
         self.biblioteca = _codigos_da_biblioteca()
         self._fugas = {f: f"{n} (desliga a vigilância da verificação)" for f, n in (
@@ -215,8 +217,10 @@ class _Vigia:
                 self._fugas[getattr(os, nome)] = f"outro processo (os.{nome})"
 
     def _perfil(self, frame, event, arg):
+        # chamado a cada chamada de função (o matplotlib faz milhares): só consultas a dicionários e conjuntos
         if event == "c_call":
-            if not _do_aluno(frame.f_code.co_filename) or frame.f_code in self.biblioteca:
+            code = frame.f_code
+            if id(code) in self.biblioteca or not self._do_aluno(code.co_filename):
                 return  # a biblioteca, o matplotlib, o IPython... usam threads e o perfil por conta própria
             nome = self._fugas.get(arg)
             if nome:
@@ -227,22 +231,34 @@ class _Vigia:
             return
         if event != "call":
             return
-        arquivo = frame.f_code.co_filename
-        de_quem = frame.f_back.f_code if frame.f_back else None
-        do_aluno = de_quem is not None and de_quem not in self.biblioteca
+        code, de_quem = frame.f_code, frame.f_back.f_code if frame.f_back else None
+        do_aluno = de_quem is not None and id(de_quem) not in self.biblioteca
         if self._primeira:  # a chamada direta, feita por Checker.call: a "função do aluno" pode ser uma pronta
             self._primeira, do_aluno = False, True
-        if frame.f_code in self.biblioteca:
-            nome = self.codigos.get(_chave(frame.f_code))
-            if nome and do_aluno:
-                self.usados.add(f"atencao.{nome}")
-            elif do_aluno and arquivo.startswith(_VERIFICACOES) and frame.f_code.co_name != "passou":
-                self.usados.add(f"atencao.checks ({frame.f_code.co_name}), que é a própria verificação")
+        if not do_aluno:
             return
-        quem = de_quem.co_filename if de_quem else ""
-        if _DE_FORA.search(arquivo) and do_aluno and _do_aluno(quem):
-            trecho = _DE_FORA.search(arquivo).group(1)
-            self.usados.add(next(v for k, v in _NOMES_DE_FORA.items() if k in trecho))
+        if id(code) in self.biblioteca:
+            nome = self.codigos.get(_chave(code))
+            if nome:
+                self.usados.add(f"atencao.{nome}")
+            elif code.co_filename.startswith(_VERIFICACOES) and code.co_name != "passou":
+                self.usados.add(f"atencao.checks ({code.co_name}), que é a própria verificação")
+            return
+        de_fora = self._de_fora(code.co_filename)
+        if de_fora and self._do_aluno(de_quem.co_filename):
+            self.usados.add(de_fora)
+
+    def _do_aluno(self, arquivo: str) -> bool:
+        r = self._cache_aluno.get(arquivo)
+        if r is None:
+            r = self._cache_aluno[arquivo] = _do_aluno(arquivo)
+        return r
+
+    def _de_fora(self, arquivo: str):
+        if arquivo not in self._cache_fora:
+            m = _DE_FORA.search(arquivo)
+            self._cache_fora[arquivo] = next(v for k, v in _NOMES_DE_FORA.items() if k in m.group(1)) if m else None
+        return self._cache_fora[arquivo]
 
     def __enter__(self):
         if self.codigos:
@@ -283,7 +299,7 @@ _BIBLIOTECA: dict = {}
 
 
 def _codigos_da_biblioteca() -> frozenset:
-    """Os objetos de código das funções da biblioteca carregada (``atencao`` e a cópia privada da correção):
+    """Os ids dos objetos de código das funções da biblioteca carregada (``atencao`` e a cópia privada da correção):
     "quem chamou é a biblioteca" se decide por eles, não pelo nome do arquivo (um código do aluno com o
     ``co_filename`` trocado para o da biblioteca não passa por ela). Calculado uma vez por conjunto de módulos."""
     mods = [m for m in list(sys.modules.values())
@@ -307,8 +323,8 @@ def _codigos_da_biblioteca() -> frozenset:
                         if isinstance(getattr(g, "__code__", None), types.CodeType):
                             juntar(g.__code__)
         _BIBLIOTECA.clear()
-        _BIBLIOTECA[chave] = frozenset(codigos)
-    return _BIBLIOTECA[chave]
+        _BIBLIOTECA[chave] = (frozenset(id(c) for c in codigos), codigos)  # os ids; os objetos ficam vivos aqui
+    return _BIBLIOTECA[chave][0]
 
 
 # O que o código do aluno não chama num exercício "escreva a conta": o PyTorch (a atenção pronta dele) e a
