@@ -23,7 +23,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description="Corrige uma turma com o nbgrader (notas.csv + retorno em HTML).")
     parser.add_argument("entregas", type=Path, help="pasta ou .zip com <aluno>/<notebook>.ipynb")
     parser.add_argument("--saida", type=Path, default=ROOT / "build" / "correcao")
-    parser.add_argument("--tempo-celula", type=int, default=20, help="segundos por célula (padrão 20)")
+    parser.add_argument("--tempo-celula", type=int, default=30, help="segundos por célula (padrão 30)")
     parser.add_argument("--tempo-notebook", type=float, default=180, help="segundos por notebook (padrão 180)")
     parser.add_argument("--memoria", type=int, default=2048, help="MiB de memória por processo do aluno (padrão 2048)")
     parser.add_argument("--processos", type=int, default=None, help="correções em paralelo (padrão: 2)")

@@ -47,7 +47,7 @@ def correcao(tmp_path_factory):
     saida = tmp_path_factory.mktemp("correcao")
     before, repo_before = _digest(TURMA), _repo_digest()
     marca = secrets.token_hex(8)
-    rows = motor.grade_class(TURMA, saida, cell_timeout=10, notebook_timeout=120, log=lambda *_: None, marca=marca)
+    rows = motor.grade_class(TURMA, saida, cell_timeout=20, notebook_timeout=120, log=lambda *_: None, marca=marca)
     sobreviventes = isolamento.restantes(marca)
     notas = (saida / "notas.csv").read_bytes()
     outputs = sorted(str(p.relative_to(saida)) for p in saida.rglob("*"))

@@ -52,7 +52,7 @@ def validados(turma):
     """validar em cada notebook de CONCORDANCIA (uma correção só, dois processos)."""
     paths = [turma / aluno / arquivo for aluno, arquivo in CONCORDANCIA]
     antes = [p.read_bytes() for p in paths]
-    relatorios = validate_many(paths, cell_timeout=10, workers=2)
+    relatorios = validate_many(paths, cell_timeout=20, workers=2)
     assert [p.read_bytes() for p in paths] == antes  # o notebook do aluno não muda
     return dict(zip(CONCORDANCIA, relatorios))
 
@@ -77,7 +77,7 @@ def test_saidas_antigas_nao_contam_e_erro_de_sintaxe_diz_a_celula(tmp_path):
     _celula(nb, "aula01-ex3-solucao")["source"] = "def embeddings_pulou_alto_parecidos(:\n    x = (1,"
     path = tmp_path / "03-exercicios.ipynb"
     path.write_text(json.dumps(nb, ensure_ascii=False), encoding="utf-8")
-    ok, lines = validate(path, cell_timeout=10)
+    ok, lines = validate(path, cell_timeout=20)
     texto = _texto(lines)
     assert not ok and "1 de 2" in lines[0], texto
     assert "erro em célula" in texto and "aula01-ex3-solucao, em “Exercício 3" in texto and "SyntaxError" in texto
@@ -102,7 +102,7 @@ def test_respostas_escritas_ainda_no_esboco_sao_listadas(tmp_path):
 def test_arquivo_renomeado_e_celula_colada_como_a_correcao_dira(tmp_path, turma):
     path = tmp_path / "03-exercicios-Copy1.ipynb"
     shutil.copy(turma / "ulisses-celula-colada" / "03-exercicios.ipynb", path)
-    ok, lines = validate(path, cell_timeout=10)
+    ok, lines = validate(path, cell_timeout=20)
     texto = _texto(lines)
     assert ok and "2 de 2" in lines[0], texto
     assert "arquivo renomeado" in texto and "aula01-ex3-verificacao aparecia 2 vezes" in texto
@@ -125,7 +125,7 @@ def test_protegida_editada_e_metadados_perdidos_como_a_correcao_dira(validados):
 def test_uma_linha_por_exercicio_nao_feito(tmp_path):
     """Exercício não feito: o ⏳ da verificação, sem repetir a mesma coisa como aviso."""
     aluno = ROOT / "notebooks" / "modulo-06" / "aula-01-self-attention" / "03-exercicios.ipynb"
-    ok, lines = validate(aluno, cell_timeout=10)
+    ok, lines = validate(aluno, cell_timeout=20)
     texto = _texto(lines)
     assert not ok and "0 de 2" in lines[0]
     assert sum("Exercício 3" in line for line in lines) == 1, texto

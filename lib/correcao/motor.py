@@ -426,7 +426,7 @@ def _cache_matplotlib(pasta: Path) -> Path:
     return cache
 
 
-def grade_class(entregas: Path, saida: Path, cell_timeout: int = 20, notebook_timeout: float = 180.0,
+def grade_class(entregas: Path, saida: Path, cell_timeout: int = 30, notebook_timeout: float = 180.0,
                 workers: int | None = None, log=print, memoria_mb: int = 2048, isolar: bool = True,
                 marca: str | None = None, guardar_notebooks: bool = False) -> list[Row]:
     """Corrige a turma de ``entregas`` (pasta ou .zip) e escreve ``notas.csv`` e os retornos em ``saida``.

@@ -16,7 +16,8 @@ from ..embeddings import PROJECT_SENTENCES, embed, gato_felino
 from ..multihead import MultiHeadAttention
 from ..projections import SelfAttention
 from ..text import attention_summary, strongest_attention
-from ._core import (DICA_INSTAVEL, Checker, _congelar, _descricao, _dica_retorno, _fmt, _num, _open_figures, check,
+from ._core import (DICA_INSTAVEL, Checker, _close_new_figures, _congelar, _descricao, _dica_retorno, _fmt, _num,
+                    _open_figures, check,
                     passou, proteger, semente)
 
 __all__ = ["passou", "exercicio_3", "exercicio_4", "projeto"]
@@ -178,16 +179,19 @@ def projeto(c: Checker, visualizer_fn):
     """Confere ``visualizer_fn(frase, vectors=None) -> (tokens, pesos, destaques)``.
 
     ``destaques`` é uma lista ``(token, outro token mais atendido, peso)`` que ignora o próprio token
-    (num empate exato, qualquer um dos empatados vale). Roda nas frases do projeto e numa frase com
-    vetores próprios. Confere também que a função faz o que o enunciado pede além de devolver: desenha o
+    (num empate exato, qualquer um dos empatados vale). Roda em três frases do projeto e numa frase com
+    vetores próprios (sorteados, na correção). Confere também que a função faz o que o enunciado pede além de devolver: desenha o
     mapa de calor (uma figura nova com a matriz n × n) e imprime o resumo (com o destaque de cada token);
     as figuras desenhadas durante a verificação são fechadas e o texto impresso fica fora do relatório.
     """
+    _aquecer_o_matplotlib()
     rng = np.random.default_rng(semente(0))
     custom = {"sol": [1.0, 0.2, 0.0], "lua": [0.9, 0.3, 0.0], "mar": [0.0, 0.1, 1.0]}
     if semente(0):  # na conferência da correção, vetores sorteados (uma tabela de respostas não passa)
         custom = {w: rng.normal(size=3).round(2).tolist() for w in custom}
-    cases = [(s, None) for s in PROJECT_SENTENCES] + [("sol lua mar", custom)]
+    # três frases do projeto (uma com empate exato, uma com tokens repetidos) e uma com vetores próprios: cada
+    # chamada desenha uma figura, e desenhar é o que mais custa sob a vigilância
+    cases = [(s, None) for s in PROJECT_SENTENCES if not s.startswith("A menina")] + [("sol lua mar", custom)]
     for sentence, vectors in cases:
         label = f"“{sentence}”"
         antes, impresso = _open_figures(), io.StringIO()
@@ -233,6 +237,17 @@ def projeto(c: Checker, visualizer_fn):
                         "o enunciado pede o mapa com atencao.plot_attention(pesos, tokens, title=...) e um resumo "
                         "impresso por você, uma linha por token: print(f\"{token} → {outro} ({peso:.2f})\")."):
             return
+
+
+def _aquecer_o_matplotlib() -> None:
+    """Carrega o matplotlib e desenha um mapa pequeno antes da vigilância: a primeira figura importa módulos e
+    fontes, e fazer isso sob ``sys.setprofile`` custaria segundos (na correção, perto do tempo limite)."""
+    from ..plotting import plot_attention
+
+    antes = _open_figures()
+    with contextlib.redirect_stdout(io.StringIO()):
+        plot_attention(np.eye(2), ["a", "b"], title="aquecimento")
+    _close_new_figures(antes)
 
 
 def _destaques(c: Checker, label: str, triples: list, ref_A: np.ndarray, tokens: list) -> bool:
