@@ -55,7 +55,7 @@ EXPECTED = {
     ("dano-processo-fantasma", NB): (A1, "03-exercicios", "revisar", "4", "4", "importa subprocess"),
     ("dano-memoria", NB): (A1, "03-exercicios", "memoria_esgotada", "2", "4",
                            "memória esgotada em célula 8 (aula01-ex3-solucao"),
-    ("dano-muitos-processos", NB): (A1, "03-exercicios", "revisar", "0", "4", "os.fork"),
+    ("dano-muitos-processos", NB): (A1, "03-exercicios", "revisar", "2", "4", "os.fork"),
     # a turma bagunçada: ninguém some, nenhum ponto se perde
     ("paulo-zip-windows", NB): (A1, "03-exercicios", "ok", "4", "4", ""),
     ("joão-sem-marca-utf8", NB): (A1, "03-exercicios", "ok", "4", "4", ""),
