@@ -9,6 +9,13 @@ from __future__ import annotations
 import numpy as np
 
 
+def read_only_copy(a) -> np.ndarray:
+    """Cópia **imutável** de um array: os dados ficam sobre um ``bytes``, e nem ``setflags(write=True)`` a
+    libera. Usada para entregar pesos a código de fora (a função do aluno) sem que ele os altere no lugar."""
+    a = np.asarray(a)
+    return np.frombuffer(a.tobytes(), dtype=a.dtype).reshape(a.shape)
+
+
 def shape_str(shape) -> str:
     """Forma de um array como texto, por exemplo ``(4, 8)``."""
     return "(" + ", ".join(str(s) for s in shape) + (",)" if len(shape) == 1 else ")")

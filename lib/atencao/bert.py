@@ -23,6 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ._validation import read_only_copy
 from .multihead import MultiHeadAttention
 
 __all__ = ["BertConfig", "UnigramTokenizer", "BertEncoder", "EncoderOutput", "read_e5", "load_e5",
@@ -301,16 +302,12 @@ class BertEncoder:
     __call__ = forward
 
 
-def _so_leitura(a: np.ndarray) -> np.ndarray:
-    return np.frombuffer(a.tobytes(), dtype=a.dtype).reshape(a.shape)
-
-
 def _sua_atencao(fn, mha: MultiHeadAttention, x: np.ndarray, layer: int):
     """Chama a atenção do aluno com os pesos da camada e confere o que ela devolveu (mensagens em pt-BR)."""
     n, d_model = x.shape
     # cópias só de leitura (sobre bytes): a função do aluno não consegue mudar os pesos do modelo no lugar
-    pesos = [_so_leitura(a) for a in (x, mha.W_q, mha.W_k, mha.W_v, mha.W_o)]
-    vieses = [_so_leitura(b) for b in (mha.b_q, mha.b_k, mha.b_v, mha.b_o)]
+    pesos = [read_only_copy(a) for a in (x, mha.W_q, mha.W_k, mha.W_v, mha.W_o)]
+    vieses = [read_only_copy(b) for b in (mha.b_q, mha.b_k, mha.b_v, mha.b_o)]
     out = fn(*pesos, mha.n_heads, *vieses)
     if not (isinstance(out, (tuple, list)) and len(out) == 2):
         raise TypeError(f"`attention_fn` precisa devolver (saida, pesos); na camada {layer} devolveu "

@@ -18,11 +18,14 @@ import os
 import random
 import re
 import sys
+import threading
 import types
 import warnings
 import weakref
 
 import numpy as np
+
+from .._validation import read_only_copy
 
 
 # Na conferência da correção (correcao._veredito) os casos são sorteados a cada vez: uma tabela de respostas
@@ -145,6 +148,16 @@ class Checker:
             if parar and sys.exc_info()[0] is None:  # o resto dos casos não acrescenta nada: a verificação para aqui
                 raise _Parar()
 
+    def pair(self, result, label: str, first: str = "saida", second: str = "pesos"):
+        """Confere que a função devolveu dois itens, ``(first, second)``, e os converte em arrays de floats;
+        registra o ❌ (com a dica do retorno) e devolve ``None`` se não der."""
+        dois = isinstance(result, (tuple, list)) and len(result) == 2
+        if not self.expect(dois, f"{label}: devolve ({first}, {second})", f"uma tupla ({first}, {second})",
+                           _descricao(result), _dica_retorno(result, first, second)):
+            return None
+        arrays = tuple(self.array(r, f"{label}: {first} e {second} são arrays de números") for r in result)
+        return None if any(a is None for a in arrays) else arrays
+
     def array(self, value, what: str):
         """Converte o que a função do aluno devolveu num array de floats; se não der, registra ❌ e devolve None."""
         if value is None:
@@ -192,8 +205,6 @@ class _Vigia:
     """
 
     def __init__(self, forbidden: tuple):
-        import threading
-
         self.codigos = {}
         for f in forbidden:
             for nome, g in ([(f.__name__, f)] if not isinstance(f, type) else
@@ -207,7 +218,6 @@ class _Vigia:
         self._primeira = True
         self._cache_aluno: dict = {}
         self._cache_fora: dict = {}
-        self._threading = threading
         self.biblioteca = _codigos_da_biblioteca()
         self._fugas = {f: f"{n} (desliga a vigilância da verificação)" for f, n in (
             (sys.setprofile, "sys.setprofile"), (sys.settrace, "sys.settrace"),
@@ -263,15 +273,16 @@ class _Vigia:
     def __enter__(self):
         if self.codigos:
             self._antes = sys.getprofile()
-            self._threading.setprofile(self._perfil)
+            threading.setprofile(self._perfil)
             sys.setprofile(self._perfil)
         return self
 
     def __exit__(self, *exc):
         if self.codigos:
             sys.setprofile(self._antes)
-            self._threading.setprofile(None)
+            threading.setprofile(None)
         return False
+
 
 _NOMES_DE_FORA = {"torch": "o PyTorch (torch)", "scipy": "o SciPy (scipy)",
                   "concurrent": "uma thread (concurrent.futures)",
@@ -295,6 +306,8 @@ def _do_aluno(arquivo: str) -> bool:
     """O código está num arquivo do aluno (uma célula do notebook, um módulo dele), e não na biblioteca do
     curso, na biblioteca padrão ou num pacote instalado (matplotlib, IPython, NumPy...)?"""
     return not (arquivo.startswith(_FORA_DO_ALUNO) or arquivo.startswith("<frozen") or "site-packages" in arquivo)
+
+
 _BIBLIOTECA: dict = {}
 
 
@@ -342,9 +355,7 @@ def _erro_do_aluno(exc: BaseException) -> tuple[str, None, None, str]:
     traduzida = traduzir(original)
     onde, tb = None, exc.__traceback__
     while tb is not None:  # o último quadro que não é da biblioteca nem do Python/NumPy: o código do aluno
-        arquivo = tb.tb_frame.f_code.co_filename
-        if not (arquivo.startswith(_PACOTE) or "site-packages" in arquivo or os.sep + "python3" in arquivo
-                or arquivo.startswith("<frozen")):
+        if _do_aluno(tb.tb_frame.f_code.co_filename):
             onde = (tb.tb_lineno, tb.tb_frame.f_code.co_name)
         tb = tb.tb_next
     if onde is None and _da_verificacao(exc):  # nenhum quadro do aluno: a verificação não entendeu o retorno
@@ -483,12 +494,11 @@ def _quebrar(texto: str, largura: int = 100) -> str:
 
 
 def _congelar(a) -> np.ndarray:
-    """Cópia **imutável** de um array (sobre um ``bytes``: nem ``setflags(write=True)`` a libera). As
-    referências da verificação são calculadas depois da chamada do aluno, a partir destas cópias: antes,
-    elas ficariam visíveis nos quadros da pilha durante a chamada; depois, a partir de arrays mutáveis, a
-    função do aluno poderia alterá-los pela pilha."""
-    a = np.asarray(a)
-    return np.frombuffer(a.tobytes(), dtype=a.dtype).reshape(a.shape)
+    """Cópia imutável (:func:`atencao._validation.read_only_copy`) das entradas de um caso. As referências
+    da verificação são calculadas depois da chamada do aluno, a partir destas cópias: antes, elas ficariam
+    visíveis nos quadros da pilha durante a chamada; depois, a partir de arrays mutáveis, a função do aluno
+    poderia alterá-los pela pilha."""
+    return read_only_copy(a)
 
 
 def _fmt(x) -> str:
@@ -712,16 +722,12 @@ def _quem_falta(exc, fn) -> str | None:
 
 
 def _open_figures() -> set:
-    import sys
-
     plt = sys.modules.get("matplotlib.pyplot")
     return set(plt.get_fignums()) if plt else set()
 
 
 def _close_new_figures(before: set) -> None:
     """Fecha as figuras que o código do aluno abriu durante a verificação (não polui a saída)."""
-    import sys
-
     plt = sys.modules.get("matplotlib.pyplot")
     if plt:
         for num in set(plt.get_fignums()) - before:

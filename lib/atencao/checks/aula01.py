@@ -124,12 +124,10 @@ def exercicio_4(c: Checker, attention_fn):
         congelados = [_congelar(a) for a in (X, W_q, W_k, W_v)]
         result = c.call(label, attention_fn, X, W_q, W_k, W_v, names=("X", "W_q", "W_k", "W_v"),
                         forbidden=_PRONTAS)
-        if not c.expect(isinstance(result, (tuple, list)) and len(result) == 2, f"{label}: devolve (saida, pesos)",
-                        "uma tupla (saida, pesos)", _descricao(result), _dica_retorno(result, "saida", "pesos")):
+        got = c.pair(result, label)
+        if got is None:
             return
-        out, A = (c.array(r, f"{label}: saída e pesos são arrays de números") for r in result)
-        if out is None or A is None:
-            return
+        out, A = got
         X, W_q, W_k, W_v = congelados  # a referência vem das cópias imutáveis
         ref_out, ref_A = _reference_projected(X, W_q, W_k, W_v)
         n, d_v = X.shape[0], W_v.shape[1]

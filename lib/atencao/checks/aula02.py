@@ -37,15 +37,6 @@ def _erro_do_numpy(mensagem: str) -> bool:
     return bool(_NUMPY.search(mensagem))
 
 
-def _pair(result, label, c: Checker, first="saida", second="pesos"):
-    ok = c.expect(isinstance(result, (tuple, list)) and len(result) == 2, f"{label}: devolve ({first}, {second})",
-                  f"uma tupla ({first}, {second})", _descricao(result), _dica_retorno(result, first, second))
-    if not ok:
-        return None
-    arrays = tuple(c.array(r, f"{label}: {first} e {second} são arrays de números") for r in result)
-    return None if any(a is None for a in arrays) else arrays
-
-
 _PRONTAS_SOFTMAX = (softmax, softmax_, scaled_dot_product_attention, attend, self_attention)
 
 
@@ -161,8 +152,8 @@ def exercicio_1(c: Checker, attention_fn):
         ("pontuações grandes, máscara causal", 60 * Q, 60 * K, V, causal_mask(5)),
     ]
     for label, q, k, v, mask in cases:
-        got = _pair(c.call(label, attention_fn, q, k, v, names=("Q", "K", "V"), forbidden=_PRONTAS, mask=mask),
-                    label, c)
+        got = c.pair(c.call(label, attention_fn, q, k, v, names=("Q", "K", "V"), forbidden=_PRONTAS, mask=mask),
+                     label)
         if got is None:
             return
         out, A = got
@@ -257,8 +248,8 @@ def exercicio_2(c: Checker, mha_fn):
         W_q, W_k, W_v, W_o = (rng.normal(size=(d_model, d_model)) / np.sqrt(d_model) for _ in range(4))
         congelados = [_congelar(a) for a in (X, W_q, W_k, W_v, W_o)]
         label = f"n={n}, d_model={d_model}, n_heads={n_heads}"
-        got = _pair(c.call(label, mha_fn, X, W_q, W_k, W_v, W_o, n_heads,
-                           names=("X", "W_q", "W_k", "W_v", "W_o", "n_heads"), forbidden=_PRONTAS_MHA), label, c)
+        got = c.pair(c.call(label, mha_fn, X, W_q, W_k, W_v, W_o, n_heads,
+                           names=("X", "W_q", "W_k", "W_v", "W_o", "n_heads"), forbidden=_PRONTAS_MHA), label)
         if got is None:
             return
         X, W_q, W_k, W_v, W_o = congelados  # a referência vem das cópias imutáveis, calculada só agora

@@ -168,12 +168,10 @@ def exercicio_4(c: Checker, fn, encoder):
         congelados = [_congelar(a) for a in (X, *Ws, *bs)]
         label = f"n={n}, d_model={d_model}, n_heads={n_heads}, com vieses"
         result = c.call(label, fn, X, *Ws, n_heads, *bs, names=_NOMES_MHA, forbidden=_PRONTAS_MHA)
-        if not c.expect(isinstance(result, (tuple, list)) and len(result) == 2, f"{label}: devolve (saida, pesos)",
-                        "uma tupla (saida, pesos)", _descricao(result), _dica_retorno(result, "saida", "pesos")):
+        got = c.pair(result, label)
+        if got is None:
             return
-        out, A = (c.array(r, f"{label}: saída e pesos são arrays de números") for r in result)
-        if out is None or A is None:
-            return
+        out, A = got
         X, W_q, W_k, W_v, W_o, b_q, b_k, b_v, b_o = congelados
         ref_out, ref_A = MultiHeadAttention.from_weights(W_q, W_k, W_v, W_o, b_q, b_k, b_v, b_o, n_heads=n_heads)(X)
         sem_vieses = MultiHeadAttention.from_weights(W_q, W_k, W_v, W_o, n_heads=n_heads)(X)
