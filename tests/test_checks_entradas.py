@@ -261,7 +261,7 @@ def _mask_com(Q, K, V, mask=None, escala=True, preenche=-np.inf, axis=-1, sem_so
 @pytest.mark.parametrize("kw, dica", [
     (dict(escala=False), "faltou dividir as pontuações por sqrt(d_k)"),
     (dict(axis=0), "por coluna"),
-    (dict(preenche=0.0), "receberam 0 em vez de -inf"),
+    (dict(preenche=0.0), "receberam um número finito (0, por exemplo) em vez de -np.inf"),
     (dict(sem_softmax=True), "faltou a softmax"),
 ])
 def test_aula02_ex1_dicas_especificas(kw, dica, capsys):

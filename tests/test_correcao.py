@@ -16,6 +16,7 @@ import time
 from pathlib import Path
 
 import pytest
+from exigir import pular_fora_da_ci
 
 from correcao import isolamento, motor
 
@@ -23,8 +24,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 from turma_exemplo import esperado, gerar  # noqa: E402
 
-pytestmark = pytest.mark.skipif(not isolamento.bwrap_disponivel() and not __import__("os").environ.get("CI"),
-                                reason="sem bubblewrap nesta máquina (o CI instala e não pula)")
+pytestmark = pular_fora_da_ci(not isolamento.bwrap_disponivel(), "sem bubblewrap nesta máquina (o CI instala)")
 
 TURMA = ROOT / "tests" / "turma-exemplo.zip"
 

@@ -10,13 +10,13 @@ import time
 from pathlib import Path
 
 import pytest
+from exigir import pular_fora_da_ci
 
 from correcao import isolamento
 
 ROOT = Path(__file__).resolve().parents[1]
 
-pytestmark = pytest.mark.skipif(not isolamento.bwrap_disponivel() and not os.environ.get("CI"),
-                                reason="sem bubblewrap nesta máquina (o CI instala e não pula)")
+pytestmark = pular_fora_da_ci(not isolamento.bwrap_disponivel(), "sem bubblewrap nesta máquina (o CI instala)")
 
 SONDA = textwrap.dedent("""
     import json, os, socket, subprocess, sys, time

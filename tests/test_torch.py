@@ -2,12 +2,13 @@
 
 import numpy as np
 import pytest
+from exigir import exigir
 
 import atencao
 from atencao import MultiHeadAttention
 from atencao.masks import from_torch_mha_mask, from_torch_sdpa_mask, to_torch_mha_mask, to_torch_sdpa_mask
 
-torch = pytest.importorskip("torch")
+torch = exigir("torch")
 
 
 

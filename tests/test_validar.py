@@ -140,3 +140,19 @@ def test_make_validar_nao_engole_erros(tmp_path):
     out = subprocess.run([sys.executable, str(ROOT / "scripts" / "validar.py"), str(tmp_path / "nao-existe.ipynb")],
                          capture_output=True, text=True)
     assert out.returncode == 2 and "arquivo não encontrado" in out.stdout
+
+
+def test_relatorio_mantem_as_linhas_quebradas_da_verificacao():
+    """Uma linha ⏳/❌/dica que a verificação quebrou em duas chega inteira; esperado/obtido ficam de fora."""
+    from atencao.checks._core import _quebrar
+    from correcao.validar import _linhas_do_relatorio
+
+    pendente = _quebrar("⏳ Exercício 2 (atenção multicabeça do zero): ainda não resolvido (o código levanta "
+                        "NotImplementedError). Complete a célula do exercício e rode esta verificação de novo.")
+    falha = _quebrar("❌ Exercício 1: 1 critério falhou.\n  ❌ caso: pesos\n       esperado: [1, 2]\n"
+                     "       obtido:   [3, 4]\n       dica: " + "a máscara foi usada transposta " * 5)
+    linhas = _linhas_do_relatorio(pendente + "\n" + falha + "\n  (a verificação para no primeiro caso)")
+    assert len(pendente.splitlines()) > 1
+    texto = " ".join(linha.strip() for linha in linhas)
+    assert "rode esta verificação de novo." in texto and texto.count("transposta") == 5
+    assert "esperado" not in texto and "obtido" not in texto and "para no primeiro" not in texto

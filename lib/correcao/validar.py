@@ -62,6 +62,23 @@ def validate_many(paths: list[Path], cell_timeout: int = 60, workers: int = 1) -
     return out
 
 
+def _linhas_do_relatorio(text: str) -> list[str]:
+    """As linhas de resultado (✅/❌/⏳), de critério que falhou e de dica de uma saída, com as continuações
+    que a verificação quebrou (recuo da linha + 5 espaços); esperado/obtido ficam de fora (estão no notebook)."""
+    linhas, recuo = [], None
+    for line in text.splitlines():
+        corpo = line.lstrip()
+        if CHECK_LINE.match(line) or line.startswith("  ❌") or corpo.startswith("dica:"):
+            linhas.append(line)
+            recuo = len(line) - len(corpo) + 5
+        elif recuo is not None and corpo and len(line) - len(corpo) == recuo and not corpo.startswith(
+                ("esperado:", "obtido:")):
+            linhas.append(line)  # continuação de uma linha quebrada
+        else:
+            recuo = None
+    return linhas
+
+
 def _relatorio(path: Path, row, nb: dict | None) -> tuple[bool, list[str]]:
     if row.status in ("arquivo_invalido", "desconhecido", "sem_notebooks"):
         return False, [f"❌ {' | '.join(row.reasons)}."]
@@ -75,8 +92,7 @@ def _relatorio(path: Path, row, nb: dict | None) -> tuple[bool, list[str]]:
             if out.get("output_type") == "stream":
                 text = out.get("text", "")
                 text = "".join(text) if isinstance(text, list) else text
-                linhas = [line for line in text.splitlines()
-                          if CHECK_LINE.match(line) or line.startswith("  ❌") or line.strip().startswith("dica:")]
+                linhas = _linhas_do_relatorio(text)
                 checks += linhas
                 if any(CHECK_LINE.match(line) for line in linhas):
                     com_linha.add(nbgrader_meta(c).get("grade_id"))

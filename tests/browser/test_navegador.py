@@ -14,13 +14,13 @@ import warnings
 
 import pytest
 
+from exigir import exigir, pular_fora_da_ci
+
 from .lab import CHROMIUM, ROOT, browser, jupyterlab
 
-pytestmark = pytest.mark.skipif(
-    not os.access(CHROMIUM, os.X_OK),
-    reason=f"Chromium não encontrado em {CHROMIUM} (o .ci/run instala o pacote `chromium` do Debian)",
-)
-playwright = pytest.importorskip("playwright.sync_api")
+pytestmark = pular_fora_da_ci(not os.access(CHROMIUM, os.X_OK),
+                              f"Chromium não encontrado em {CHROMIUM} (o .ci/run instala o pacote `chromium` do Debian)")
+playwright = exigir("playwright.sync_api")
 
 NOTEBOOK = "notebooks/modulo-06/aula-01-self-attention/04-projeto.ipynb"
 SHOTS = ROOT / "build" / "navegador"

@@ -366,6 +366,10 @@ def _erro_do_aluno(exc: BaseException) -> tuple[str, None, None, str]:
     if onde:
         criterio += f" (linha {onde[0]} de {onde[1]})" if onde[1] != "<module>" else f" (linha {onde[0]})"
     dica = "rode a sua função sozinha numa célula para ver o erro completo."
+    if "contém infinito" in original or "contém NaN" in original:
+        dica = ("um array que você passou à biblioteca tem -inf ou NaN. Se você pôs -np.inf num pedaço da matriz "
+                "(na diagonal, para achar o outro máximo, por exemplo), faça isso numa cópia: pesos[i] é uma vista, "
+                "e mudar a vista muda a matriz; use linha = pesos[i].copy(). " + dica)
     if traduzida != original:
         dica = f"mensagem original: “{original}”; " + dica
     return criterio, None, None, dica
@@ -588,7 +592,8 @@ def check(title: str):
             _registrar(args[0] if args else None, status)
             n_fail = len(checker.failures)
             head = f"{'✅' if passed else '❌'} {title}: " + (
-                "tudo certo!" if passed else ("1 critério falhou." if n_fail == 1 else f"{n_fail} critérios falharam."))
+                "tudo certo!" if passed else ("1 critério falhou" if n_fail == 1 else f"{n_fail} critérios falharam")
+                + " no primeiro caso com erro.")
             linhas = [head, *checker.lines]
             if not passed:
                 linhas.append("  (a verificação para no primeiro caso que falha: corrija-o e rode de novo para ver os "

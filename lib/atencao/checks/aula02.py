@@ -130,7 +130,7 @@ def _fmt_mask(m) -> str:
     return "\n" + "\n".join(" " * 17 + " ".join("1" if v else "0" for v in linha) for linha in np.atleast_2d(m))
 
 
-@check("Exercício 1 (máscara)")
+@check("Exercício 1, passo 2 (a atenção com máscara)")
 def exercicio_1(c: Checker, attention_fn):
     """Confere ``attention_fn(Q, K, V, mask=None) -> (saida, pesos)`` com máscara (``True`` = pode olhar).
 
@@ -151,6 +151,7 @@ def exercicio_1(c: Checker, attention_fn):
         ("linha 2 toda bloqueada", Q[:4], K, V, all_blocked),
         ("pontuações grandes, máscara causal", 60 * Q, 60 * K, V, causal_mask(5)),
     ]
+    bloqueio_ok = somas_ok = True
     for label, q, k, v, mask in cases:
         got = c.pair(c.call(label, attention_fn, q, k, v, names=("Q", "K", "V"), forbidden=_PRONTAS, mask=mask),
                      label)
@@ -175,13 +176,22 @@ def exercicio_1(c: Checker, attention_fn):
                         "usando atencao.softmax, que devolve zeros numa linha toda -inf.")
             elif label.startswith("linha"):
                 hint = "com todas as chaves bloqueadas, os pesos e a saída dessa linha devem ser 0."
+            elif (np.nan_to_num(A)[~mask] > 1e-6).any():
+                hint = ("as posições bloqueadas receberam peso: troque as pontuações delas por -np.inf, não por um "
+                        "número finito como -50 (com pontuações grandes, ele deixa de ser \"bem negativo\").")
         ok = c.close(A, ref_A, f"{label}: pesos", hint=hint or (
             "pontuações = Q @ K.T / sqrt(d_k); np.where(mask, pontuações, -np.inf); softmax em cada linha."))
         ok &= c.close(out, ref_out, f"{label}: saída", hint=(
             "a saída é pesos @ V." if ok else "a saída depende dos pesos: corrija primeiro os pesos (acima)."))
         if not ok:
             return
-    c.expect(True, "posições bloqueadas têm peso exatamente 0 e as demais linhas somam 1")
+        if mask is not None:
+            livres = mask.any(axis=-1)  # linhas com ao menos uma chave permitida
+            bloqueio_ok &= bool(np.all(A[~mask] == 0))
+            somas_ok &= bool(np.allclose(A[livres].sum(axis=-1), 1.0, rtol=0, atol=1e-9))
+    c.expect(bloqueio_ok and somas_ok, "posições bloqueadas têm peso exatamente 0 e as demais linhas somam 1",
+             hint="bloqueie com -np.inf antes da softmax (um número só \"bem negativo\", como -100, deixa um "
+                  "peso minúsculo, mas não zero, nas posições bloqueadas).")
 
 
 def _dica_mascara(q, k, mask, A, ref_A, d_v: int = 0) -> str | None:
@@ -211,7 +221,8 @@ def _dica_mascara(q, k, mask, A, ref_A, d_v: int = 0) -> str | None:
         "dividiu pela raiz de d_v (a dimensão dos valores); o certo é sqrt(d_k), a dimensão das consultas e chaves.":
             com(q @ k.T / np.sqrt(d_v or 1)),
         "a softmax foi aplicada por coluna; aplique em cada linha (axis=-1).": com(scores, axis=0),
-        "as posições bloqueadas receberam 0 em vez de -inf: com 0, a softmax ainda dá peso a elas.": com(scores, 0.0),
+        "as posições bloqueadas receberam um número finito (0, por exemplo) em vez de -np.inf: a softmax ainda dá "
+        "peso a elas.": com(scores, 0.0),
     }
     for dica, cand in candidatos.items():
         if cand.shape != A.shape:
@@ -271,15 +282,17 @@ def exercicio_2(c: Checker, mha_fn):
             return
 
 
-def _diagnose_heads(X, W_q, W_k, n_heads, A) -> str:
-    """Dica específica para pesos multicabeça errados, reconhecendo os enganos mais comuns."""
+def _diagnose_heads(X, W_q, W_k, n_heads, A, b_q=0.0, b_k=0.0) -> str:
+    """Dica específica para pesos multicabeça errados, reconhecendo os enganos mais comuns (com os vieses
+    ``b_q`` e ``b_k`` da Aula 3, exercício 4, quando houver)."""
     if A.size and not np.isfinite(A).all():
         return DICA_INSTAVEL
     n, d_model = X.shape
     d_k = d_model // n_heads
-    Q, K = split_heads(X @ W_q, n_heads), split_heads(X @ W_k, n_heads)
+    XQ, XK = X @ W_q + b_q, X @ W_k + b_k
+    Q, K = split_heads(XQ, n_heads), split_heads(XK, n_heads)
     scores = Q @ np.swapaxes(K, -1, -2)
-    Qr, Kr = ((X @ W).reshape(n_heads, n, d_k) for W in (W_q, W_k))
+    Qr, Kr = (P.reshape(n_heads, n, d_k) for P in (XQ, XK))
     candidates = {
         "cada cabeça se escala por sqrt(d_k) = sqrt(d_model / n_heads), não por sqrt(d_model).":
             softmax(scores / np.sqrt(d_model)),

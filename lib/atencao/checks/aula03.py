@@ -9,6 +9,7 @@ import numpy as np
 
 from ..attention import attend, scaled_dot_product_attention, self_attention
 from ..multihead import MultiHeadAttention, merge_heads, split_heads
+from .aula02 import _diagnose_heads
 from ._core import Checker, _congelar, _descricao, _dica_retorno, check, passou, proteger, semente
 
 # As referências (_top_heads, ...) ficam privadas: são as respostas dos exercícios, não ferramentas do aluno.
@@ -175,9 +176,12 @@ def exercicio_4(c: Checker, fn, encoder):
         X, W_q, W_k, W_v, W_o, b_q, b_k, b_v, b_o = congelados
         ref_out, ref_A = MultiHeadAttention.from_weights(W_q, W_k, W_v, W_o, b_q, b_k, b_v, b_o, n_heads=n_heads)(X)
         sem_vieses = MultiHeadAttention.from_weights(W_q, W_k, W_v, W_o, n_heads=n_heads)(X)
-        dica = ("faltou somar os vieses: Q = X @ W_q + b_q, K = X @ W_k + b_k, V = X @ W_v + b_v."
-                if A.shape == ref_A.shape and np.allclose(A, sem_vieses[1], atol=1e-6) else
-                "é a sua multi_head_attention da Aula 2 (exercício 2), com + b_q, + b_k e + b_v nas projeções.")
+        if A.shape != ref_A.shape:
+            dica = "os pesos devem ter forma (n_heads, n, n): uma matriz de atenção por cabeça."
+        elif np.allclose(A, sem_vieses[1], atol=1e-6):
+            dica = "faltou somar os vieses: Q = X @ W_q + b_q, K = X @ W_k + b_k, V = X @ W_v + b_v."
+        else:  # os mesmos enganos da Aula 2, exercício 2 (escala, divisão em cabeças, softmax), agora com vieses
+            dica = _diagnose_heads(X, W_q, W_k, n_heads, A, b_q, b_k)
         ok = c.close(A, ref_A, f"{label}: pesos por cabeça (n_heads, n, n)", hint=dica)
         dica = ("a saída é concat @ W_o + b_o (faltou o b_o?)." if ok and out.shape == ref_out.shape and np.allclose(
             out + b_o, ref_out, atol=1e-6) else "a saída depende dos pesos: corrija primeiro os pesos (acima)."
