@@ -11,6 +11,7 @@ import io
 
 import numpy as np
 
+from .._validation import nfc
 from ..attention import attend, scaled_dot_product_attention, self_attention, softmax
 from ..embeddings import PROJECT_SENTENCES, embed, gato_felino
 from ..multihead import MultiHeadAttention
@@ -197,7 +198,7 @@ def projeto(c: Checker, visualizer_fn):
             result = (c.call(label, visualizer_fn, sentence, vectors, names=("frase", "vectors"), forbidden=_PRONTAS_VIS)
                       if vectors is not None else
                       c.call(label, visualizer_fn, sentence, names=("frase",), forbidden=_PRONTAS_VIS))
-        figuras, texto = _open_figures() - antes, impresso.getvalue()
+        figuras, texto = _open_figures() - antes, nfc(impresso.getvalue())  # acentos compostos, como os tokens
         if not c.expect(isinstance(result, (tuple, list)) and len(result) == 3,
                         f"{label}: devolve (tokens, pesos, destaques)", "uma tupla com 3 itens", _descricao(result),
                         _dica_retorno(result, "tokens", "pesos", "destaques")):
@@ -205,7 +206,7 @@ def projeto(c: Checker, visualizer_fn):
         tokens, A, highlights = result
         ref_tokens, X = embed(sentence, vectors)
         _, ref_A = self_attention(X)
-        if not c.expect(isinstance(tokens, (list, tuple)) and [str(t) for t in tokens] == ref_tokens,
+        if not c.expect(isinstance(tokens, (list, tuple)) and [nfc(str(t)) for t in tokens] == ref_tokens,
                         f"{label}: tokens (1º item)", ref_tokens, _descricao(tokens) if not isinstance(
                             tokens, (list, tuple)) else list(tokens),
                         "o 1º item é a lista de tokens: use atencao.tokenize(frase) ou atencao.embed(frase); a "
@@ -262,7 +263,7 @@ def _destaques(c: Checker, label: str, triples: list, ref_A: np.ndarray, tokens:
         empatados = {tokens[j] for j in range(n) if j != i and np.isclose(linha[j], maximo, rtol=0, atol=1e-12)}
         certos.append(f"{tokens[i]}→{'/'.join(sorted(empatados))}")
         obtidos.append(f"{q}→{k}")
-        if str(q) != tokens[i] or str(k) not in empatados:
+        if nfc(str(q)) != tokens[i] or nfc(str(k)) not in empatados:
             return c.expect(False, f"{label}: para cada token, o OUTRO token mais atendido", certos + ["…"],
                             obtidos,
                             "ignore a diagonal (o próprio token) antes de procurar o máximo da linha; o 1º item de "
