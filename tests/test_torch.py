@@ -61,6 +61,51 @@ def test_porte_float64():
     assert out.dtype == np.float64 and np.abs(out - out_t.numpy()).max() < 1e-12
 
 
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float32", "float64"])
+def test_porte_de_todo_dtype_de_ponto_flutuante(dtype):
+    """Os formatos em que os módulos chegam (bfloat16 não existe no NumPy): pesos copiados sem perda, em float32
+    (float64 se o módulo for float64), e a mesma saída que o módulo, calculado em float64 com esses pesos."""
+    module, x = _torch_case(True, True)
+    module = module.to(getattr(torch, dtype))
+    ours = MultiHeadAttention.from_torch(module)
+    esperado = np.float64 if dtype == "float64" else np.float32
+    assert all(W.dtype == esperado for W in (ours.W_q, ours.W_k, ours.W_v, ours.W_o, ours.b_q, ours.b_o))
+    d = module.embed_dim
+    pesos = module.in_proj_weight.detach().double().numpy()  # os valores exatos do módulo
+    np.testing.assert_array_equal(ours.W_k, pesos[d:2 * d].T)
+    np.testing.assert_array_equal(ours.b_o, module.out_proj.bias.detach().double().numpy())
+    referencia = module.double()
+    with torch.no_grad():
+        out_t, w_t = referencia(x.double(), x.double(), x.double())
+    out, w = ours(x.numpy(), average_weights=True)
+    assert np.abs(out - out_t.numpy()).max() <= 1e-4 and np.abs(w - w_t.numpy()).max() <= 1e-5
+
+
+def test_tensores_bfloat16_e_com_gradiente_entram_na_biblioteca():
+    x = torch.randn(2, 5, 8, requires_grad=True)
+    baixo = x.detach().to(torch.bfloat16)
+    out, w = atencao.self_attention(baixo)  # antes: TypeError (ScalarType BFloat16)
+    ref_out, ref_w = atencao.self_attention(baixo.float().numpy())
+    assert out.dtype == np.float32 and np.array_equal(out, ref_out) and np.array_equal(w, ref_w)
+    np.testing.assert_array_equal(atencao.softmax(x), atencao.softmax(x.detach().numpy()))  # requires_grad
+    assert atencao.softmax(x.detach().half()).dtype == np.float16  # float16 continua float16
+    mask = torch.from_numpy(atencao.causal_mask(5))
+    np.testing.assert_array_equal(from_torch_sdpa_mask(mask), atencao.causal_mask(5))
+
+
+def test_pesos_do_hugging_face_em_bfloat16():
+    from atencao.bert import BertConfig, hf_state_dict_names, weights_from_hf
+
+    config = BertConfig(d_model=4, n_layers=1, n_heads=2, d_ff=8, vocab_size=10, max_positions=6,
+                        type_vocab_size=1, eps=1e-12)
+    torch.manual_seed(0)
+    state = {nome: torch.randn(3, 4).to(torch.bfloat16) for nome in hf_state_dict_names(1).values()}
+    pesos = weights_from_hf(state, config)
+    for nosso, deles in hf_state_dict_names(1).items():
+        assert pesos[nosso].dtype == np.float32
+        np.testing.assert_array_equal(pesos[nosso], state[deles].float().numpy())
+
+
 def test_porte_recusa_configuracao_nao_suportada():
     with pytest.raises(ValueError, match="add_bias_kv"):
         MultiHeadAttention.from_torch(torch.nn.MultiheadAttention(8, 2, add_bias_kv=True))

@@ -7,7 +7,7 @@ Pequena de propósito: cada módulo cuida de um conceito e cabe numa leitura.
 - :mod:`atencao.projections`: ``SelfAttention`` (uma cabeça, com W_q, W_k, W_v);
 - :mod:`atencao.multihead`: ``MultiHeadAttention`` (várias cabeças, W_o, porte do PyTorch);
 - :mod:`atencao.embeddings`: embeddings feitos à mão e ``embed(frase)``;
-- :mod:`atencao.text`: mapa de calor em caracteres e resumo "token → token mais atendido";
+- :mod:`atencao.text`: mapa de calor em caracteres e resumo "token → token que recebe mais atenção";
 - :mod:`atencao.plotting`: mapas de calor com matplotlib (importado só quando um gráfico é desenhado);
 - :mod:`atencao.explorer`: o explorador interativo (``explorar``), com ipywidgets;
 - :mod:`atencao.bert` e :mod:`atencao.model_explorer` (Aula 3): o multilingual-e5-small em NumPy, com a

@@ -6,13 +6,45 @@ aponte exatamente o que corrigir, com a forma (shape) esperada e a recebida.
 
 from __future__ import annotations
 
+# ligado na importação: trocar ``unicodedata.normalize`` depois (numa célula do aluno) não muda nada aqui
+from unicodedata import normalize as _normalize
+
 import numpy as np
+
+#: dtypes de ponto flutuante do PyTorch que o NumPy representa; os outros (bfloat16, float8...) viram float32.
+_NUMPY_FLOATS = {"torch.float16", "torch.float32", "torch.float64"}
+
+
+def nfc(text: str) -> str:
+    """O texto na forma normal **NFC** (Unicode): acentos compostos num caractere só (``ã`` = U+00E3).
+
+    Texto colado do macOS, de PDFs e de alguns teclados chega **decomposto** (NFD: ``a`` + U+0303, o til
+    combinante); sem normalizar, ``"não"`` digitado de um jeito e de outro seriam tokens diferentes. Toda
+    entrada de texto da biblioteca passa por aqui (frases, tokens, rótulos, chaves de vetores); quem chama
+    já conferiu que ``text`` é ``str``.
+    """
+    return _normalize("NFC", text)
+
+
+def tensor_to_numpy(t):
+    """Tensor do PyTorch → ``ndarray`` (na CPU, sem gradiente); qualquer outra coisa passa sem mudar.
+
+    float16, float32 e float64 mantêm o dtype; os formatos de ponto flutuante sem equivalente no NumPy
+    (``bfloat16``, ``float8_*``) viram float32 (todo valor deles cabe exatamente em float32), em vez do
+    ``TypeError: Got unsupported ScalarType BFloat16`` do PyTorch.
+    """
+    if not (hasattr(t, "detach") and hasattr(t, "is_floating_point")):
+        return t
+    t = t.detach().cpu()
+    if t.is_floating_point() and str(t.dtype) not in _NUMPY_FLOATS:
+        t = t.float()
+    return t.numpy()
 
 
 def read_only_copy(a) -> np.ndarray:
     """Cópia **imutável** de um array: os dados ficam sobre um ``bytes``, e nem ``setflags(write=True)`` a
     libera. Usada para entregar pesos a código de fora (a função do aluno) sem que ele os altere no lugar."""
-    a = np.asarray(a)
+    a = np.asarray(tensor_to_numpy(a))
     return np.frombuffer(a.tobytes(), dtype=a.dtype).reshape(a.shape)
 
 
@@ -28,7 +60,7 @@ def as_float_array(x, name: str, min_ndim: int = 2, allow_neg_inf: bool = False,
     Parameters
     ----------
     x : array_like
-        Entrada do aluno (lista, array NumPy, tensor convertido etc.).
+        Entrada do aluno (lista, array NumPy, tensor do PyTorch etc.; um tensor ``bfloat16`` vira float32).
     name : str
         Nome do argumento, usado nas mensagens de erro.
     min_ndim : int
@@ -51,7 +83,7 @@ def as_float_array(x, name: str, min_ndim: int = 2, allow_neg_inf: bool = False,
         Se tiver eixos de menos, algum eixo vazio, ``NaN`` ou ``inf``.
     """
     try:
-        arr = np.asarray(x)
+        arr = np.asarray(tensor_to_numpy(x))
     except Exception as exc:  # noqa: BLE001 - qualquer falha de conversão vira uma mensagem clara
         raise TypeError(f"`{name}` precisa ser um array numérico; não foi possível converter ({exc}).") from None
     if arr.dtype == object or arr.dtype.kind in "USV":
@@ -103,7 +135,7 @@ def broadcast_mask(mask, scores_shape: tuple, name: str = "mask") -> np.ndarray:
     ValueError
         Se a forma não puder ser expandida (broadcast) para ``scores_shape``.
     """
-    m = np.asarray(mask)
+    m = np.asarray(tensor_to_numpy(mask))
     if m.dtype != np.bool_:
         if m.dtype.kind in "iu" and np.isin(m, (0, 1)).all():
             m = m.astype(bool)
@@ -121,7 +153,7 @@ def broadcast_mask(mask, scores_shape: tuple, name: str = "mask") -> np.ndarray:
 
 
 def check_tokens(tokens, n: int, name: str, axis_desc: str, weights_shape: tuple) -> list[str]:
-    """Confere que há um rótulo por linha/coluna e devolve os tokens como lista de ``str``.
+    """Confere que há um rótulo por linha/coluna e devolve os tokens como lista de ``str`` em NFC (:func:`nfc`).
 
     Raises
     ------
@@ -137,7 +169,7 @@ def check_tokens(tokens, n: int, name: str, axis_desc: str, weights_shape: tuple
             f"`{name}` precisa ser uma lista de tokens (ex.: ['o', 'gato']), não um texto único; "
             "use atencao.tokenize(frase) para separar."
         )
-    tokens = [str(t) for t in tokens]
+    tokens = [nfc(str(t)) for t in tokens]
     if len(tokens) != n:
         raise ValueError(
             f"`{name}` tem {len(tokens)} token(s), mas os pesos têm {n} {axis_desc} "

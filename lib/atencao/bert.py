@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ._validation import read_only_copy
+from ._validation import nfc, read_only_copy, tensor_to_numpy
 from .multihead import MultiHeadAttention
 
 __all__ = ["BertConfig", "UnigramTokenizer", "BertEncoder", "EncoderOutput", "read_e5", "load_e5",
@@ -95,8 +95,7 @@ def weights_from_hf(state_dict: dict, config: "BertConfig") -> dict:
             missing.append(theirs)
             continue
         v = plain[theirs]
-        v = v.detach().cpu().numpy() if hasattr(v, "detach") else np.asarray(v)
-        out[ours] = np.ascontiguousarray(v, dtype=np.float32)
+        out[ours] = np.ascontiguousarray(tensor_to_numpy(v), dtype=np.float32)  # bfloat16 também
     if missing:
         raise KeyError(f"faltam pesos no state_dict: {missing[:5]}{' ...' if len(missing) > 5 else ''}")
     return out
@@ -105,7 +104,8 @@ def weights_from_hf(state_dict: dict, config: "BertConfig") -> dict:
 class UnigramTokenizer:
     """Tokenizador SentencePiece *unigram* (o do XLM-RoBERTa, usado pelo multilingual-e5-small).
 
-    1. normaliza cada caractere pela tabela do modelo e junta espaços repetidos;
+    1. compõe os acentos (Unicode NFC: texto colado do macOS ou de PDFs chega decomposto), normaliza
+       cada caractere pela tabela do modelo e junta espaços repetidos;
     2. troca espaços por ``▁`` e põe um ``▁`` no início;
     3. escolhe, entre todas as divisões em peças do vocabulário, a de maior soma de
        log-probabilidades (algoritmo de Viterbi); um caractere sem peça vira ``<unk>``;
@@ -123,7 +123,7 @@ class UnigramTokenizer:
 
     def _normalize(self, text: str) -> str:
         chars = []
-        for ch in text:
+        for ch in nfc(text):  # a tabela é por caractere: "ã" decomposto (a + til combinante) não estaria nela
             chars.append(self.normalization.get(ord(ch), ch))
         text = "".join(chars)
         while "  " in text:
@@ -133,7 +133,8 @@ class UnigramTokenizer:
         return text.replace(" ", "▁")
 
     def encode(self, text: str) -> list[int]:
-        """Texto → ids, com ``<s>`` e ``</s>``.
+        """Texto → ids, com ``<s>`` e ``</s>``. O mesmo texto dá os mesmos ids com acentos compostos ou
+        decompostos (NFC/NFD).
 
         Raises
         ------

@@ -21,7 +21,7 @@ import re
 
 import numpy as np
 
-from ._validation import as_float_array, shape_str
+from ._validation import as_float_array, nfc, shape_str
 
 __all__ = ["gato_felino", "FEATURES", "HAND_MADE_VECTORS", "PROJECT_SENTENCES", "UnknownTokenError", "tokenize", "embed",
            "word_vector", "embed_hashed", "VECTOR_SCALE"]
@@ -124,6 +124,9 @@ def tokenize(sentence: str) -> list[str]:
 
     ``tokenize("O coração não esquece!") == ["o", "coração", "não", "esquece"]``
 
+    O texto é normalizado em NFC antes (:func:`atencao._validation.nfc`): uma frase colada com acentos
+    decompostos (macOS, PDFs) dá exatamente os mesmos tokens que a digitada.
+
     Raises
     ------
     TypeError
@@ -133,7 +136,7 @@ def tokenize(sentence: str) -> list[str]:
     """
     if not isinstance(sentence, str):
         raise TypeError(f"`sentence` precisa ser um texto (str); recebido {type(sentence).__name__}.")
-    tokens = _TOKEN.findall(sentence.lower())
+    tokens = _TOKEN.findall(nfc(sentence).lower())
     if not tokens:
         raise ValueError(f"`sentence` não tem nenhuma palavra: {sentence!r}.")
     return tokens
@@ -145,7 +148,9 @@ def embed(sentence, vectors=None) -> tuple[list[str], np.ndarray]:
     Parameters
     ----------
     sentence : str ou lista de str
-        Texto (separado por :func:`tokenize`) ou uma lista de tokens já separada.
+        Texto (separado por :func:`tokenize`) ou uma lista de tokens já separada. Texto, tokens e chaves
+        de ``vectors`` são normalizados em NFC: acentos decompostos (colados do macOS ou de um PDF) acham
+        os mesmos vetores.
     vectors : dict ou array_like, opcional
         - ``None``: usa :data:`HAND_MADE_VECTORS`;
         - ``dict`` token → vetor: os seus vetores, que têm prioridade sobre os do vocabulário
@@ -178,7 +183,7 @@ def embed(sentence, vectors=None) -> tuple[list[str], np.ndarray]:
         return tokens, X.astype(np.float64, copy=False)
     table = dict(HAND_MADE_VECTORS)
     if vectors:
-        table.update({str(k).lower() if isinstance(sentence, str) else str(k): v for k, v in vectors.items()})
+        table.update({nfc(str(k)).lower() if isinstance(sentence, str) else nfc(str(k)): v for k, v in vectors.items()})
     missing = [t for t in dict.fromkeys(tokens) if t not in table]
     if missing:
         raise UnknownTokenError(
@@ -199,12 +204,12 @@ def embed(sentence, vectors=None) -> tuple[list[str], np.ndarray]:
 
 
 def _tokens(sentence) -> list[str]:
-    """Texto → tokens (por :func:`tokenize`); lista de tokens → ela mesma. Erro claro para o resto."""
+    """Texto → tokens (por :func:`tokenize`); lista de tokens → ela mesma, em NFC. Erro claro para o resto."""
     if isinstance(sentence, str):
         return tokenize(sentence)
     if sentence is None or not hasattr(sentence, "__iter__"):
         raise TypeError(f"`sentence` precisa ser um texto ou uma lista de tokens; recebido {sentence!r}.")
-    tokens = [str(t) for t in sentence]
+    tokens = [nfc(str(t)) for t in sentence]
     if not tokens:
         raise ValueError("`sentence` está vazia: é preciso pelo menos um token.")
     return tokens
@@ -213,7 +218,7 @@ def _tokens(sentence) -> list[str]:
 def word_vector(token: str, d_model: int, seed: int = 0) -> np.ndarray:
     """Vetor pseudoaleatório **fixo** de uma palavra: a mesma palavra sempre ganha o mesmo vetor.
 
-    O gerador é semeado com um hash estável do texto (CRC-32 dos bytes UTF-8) mais ``seed``, e
+    O gerador é semeado com um hash estável do texto (CRC-32 dos bytes UTF-8 do token em NFC) mais ``seed``, e
     sorteia ``d_model`` números normais (média 0, desvio 1). Não carrega significado nenhum, mas
     permite comparar frases que compartilham palavras e funciona para qualquer frase.
 
@@ -221,13 +226,22 @@ def word_vector(token: str, d_model: int, seed: int = 0) -> np.ndarray:
     -------
     ndarray de float64, forma (d_model,)
 
+    Raises
+    ------
+    TypeError
+        Se ``token`` não for texto.
+    ValueError
+        Se ``d_model`` < 1.
+
     Fonte: Módulo 6, Aula 2, ``02-codigo`` e ``04-exercicios`` (exercício 3).
     """
     import zlib
 
+    if not isinstance(token, str):
+        raise TypeError(f"`token` precisa ser um texto (str); recebido {type(token).__name__}.")
     if d_model < 1:
         raise ValueError(f"`d_model` precisa ser ≥ 1; recebido {d_model}.")
-    rng = np.random.default_rng([zlib.crc32(token.encode("utf-8")), seed])
+    rng = np.random.default_rng([zlib.crc32(nfc(token).encode("utf-8")), seed])
     return rng.normal(0.0, 1.0, d_model)
 
 

@@ -35,7 +35,7 @@ from .attention import check_temperature, scaled_dot_product_attention
 from .embeddings import FEATURES, HAND_MADE_VECTORS, VECTOR_SCALE, tokenize, word_vector
 from .masks import causal_mask
 from .multihead import MultiHeadAttention
-from ._validation import check_dim
+from ._validation import check_dim, nfc
 from .projections import SelfAttention
 
 __all__ = ["MODES", "ExplorerView", "explorer_embeddings", "explorer_view", "explorer_html", "draw_explorer",
@@ -64,7 +64,7 @@ def explorer_embeddings(tokens, d_model: int = 16, seed: int = 0) -> np.ndarray:
         raise ValueError(f"`d_model` precisa ser maior que {_N_FEATURES}; recebido {d_model}.")
     X = np.zeros((len(tokens), d_model))
     d_rest = d_model - _N_FEATURES
-    for i, t in enumerate(tokens):
+    for i, t in enumerate(nfc(str(t)) for t in tokens):  # "não" decomposto (NFD) acha o vetor de "não"
         if t in HAND_MADE_VECTORS:
             X[i, :_N_FEATURES] = HAND_MADE_VECTORS[t]
         else:

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validation import check_dim, shape_str
+from ._validation import check_dim, shape_str, tensor_to_numpy
 
 __all__ = [
     "causal_mask",
@@ -100,7 +100,7 @@ def padding_mask(lengths, n: int | None = None) -> np.ndarray:
 
 
 def _as_bool(mask, name: str) -> np.ndarray:
-    m = np.asarray(mask.detach().cpu().numpy() if hasattr(mask, "detach") else mask)
+    m = np.asarray(tensor_to_numpy(mask))
     if m.dtype != np.bool_:
         raise TypeError(f"`{name}` precisa ser booleana para converter entre convenções; recebido dtype {m.dtype}.")
     return m

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validation import as_float_array, batch_shape, broadcast_mask, check_dim, shape_str
+from ._validation import as_float_array, batch_shape, broadcast_mask, check_dim, shape_str, tensor_to_numpy
 from .attention import attend, check_temperature
 from .projections import check_seed, xavier_normal
 
@@ -221,7 +221,8 @@ class MultiHeadAttention:
 
         O PyTorch empilha as projeções de entrada em ``in_proj_weight`` (3·d_model, d_model), nas
         linhas q, k, v, e calcula ``x @ W.T + b``; aqui guardamos as transpostas. O resultado usa
-        float64 se o módulo for float64 e float32 caso contrário.
+        float64 se o módulo for float64 e float32 caso contrário (float32, float16, ``bfloat16``; os valores
+        de float16 e bfloat16 cabem exatamente em float32).
 
         Atenção ao formato: o módulo do curso sempre recebe (..., n, d_model), ou seja,
         ``batch_first=True``. Com ``batch_first=False`` o PyTorch usa (n, batch, d_model): transponha
@@ -242,10 +243,10 @@ class MultiHeadAttention:
             raise ValueError("`module` com add_bias_kv ou add_zero_attn não é suportado.")
 
         def arr(t):
-            return t.detach().cpu().numpy().copy()
+            return np.array(tensor_to_numpy(t))  # cópia; bfloat16 e float8 chegam como float32
 
         W_in = arr(module.in_proj_weight)  # (3·d_model, d_model), linhas q, k, v
-        dtype = np.float64 if W_in.dtype == np.float64 else np.float32
+        dtype = np.float64 if W_in.dtype == np.float64 else np.float32  # float16/bfloat16 -> float32
         d = module.embed_dim
         W_q, W_k, W_v = (W_in[i * d:(i + 1) * d].T.astype(dtype) for i in range(3))  # x @ W.T -> x @ W
         W_o = arr(module.out_proj.weight).T.astype(dtype)

@@ -9,9 +9,10 @@ from __future__ import annotations
 import functools
 import json
 import re
-import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from .entregas import nfc
 
 ROOT = Path(__file__).resolve().parents[2]
 SOLUTIONS = ROOT / "solutions"
@@ -92,7 +93,7 @@ _COPIA = re.compile(r"(-copy\d*|\s*\(\d+\)|\s*-\s*c[oó]pia(\s*\(\d+\))?|\s*\(c[
 def nome_base(nome: str) -> str:
     """O nome de um arquivo sem as marcas de cópia ou download, em minúsculas: ``03-Exercicios-Copy1.ipynb``,
     ``03-exercicios (1).ipynb``, ``Cópia de 03-exercicios.ipynb``, ``03-exercicios.ipynb.txt`` → ``03-exercicios``."""
-    n = unicodedata.normalize("NFC", nome).lower().strip()
+    n = nfc(nome).lower().strip()
     n = n[: n.index(".ipynb")] if ".ipynb" in n else n.rsplit(".", 1)[0]
     n = re.sub(r"^(c[oó]pia de|copy of)\s+", "", n)
     while True:

@@ -63,6 +63,8 @@ class Entregas:
 
 
 def nfc(texto: str) -> str:
+    """``texto`` em Unicode NFC (acentos compostos): "João" do macOS (NFD, ``o`` + til combinante) e o digitado
+    no Windows ou no Linux (NFC) viram o mesmo aluno; todo nome de aluno e de arquivo passa por aqui."""
     return unicodedata.normalize("NFC", texto)
 
 

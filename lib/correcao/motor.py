@@ -538,8 +538,11 @@ def _marcar_copias(rows: list[Row]) -> None:
         if len(grupo) > 1:
             for r in grupo:
                 outras = sorted(o.arquivo for o in grupo if o is not r)
+                # o mesmo caminho duas vezes: no original, o nome estava escrito de dois jeitos (NFC e NFD, \ e /)
+                mesmo = ("; o mesmo nome escrito de dois jeitos no original, como acentos compostos e decompostos "
+                         "(NFC/NFD)" if r.arquivo in outras else "")
                 r.reasons.append(f"o aluno entregou {len(grupo)} cópias deste notebook (esta: “{r.arquivo}”; "
-                                 f"outras: {', '.join(f'“{x}”' for x in outras)}): o professor decide qual vale")
+                                 f"outras: {', '.join(f'“{x}”' for x in outras)}{mesmo}): o professor decide qual vale")
 
 
 _TRABALHADOR: Trabalhador | None = None  # um por processo de correção

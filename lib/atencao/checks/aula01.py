@@ -11,6 +11,7 @@ import io
 
 import numpy as np
 
+from .._validation import nfc
 from ..attention import attend, scaled_dot_product_attention, self_attention, softmax
 from ..embeddings import PROJECT_SENTENCES, embed, gato_felino
 from ..multihead import MultiHeadAttention
@@ -176,7 +177,7 @@ _PRONTAS_VIS = (strongest_attention, attention_summary)
 def projeto(c: Checker, visualizer_fn):
     """Confere ``visualizer_fn(frase, vectors=None) -> (tokens, pesos, destaques)``.
 
-    ``destaques`` é uma lista ``(token, outro token mais atendido, peso)`` que ignora o próprio token
+    ``destaques`` é uma lista ``(token, outro token que recebe mais atenção, peso)`` que ignora o próprio token
     (num empate exato, qualquer um dos empatados vale). Roda em três frases do projeto e numa frase com
     vetores próprios (sorteados, na correção). Confere também que a função faz o que o enunciado pede além de devolver: desenha o
     mapa de calor (uma figura nova com a matriz n × n) e imprime o resumo (com o destaque de cada token);
@@ -197,7 +198,7 @@ def projeto(c: Checker, visualizer_fn):
             result = (c.call(label, visualizer_fn, sentence, vectors, names=("frase", "vectors"), forbidden=_PRONTAS_VIS)
                       if vectors is not None else
                       c.call(label, visualizer_fn, sentence, names=("frase",), forbidden=_PRONTAS_VIS))
-        figuras, texto = _open_figures() - antes, impresso.getvalue()
+        figuras, texto = _open_figures() - antes, nfc(impresso.getvalue())  # acentos compostos, como os tokens
         if not c.expect(isinstance(result, (tuple, list)) and len(result) == 3,
                         f"{label}: devolve (tokens, pesos, destaques)", "uma tupla com 3 itens", _descricao(result),
                         _dica_retorno(result, "tokens", "pesos", "destaques")):
@@ -205,7 +206,7 @@ def projeto(c: Checker, visualizer_fn):
         tokens, A, highlights = result
         ref_tokens, X = embed(sentence, vectors)
         _, ref_A = self_attention(X)
-        if not c.expect(isinstance(tokens, (list, tuple)) and [str(t) for t in tokens] == ref_tokens,
+        if not c.expect(isinstance(tokens, (list, tuple)) and [nfc(str(t)) for t in tokens] == ref_tokens,
                         f"{label}: tokens (1º item)", ref_tokens, _descricao(tokens) if not isinstance(
                             tokens, (list, tuple)) else list(tokens),
                         "o 1º item é a lista de tokens: use atencao.tokenize(frase) ou atencao.embed(frase); a "
@@ -218,7 +219,7 @@ def projeto(c: Checker, visualizer_fn):
         if not c.expect(triples and all(len(h) == 3 for h in triples),
                         f"{label}: destaques são (token, outro token, peso)", "uma lista de trios",
                         repr(highlights)[:80],
-                        "um trio por token, na ordem da frase: (token, o outro token mais atendido, o peso), "
+                        "um trio por token, na ordem da frase: (token, o outro token que recebe mais atenção, o peso), "
                         "por exemplo ('gato', 'telhado', 0.31)."):
             return
         ok &= _destaques(c, label, triples, ref_A, ref_tokens)
@@ -252,7 +253,7 @@ def _destaques(c: Checker, label: str, triples: list, ref_A: np.ndarray, tokens:
     """Cada destaque aponta o outro token de maior peso da linha (num empate exato, qualquer um dos empatados)."""
     n = len(tokens)
     if not c.expect(len(triples) == n, f"{label}: um destaque por token", n, len(triples),
-                    "um trio (token, outro token mais atendido, peso) para cada token da frase, na ordem."):
+                    "um trio (token, outro token que recebe mais atenção, peso) para cada token da frase, na ordem."):
         return False
     certos, obtidos, pesos_ok, destaques_ok = [], [], True, True
     for i, (q, k, w) in enumerate(triples):
@@ -262,7 +263,7 @@ def _destaques(c: Checker, label: str, triples: list, ref_A: np.ndarray, tokens:
         empatados = {tokens[j] for j in range(n) if j != i and np.isclose(linha[j], maximo, rtol=0, atol=1e-12)}
         certos.append(f"{tokens[i]}→{'/'.join(sorted(empatados))}")
         obtidos.append(f"{q}→{k}")
-        if str(q) != tokens[i] or str(k) not in empatados:
+        if nfc(str(q)) != tokens[i] or nfc(str(k)) not in empatados:
             destaques_ok = False
             certos.append("…")
             break  # o relatório mostra até o primeiro destaque errado
@@ -270,12 +271,12 @@ def _destaques(c: Checker, label: str, triples: list, ref_A: np.ndarray, tokens:
             pesos_ok &= bool(np.isclose(float(w), maximo, atol=1e-5))
         except (TypeError, ValueError):
             pesos_ok = False
-    if not c.expect(destaques_ok, f"{label}: para cada token, o OUTRO token mais atendido", certos, obtidos,
+    if not c.expect(destaques_ok, f"{label}: para cada token, o OUTRO token que recebe mais atenção", certos, obtidos,
                     "ignore a diagonal (o próprio token) antes de procurar o máximo da linha; o 1º item de "
                     "cada trio é o token da linha, na ordem da frase."):
         return False
-    return c.expect(pesos_ok, f"{label}: o peso de cada destaque", "o peso pesos[i, j] do token mais atendido",
-                    [w for _, _, w in triples], "o peso é pesos[i, j] do token mais atendido (um número).")
+    return c.expect(pesos_ok, f"{label}: o peso de cada destaque", "o peso pesos[i, j] do token que recebe mais atenção",
+                    [w for _, _, w in triples], "o peso é pesos[i, j] do token que recebe mais atenção (um número).")
 
 
 def _tem_mapa(figuras: set, n: int) -> bool:

@@ -22,7 +22,7 @@ def _token_index(tokens: list, word: str) -> int:
 
 
 def _top_heads(attentions: np.ndarray, i: int, j: int, k: int = 5) -> list:
-    """As ``k`` cabeças (camada, cabeça) em que o token ``i`` mais atende ao token ``j``, do maior peso ao menor."""
+    """As ``k`` cabeças (camada, cabeça) em que o token ``i`` mais presta atenção no token ``j``, do maior peso ao menor."""
     w = attentions[:, :, i, j]  # (n_layers, n_heads)
     order = np.argsort(-w, axis=None, kind="stable")[:k]
     return [tuple(int(x) for x in np.unravel_index(o, w.shape)) for o in order]
