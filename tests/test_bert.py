@@ -35,7 +35,8 @@ def e5():
 def test_le_o_modelo_e_o_tokenizador(e5):
     c = e5.config
     assert (c.n_layers, c.n_heads, c.d_model, c.d_ff, c.vocab_size) == (12, 12, 384, 1536, 47284)
-    assert e5.weights["l0.q.w"].dtype == np.float32 and e5.weights["emb.word"].shape == (47284, 384)
+    assert e5.weights["layer0.attention.query.weight"].dtype == np.float32
+    assert e5.weights["embeddings.word"].shape == (47284, 384)
     tokens = e5.tokenizer.tokenize("O gato pulou no muro porque ele estava assustado")
     for word in ["gato", "muro", "porque", "ele", "estava"]:
         assert f"▁{word}" in tokens
@@ -156,3 +157,14 @@ def test_explorador_do_modelo(e5):
         model_view(e5, "oi", layer=12)
     bundle = ex._repr_mimebundle_()
     assert "image/png" in bundle and bundle["text/plain"].startswith("Explorador do modelo")
+
+
+def test_nomes_legiveis_dos_pesos(e5):
+    """Os pesos chegam com nomes que se leem (nada de ``fi.w``/``aln``) e cobrem o BertModel inteiro."""
+    from atencao.e5_file import readable_name
+
+    assert readable_name("l3.fi.w") == "layer3.ffn.hidden.weight"
+    assert readable_name("l0.aln.b") == "layer0.attention_norm.bias"
+    assert readable_name("emb.ln.w") == "embeddings.norm.weight"
+    assert set(e5.weights) == set(bert.hf_state_dict_names(e5.config.n_layers))
+    assert not [k for k in e5.weights if any(p in k.split(".") for p in ("fi", "fo", "aln", "oln", "emb"))]

@@ -15,6 +15,7 @@ from ..embeddings import embed_hashed
 from ..masks import causal_mask
 from ..multihead import MultiHeadAttention, merge_heads, split_heads
 from ..projections import SelfAttention
+from ._multicabeca import _diagnose_heads
 from ._core import DICA_INSTAVEL, Checker, _congelar, _descricao, _dica_retorno, check, passou, proteger, semente
 
 __all__ = ["passou", "aquecimento_softmax", "mascara_causal", "exercicio_1", "exercicio_2", "exercicio_3", "projeto"]
@@ -280,34 +281,6 @@ def exercicio_2(c: Checker, mha_fn):
         ok &= c.close(out, ref_out, f"{label}: saída (n, d_model)", atol=1e-6, hint=hint)
         if not ok:
             return
-
-
-def _diagnose_heads(X, W_q, W_k, n_heads, A, b_q=0.0, b_k=0.0) -> str:
-    """Dica específica para pesos multicabeça errados, reconhecendo os enganos mais comuns (com os vieses
-    ``b_q`` e ``b_k`` da Aula 3, exercício 4, quando houver)."""
-    if A.size and not np.isfinite(A).all():
-        return DICA_INSTAVEL
-    n, d_model = X.shape
-    d_k = d_model // n_heads
-    XQ, XK = X @ W_q + b_q, X @ W_k + b_k
-    Q, K = split_heads(XQ, n_heads), split_heads(XK, n_heads)
-    scores = Q @ np.swapaxes(K, -1, -2)
-    Qr, Kr = (P.reshape(n_heads, n, d_k) for P in (XQ, XK))
-    candidates = {
-        "cada cabeça se escala por sqrt(d_k) = sqrt(d_model / n_heads), não por sqrt(d_model).":
-            softmax(scores / np.sqrt(d_model)),
-        "faltou dividir as pontuações de cada cabeça por sqrt(d_k).": softmax(scores),
-        "a softmax precisa ser aplicada em cada linha (último eixo), não por coluna.":
-            softmax(scores / np.sqrt(d_k), axis=-2),
-        ("para dividir em cabeças: (n, d_model) → reshape (n, n_heads, d_k) → transpose (n_heads, n, d_k). "
-         "Um reshape direto para (n_heads, n, d_k) mistura tokens."):
-            softmax(Qr @ np.swapaxes(Kr, -1, -2) / np.sqrt(d_k)),
-    }
-    for hint, cand in candidates.items():
-        if cand.shape == A.shape and np.allclose(cand, A, atol=1e-5):
-            return hint
-    return ("confira cada passo: Q = X @ W_q, K = X @ W_k, V = X @ W_v; divida em n_heads cabeças de d_k "
-            "colunas; pontuações Q Kᵀ / sqrt(d_k); softmax em cada linha.")
 
 
 @check("Exercício 3 (duas frases, a mesma camada)")
