@@ -40,8 +40,16 @@ def _text(output) -> str:
     return "".join(output.get("text", "")) + "".join(data.get("text/plain", "")) + "".join(data.get("text/html", ""))
 
 
-def test_ha_notebooks():
-    assert len(NOTEBOOKS) >= 7
+def test_ha_os_notebooks_de_cada_secao_e_as_solucoes():
+    """Exatamente os notebooks esperados: a página inicial, uma seção por notebook em cada aula e uma solução
+    para cada notebook de exercícios ou projeto (um notebook perdido não passa despercebido pelo nbval)."""
+    esperados = {"notebooks/00-comece-aqui.ipynb"}
+    for aula, secoes in LESSON_SECTIONS.items():
+        for secao in secoes:
+            esperados.add(f"notebooks/modulo-06/{aula}/{secao}.ipynb")
+            if "exercicios" in secao or "projeto" in secao:
+                esperados.add(f"solutions/modulo-06/{aula}/{secao}.ipynb")
+    assert set(IDS) == esperados
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=IDS)
