@@ -6,6 +6,8 @@
 3. Explorador interativo: mediana do tempo de uma mudança de controle até a visualização nova
    (12 e 64 tokens).
 4. Aula 3: carregar o multilingual-e5-small e rodar uma frase de 14 tokens no codificador NumPy.
+5. Mapas de calor como o notebook os mostra (criar a figura e gerar o PNG, dpi 100, bbox "tight"):
+   uma grade de 4 cabeças com 14 tokens (Aula 3, ``02-codigo``) e um mapa de 64 tokens.
 """
 
 from __future__ import annotations
@@ -130,6 +132,35 @@ def bench_bert(repeat: int = 11) -> tuple[float, float]:
     return load, median_time(lambda: encoder(sentence), repeat)
 
 
+def bench_heatmaps(repeat: int = 5) -> dict:
+    """Mediana do tempo de desenhar e gerar o PNG de um mapa de calor, como o backend inline do Jupyter."""
+    import io
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    import atencao
+
+    rng = np.random.default_rng(0)
+    tokens14 = ["<s>", "▁O", "▁gato", "▁pul", "ou", "▁no", "▁muro", "▁porque", "▁ele", "▁estava", "▁as", "sust",
+                "ado", "</s>"]
+    cases = {
+        "4 cabeças × 14 tokens": lambda: atencao.plot_attention_heads(
+            atencao.softmax(rng.normal(size=(4, 14, 14)) * 2), tokens14, ncols=2, suptitle="Quatro cabeças"),
+        "1 mapa × 64 tokens": lambda: atencao.plot_attention(
+            atencao.softmax(rng.normal(size=(64, 64))), [f"t{i}" for i in range(64)]),
+    }
+
+    def render(make):
+        fig = make().fig
+        fig.savefig(io.BytesIO(), format="png", dpi=100, bbox_inches="tight")
+        plt.close(fig)
+
+    return {name: median_time(lambda: render(make), repeat, warmup=1) for name, make in cases.items()}
+
+
 def bench_correcao(workers: int = 2) -> dict:
     """Correção da turma de exemplo: segundos por notebook executado (vazão, ``workers`` processos), e o custo
     do isolamento medido num subconjunto honesto (sem laços infinitos), com e sem a caixa."""
@@ -182,6 +213,8 @@ if __name__ == "__main__":
     for n in (12, 64):
         print(f"Explorador, {n} tokens: {bench_explorer(n) * 1000:.1f} ms do controle à visualização pronta"
               + (" (meta ≤ 50 ms)" if n == 12 else ""))
+    for name, t in bench_heatmaps().items():
+        print(f"Mapa de calor, {name}: {t * 1000:.0f} ms para desenhar e gerar o PNG")
     c = bench_correcao()
     total, n = c["turma"]
     print(f"Correção da turma de exemplo (2 processos, caixa bwrap): {total:.0f} s para {n} notebooks executados "

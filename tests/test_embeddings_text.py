@@ -88,3 +88,23 @@ def test_tabela_de_pesos_alinhada():
     text = atencao.format_weights(np.array([[0.5, 0.5], [0.25, 0.75]]), tokens)
     assert len({wcswidth(r) for r in text.splitlines()}) == 1
     assert "0.750" in text
+
+
+def test_linha_bloqueada_no_resumo():
+    real = np.array([True, True, False])  # <pad> não olha para ninguém e ninguém olha para ele
+    _, A = atencao.self_attention(np.random.default_rng(1).normal(size=(3, 4)), mask=real[:, None] & real[None, :])
+    tokens = ["o", "gato", "<pad>"]
+    rows = atencao.strongest_attention(A, tokens)
+    assert rows[2] == ("<pad>", None, 0.0)
+    assert rows[0][1] is not None and rows[0][2] == pytest.approx(A[0].max())  # as outras linhas, como antes
+    lines = atencao.attention_summary(A, tokens).splitlines()
+    assert lines[2].startswith("<pad> → ") and "linha bloqueada" in lines[2] and "0.00" not in lines[2]
+    assert "linha bloqueada" in atencao.attention_summary(A, tokens, ignore_self=True).splitlines()[2]
+
+
+def test_so_o_proprio_token_com_peso_ignorando_a_diagonal():
+    A = np.array([[1.0, 0.0, 0.0], [0.4, 0.6, 0.0], [0.2, 0.3, 0.5]])  # máscara causal
+    rows = atencao.strongest_attention(A, ["a", "b", "c"], ignore_self=True)
+    assert rows[0] == ("a", None, 0.0) and rows[1][:2] == ("b", "a") and rows[2][:2] == ("c", "b")
+    first = atencao.attention_summary(A, ["a", "b", "c"], ignore_self=True).splitlines()[0]
+    assert first == "a → (nenhum outro token recebe peso)"

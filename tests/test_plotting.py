@@ -7,6 +7,7 @@ import pytest
 from matplotlib.patches import Rectangle
 
 import atencao
+from atencao import _layout
 from atencao.plotting import _text_color
 
 
@@ -113,3 +114,159 @@ def test_mascara_deixa_bloqueados_em_cinza_sem_numero():
     data = ax.images[0].get_array()
     assert data.mask[0, 1] and data.mask[0, 2] and not data.mask[1, 0]
     assert len(ax.texts) == 6  # só o triângulo de baixo (com a diagonal) tem números
+
+
+# --- regra de tamanho (atencao._layout): cabe em 1000 px, texto ≥ 8 pt, nada cortado -----------------
+
+
+TOKENS_AULA3 = ["<s>", "▁O", "▁gato", "▁pul", "ou", "▁no", "▁muro", "▁porque", "▁ele", "▁estava", "▁as", "sust",
+                "ado", "</s>"]
+
+
+def _heads(n_heads, n, seed=0):
+    return atencao.softmax(np.random.default_rng(seed).normal(size=(n_heads, n, n)) * 2)
+
+
+FIGURAS = {  # casos que o aluno encontrou e os tamanhos típicos do curso
+    "rótulo longo com duas palavras": lambda: atencao.plot_attention(
+        _weights(3), ["eu", "inconstitucionalissimamente", "ri"], title="uma palavra comprida"),
+    "12 cabeças × 14 tokens, ncols=4": lambda: atencao.plot_attention_heads(
+        _heads(12, 14), TOKENS_AULA3, ncols=4, suptitle="As 12 cabeças da camada 8: “O gato pulou no muro porque "
+                                                         "ele estava assustado”"),
+    "3 painéis × 14 tokens": lambda: atencao.plot_attention_heads(
+        _heads(3, 14), TOKENS_AULA3, ncols=3, titles=["Aula 1: Q = K = V = X", "treinada: camada 1, cabeça 10",
+                                                      "treinada: camada 8, cabeça 8"]),
+    "4 cabeças × 12 tokens com números": lambda: atencao.plot_attention_heads(_heads(4, 12), list("abcdefghijkl")),
+    "64 tokens": lambda: atencao.plot_attention(_weights(64), [f"t{i}" for i in range(64)]),
+    "título geral longo": lambda: atencao.plot_attention_heads(
+        _heads(2, 4), list("abcd"), suptitle="um título geral bem comprido " * 6),
+}
+
+
+@pytest.fixture(params=list(FIGURAS), ids=list(FIGURAS))
+def figura(request):
+    import matplotlib.pyplot as plt
+
+    fig = FIGURAS[request.param]().fig
+    yield fig
+    plt.close(fig)
+
+
+def _display_scale(fig):
+    """Fator com que o notebook (1000 px de largura) mostra a figura: 1 se ela cabe."""
+    return min(1.0, _layout.NOTEBOOK_WIDTH_PX / (fig.get_figwidth() * fig.dpi))
+
+
+def test_figura_cabe_na_largura_do_notebook(figura):
+    import io
+
+    figura.savefig(io.BytesIO(), format="png", bbox_inches="tight")  # como o backend inline mostra
+    assert figura.get_figwidth() * figura.dpi <= _layout.NOTEBOOK_WIDTH_PX
+    assert figura.get_tightbbox().width <= _layout.MAX_WIDTH_IN + 0.05
+
+
+def test_savefig_simples_nao_corta_rotulos(figura):
+    import io
+
+    figura.savefig(io.BytesIO(), format="png")  # sem bbox_inches
+    figura.canvas.draw()
+    renderer = figura.canvas.get_renderer()
+    inside = figura.bbox.padded(1)  # 1 px de tolerância
+    for ax in figura.axes:
+        for artist in [ax.title, ax.xaxis.label, ax.yaxis.label, *ax.texts,
+                       *ax.get_xticklabels(), *ax.get_yticklabels()]:
+            if artist.get_visible() and artist.get_text():
+                box = artist.get_window_extent(renderer)
+                assert inside.contains(box.x0, box.y0) and inside.contains(box.x1, box.y1), artist.get_text()
+    if figura._suptitle is not None:
+        box = figura._suptitle.get_window_extent(renderer)
+        assert inside.contains(box.x0, box.y0) and inside.contains(box.x1, box.y1)
+
+
+def test_texto_nunca_menor_que_8_pt_no_tamanho_de_exibicao(figura):
+    from matplotlib.text import Text
+
+    scale = _display_scale(figura)
+    sizes = [t.get_fontsize() * scale for t in figura.findobj(Text) if t.get_visible() and t.get_text().strip()]
+    assert sizes and min(sizes) >= _layout.MIN_FONT_PT - 1e-9
+
+
+def test_display_font_pt_reduz_figuras_largas():
+    assert _layout.display_font_pt(10, 20.0) == pytest.approx(5.0)  # 2000 px mostrados em 1000 px
+    assert _layout.display_font_pt(10, 8.0) == 10
+
+
+def test_rotulo_longo_nao_espreme_as_celulas_nem_sobrepoe_numeros():
+    import matplotlib.pyplot as plt
+
+    tokens = ["eu", "inconstitucionalissimamente", "ri"]
+    fig, ax = atencao.plot_attention(_weights(3), tokens)
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    cell_in = ax.get_window_extent(renderer).width / 3 / fig.dpi
+    number_in = max(t.get_window_extent(renderer).width for t in ax.texts) / fig.dpi
+    assert cell_in >= number_in + 0.05  # o número cabe na célula, com folga
+    for row in range(3):
+        boxes = sorted((t.get_window_extent(renderer) for t in ax.texts if round(t.get_position()[1]) == row),
+                       key=lambda b: b.x0)
+        assert all(a.x1 < b.x0 for a, b in zip(boxes, boxes[1:]))  # números vizinhos não se tocam
+    plt.close(fig)
+
+
+def test_grade_larga_quebra_em_linhas_equilibradas_sem_perder_paineis():
+    fig, axes = atencao.plot_attention_heads(_heads(4, 14), TOKENS_AULA3, ncols=4)
+    assert axes.shape == (2, 2) and all(ax.images for ax in axes.ravel())
+    fig, axes = atencao.plot_attention_heads(_heads(12, 14), TOKENS_AULA3, ncols=4)
+    assert axes.shape[1] < 4 and sum(1 for ax in axes.ravel() if ax.images) == 12
+
+
+def test_numeros_pedidos_que_nao_cabem_avisam():
+    with pytest.warns(UserWarning, match="annotate=True.*trecho da frase"):
+        _, ax = atencao.plot_attention(_weights(40), [f"t{i}" for i in range(40)], annotate=True)
+    assert not ax.texts
+
+
+# --- linha bloqueada: nenhum maior peso ------------------------------------------------------------------
+
+def _padded():
+    """Três tokens, o último é preenchimento: não olha para ninguém e ninguém olha para ele."""
+    real = np.array([True, True, False])
+    mask = real[:, None] & real[None, :]
+    _, W = atencao.self_attention(np.random.default_rng(1).normal(size=(3, 4)), mask=mask)
+    return W, mask, ["o", "gato", "<pad>"]
+
+
+@pytest.mark.parametrize("com_mascara", [True, False], ids=["mask=", "pesos zero"])
+def test_linha_bloqueada_sem_moldura(com_mascara):
+    W, mask, tokens = _padded()
+    assert not W[2].any()
+    _, ax = atencao.plot_attention(W, tokens, mask=mask if com_mascara else None)
+    framed = _framed(ax)
+    assert [r for r, _ in framed] == [0, 1]  # uma moldura nas linhas 0 e 1, nenhuma na linha bloqueada
+    assert not any(t.get_fontweight() == "bold" for t in ax.texts if round(t.get_position()[1]) == 2)
+
+
+def test_row_maxima_linha_bloqueada_e_so_o_proprio_token():
+    from atencao.plotting import row_maxima
+
+    W = np.array([[np.nan, np.nan], [0.3, 0.7]])
+    assert not row_maxima(W)[0].any() and row_maxima(W)[1].tolist() == [False, True]
+    causal = np.array([[1.0, 0.0], [0.4, 0.6]])  # primeira linha: só olha para si
+    assert row_maxima(causal, ignore_self=True).tolist() == [[False, False], [True, False]]
+    assert row_maxima(np.zeros((2, 2))).sum() == 0
+
+
+# --- rótulos literais -----------------------------------------------------------------------------------
+
+def test_rotulos_aparecem_literalmente():
+    tokens = ["$x$", "a_b", "50%", "\\n", "😀", "linha\nnova"]
+    W = atencao.softmax(np.random.default_rng(0).normal(size=(6, 6)))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        fig, ax = atencao.plot_attention(W, tokens)
+        fig.canvas.draw()
+    expected = ["$x$", "a_b", "50%", "\\n", "😀", "linha\\nnova"]  # a quebra de linha aparece como \n
+    for labels in (ax.get_xticklabels(), ax.get_yticklabels()):
+        assert [t.get_text() for t in labels] == expected
+        assert not any(t.get_parse_math() for t in labels)  # sem mathtext: $x$ não vira um x itálico
+    assert atencao.plotting.token_label("a\tb") == "a\\tb"

@@ -1,8 +1,9 @@
 """Mapas de calor da atenção com matplotlib: uma função desenha uma cabeça ou uma grade de cabeças.
 
 Linhas = consultas ("quem olha"), colunas = chaves ("para quem"). Em cada linha, a célula de maior
-peso ganha uma moldura e o número em negrito. Todas as cabeças de uma grade usam a mesma escala de
-cores e uma única barra de cores.
+peso ganha uma moldura e o número em negrito (uma linha bloqueada, sem nenhum peso, não tem maior
+peso). Todas as cabeças de uma grade usam a mesma escala de cores e uma única barra de cores. O
+tamanho das figuras segue a regra de :mod:`atencao._layout` (cabem em 1000 px, texto ≥ 8 pt).
 
 As funções devolvem um :class:`AttentionPlot` (desempacotável como ``fig, axes = ...``) e não deixam
 um ``<Figure ...>`` no notebook: a figura aparece uma única vez, desenhada pelo próprio Jupyter.
@@ -12,11 +13,15 @@ Fonte: Módulo 6, Aula 1 (``02-codigo``, ``04-projeto``) e Aula 2 (``05-projeto`
 
 from __future__ import annotations
 
+import unicodedata
+import warnings
+
 import numpy as np
 
+from . import _layout
 from ._validation import as_float_array, check_tokens, shape_str
 
-__all__ = ["AttentionPlot", "plot_attention", "plot_attention_heads"]
+__all__ = ["AttentionPlot", "plot_attention", "plot_attention_heads", "row_maxima", "token_label"]
 
 #: Cor da moldura que destaca o maior peso de cada linha (visível sobre o viridis claro e escuro).
 HIGHLIGHT_COLOR = "#ff3b30"
@@ -49,57 +54,88 @@ def _text_color(rgba) -> str:
     return "black" if 0.2126 * r + 0.7152 * g + 0.0722 * b > 0.45 else "white"
 
 
-def _tick_step(n: int, max_labels: int = 40) -> int:
-    """Passo entre rótulos para frases longas (mostra no máximo ``max_labels`` rótulos por eixo)."""
-    return max(1, int(np.ceil(n / max_labels)))
+def token_label(token: str) -> str:
+    r"""O rótulo de um token como aparece no gráfico: o texto literal.
+
+    Caracteres de controle (quebra de linha, tabulação...) aparecem escritos como ``\n``, ``\t``; ``$``,
+    ``_``, ``%`` e ``\`` aparecem como são (os rótulos são desenhados sem o mathtext do matplotlib).
+    """
+    return "".join(repr(ch)[1:-1] if unicodedata.category(ch) == "Cc" else ch for ch in str(token))
 
 
 def row_maxima(w: np.ndarray, ignore_self: bool = False) -> np.ndarray:
     """Máscara booleana (n_q, n_k) do(s) maior(es) peso(s) de cada linha (empates incluídos).
 
     Com ``ignore_self`` a diagonal (o próprio token) fica de fora, como em
-    :func:`atencao.text.strongest_attention`.
+    :func:`atencao.text.strongest_attention`. ``NaN`` marca uma posição bloqueada pela máscara.
+    Uma linha **bloqueada** (nenhum peso positivo: todas as chaves mascaradas, pesos todos 0 ou
+    ``NaN``) não tem máximo: a linha inteira fica ``False``. Com ``ignore_self``, o mesmo vale
+    para uma linha cujo único peso positivo é o do próprio token.
     """
-    w = np.where(np.eye(*w.shape, dtype=bool), -np.inf, w) if ignore_self and min(w.shape) > 1 else w
-    return np.isclose(w, w.max(axis=-1, keepdims=True), rtol=0, atol=1e-12)
+    w = np.where(np.isnan(w), -np.inf, np.asarray(w, dtype=float))
+    if ignore_self:
+        w = np.where(np.eye(*w.shape, dtype=bool), -np.inf, w)
+    top = w.max(axis=-1, keepdims=True)
+    return (top > 0) & np.isclose(w, top, rtol=0, atol=1e-12)
 
 
-def _draw_heatmap(ax, w, tokens_q, tokens_k, norm, cmap, annotate, highlight_max, fontsize, ignore_self=False):
-    """Desenha uma matriz de pesos ``w`` (n_q, n_k) em ``ax``; devolve a imagem (para a barra de cores)."""
+def _draw_heatmap(ax, w, tokens_q, tokens_k, norm, cmap, layout, highlight_max, ignore_self=False, y_labels=True):
+    """Desenha uma matriz de pesos ``w`` (n_q, n_k) em ``ax``; devolve a imagem (para a barra de cores).
+
+    ``layout`` (:class:`atencao._layout.GridLayout`) dá as fontes, o passo entre rótulos e se os
+    números são escritos; ``y_labels=False`` omite os rótulos das linhas (painéis à direita na grade).
+    """
     import matplotlib
 
     n_q, n_k = w.shape
     cm = (matplotlib.colormaps[cmap] if isinstance(cmap, str) else cmap).with_extremes(bad="#d9d9d9")  # bloqueado
     im = ax.imshow(np.ma.masked_invalid(w), cmap=cm, norm=norm, aspect="equal", interpolation="nearest")
-    sx, sy = _tick_step(n_k), _tick_step(n_q)
-    longest = max(len(t) for t in tokens_k)
-    long_labels = longest * n_k > 26 or n_k > 12
-    ax.set_xticks(range(0, n_k, sx), [tokens_k[j] for j in range(0, n_k, sx)],
-                  rotation=90 if long_labels else 0, ha="center", va="top")
-    ax.set_yticks(range(0, n_q, sy), [tokens_q[i] for i in range(0, n_q, sy)], va="center")
-    ax.tick_params(length=0)
-    ax.set_xlabel("para quem (chaves)")
-    ax.set_ylabel("quem olha (consultas)")
-    ax.set_xticks(np.arange(-0.5, n_k, 1), minor=True)
-    ax.set_yticks(np.arange(-0.5, n_q, 1), minor=True)
-    ax.grid(which="minor", color="white", linewidth=0.5, alpha=0.4)
-    ax.tick_params(which="minor", length=0)
-    is_max = row_maxima(np.nan_to_num(w, nan=-1.0), ignore_self) if highlight_max else np.zeros(w.shape, dtype=bool)
-    if annotate:
+    sx, sy = layout.x_step, layout.y_step
+    ax.set_xticks(range(0, n_k, sx), [token_label(tokens_k[j]) for j in range(0, n_k, sx)], parse_math=False,
+                  rotation=90 if layout.rotate_x else 0, ha="center", va="top")
+    if y_labels:
+        ax.set_yticks(range(0, n_q, sy), [token_label(tokens_q[i]) for i in range(0, n_q, sy)], parse_math=False,
+                      va="center")
+    else:
+        ax.set_yticks([])  # os rótulos das linhas ficam no painel da esquerda (as linhas se alinham)
+    ax.tick_params(length=0, labelsize=layout.tick_pt, pad=2)
+    ax.set_xlabel("para quem (chaves)", fontsize=_layout.LABEL_PT)
+    ax.set_ylabel("quem olha (consultas)", fontsize=_layout.LABEL_PT)
+    # linhas entre as células: duas coleções de linhas (mais leves que ticks menores + grade)
+    ax.vlines(np.arange(0.5, n_k - 1), -0.5, n_q - 0.5, colors="white", linewidth=0.5, alpha=0.4)
+    ax.hlines(np.arange(0.5, n_q - 1), -0.5, n_k - 0.5, colors="white", linewidth=0.5, alpha=0.4)
+    ax.set_xlim(-0.5, n_k - 0.5)
+    ax.set_ylim(n_q - 0.5, -0.5)
+    is_max = row_maxima(w, ignore_self) if highlight_max else np.zeros(w.shape, dtype=bool)
+    if layout.annotate:
         for i in range(n_q):
             for j in range(n_k):
                 if np.isnan(w[i, j]):
                     continue
                 color = _text_color(im.cmap(norm(w[i, j])))
-                ax.text(j, i, f"{w[i, j]:.2f}", ha="center", va="center", color=color, fontsize=fontsize,
+                ax.text(j, i, f"{w[i, j]:.2f}", ha="center", va="center", color=color, fontsize=layout.annot_pt,
                         fontweight="bold" if is_max[i, j] else "normal")
     if highlight_max:
         from matplotlib.patches import Rectangle
 
+        lw = float(np.clip(layout.cell * 72 * 0.1, 1.2, 2.2))  # moldura proporcional à célula (pt)
         for i, j in zip(*np.nonzero(is_max)):
             ax.add_patch(Rectangle((j - 0.5, i - 0.5), 1, 1, fill=False, edgecolor=HIGHLIGHT_COLOR,
-                                   linewidth=2.2, zorder=3))
+                                   linewidth=lw, zorder=3))
     return im
+
+
+def _axes_space(ax) -> tuple[float, float]:
+    """Espaço (polegadas) que um Axes existente terá: a sua célula da grade se a figura tem um layout
+    automático (constrained/tight, que a ocupa inteira), senão a posição atual."""
+    fig = ax.get_figure(root=True)
+    fw, fh = fig.get_size_inches()
+    spec = ax.get_subplotspec()
+    if spec is not None and fig.get_layout_engine() is not None:
+        n_rows, n_cols = spec.get_gridspec().get_geometry()
+        return fw * len(spec.colspan) / n_cols, fh * len(spec.rowspan) / n_rows
+    box = ax.get_position()
+    return box.width * fw, box.height * fh
 
 
 def plot_attention_heads(weights, tokens_q, tokens_k=None, titles=None, ncols: int | None = None,
@@ -109,23 +145,34 @@ def plot_attention_heads(weights, tokens_q, tokens_k=None, titles=None, ncols: i
                          figure=None, mask=None) -> AttentionPlot:
     """Grade de mapas de calor: uma cabeça, várias cabeças ou camadas × cabeças.
 
+    O tamanho segue a regra de :mod:`atencao._layout`: a figura tem no máximo 10 polegadas
+    (1000 px, a largura do notebook), nenhum texto fica abaixo de 8 pt, as células não encolhem
+    abaixo do seu conteúdo e a figura cresce para caber os rótulos. Se os painéis não cabem numa
+    linha, a grade quebra em mais linhas. Com muitas cabeças ou muitos tokens, desenhe **menos**
+    (algumas cabeças escolhidas, ``weights[..., a:b, a:b]`` com ``tokens[a:b]``) em vez de tudo.
+
     Parameters
     ----------
     weights : array_like
         Forma (n_q, n_k) para uma matriz; (n_heads, n_q, n_k) para uma cabeça por painel
-        (quebra em linhas de ``ncols``); (n_linhas, n_colunas, n_q, n_k) para uma grade explícita.
+        (quebra em linhas de ``ncols``); (n_linhas, n_colunas, n_q, n_k) para uma grade explícita
+        (que também quebra em mais linhas se as colunas não couberem na largura).
     tokens_q : list of str, tamanho n_q
-        Rótulos das linhas (consultas).
+        Rótulos das linhas (consultas), escritos literalmente (``$x$`` aparece como ``$x$``).
     tokens_k : list of str, tamanho n_k, opcional
         Rótulos das colunas (padrão: ``tokens_q``, caso da self-attention).
     titles : list of str, opcional
         Um título por painel (padrão: "cabeça 0", "cabeça 1", ... quando há mais de um painel).
     ncols : int, opcional
-        Painéis por linha para entrada 3-D (padrão: ⌈√n_heads⌉, no máximo 4; 4 cabeças → 2 × 2).
+        Painéis por linha para entrada 3-D, no máximo (padrão: ⌈√n_heads⌉ até 4; 4 cabeças → 2 × 2).
+        Se as colunas não couberem em 1000 px com células legíveis, são menos.
     annotate : bool, opcional
-        Escrever o peso em cada célula (padrão: só se n_q e n_k ≤ 12).
+        Escrever o peso em cada célula (padrão: só se n_q e n_k ≤ 12 e a grade cabe na largura com
+        células que comportam os números). Os números só são escritos se a célula os comporta em
+        8 pt; com ``annotate=True`` numa figura criada aqui e células pequenas demais, um aviso.
     highlight_max : bool
-        Moldura e negrito no maior peso de cada linha (todos, em caso de empate).
+        Moldura e negrito no maior peso de cada linha (todos, em caso de empate). Uma linha
+        bloqueada (todas as chaves mascaradas) não tem maior peso e não ganha moldura.
     ignore_self : bool
         Destaca o maior peso **fora da diagonal** (o outro token mais atendido), como
         ``strongest_attention(..., ignore_self=True)``.
@@ -134,15 +181,15 @@ def plot_attention_heads(weights, tokens_q, tokens_k=None, titles=None, ncols: i
     vmax : float, opcional
         Topo da escala de cores, comum a todos os painéis (padrão: o maior peso; a base é 0).
     suptitle : str, opcional
-        Título geral.
+        Título geral (quebrado em linhas se for mais largo que a figura).
     axes : Axes do matplotlib, opcional
-        Só para uma matriz 2-D: desenha nesse eixo em vez de criar uma figura.
+        Só para uma matriz 2-D: desenha nesse eixo em vez de criar uma figura (o tamanho é o dele).
     mask : array_like de bool, opcional, compatível com (n_q, n_k)
         Máscara usada no cálculo (``True`` = pode olhar): as posições bloqueadas aparecem em cinza,
         sem número.
     figure : Figure ou SubFigure do matplotlib, opcional
-        Desenha a grade dentro dela (vazia) em vez de criar uma figura com o pyplot; é o que o
-        explorador interativo usa para redesenhar sempre na mesma figura.
+        Desenha a grade dentro dela (vazia, de tamanho fixo) em vez de criar uma figura com o pyplot;
+        é o que o explorador interativo usa para redesenhar sempre na mesma figura.
 
     Returns
     -------
@@ -157,7 +204,7 @@ def plot_attention_heads(weights, tokens_q, tokens_k=None, titles=None, ncols: i
     TypeError
         Pesos não numéricos ou tokens dados como um texto único.
 
-    Fonte: Módulo 6, Aula 1 (``04-projeto``) e Aula 2 (``05-projeto``).
+    Fonte: Módulo 6, Aula 1 (``04-projeto``), Aula 2 (``05-projeto``) e Aula 3 (``02-codigo``).
     """
     from matplotlib.colors import Normalize
 
@@ -183,59 +230,67 @@ def plot_attention_heads(weights, tokens_q, tokens_k=None, titles=None, ncols: i
     if tokens_k is None:
         raise ValueError(f"`tokens_k` é obrigatório quando n_q ≠ n_k (forma {shape_str(w.shape)}).")
     tokens_k = check_tokens(tokens_k, n_k, "tokens_k", "colunas", w.shape)
+    if axes is not None and not single:
+        raise ValueError("`axes` só pode ser usado com uma matriz 2-D (n_q, n_k).")
 
-    if w.ndim == 2:
-        grid = w[None, None]
-    elif w.ndim == 3:
-        cols = min(4, int(np.ceil(np.sqrt(w.shape[0])))) if ncols is None else max(1, int(ncols))
-        rows = int(np.ceil(w.shape[0] / cols))
-        grid = np.full((rows * cols, n_q, n_k), np.nan)
-        grid[: w.shape[0]] = w
-        grid = grid.reshape(rows, cols, n_q, n_k)
+    panels = w.reshape(-1, n_q, n_k)
+    n_panels = panels.shape[0]
+    if single:
+        want_cols = 1
+    elif w.ndim == 4:
+        want_cols = w.shape[1]
     else:
-        grid = w
-    rows, cols = grid.shape[:2]
-    n_panels = w.shape[0] if w.ndim == 3 else rows * cols
+        want_cols = min(4, int(np.ceil(np.sqrt(n_panels)))) if ncols is None else max(1, int(ncols))
     if titles is None and n_panels > 1:
         titles = [f"cabeça {h}" for h in range(n_panels)]
     if titles is not None and len(titles) != n_panels:
         raise ValueError(f"`titles` tem {len(titles)} título(s), mas há {n_panels} painel(is).")
-
-    annotate = (n_q <= 12 and n_k <= 12) if annotate is None else annotate
-    norm = Normalize(vmin=0.0, vmax=float(np.nanmax(grid)) if vmax is None else float(vmax))
-    fontsize = 9 if max(n_q, n_k) <= 8 else 7
-
+    labels_q, labels_k = [token_label(t) for t in tokens_q], [token_label(t) for t in tokens_k]
+    common = dict(annotate=annotate, cols=want_cols, titles=titles, suptitle=suptitle)
     if axes is not None:
-        if not single:
-            raise ValueError("`axes` só pode ser usado com uma matriz 2-D (n_q, n_k).")
-        fig, ax_grid = axes.figure, np.array([[axes]])
+        fig = axes.figure
+        layout = _layout.layout_in(*_axes_space(axes), 1, n_q, n_k, labels_q, labels_k, **common)
+    elif figure is not None:
+        fw, fh = figure.bbox.width / figure.dpi, figure.bbox.height / figure.dpi
+        layout = _layout.layout_in(fw, fh, n_panels, n_q, n_k, labels_q, labels_k, **common)
     else:
-        if figure is None:
-            import matplotlib.pyplot as plt
+        import matplotlib.pyplot as plt
 
-            cell = 0.55 if max(n_q, n_k) <= 12 else max(0.18, 7.0 / max(n_q, n_k))
-            pw, ph = max(3.0, cell * n_k + 1.6), max(2.6, cell * n_q + 1.4)
-            figure = plt.figure(figsize=(pw * cols + 1.2, ph * rows + (0.5 if suptitle else 0)), layout="constrained")
+        layout = _layout.grid_layout(n_panels, n_q, n_k, labels_q, labels_k, **common)
+        figure = plt.figure(figsize=layout.figsize, layout="constrained")
+        figure.get_layout_engine().set(wspace=0.04, hspace=0.04)
+        if annotate and not layout.annotate:
+            warnings.warn(
+                f"annotate=True, mas os números não cabem nas células: com {n_k} colunas, cada célula tem "
+                f"{layout.cell * 72:.0f} pt e um número de {layout.annot_pt:.0f} pt precisa de "
+                f"{_layout.min_annot_cell(layout.annot_pt) * 72:.0f} pt. Foram omitidos; desenhe um trecho da "
+                "frase (weights[a:b, a:b] e tokens[a:b]) para vê-los.", stacklevel=2)
+    rows, cols = layout.rows, layout.cols
+    if axes is not None:
+        ax_grid = np.array([[axes]])
+    else:
         fig, ax_grid = figure, figure.subplots(rows, cols, squeeze=False)
+
+    norm = Normalize(vmin=0.0, vmax=float(np.nanmax(panels)) if vmax is None else float(vmax))
     im = None
-    for r in range(rows):
-        for c in range(cols):
-            ax = ax_grid[r, c]
-            k = r * cols + c
-            if np.isnan(grid[r, c]).all():
-                ax.set_axis_off()
-                continue
-            im = _draw_heatmap(ax, grid[r, c], tokens_q, tokens_k, norm, cmap, annotate, highlight_max, fontsize,
-                               ignore_self)
-            if titles is not None:
-                ax.set_title(titles[k])
-            if c > 0:
-                ax.set_ylabel("")
-            if r < rows - 1:
-                ax.set_xlabel("")
-    fig.colorbar(im, ax=ax_grid.ravel().tolist(), label="peso de atenção", shrink=0.85 if rows == 1 else 0.6)
-    if suptitle:
-        fig.suptitle(suptitle)
+    for k, ax in enumerate(ax_grid.ravel()):
+        r, c = divmod(k, cols)
+        if k >= n_panels or np.isnan(panels[k]).all():
+            ax.set_axis_off()
+            continue
+        im = _draw_heatmap(ax, panels[k], tokens_q, tokens_k, norm, cmap, layout, highlight_max, ignore_self,
+                           y_labels=c == 0)
+        if layout.titles is not None:
+            ax.set_title(layout.titles[k], fontsize=_layout.TITLE_PT)
+        if c > 0:
+            ax.set_ylabel("")
+        if k + cols < n_panels:  # há um painel logo abaixo: o nome do eixo x fica só na última linha
+            ax.set_xlabel("")
+    cbar = fig.colorbar(im, ax=ax_grid.ravel().tolist(), shrink=0.85 if rows == 1 else 0.6)
+    cbar.set_label("peso de atenção", fontsize=_layout.LABEL_PT)
+    cbar.ax.tick_params(labelsize=_layout.COLORBAR_TICK_PT)
+    if layout.suptitle:
+        fig.suptitle(layout.suptitle, fontsize=_layout.SUPTITLE_PT)
     return AttentionPlot(fig, ax_grid[0, 0] if single else ax_grid)
 
 

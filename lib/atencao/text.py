@@ -108,6 +108,26 @@ def format_weights(weights, tokens, tokens_k=None, decimals: int = 3) -> str:
     return "\n".join(lines)
 
 
+#: Frases do resumo quando uma linha não tem para onde apontar.
+BLOCKED_ROW = "(linha bloqueada: todas as chaves mascaradas, pesos 0)"
+NO_OTHER_TOKEN = "(nenhum outro token)"
+NO_OTHER_WEIGHT = "(nenhum outro token recebe peso)"
+
+
+def _strongest(w, ignore_self):
+    """Índice da chave mais atendida em cada linha e, por linha, o motivo de não haver uma.
+
+    Motivos: ``None`` (há uma chave), ``"bloqueada"`` (nenhum peso positivo na linha) ou ``"só si"``
+    (com ``ignore_self``, só o próprio token tem peso).
+    """
+    blocked = ~(w > 0).any(axis=1)  # nenhum peso positivo: consulta com todas as chaves mascaradas
+    if ignore_self:
+        w = np.where(np.eye(w.shape[0], dtype=bool), -np.inf, w)
+    best = w.argmax(axis=1)
+    reasons = ["bloqueada" if blocked[i] else ("só si" if w[i, best[i]] <= 0 else None) for i in range(len(w))]
+    return best, reasons
+
+
 def strongest_attention(weights, tokens, tokens_k=None, ignore_self: bool = False):
     """Para cada consulta, a chave que recebe o maior peso.
 
@@ -122,9 +142,15 @@ def strongest_attention(weights, tokens, tokens_k=None, ignore_self: bool = Fals
 
     Returns
     -------
-    list of (str, str, float)
-        ``(consulta, chave mais atendida, peso)`` por linha. Com ``ignore_self`` e um único token,
-        a chave é ``None`` e o peso ``nan``.
+    list of (str, str ou None, float)
+        ``(consulta, chave mais atendida, peso)`` por linha; num empate, a primeira chave. Quando a
+        linha não tem para onde apontar, a chave é ``None``:
+
+        - linha **bloqueada** (todos os pesos 0, como a de um token de preenchimento cujas chaves
+          estão todas mascaradas): ``(consulta, None, 0.0)``;
+        - com ``ignore_self``, um único token: ``(consulta, None, nan)``;
+        - com ``ignore_self``, só o próprio token tem peso (os outros são 0, como na primeira linha
+          da máscara causal): ``(consulta, None, 0.0)``.
 
     Raises
     ------
@@ -139,23 +165,38 @@ def strongest_attention(weights, tokens, tokens_k=None, ignore_self: bool = Fals
             raise ValueError(f"`ignore_self` só vale para self-attention (n_q = n_k); forma {shape_str(w.shape)}.")
         if w.shape[0] == 1:
             return [(tq[0], None, float("nan"))]
-        w = np.where(np.eye(w.shape[0], dtype=bool), -np.inf, w)
-    best = w.argmax(axis=1)
-    return [(tq[i], tk[j], float(w[i, j])) for i, j in enumerate(best)]
+    best, reasons = _strongest(w, ignore_self)
+    return [(tq[i], None, 0.0) if reasons[i] else (tq[i], tk[j], float(w[i, j])) for i, j in enumerate(best)]
 
 
 def attention_summary(weights, tokens, tokens_k=None, ignore_self: bool = False) -> str:
     """Resumo legível, uma linha por token: ``gato   → felino (0.33)``.
 
+    Uma linha bloqueada (todas as chaves mascaradas) aparece como
+    ``<pad> → (linha bloqueada: todas as chaves mascaradas, pesos 0)``.
+
     Returns
     -------
     str
 
+    Raises
+    ------
+    ValueError, TypeError
+        Como em :func:`strongest_attention`.
+
     Fonte: Módulo 6, Aula 1, ``04-projeto``.
     """
     rows = strongest_attention(weights, tokens, tokens_k, ignore_self)
+    w, _, _ = _weights_2d(weights, tokens, tokens_k)
+    reasons = [None] if ignore_self and len(w) == 1 else _strongest(w, ignore_self)[1]
     width = max(_width(q) for q, _, _ in rows)
     lines = []
-    for q, k, v in rows:
-        lines.append(_pad(q, width, "<") + " → " + ("(nenhum outro token)" if k is None else f"{k} ({v:.2f})"))
+    for (q, k, v), why in zip(rows, reasons):
+        if why == "bloqueada":
+            target = BLOCKED_ROW
+        elif k is None:
+            target = NO_OTHER_WEIGHT if why else NO_OTHER_TOKEN
+        else:
+            target = f"{k} ({v:.2f})"
+        lines.append(_pad(q, width, "<") + " → " + target)
     return "\n".join(lines)
