@@ -174,7 +174,7 @@ def plot_attention_heads(weights, tokens_q, tokens_k=None, titles=None, ncols: i
         Moldura e negrito no maior peso de cada linha (todos, em caso de empate). Uma linha
         bloqueada (todas as chaves mascaradas) não tem maior peso e não ganha moldura.
     ignore_self : bool
-        Destaca o maior peso **fora da diagonal** (o outro token mais atendido), como
+        Destaca o maior peso **fora da diagonal** (o outro token que recebe mais atenção), como
         ``strongest_attention(..., ignore_self=True)``.
     cmap : str
         Mapa de cores do matplotlib.

@@ -1,4 +1,4 @@
-"""A atenção em texto puro: mapa de calor com caracteres e resumo "token → token mais atendido".
+"""A atenção em texto puro: mapa de calor com caracteres e resumo "token → token que recebe mais atenção".
 
 As colunas ficam alinhadas mesmo com tokens acentuados (``não``, ``coração``), porque a largura é
 medida em colunas de terminal (biblioteca ``wcwidth``), e não em número de caracteres.
@@ -115,7 +115,7 @@ NO_OTHER_WEIGHT = "(nenhum outro token recebe peso)"
 
 
 def _strongest(w, ignore_self):
-    """Índice da chave mais atendida em cada linha e, por linha, o motivo de não haver uma.
+    """Índice da chave que recebe mais atenção em cada linha e, por linha, o motivo de não haver uma.
 
     Motivos: ``None`` (há uma chave), ``"bloqueada"`` (nenhum peso positivo na linha) ou ``"só si"``
     (com ``ignore_self``, só o próprio token tem peso).
@@ -137,13 +137,13 @@ def strongest_attention(weights, tokens, tokens_k=None, ignore_self: bool = Fals
     tokens : list of str, tamanho n_q
     tokens_k : list of str, tamanho n_k, opcional (padrão: ``tokens``)
     ignore_self : bool
-        Ignora a diagonal (o próprio token), para ver quem é o **outro** token mais atendido.
+        Ignora a diagonal (o próprio token), para ver quem é o **outro** token que recebe mais atenção.
         Só vale para self-attention (n_q = n_k).
 
     Returns
     -------
     list of (str, str ou None, float)
-        ``(consulta, chave mais atendida, peso)`` por linha; num empate, a primeira chave. Quando a
+        ``(consulta, chave que recebe mais atenção, peso)`` por linha; num empate, a primeira chave. Quando a
         linha não tem para onde apontar, a chave é ``None``:
 
         - linha **bloqueada** (todos os pesos 0, como a de um token de preenchimento cujas chaves
