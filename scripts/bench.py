@@ -158,7 +158,7 @@ def bench_heatmaps(repeat: int = 5) -> dict:
         fig.savefig(io.BytesIO(), format="png", dpi=100, bbox_inches="tight")
         plt.close(fig)
 
-    return {name: median_time(lambda: render(make), repeat, warmup=1) for name, make in cases.items()}
+    return {name: median_time(lambda make=make: render(make), repeat, warmup=1) for name, make in cases.items()}
 
 
 def bench_correcao(workers: int = 2) -> dict:

@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 import nbformat
+
 from correcao.catalogo import CODE_STUB, TEXT_STUB, student_version  # noqa: F401 (o esboço é um só)
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -136,7 +136,7 @@ def test_mascara_causal_e_broadcast_de_mascara():
 
 
 def test_sem_escala_para_experimentos():
-    Q = np.array([[3.0, 0.0]]); K = np.array([[1.0, 0.0], [0.0, 1.0]]); V = np.eye(2)
+    Q, K, V = np.array([[3.0, 0.0]]), np.array([[1.0, 0.0], [0.0, 1.0]]), np.eye(2)
     _, W = scaled_dot_product_attention(Q, K, V, scale=False)
     np.testing.assert_allclose(W[0], softmax([3.0, 0.0]))
 

@@ -232,7 +232,7 @@ def test_erro_do_aluno_em_portugues_com_a_linha(capsys):
 # ---------- retorno errado: o que veio e como devolver ----------
 def test_retorno_errado_tem_dica(capsys):
     def so_pesos(X, W_q, W_k, W_v):
-        Q, K, V = X @ W_q, X @ W_k, X @ W_v
+        Q, K = X @ W_q, X @ W_k
         return atencao.softmax(Q @ K.T / np.sqrt(K.shape[1]))
 
     assert not aula01.exercicio_4(so_pesos)

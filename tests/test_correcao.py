@@ -7,21 +7,18 @@ processo rodando, esgotar a memória ou criar processos sem fim); cada uma tem a
 """
 
 import csv
-import hashlib
 import re
-import secrets
-import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 from exigir import pular_fora_da_ci
 
-from correcao import isolamento, motor
+from correcao import isolamento
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
+import turma_corrigida  # noqa: E402
 from turma_exemplo import esperado, gerar  # noqa: E402
 
 pytestmark = pular_fora_da_ci(not isolamento.bwrap_disponivel(), "sem bubblewrap nesta máquina (o CI instala)")
@@ -32,30 +29,13 @@ NB = esperado.NB
 EXPECTED = esperado.EXPECTED
 
 
-def _digest(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
-def _repo_digest() -> dict:
-    files = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True).stdout.split(b"\0")
-    return {f: _digest(ROOT / f.decode()) for f in files if f and (ROOT / f.decode()).is_file()}
+_digest, _repo_digest = turma_corrigida.digest, turma_corrigida.repo_digest
 
 
 @pytest.fixture(scope="module")
 def correcao(tmp_path_factory):
-    """Corrige a turma de exemplo uma vez (é a parte demorada: ~2 min em 2 núcleos)."""
-    saida = tmp_path_factory.mktemp("correcao")
-    before, repo_before = _digest(TURMA), _repo_digest()
-    marca = secrets.token_hex(8)
-    rows = motor.grade_class(TURMA, saida, cell_timeout=20, notebook_timeout=120, log=lambda *_: None, marca=marca)
-    sobreviventes = isolamento.restantes(marca)
-    notas = (saida / "notas.csv").read_bytes()
-    outputs = sorted(str(p.relative_to(saida)) for p in saida.rglob("*"))
-    time.sleep(3)  # um processo fantasma teria tempo de reescrever notas.csv
-    with open(saida / "notas.csv", encoding="utf-8") as f:
-        table = list(csv.DictReader(f))
-    return dict(saida=saida, rows=rows, table=table, before=before, repo_before=repo_before, notas=notas,
-                outputs=outputs, sobreviventes=sobreviventes)
+    """A turma corrigida uma vez na sessão (compartilhada com test_validar e test_correcao_extra)."""
+    return turma_corrigida.turma_corrigida(tmp_path_factory)
 
 
 def test_turma_commitada_igual_ao_gerador(tmp_path):
@@ -92,7 +72,7 @@ def test_entregas_repo_e_saida_intactos_e_nenhum_processo_sobra(correcao):
     assert not list(ROOT.glob("INVADIDO.txt")) and not Path("/tmp/INVADIDO.txt").exists()
     saida = correcao["saida"]
     assert (saida / "notas.csv").read_bytes() == correcao["notas"], "algo reescreveu notas.csv depois da correção"
-    assert all(p in ("notas.csv", "nao-corrigidos.csv") or p.startswith("retorno")
+    assert all(p in ("notas.csv", "nao-corrigidos.csv") or p.startswith(("retorno", "notebooks-corrigidos"))
                for p in correcao["outputs"]), correcao["outputs"]
     assert correcao["sobreviventes"] == []
     cmdlines = []

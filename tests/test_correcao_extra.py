@@ -19,6 +19,7 @@ from correcao import catalogo, isolamento, motor, varredura
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
+import turma_corrigida  # noqa: E402
 from turma_exemplo import gerar  # noqa: E402
 
 
@@ -31,33 +32,37 @@ def turma(tmp_path_factory):
     return dest / "turma-exemplo"
 
 
-def test_zip_baguncado_e_repeticao_dao_o_mesmo_notas_csv_byte_a_byte(tmp_path, turma):
+def test_zip_baguncado_da_as_mesmas_notas_que_a_turma_arrumada(tmp_path, turma, tmp_path_factory):
     """Uma turma como chega (zip do Windows, cópias, renomeado, célula colada, kernel que morre, caminho
-    hostil): corrigida duas vezes, o mesmo notas.csv, sem caminhos temporários."""
+    hostil): as mesmas linhas de notas.csv que os mesmos notebooks na turma arrumada (corrigida uma vez na
+    sessão), sem caminhos temporários."""
     pacote = tmp_path / "turma.zip"
     membros = [("../fora.txt", b"tentativa de sair da pasta"), ("entregas/../../fuga.ipynb", b"{}")]
-    for aluno in ("bruno-parcial", "joao-arquivos-ruins", "sofia-duas-copias", "ulisses-celula-colada",
-                  "wagner-kernel-morre"):
+    alunos = ("bruno-parcial", "joao-arquivos-ruins", "sofia-duas-copias", "ulisses-celula-colada",
+              "wagner-kernel-morre")
+    for aluno in alunos:
         for f in sorted((turma / aluno).rglob("*")):
             if f.is_file():
                 membros.append((f"entregas\\{aluno}\\{f.relative_to(turma / aluno)}", f.read_bytes()))
     membros.append(("entregas/rita/Exercicios-Copy1.IPYNB",
                     (turma / "rita-renomeados" / "03-exercicios-Copy1.ipynb").read_bytes()))
     pacote.write_bytes(gerar._zip(membros))
-    results = []
-    for k in range(2):
-        saida = tmp_path / f"saida{k}"
-        motor.grade_class(pacote, saida, cell_timeout=20, log=lambda *_: None)
-        results.append((saida / "notas.csv").read_bytes())
-    assert results[0] == results[1]
-    texto = results[0].decode("utf-8")
+    motor.grade_class(pacote, tmp_path / "saida", cell_timeout=20, log=lambda *_: None)
+    texto = (tmp_path / "saida" / "notas.csv").read_text(encoding="utf-8")
     assert "/tmp" not in texto and str(tmp_path) not in texto and "correcao-" not in texto
     linhas = {(r["aluno"], r["arquivo"]): r for r in csv.DictReader(io.StringIO(texto))}
     assert len(linhas) == 8
+    arrumada = {(r["aluno"], r["arquivo"]): r for r in turma_corrigida.turma_corrigida(tmp_path_factory)["table"]}
+    mesmas = {("rita", "Exercicios-Copy1.IPYNB"): ("rita-renomeados", "03-exercicios-Copy1.ipynb")}
+    mesmas.update({k: k for k in linhas if k[0] in alunos})
+    fora = ("aluno", "arquivo", "retorno", "motivo")
+    for nossa, dela in mesmas.items():
+        a, b = linhas[nossa], arrumada[dela]
+        assert {k: v for k, v in a.items() if k not in fora} == {k: v for k, v in b.items() if k not in fora}, nossa
     assert (linhas[("rita", "Exercicios-Copy1.IPYNB")]["situacao"], linhas[("rita", "Exercicios-Copy1.IPYNB")]["total"]) == ("ok", "4")
     assert linhas[("wagner-kernel-morre", "03-exercicios.ipynb")]["situacao"] == "kernel_morreu"
     assert not (tmp_path.parent / "fora.txt").exists()
-    nao = (tmp_path / "saida0" / "nao-corrigidos.csv").read_text(encoding="utf-8")
+    nao = (tmp_path / "saida" / "nao-corrigidos.csv").read_text(encoding="utf-8")
     assert "entregas/../../fuga.ipynb" in nao and "../fora.txt" in nao  # não lidos, mas listados
 
 

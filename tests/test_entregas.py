@@ -155,7 +155,7 @@ def test_verificacao_colada_duas_vezes_vale_a_ultima():
     limpo, notas = saneamento.sanitize(nb, AULA1, EVERYTHING)
     assert nb == antes  # a entrada não muda
     assert _gids(limpo).count("aula01-ex3-verificacao") == 1
-    assert _gids(limpo).index("aula01-ex3-verificacao") == _gids(SOL1).index("aula01-ex3-verificacao") 
+    assert _gids(limpo).index("aula01-ex3-verificacao") == _gids(SOL1).index("aula01-ex3-verificacao")
     assert len(limpo["cells"]) == len(SOL1["cells"]) and "aparecia 2 vezes" in notas[0]
     assert all(c.get("outputs") == [] for c in limpo["cells"] if c["cell_type"] == "code")
 

@@ -4,7 +4,6 @@ import json
 import os
 import secrets
 import subprocess
-import sys
 import textwrap
 import time
 from pathlib import Path

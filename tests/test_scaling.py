@@ -23,7 +23,8 @@ def test_norma_do_jacobiano_confere_com_a_formula_explicita():
     rng = np.random.default_rng(3)
     q, k = rng.standard_normal((1, 1, 8)), rng.standard_normal((1, 5, 8))
     z = (q @ k.transpose(0, 2, 1))[0, 0]
-    p = np.exp(z - z.max()); p /= p.sum()
+    p = np.exp(z - z.max())
+    p /= p.sum()
     J = np.diag(p) - np.outer(p, p)
     assert r["grad_unscaled"][0] == pytest.approx(np.linalg.norm(J))
 

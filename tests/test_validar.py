@@ -10,10 +10,11 @@ from pathlib import Path
 import pytest
 
 from correcao import catalogo
-from correcao.validar import validate, validate_many
+from correcao.validar import _relatorio, validate, validate_many
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
+import turma_corrigida  # noqa: E402
 from turma_exemplo.esperado import EXPECTED  # noqa: E402
 
 SOLUCAO = ROOT / "solutions" / "modulo-06" / "aula-01-self-attention"
@@ -47,14 +48,35 @@ CONCORDANCIA = [
 ]
 
 
+# Estes passam pelo validar de ponta a ponta (uma correção só deles, numa pasta à parte, como o aluno faria);
+# os outros usam a correção da turma inteira, já feita uma vez na sessão, com o mesmo relatório do validar.
+DE_PONTA_A_PONTA = [("ana-correta", "03-exercicios.ipynb"), ("rita-renomeados", "exercicios (1).ipynb"),
+                    ("ulisses-celula-colada", "03-exercicios.ipynb")]
+
+
 @pytest.fixture(scope="module")
-def validados(turma):
-    """validar em cada notebook de CONCORDANCIA (uma correção só, dois processos)."""
-    paths = [turma / aluno / arquivo for aluno, arquivo in CONCORDANCIA]
+def validados(turma, tmp_path_factory):
+    """O relatório do validar para cada notebook de CONCORDANCIA."""
+    paths = [turma / aluno / arquivo for aluno, arquivo in DE_PONTA_A_PONTA]
     antes = [p.read_bytes() for p in paths]
-    relatorios = validate_many(paths, cell_timeout=20, workers=2)
+    relatorios = dict(zip(DE_PONTA_A_PONTA, validate_many(paths, cell_timeout=20, workers=2)))
     assert [p.read_bytes() for p in paths] == antes  # o notebook do aluno não muda
-    return dict(zip(CONCORDANCIA, relatorios))
+    rows = turma_corrigida.turma_corrigida(tmp_path_factory)["rows"]
+    for aluno, arquivo in CONCORDANCIA:
+        if (aluno, arquivo) not in relatorios:
+            row = next(r for r in rows if (r.student, r.arquivo) == (aluno, arquivo))
+            nb = json.loads(row.autograded.read_text(encoding="utf-8")) if row.autograded else None
+            relatorios[(aluno, arquivo)] = _relatorio(turma / aluno / arquivo, row, nb)
+    return relatorios
+
+
+def test_validar_sozinho_e_na_turma_dao_o_mesmo_relatorio(validados, tmp_path_factory):
+    """O mesmo notebook, validado sozinho e corrigido com a turma inteira: o mesmo relatório."""
+    rows = turma_corrigida.turma_corrigida(tmp_path_factory)["rows"]
+    for aluno, arquivo in DE_PONTA_A_PONTA:
+        row = next(r for r in rows if (r.student, r.arquivo) == (aluno, arquivo))
+        nb = json.loads(row.autograded.read_text(encoding="utf-8")) if row.autograded else None
+        assert validados[(aluno, arquivo)] == _relatorio(Path(arquivo), row, nb), aluno
 
 
 @pytest.mark.parametrize("aluno, arquivo", CONCORDANCIA)

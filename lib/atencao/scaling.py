@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .attention import softmax_
 from ._validation import check_dim
+from .attention import softmax_
 
 __all__ = ["softmax_saturation", "plot_softmax_saturation"]
 

@@ -161,8 +161,8 @@ def main() -> None:
     core = sys.modules["_atencao_privada.checks._core"]
     CheckResult = core.CheckResult
     import math  # noqa: F401 - vigiado
-    import numpy  # noqa: F401 - vigiado
 
+    import numpy  # noqa: F401 - vigiado
     from IPython.core.interactiveshell import InteractiveShell
     from traitlets.config import Config
 

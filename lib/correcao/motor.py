@@ -38,8 +38,20 @@ if "jsonschema" not in sys.modules:  # o jsonschema importaria um verificador de
 from nbgrader.preprocessors import NbGraderPreprocessor  # noqa: E402
 from traitlets import Unicode  # noqa: E402
 
-from .catalogo import (CODE_STUB, TEXT_STUB, Gradable, blank_answers, catalog, cell_label, identify, inspect_notebook, is_check,
-                       nbgrader_meta, nome_base, read_notebook)
+from .catalogo import (
+    CODE_STUB,
+    TEXT_STUB,
+    Gradable,
+    blank_answers,
+    catalog,
+    cell_label,
+    identify,
+    inspect_notebook,
+    is_check,
+    nbgrader_meta,
+    nome_base,
+    read_notebook,
+)
 from .entregas import Entregas, ler_entregas
 from .isolamento import Caixa, Limites, encerrar
 from .relatorio import Row, _num, erro_legivel, failed_row, notebook_body, write_outputs
@@ -90,11 +102,16 @@ class Trabalhador:
 
     def __init__(self, pasta: Path, gradables: list[Gradable], numero: int, limites: Limites, isolar: bool,
                  tempo_celula: int, marca: str):
+        from nbconvert.preprocessors import ClearMetadataPreprocessor
         from nbgrader.apps import NbGraderAPI
         from nbgrader.coursedir import CourseDirectory
-        from nbgrader.preprocessors import (AssignLatePenalties, CheckCellMetadata, IgnorePattern, LimitOutput,
-                                            SaveAutoGrades)
-        from nbconvert.preprocessors import ClearMetadataPreprocessor
+        from nbgrader.preprocessors import (
+            AssignLatePenalties,
+            CheckCellMetadata,
+            IgnorePattern,
+            LimitOutput,
+            SaveAutoGrades,
+        )
         from traitlets.config import Config
 
         self.pasta = pasta

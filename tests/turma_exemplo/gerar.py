@@ -234,7 +234,6 @@ def cases() -> dict[str, dict[str, object]]:
          "for p in pathlib.Path('.').glob('*.ipynb'):\n    os.remove(p)\n" + ex3_src)
 
     extras = {}
-    ex4_src = "".join(cell(sol1, "aula01-ex4-solucao")["source"])
     for nome, (truque3, truque4) in TRAPACAS.items():
         nb = clean(stu1)
         fill(nb, "aula01-ex3-solucao", truque3 + "\n" + EX3_ERRADO)

@@ -27,7 +27,6 @@ import numpy as np
 
 from .._validation import read_only_copy
 
-
 # Na conferência da correção (correcao._veredito) os casos são sorteados a cada vez: uma tabela de respostas
 # copiada dos casos fixos do notebook não passa. No notebook, os casos são sempre os mesmos.
 SORTEAR = False

@@ -17,9 +17,21 @@ from ..embeddings import PROJECT_SENTENCES, embed, gato_felino
 from ..multihead import MultiHeadAttention
 from ..projections import SelfAttention
 from ..text import attention_summary, strongest_attention
-from ._core import (DICA_INSTAVEL, Checker, _close_new_figures, _congelar, _descricao, _dica_retorno, _fmt, _num,
-                    _open_figures, check,
-                    passou, proteger, semente)
+from ._core import (
+    DICA_INSTAVEL,
+    Checker,
+    _close_new_figures,
+    _congelar,
+    _descricao,
+    _dica_retorno,
+    _fmt,
+    _num,
+    _open_figures,
+    check,
+    passou,
+    proteger,
+    semente,
+)
 
 __all__ = ["passou", "exercicio_3", "exercicio_4", "projeto"]
 

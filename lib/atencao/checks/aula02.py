@@ -15,8 +15,8 @@ from ..embeddings import embed_hashed
 from ..masks import causal_mask
 from ..multihead import MultiHeadAttention, merge_heads, split_heads
 from ..projections import SelfAttention
-from ._multicabeca import _diagnose_heads
 from ._core import DICA_INSTAVEL, Checker, _congelar, _descricao, _dica_retorno, check, passou, proteger, semente
+from ._multicabeca import _diagnose_heads
 
 __all__ = ["passou", "aquecimento_softmax", "mascara_causal", "exercicio_1", "exercicio_2", "exercicio_3", "projeto"]
 

@@ -9,8 +9,8 @@ import numpy as np
 
 from ..attention import attend, scaled_dot_product_attention, self_attention
 from ..multihead import MultiHeadAttention, merge_heads, split_heads
-from ._multicabeca import _diagnose_heads
 from ._core import Checker, _congelar, _descricao, _dica_retorno, check, passou, proteger, semente
+from ._multicabeca import _diagnose_heads
 
 # As referências (_top_heads, ...) ficam privadas: são as respostas dos exercícios, não ferramentas do aluno.
 __all__ = ["passou", "exercicio_1", "exercicio_2", "exercicio_3", "exercicio_4", "projeto"]
