@@ -52,7 +52,8 @@ def test_requirements_tem_o_que_o_curso_precisa():
 
 
 def test_requirements_dev_estende_o_principal():
-    lines = [ln.split("#")[0].strip() for ln in (ROOT / "requirements-dev.txt").read_text(encoding="utf-8").splitlines()]
+    lines = [ln.split("#")[0].strip()
+             for ln in (ROOT / "requirements-dev.txt").read_text(encoding="utf-8").splitlines()]
     lines = [ln for ln in lines if ln]
     assert lines[0] == "-r requirements.txt"
     dev = {Requirement(ln).name.lower() for ln in lines[1:]}

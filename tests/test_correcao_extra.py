@@ -59,7 +59,8 @@ def test_zip_baguncado_da_as_mesmas_notas_que_a_turma_arrumada(tmp_path, turma, 
     for nossa, dela in mesmas.items():
         a, b = linhas[nossa], arrumada[dela]
         assert {k: v for k, v in a.items() if k not in fora} == {k: v for k, v in b.items() if k not in fora}, nossa
-    assert (linhas[("rita", "Exercicios-Copy1.IPYNB")]["situacao"], linhas[("rita", "Exercicios-Copy1.IPYNB")]["total"]) == ("ok", "4")
+    assert (linhas[("rita", "Exercicios-Copy1.IPYNB")]["situacao"],
+            linhas[("rita", "Exercicios-Copy1.IPYNB")]["total"]) == ("ok", "4")
     assert linhas[("wagner-kernel-morre", "03-exercicios.ipynb")]["situacao"] == "kernel_morreu"
     assert not (tmp_path.parent / "fora.txt").exists()
     nao = (tmp_path / "saida" / "nao-corrigidos.csv").read_text(encoding="utf-8")

@@ -162,7 +162,8 @@ def test_verificacao_colada_duas_vezes_vale_a_ultima():
 
 def test_resposta_repetida_fica_como_celula_comum_e_celula_de_outro_notebook_sai():
     nb = copy.deepcopy(SOL1)
-    sol = next(i for i, c in enumerate(nb["cells"]) if catalogo.nbgrader_meta(c).get("grade_id") == "aula01-ex3-solucao")
+    sol = next(i for i, c in enumerate(nb["cells"])
+               if catalogo.nbgrader_meta(c).get("grade_id") == "aula01-ex3-solucao")
     nb["cells"].insert(sol + 1, copy.deepcopy(nb["cells"][sol]))
     outro = json.loads(EVERYTHING[("aula-02-auto-atencao-do-zero", "04-exercicios")].source.read_text(encoding="utf-8"))
     nb["cells"] += [c for c in outro["cells"] if catalogo.nbgrader_meta(c).get("grade_id") in
@@ -196,9 +197,12 @@ def test_texto_do_aluno_nao_vira_formula_na_planilha():
 @pytest.mark.parametrize("ename, evalue, esperado", [
     ("SyntaxError", "incomplete input (498049566.py, line 2)",
      "SyntaxError: código incompleto (faltou fechar um parêntese, colchete ou aspas?) (linha 2 da célula)"),
-    ("SyntaxError", "'(' was never closed (123.py, line 1)", "SyntaxError: '(' aberto e nunca fechado (linha 1 da célula)"),
-    ("NameError", "name 'f' is not defined", "NameError: o nome 'f' não está definido (a célula que o cria não rodou antes?)"),
-    ("IndentationError", "unexpected indent (123.py, line 3)", "IndentationError: indentação inesperada (linha 3 da célula)"),
+    ("SyntaxError", "'(' was never closed (123.py, line 1)",
+     "SyntaxError: '(' aberto e nunca fechado (linha 1 da célula)"),
+    ("NameError", "name 'f' is not defined",
+     "NameError: o nome 'f' não está definido (a célula que o cria não rodou antes?)"),
+    ("IndentationError", "unexpected indent (123.py, line 3)",
+     "IndentationError: indentação inesperada (linha 3 da célula)"),
     ("ZeroDivisionError", "division by zero", "ZeroDivisionError: divisão por zero"),
     ("KeyError", "'x'", "KeyError: 'x'"),
 ])

@@ -65,7 +65,8 @@ ENTRADAS = {
     "word_vector": lambda forma: [word_vector(forma(t), 8) for t in TOKENS],
     "explorer_embeddings": lambda forma: explorer_embeddings([forma(t) for t in TOKENS]),
     "explorer_view": lambda forma: _view(forma(FRASE)),
-    "plot_attention (rótulos)": lambda forma: _rotulos(atencao.plot_attention(_pesos(FRASE), [forma(t) for t in TOKENS])),
+    "plot_attention (rótulos)": lambda forma: _rotulos(
+        atencao.plot_attention(_pesos(FRASE), [forma(t) for t in TOKENS])),
     "ascii_heatmap": lambda forma: atencao.ascii_heatmap(_pesos(FRASE), [forma(t) for t in TOKENS]),
     "format_weights": lambda forma: atencao.format_weights(_pesos(FRASE), [forma(t) for t in TOKENS]),
     "strongest_attention": lambda forma: atencao.strongest_attention(_pesos(FRASE), [forma(t) for t in TOKENS],
@@ -168,7 +169,8 @@ def test_joao_em_nfd_e_em_nfc_e_o_mesmo_aluno(tmp_path, forma):
     assert all(a.aluno == unicodedata.normalize("NFC", a.aluno) for a in ent.arquivos)
     do_joao = sorted(a.caminho for a in ent.arquivos if a.aluno == "João")
     assert do_joao == ["03-exercicios.ipynb", "03-exercicios.ipynb", "Cópia de 03-exercícios.ipynb"]
-    assert catalogo.nome_base(_nfd("Cópia de 03-exercícios.ipynb")) == catalogo.nome_base("Cópia de 03-exercícios.ipynb")
+    assert (catalogo.nome_base(_nfd("Cópia de 03-exercícios.ipynb"))
+            == catalogo.nome_base("Cópia de 03-exercícios.ipynb"))
 
 
 def test_copias_com_o_mesmo_nome_em_nfd_e_nfc_sao_apontadas(tmp_path):

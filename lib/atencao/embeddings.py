@@ -23,8 +23,8 @@ import numpy as np
 
 from ._validation import as_float_array, nfc, shape_str
 
-__all__ = ["gato_felino", "FEATURES", "HAND_MADE_VECTORS", "PROJECT_SENTENCES", "UnknownTokenError", "tokenize", "embed",
-           "word_vector", "embed_hashed", "VECTOR_SCALE"]
+__all__ = ["gato_felino", "FEATURES", "HAND_MADE_VECTORS", "PROJECT_SENTENCES", "UnknownTokenError", "tokenize",
+           "embed", "word_vector", "embed_hashed", "VECTOR_SCALE"]
 
 
 def gato_felino() -> tuple[list[str], np.ndarray]:

@@ -167,7 +167,8 @@ class MultiHeadAttention:
         K = split_heads(self._project(k.astype(dtype, copy=False), self.W_k, self.b_k), self.n_heads)
         V = split_heads(self._project(v.astype(dtype, copy=False), self.W_v, self.b_v), self.n_heads)
         # Q: (..., n_heads, n_q, d_k)   K, V: (..., n_heads, n_k, d_k)
-        heads, weights = attend(Q, K, V, allowed, scale, check_temperature(temperature))  # (..., n_heads, n_q, d_k), (..., n_heads, n_q, n_k)
+        # heads: (..., n_heads, n_q, d_k)   weights: (..., n_heads, n_q, n_k)
+        heads, weights = attend(Q, K, V, allowed, scale, check_temperature(temperature))
         output = self._project(merge_heads(heads), self.W_o, self.b_o)  # (..., n_q, d_model)
         if average_weights:
             weights = weights.mean(axis=-3)  # (..., n_q, n_k)

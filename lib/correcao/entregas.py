@@ -190,7 +190,8 @@ class _Leitor:
                 if stat.S_ISLNK(info.st_mode):
                     self.itens.append((p, None, "o arquivo é um atalho (link simbólico): não foi lido nem corrigido"))
                 elif not stat.S_ISREG(info.st_mode):
-                    self.itens.append((p, None, "não é um arquivo comum (FIFO, dispositivo...): não foi lido nem corrigido"))
+                    self.itens.append((p, None, "não é um arquivo comum (FIFO, dispositivo...): "
+                                                "não foi lido nem corrigido"))
                 elif not _interessa(nome):
                     self.itens.append((p, None, ""))
                 elif info.st_size > LIMITE_BYTES:

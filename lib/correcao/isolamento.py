@@ -142,7 +142,8 @@ class Caixa:
         marca = marca or secrets.token_hex(8)
         self.marca = f"{marca}.{numero}"  # a correção inteira, e esta caixa
         self.root = os.geteuid() == 0 and isolar  # sem caixa, não há como trocar de usuário e ainda ver o Python
-        base = UID_BASE + 64 * (int(hashlib.sha256(marca.encode()).hexdigest()[:8], 16) % 1_000_000)  # correções simultâneas não dividem uids
+        # correções simultâneas não dividem uids
+        base = UID_BASE + 64 * (int(hashlib.sha256(marca.encode()).hexdigest()[:8], 16) % 1_000_000)
         self.uid = base + numero if self.root else os.geteuid()
         self.python, self._paths = python_da_caixa()
 

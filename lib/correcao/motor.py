@@ -451,7 +451,8 @@ def grade_class(entregas: Path, saida: Path, cell_timeout: int = 30, notebook_ti
     ``memoria_mb``: limite de memória por processo do aluno; ``isolar=False`` corrige sem caixa (só com
     o aviso em cada linha); ``marca`` identifica os processos desta correção (veja
     :func:`correcao.isolamento.restantes`); ``guardar_notebooks`` guarda os notebooks executados em
-    ``saida/notebooks-corrigidos/`` (o :mod:`correcao.validar` os lê). Levanta :class:`correcao.isolamento.SemBwrap` se o bwrap faltar.
+    ``saida/notebooks-corrigidos/`` (o :mod:`correcao.validar` os lê). Levanta
+    :class:`correcao.isolamento.SemBwrap` se o bwrap faltar.
     """
     everything = catalog()
     workers = workers or min(2, os.cpu_count() or 1)
@@ -597,8 +598,8 @@ def _tarefa(e: Entrega) -> tuple[Row, float]:
 
 def _grade_parallel(tmp: Path, plan: list, cell_timeout: int, notebook_timeout: float, workers: int,
                     limites: Limites, isolar: bool, marca: str, log) -> list[Row]:
-    """Corrige o plano (na mesma ordem) em ``workers`` processos (cada um com o seu curso nbgrader, que muda de pasta e de
-    variáveis de ambiente durante a correção: por isso processos, e não threads)."""
+    """Corrige o plano (na mesma ordem) em ``workers`` processos (cada um com o seu curso nbgrader, que muda de
+    pasta e de variáveis de ambiente durante a correção: por isso processos, e não threads)."""
     import multiprocessing
 
     if not plan:

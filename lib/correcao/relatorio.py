@@ -93,6 +93,9 @@ def feedback_html(row: Row, g) -> str:
     manual = (f"<p>{row.manual_pending} resposta(s) escrita(s) aguardam a correção do professor.</p>"
               if row.manual_pending else "")
     body = row.corpo or (notebook_body(row.autograded) if row.autograded and row.autograded.exists() else "")
+    aluno, aula = esc(row.student or "—"), esc(row.assignment or "—")
+    arquivo = f" · <b>Arquivo:</b> {esc(row.arquivo)}" if row.arquivo else ""
+    situacao = esc(SITUACOES.get(row.status, row.status))
     return f"""<!DOCTYPE html>
 <html lang="pt-BR"><head><meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; img-src data:; style-src 'unsafe-inline'">
@@ -105,9 +108,9 @@ table {{border-collapse: collapse}} td, th {{border: 1px solid #ccc; padding: .3
 </style></head><body>
 <h1>Retorno da correção automática</h1>
 <div class="resumo">
-<p><b>Aluno(a):</b> {esc(row.student or '—')} · <b>Aula:</b> {esc(row.assignment or '—')} · <b>Notebook:</b> {esc(row.notebook)}
-{f" · <b>Arquivo:</b> {esc(row.arquivo)}" if row.arquivo else ""}</p>
-<p class="nota">Nota automática: {_num(row.total)} de {_num(row.maximum)} · situação: {esc(SITUACOES.get(row.status, row.status))}</p>
+<p><b>Aluno(a):</b> {aluno} · <b>Aula:</b> {aula} · <b>Notebook:</b> {esc(row.notebook)}
+{arquivo}</p>
+<p class="nota">Nota automática: {_num(row.total)} de {_num(row.maximum)} · situação: {situacao}</p>
 {manual}
 <table><tr><th>Verificação</th><th>Pontos</th><th>Máximo</th></tr>{rows}</table>
 <h3>O que a correção encontrou</h3><ul>{reasons}</ul>

@@ -132,8 +132,8 @@ def _recolocar(nb: dict, originais: dict) -> list[str]:
             continue
         fonte = originais[gid].source.strip()
         for cell in cells:
-            if isinstance(cell, dict) and "nbgrader" not in (cell.get("metadata") or {}) and cell_source(cell) == fonte \
-                    and cell.get("cell_type") == originais[gid].cell_type:
+            if isinstance(cell, dict) and "nbgrader" not in (cell.get("metadata") or {}) \
+                    and cell_source(cell) == fonte and cell.get("cell_type") == originais[gid].cell_type:
                 cell.setdefault("metadata", {})["nbgrader"] = copy.deepcopy(dict(originais[gid].metadata["nbgrader"]))
                 voltaram.append(gid)
                 break
@@ -149,7 +149,8 @@ def _recolocar(nb: dict, originais: dict) -> list[str]:
         antes = [achadas[g] for g in ordem[:k] if g in achadas]
         pos = max(antes) + 1 if antes else 0
         original = originais[gid]
-        cell = {"cell_type": original.cell_type, "metadata": {"nbgrader": copy.deepcopy(dict(original.metadata["nbgrader"]))},
+        cell = {"cell_type": original.cell_type,
+                "metadata": {"nbgrader": copy.deepcopy(dict(original.metadata["nbgrader"]))},
                 "source": original.source}
         if original.cell_type == "code":
             cell.update(outputs=[], execution_count=None)
@@ -183,7 +184,8 @@ def _recolocar(nb: dict, originais: dict) -> list[str]:
                                  "execution_count": None})
             acrescidas.append(gid)
     if tipos:
-        notas.append(f"células que tinham mudado de tipo (código/texto) voltaram ao tipo original: {', '.join(sorted(tipos))}")
+        notas.append("células que tinham mudado de tipo (código/texto) voltaram ao tipo original: "
+                     f"{', '.join(sorted(tipos))}")
     if editadas:
         notas.append(f"células protegidas ou de verificação editadas ({', '.join(sorted(editadas))}): a correção "
                      "usou o código original")

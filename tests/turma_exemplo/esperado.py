@@ -32,7 +32,8 @@ EXPECTED = {
     ("leo-saida-enorme", NB): (A1, "03-exercicios", "ok", "4", "4", ""),
     # a caixa não deixa escrever fora da pasta: o código do aluno falha no que tentou, e só nele
     ("marina-mexe-em-arquivos", NB): (A1, "03-exercicios", "parcial", "2", "4", "PermissionError: sem permissão"),
-    ("nina-sem-notebooks", ""): ("", "", "sem_notebooks", "0", "0", "nenhum notebook (.ipynb) na pasta (há: leia-me.txt)"),
+    ("nina-sem-notebooks", ""): ("", "", "sem_notebooks", "0", "0",
+                                 "nenhum notebook (.ipynb) na pasta (há: leia-me.txt)"),
     ("olga-aula-3", NB): (A3, "03-exercicios", "ok", "8", "8", ""),
     # trapaças (trabalho errado): nunca ganham ponto; quem mexe na correção vai para revisão
     ("trapaca-religa-verificacao", NB): (A1, "03-exercicios", "revisar", "0", "4", "altera o módulo aula01"),
@@ -75,8 +76,8 @@ EXPECTED = {
     ("tiago-duas-aulas", "aula-03/03-exercicios.ipynb"): (A3, "03-exercicios", "ok", "8", "8", ""),
     ("ulisses-celula-colada", NB): (A1, "03-exercicios", "ok", "4", "4", "aula01-ex3-verificacao aparecia 2 vezes"),
     ("vera-celula-de-outro-nb", NB): (A1, "03-exercicios", "ok", "4", "4",
-                                      "células de outro notebook coladas aqui (aula02-ex1-solucao, aula02-ex1-verificacao, "
-                                      "de 04-exercicios (aula-02-auto-atencao-do-zero))"),
+                                      "células de outro notebook coladas aqui (aula02-ex1-solucao, "
+                                      "aula02-ex1-verificacao, de 04-exercicios (aula-02-auto-atencao-do-zero))"),
     ("wagner-kernel-morre", NB): (A1, "03-exercicios", "kernel_morreu", "2", "4",
                                   "o kernel parou em célula 14 (aula01-ex4-solucao"),
     ("renata-sem-metadados", NB): (A1, "03-exercicios", "ok", "4", "4", "os metadados voltaram"),
@@ -84,5 +85,6 @@ EXPECTED = {
                                            "3 resposta(s) escrita(s) ainda com o esboço ✍️"),
     ("otto-importa-mais", NB): (A1, "03-exercicios", "ok", "4", "4",
                                 "as linhas acrescentadas a aula01-03-exercicios-importacoes rodaram"),
-    ("neto-resposta-embaixo", NB): (A1, "03-exercicios", "ok", "4", "4", "3 resposta(s) escrita(s) ainda com o esboço ✍️"),
+    ("neto-resposta-embaixo", NB): (A1, "03-exercicios", "ok", "4", "4",
+                                    "3 resposta(s) escrita(s) ainda com o esboço ✍️"),
 }

@@ -74,7 +74,8 @@ EX3_ERRADO = '''def embeddings_pulou_alto_parecidos():
 
 # Trapaças: cada uma com trabalho errado; a linha esperada é 0 ponto e/ou "revisar".
 TRAPACAS = {
-    "trapaca-religa-verificacao": ("aula01.exercicio_3 = lambda *a, **k: None", "aula01.exercicio_4 = lambda *a, **k: None"),
+    "trapaca-religa-verificacao": ("aula01.exercicio_3 = lambda *a, **k: None",
+                                   "aula01.exercicio_4 = lambda *a, **k: None"),
     "trapaca-desliga-correcao": ("import atencao.checks._core as nucleo\nnucleo.grading = lambda: False", ""),
     "trapaca-apaga-variavel": ("import os\nos.environ.pop('NBGRADER_EXECUTION', None)", ""),
     "trapaca-comparacao": ("from atencao.checks._core import Checker\n"
@@ -91,7 +92,8 @@ TRAPACAS = {
                              "mods = getattr(B['__imp' + 'ort__']('s' + 'ys'), 'mod' + 'ules')\n"
                              "for nome in list(mods):\n"
                              "    if nome.endswith('checks._core'):\n"
-                             "        B['set' + 'attr'](mods[nome].Checker, 'expect', lambda self, ok, *a, **k: True)", ""),
+                             "        B['set' + 'attr'](mods[nome].Checker, 'expect', "
+                             "lambda self, ok, *a, **k: True)", ""),
     "trapaca-troca-codigo": ("", "def _ref_errada(X, W_q, W_k, W_v, scale='d_k', axis=-1):\n"
                              "    Q, K, V = X @ W_q, X @ W_k, X @ W_v\n"
                              "    A = atencao.softmax(Q @ K.T, axis=axis)\n"
@@ -100,7 +102,8 @@ TRAPACAS = {
                              "mods = getattr(B['__imp' + 'ort__']('s' + 'ys'), 'mod' + 'ules')\n"
                              "for nome in list(mods):\n"
                              "    if nome.endswith('checks.aula01'):\n"
-                             "        B['set' + 'attr'](mods[nome]._reference_projected, '__co' + 'de__', _ref_errada.__code__)"),
+                             "        B['set' + 'attr'](mods[nome]._reference_projected, '__co' + 'de__', "
+                             "_ref_errada.__code__)"),
     "trapaca-imprime-aprovado": ("print('✅ Exercício 3 (pulou e alto parecidos): tudo certo!')",
                                  "print('✅ Exercício 4 (projeções Q, K, V): tudo certo!')"),
 }
@@ -205,7 +208,8 @@ def cases() -> dict[str, dict[str, object]]:
     fill(laco, "aula01-ex4-solucao", "".join(cell(sol1, "aula01-ex4-solucao")["source"]))
 
     excecao = clean(sol1)
-    fill(excecao, "aula01-ex4-solucao", "print(1 / 0)  # erro fora da função\n" + "".join(cell(sol1, "aula01-ex4-solucao")["source"]))
+    fill(excecao, "aula01-ex4-solucao",
+         "print(1 / 0)  # erro fora da função\n" + "".join(cell(sol1, "aula01-ex4-solucao")["source"]))
 
     sintaxe = clean(sol1)
     fill(sintaxe, "aula01-ex3-solucao", "def embeddings_pulou_alto_parecidos(:\n    return None")
@@ -298,7 +302,8 @@ def _colar(nb: dict, grade_id: str, depois_de: str | None) -> dict:
 
 def messy_cases() -> dict[str, dict[str, object]]:
     """Uma turma de verdade: nomes de pastas com qualquer caractere, arquivos renomeados, cópias, acidentes."""
-    sol1, sol2, sol3 = solution(AULA1, "03-exercicios"), solution(AULA2, "04-exercicios"), solution(AULA3, "03-exercicios")
+    sol1, sol2, sol3 = (solution(AULA1, "03-exercicios"), solution(AULA2, "04-exercicios"),
+                        solution(AULA3, "03-exercicios"))
     parcial = clean(student(AULA1, "03-exercicios"))
     fill(parcial, "aula01-ex3-solucao", "".join(cell(sol1, "aula01-ex3-solucao")["source"]))
     fill(parcial, "aula01-ex4-solucao", EX4_SEM_ESCALA)
@@ -401,7 +406,8 @@ def files() -> list[tuple[object, bytes]]:
             else:
                 out.append((f"turma-exemplo/{name}/{fname}", data))
     out.append(("turma-exemplo/03-exercicios.ipynb", _bytes(clean(solution(AULA1, "03-exercicios")))))
-    out.append(("turma-exemplo/yara.zip", _zip([("03-exercicios.ipynb", _bytes(clean(solution(AULA1, "03-exercicios"))))])))
+    out.append(("turma-exemplo/yara.zip",
+                _zip([("03-exercicios.ipynb", _bytes(clean(solution(AULA1, "03-exercicios"))))])))
     return out
 
 

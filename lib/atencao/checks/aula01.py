@@ -64,7 +64,8 @@ def exercicio_3(c: Checker, embeddings_fn):
                     "forma (4, d)", f"forma {E.shape}", "devolva a matriz inteira, com as 4 linhas."):
         return
     if not c.expect(np.isfinite(E).all(), "E só tem valores finitos", "números finitos", "NaN ou inf",
-                    "troque os NaN/inf por números: cada linha de E é um vetor comum (por exemplo, [0.0, 0.0, 0.9, 0.1])."):
+                    "troque os NaN/inf por números: cada linha de E é um vetor comum "
+                    "(por exemplo, [0.0, 0.0, 0.9, 0.1])."):
         return
     d = original.shape[1]
     if not c.expect(E.shape[1] >= d, f"E tem pelo menos as {d} coordenadas do exemplo", f"forma (4, ≥ {d})",
@@ -129,8 +130,9 @@ def exercicio_4(c: Checker, attention_fn):
     """Confere ``attention_fn(X, W_q, W_k, W_v) -> (saida, pesos)`` contra a referência.
 
     Casos: o exemplo da aula com d_k ≠ d_v, uma frase de 6 tokens, um único token (caso de borda),
-    d_k = d e pontuações grandes (a softmax precisa ser estável). Reconhece erros típicos (sem escala, escala por sqrt(d) em vez de sqrt(d_k), softmax no
-    eixo errado, pesos e saída trocados, V sem projeção) e dá uma dica específica.
+    d_k = d e pontuações grandes (a softmax precisa ser estável). Reconhece erros típicos (sem escala,
+    escala por sqrt(d) em vez de sqrt(d_k), softmax no eixo errado, pesos e saída trocados, V sem
+    projeção) e dá uma dica específica.
     """
     for n_case, (X, W_q, W_k, W_v) in enumerate(_cases(), start=1):
         label = f"caso {n_case}: X {X.shape}, d_k={W_q.shape[1]}, d_v={W_v.shape[1]}"
@@ -191,8 +193,9 @@ def projeto(c: Checker, visualizer_fn):
 
     ``destaques`` é uma lista ``(token, outro token que recebe mais atenção, peso)`` que ignora o próprio token
     (num empate exato, qualquer um dos empatados vale). Roda em três frases do projeto e numa frase com
-    vetores próprios (sorteados, na correção). Confere também que a função faz o que o enunciado pede além de devolver: desenha o
-    mapa de calor (uma figura nova com a matriz n × n) e imprime o resumo (com o destaque de cada token);
+    vetores próprios (sorteados, na correção). Confere também que a função faz o que o enunciado pede
+    além de devolver: desenha o mapa de calor (uma figura nova com a matriz n × n) e imprime o resumo
+    (com o destaque de cada token);
     as figuras desenhadas durante a verificação são fechadas e o texto impresso fica fora do relatório.
     """
     _aquecer_o_matplotlib()
@@ -207,7 +210,8 @@ def projeto(c: Checker, visualizer_fn):
         label = f"“{sentence}”"
         antes, impresso = _open_figures(), io.StringIO()
         with contextlib.redirect_stdout(impresso):
-            result = (c.call(label, visualizer_fn, sentence, vectors, names=("frase", "vectors"), forbidden=_PRONTAS_VIS)
+            result = (c.call(label, visualizer_fn, sentence, vectors, names=("frase", "vectors"),
+                             forbidden=_PRONTAS_VIS)
                       if vectors is not None else
                       c.call(label, visualizer_fn, sentence, names=("frase",), forbidden=_PRONTAS_VIS))
         figuras, texto = _open_figures() - antes, nfc(impresso.getvalue())  # acentos compostos, como os tokens
@@ -287,7 +291,8 @@ def _destaques(c: Checker, label: str, triples: list, ref_A: np.ndarray, tokens:
                     "ignore a diagonal (o próprio token) antes de procurar o máximo da linha; o 1º item de "
                     "cada trio é o token da linha, na ordem da frase."):
         return False
-    return c.expect(pesos_ok, f"{label}: o peso de cada destaque", "o peso pesos[i, j] do token que recebe mais atenção",
+    return c.expect(pesos_ok, f"{label}: o peso de cada destaque",
+                    "o peso pesos[i, j] do token que recebe mais atenção",
                     [w for _, _, w in triples], "o peso é pesos[i, j] do token que recebe mais atenção (um número).")
 
 

@@ -136,8 +136,8 @@ def exercicio_1(c: Checker, attention_fn):
     """Confere ``attention_fn(Q, K, V, mask=None) -> (saida, pesos)`` com máscara (``True`` = pode olhar).
 
     Casos: sem máscara; máscara causal; máscara arbitrária com n_q ≠ n_k; uma linha toda bloqueada
-    (deve dar pesos e saída zero, sem NaN); pontuações grandes (a softmax precisa ser estável). Reconhece a máscara invertida e a máscara aplicada depois
-    da softmax.
+    (deve dar pesos e saída zero, sem NaN); pontuações grandes (a softmax precisa ser estável).
+    Reconhece a máscara invertida e a máscara aplicada depois da softmax.
     """
     rng = np.random.default_rng(semente(11))
     Q, K, V = rng.normal(size=(5, 4)), rng.normal(size=(5, 4)), rng.normal(size=(5, 3))
@@ -291,7 +291,8 @@ def exercicio_3(c: Checker, compare_fn):
     Frases de tamanhos diferentes devem levantar ``ValueError``.
     """
     # sementes que não são a padrão (42): uma SelfAttention nova, criada dentro da função, não passa
-    sentences = [(SelfAttention(8, 4, 4, seed=semente(2024)), "o gato sentou sobre o tapete", "o cão deitou sobre a cama"),
+    sentences = [(SelfAttention(8, 4, 4, seed=semente(2024)),
+                  "o gato sentou sobre o tapete", "o cão deitou sobre a cama"),
                  (SelfAttention(8, 3, 5, seed=semente(99)), "a menina leu o livro", "a menina leu o jornal")]
     for attn, s1, s2 in sentences:
         (_, X1), (_, X2) = embed_hashed(s1), embed_hashed(s2)
@@ -374,7 +375,8 @@ def projeto(c: Checker, per_head_fn):
         Wa, Wb, diff = result
         hint = "X = atencao.embed_hashed(frase, d_model=mha.d_model)[1]; pesos = mha(X)[1], com a mha recebida."
         if (np.shape(Wa) == ref_b.shape and np.shape(Wb) == ref_a.shape and not np.allclose(ref_a, ref_b)
-                and np.allclose(np.asarray(Wa, dtype=float), ref_b) and np.allclose(np.asarray(Wb, dtype=float), ref_a)):
+                and np.allclose(np.asarray(Wa, dtype=float), ref_b)
+                and np.allclose(np.asarray(Wb, dtype=float), ref_a)):
             hint = "os pesos das duas frases estão trocados: devolva (pesos_a, pesos_b, ...), a frase A primeiro."
         ok = c.close(Wa, ref_a, f"{label}: pesos da frase A (n_heads, n, n)", hint=hint)
         ok &= c.close(Wb, ref_b, f"{label}: pesos da frase B (n_heads, n, n)", hint=hint)

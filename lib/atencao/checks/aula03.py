@@ -22,7 +22,8 @@ def _token_index(tokens: list, word: str) -> int:
 
 
 def _top_heads(attentions: np.ndarray, i: int, j: int, k: int = 5) -> list:
-    """As ``k`` cabeças (camada, cabeça) em que o token ``i`` mais presta atenção no token ``j``, do maior peso ao menor."""
+    """As ``k`` cabeças (camada, cabeça) em que o token ``i`` mais presta atenção no token ``j``,
+    do maior peso ao menor."""
     w = attentions[:, :, i, j]  # (n_layers, n_heads)
     order = np.argsort(-w, axis=None, kind="stable")[:k]
     return [tuple(int(x) for x in np.unravel_index(o, w.shape)) for o in order]
@@ -121,8 +122,9 @@ def exercicio_2(c: Checker, fn, encoder):
         ref = _mean_attention_distance(att)
         n = att.shape[-1]
         plain = np.full(att.shape[0], np.abs(np.arange(n)[:, None] - np.arange(n)).mean())
-        hint = ("a distância precisa ser ponderada pelos pesos: Σ_j w_ij · |i − j|." if got.shape == ref.shape
-                and np.allclose(got, plain) else "para cada camada: média sobre cabeças e consultas de Σ_j w_ij |i − j|.")
+        hint = ("a distância precisa ser ponderada pelos pesos: Σ_j w_ij · |i − j|."
+                if got.shape == ref.shape and np.allclose(got, plain)
+                else "para cada camada: média sobre cabeças e consultas de Σ_j w_ij |i − j|.")
         if not c.close(got, ref, f"caso {k}: atenções de forma {att.shape}", hint=hint):
             return
 
@@ -132,7 +134,8 @@ def exercicio_3(c: Checker, fn, encoder):
     """Confere ``fn(encoder, frase) -> ndarray (n_layers,)``: fração da atenção em ``<s>`` e ``</s>``."""
     encoder = _confiavel(encoder)
     for sentence in (SENTENCES[0][0], "Não deixe o coração decidir sozinho"):
-        got = c.array(c.call(f"“{sentence}”", fn, encoder, sentence, names=("encoder", "frase"), forbidden=_REFERENCIAS),
+        got = c.array(c.call(f"“{sentence}”", fn, encoder, sentence, names=("encoder", "frase"),
+                             forbidden=_REFERENCIAS),
                       f"“{sentence}”: devolve um array")
         out = encoder(sentence)
         if got is None:
