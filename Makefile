@@ -11,7 +11,7 @@ RUN    := env -u MPLBACKEND
 PORT   ?= 8888
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 
-.PHONY: lab instalar test test-lib test-browser alunos executar bench corrigir validar turma-exemplo limpar ajuda
+.PHONY: lab instalar test test-lib test-browser lint alunos executar bench corrigir validar turma-exemplo limpar ajuda
 
 ajuda:
 	@echo "make lab       instala (se preciso), prepara trabalho/ e abre o curso no JupyterLab"
@@ -20,7 +20,8 @@ ajuda:
 	@echo "make test-browser  só o teste do explorador no JupyterLab com Chromium sem tela"
 	@echo "make alunos    regenera os notebooks de aluno a partir das soluções"
 	@echo "make executar  reexecuta e salva todos os notebooks (depois de mudar lib/)"
-	@echo "make test-lib  só os testes da biblioteca"
+	@echo "make test-lib  só os testes da biblioteca (sem a correção, os notebooks e o navegador)"
+	@echo "make lint      confere o estilo do código com o ruff (a configuração está em pyproject.toml)"
 	@echo "make limpar    apaga .venv e build/ (trabalho/, com as suas respostas, fica)"
 	@echo "make bench     mede desempenho"
 	@echo "make corrigir ENTREGAS=pasta-ou-zip [SAIDA=pasta]   corrige uma turma (cada entrega isolada com o bwrap)"
@@ -63,8 +64,14 @@ test: $(DEV_STAMP)
 	$(RUN) $(BIN)/python -m pytest -q -n auto --dist loadfile --ignore=tests/browser
 	$(RUN) $(BIN)/python -m pytest -q tests/browser
 
+# Sem a correção da turma (test_correcao*, test_validar, test_isolamento, test_entregas), sem o nbval e sem o navegador.
 test-lib: $(DEV_STAMP)
-	$(BIN)/python -m pytest -q tests --ignore=tests/browser
+	$(BIN)/python -m pytest -q -n auto --dist loadfile -p no:nbval -o addopts="" tests --ignore=tests/browser \
+	  --ignore=tests/test_correcao.py --ignore=tests/test_correcao_extra.py --ignore=tests/test_validar.py \
+	  --ignore=tests/test_isolamento.py --ignore=tests/test_entregas.py
+
+lint: $(DEV_STAMP)
+	$(BIN)/ruff check .
 
 # Precisa do Chromium do Debian (apt-get install chromium); o .ci/run instala.
 test-browser: $(STAMP)
