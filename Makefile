@@ -54,7 +54,7 @@ $(DEV_STAMP): requirements-dev.txt $(STAMP)
 # O aluno escreve em trabalho/ (cópia de notebooks/, ignorada pelo git): nada o que ele faz é apagado
 # por `git pull`, `make test` ou `make alunos`.
 lab: $(STAMP)
-	@$(BIN)/python scripts/preparar_trabalho.py
+	@$(BIN)/python scripts/preparar_trabalho.py --porta $(PORT)
 	$(RUN) $(BIN)/jupyter lab --port=$(PORT) $(ROOT_FLAG) --ServerApp.root_dir="$(CURDIR)" \
 	  --LabApp.default_url=/lab/tree/trabalho/00-comece-aqui.ipynb
 

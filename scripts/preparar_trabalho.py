@@ -4,12 +4,24 @@
 o git ignora. Assim, atualizar o curso (``git pull``), ``make test`` e ``make alunos`` nunca apagam
 uma resposta. Só copia o que ainda não existe em ``trabalho/``: nada já copiado é sobrescrito.
 
-Uso: ``python scripts/preparar_trabalho.py`` (``make lab`` chama sozinho).
+Antes de abrir o JupyterLab, ``make lab`` também confere, com ``--porta N``:
+
+- se o curso **já está aberto** num servidor Jupyter (nesta pasta): diz o endereço e como fechá-lo, em
+  vez de abrir um segundo servidor na mesma pasta (código de saída 3);
+- se a porta está ocupada por outro programa: sugere outra porta (código 3);
+- se o PyTorch instalado é a versão com CUDA: avisa que o curso só usa a CPU (nada quebra).
+
+Uso: ``python scripts/preparar_trabalho.py [--porta 8888]`` (``make lab`` chama sozinho).
 """
 
 from __future__ import annotations
 
+import argparse
+import importlib.metadata
+import os
 import shutil
+import socket
+import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -30,7 +42,67 @@ def prepare() -> list[Path]:
     return copied
 
 
+def servidores_do_curso(root: Path = ROOT) -> list[dict]:
+    """Os servidores Jupyter vivos (do arquivo de estado do Jupyter) que servem a pasta do curso."""
+    try:
+        from jupyter_server.serverapp import list_running_servers
+    except ImportError:  # sem o JupyterLab instalado ainda: não há servidor
+        return []
+    vivos = []
+    for info in list_running_servers():
+        if Path(info.get("root_dir", "")).resolve() == root.resolve() and _vivo(info.get("pid")):
+            vivos.append(info)
+    return vivos
+
+
+def _vivo(pid) -> bool:
+    try:
+        os.kill(int(pid), 0)
+    except (TypeError, ValueError, ProcessLookupError):
+        return False
+    except PermissionError:  # existe, de outro usuário
+        return True
+    return True
+
+
+def porta_ocupada(porta: int) -> bool:
+    """Alguém já escuta em ``porta`` (em localhost)?"""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.settimeout(0.5)
+        return s.connect_ex(("127.0.0.1", porta)) == 0
+
+
+def torch_com_cuda() -> bool:
+    """O PyTorch instalado veio com as bibliotecas da NVIDIA (a versão com CUDA, de vários GB)?"""
+    nomes = {(d.metadata["Name"] or "").lower() for d in importlib.metadata.distributions()}
+    return "torch" in nomes and any(n.startswith("nvidia-") for n in nomes)
+
+
+def antes_de_abrir(porta: int) -> int:
+    """As conferências de ``make lab``; devolve o código de saída (0: pode abrir)."""
+    abertos = servidores_do_curso()
+    if abertos:
+        info = abertos[0]
+        print(f"O curso já está aberto: {info.get('url', '')}lab?token={info.get('token', '')}\n"
+              f"Abra esse endereço no navegador. Para fechar aquele servidor: Ctrl+C no terminal em que ele roda "
+              f"ou `.venv/bin/jupyter server stop {info.get('port')}`; depois rode `make lab` de novo.")
+        return 3
+    if porta_ocupada(porta):
+        print(f"A porta {porta} está ocupada por outro programa. Use outra: make lab PORT={porta + 2}")
+        return 3
+    if torch_com_cuda():
+        print("Aviso: o PyTorch instalado é a versão com CUDA (vários GB); o curso usa só a CPU e funciona assim "
+              "mesmo. Para trocar pela versão de CPU (cerca de 200 MB): .venv/bin/pip install torch==2.13.0 "
+              "--index-url https://download.pytorch.org/whl/cpu")
+    return 0
+
+
 if __name__ == "__main__":
+    args = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    args.add_argument("--porta", type=int, default=None, help="a porta do JupyterLab (confere se está livre)")
+    porta = args.parse_args().porta
+    if porta is not None and (codigo := antes_de_abrir(porta)):
+        sys.exit(codigo)
     new = prepare()
     if new:
         print(f"{len(new)} arquivo(s) novo(s) copiado(s) para trabalho/ (as suas respostas ficam lá).")

@@ -1,5 +1,6 @@
 """`make lab` prepara trabalho/ sem nunca sobrescrever as respostas do aluno."""
 
+import os
 import sys
 from pathlib import Path
 
@@ -26,3 +27,47 @@ def test_copia_o_que_falta_e_nao_sobrescreve(tmp_path, monkeypatch):
 def test_trabalho_fora_do_git_e_do_pytest():
     assert "trabalho/" in (ROOT / ".gitignore").read_text().splitlines()
     assert "trabalho/00-comece-aqui.ipynb" in (ROOT / "Makefile").read_text()
+
+
+def test_curso_ja_aberto_diz_o_endereco_em_vez_de_abrir_outro(monkeypatch, capsys):
+    import jupyter_server.serverapp as serverapp
+
+    falso = {"root_dir": str(preparar_trabalho.ROOT), "pid": os.getpid(), "port": 8888,
+             "url": "http://localhost:8888/", "token": "abc"}
+    monkeypatch.setattr(serverapp, "list_running_servers", lambda: iter([falso]))
+    assert preparar_trabalho.antes_de_abrir(8888) == 3
+    out = capsys.readouterr().out
+    assert "já está aberto: http://localhost:8888/lab?token=abc" in out and "jupyter server stop 8888" in out
+    morto = dict(falso, pid=2**22 + 7)  # um servidor que não existe mais não conta
+    monkeypatch.setattr(serverapp, "list_running_servers", lambda: iter([morto]))
+    assert preparar_trabalho.servidores_do_curso() == []
+
+
+def test_porta_ocupada_sugere_outra(monkeypatch, capsys):
+    import socket
+
+    import jupyter_server.serverapp as serverapp
+
+    monkeypatch.setattr(serverapp, "list_running_servers", lambda: iter([]))
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        s.listen()
+        porta = s.getsockname()[1]
+        assert preparar_trabalho.antes_de_abrir(porta) == 3
+    assert f"A porta {porta} está ocupada" in capsys.readouterr().out
+
+
+def test_torch_com_cuda_so_avisa(monkeypatch, capsys):
+    import importlib.metadata
+
+    class Dist:
+        def __init__(self, name):
+            self.metadata = {"Name": name}
+
+    monkeypatch.setattr(importlib.metadata, "distributions", lambda: [Dist("torch"), Dist("nvidia-cublas-cu12")])
+    monkeypatch.setattr(preparar_trabalho, "porta_ocupada", lambda porta: False)
+    monkeypatch.setattr(preparar_trabalho, "servidores_do_curso", lambda: [])
+    assert preparar_trabalho.antes_de_abrir(8888) == 0
+    assert "versão com CUDA" in capsys.readouterr().out
+    monkeypatch.setattr(importlib.metadata, "distributions", lambda: [Dist("torch"), Dist("numpy")])
+    assert not preparar_trabalho.torch_com_cuda()
