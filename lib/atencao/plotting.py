@@ -84,7 +84,9 @@ def _draw_heatmap(ax, w, tokens_q, tokens_k, norm, cmap, annotate, highlight_max
     ax.set_yticks(np.arange(-0.5, n_q, 1), minor=True)
     ax.grid(which="minor", color="white", linewidth=0.5, alpha=0.4)
     ax.tick_params(which="minor", length=0)
-    is_max = row_maxima(np.nan_to_num(w, nan=-1.0), ignore_self) if highlight_max else np.zeros(w.shape, dtype=bool)
+    # bloqueadas (NaN) nunca são o maior peso: uma linha toda bloqueada fica sem moldura
+    is_max = (row_maxima(np.nan_to_num(w, nan=-1.0), ignore_self) & ~np.isnan(w) if highlight_max
+              else np.zeros(w.shape, dtype=bool))
     if annotate:
         for i in range(n_q):
             for j in range(n_k):
