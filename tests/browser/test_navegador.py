@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import time
 import warnings
 
 import pytest
@@ -66,9 +67,13 @@ def _dismiss_dialog(page) -> None:
     text = _dialog_text(page)
     if text is None:
         return
-    warnings.warn(f"diálogo do JupyterLab fechado pelo teste: {text!r}", stacklevel=2)
-    page.keyboard.press("Escape")
-    page.locator(".jp-Dialog").first.wait_for(state="detached", timeout=10_000)
+    dialog = page.locator(".jp-Dialog").first
+    if text.startswith("Select Kernel"):  # esperado ao abrir um notebook: aceita o kernel sugerido
+        dialog.locator(".jp-mod-accept").first.click()
+    else:
+        warnings.warn(f"diálogo do JupyterLab fechado pelo teste: {text!r}", stacklevel=2)
+        page.keyboard.press("Escape")
+    dialog.wait_for(state="detached", timeout=30_000)
 
 
 def _digest(path) -> str:
@@ -81,6 +86,7 @@ def test_explorador_no_jupyterlab():
     with jupyterlab() as (base, token, course), browser() as page:
         try:
             _drive(page, base, token)
+            _save_and_reopen(page, base, token, course)
         except Exception as err:
             page.screenshot(path=SHOTS / "falha.png")  # para entender o que o navegador mostrava
             text = _dialog_text(page)
@@ -156,3 +162,49 @@ def _drive(page, base, token):
     box.press("Enter")
     page.wait_for_selector("text=nenhuma palavra", timeout=30_000)
     page.screenshot(path=SHOTS / "6-erro.png")
+
+
+def _open(page, base, token, path):
+    """Abre um notebook (sem rodar nada), num espaço de trabalho novo, e espera o kernel ficar ocioso."""
+    workspace = hashlib.sha256(path.encode()).hexdigest()[:8]
+    page.goto(f"{base}/lab/workspaces/w{workspace}/tree/{path}?token={token}")
+    page.wait_for_selector(".jp-Notebook", timeout=TIMEOUT)
+    page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']", timeout=TIMEOUT)
+    _dismiss_dialog(page)
+
+
+def _save_and_reopen(page, base, token, course):
+    """Salva o notebook com o explorador vivo e o reabre (cópia confiável e não confiável) sem rodar nada:
+    a célula mostra a figura estática, não o "Error displaying widget: model not found" do JupyterLab."""
+    import json
+
+    saved = course / NOTEBOOK
+    page.locator(".jp-Notebook").first.click(position={"x": 5, "y": 5})
+    page.keyboard.press("Escape")
+    page.keyboard.press("Control+s")
+    deadline = time.monotonic() + 30
+    while "atx-static" not in saved.read_text(encoding="utf-8") or "widget-view+json" not in saved.read_text(
+            encoding="utf-8"):
+        assert time.monotonic() < deadline, "o notebook não foi salvo com o widget e a figura estática"
+        time.sleep(0.5)
+    time.sleep(1)  # o servidor assina o notebook logo depois de gravar
+    nb = json.loads(saved.read_text(encoding="utf-8"))
+    (course / "reaberto.ipynb").write_text(json.dumps(nb), encoding="utf-8")  # a mesma assinatura: confiável
+    nb["metadata"]["copiado"] = True  # conteúdo diferente da assinatura: o JupyterLab não confia
+    (course / "reaberto-nao-confiavel.ipynb").write_text(json.dumps(nb), encoding="utf-8")
+
+    for name, trusted in (("reaberto.ipynb", True), ("reaberto-nao-confiavel.ipynb", False)):
+        _open(page, base, token, name)
+        static = page.locator(".atx-static img")
+        static.first.wait_for(state="visible", timeout=30_000)
+        if trusted:  # o JupyterLab tenta o widget, não acha o modelo e escreve o erro (que fica escondido)
+            page.wait_for_function("[...document.querySelectorAll('.jp-OutputArea-output')].some("
+                                   "o => o.textContent.includes('model not found'))", timeout=30_000)
+        static.first.scroll_into_view_if_needed()
+        page.screenshot(path=SHOTS / f"7-reaberto{'' if trusted else '-nao-confiavel'}.png")
+        assert static.count() == 1 and static.first.is_visible()
+        assert static.first.evaluate("img => img.naturalWidth") > 500
+        for text in ("model not found", "Error displaying widget", "No renderer", "Loading widget"):
+            hits = page.get_by_text(text)
+            assert not any(hits.nth(i).is_visible() for i in range(hits.count())), f"{text!r} visível ({name})"
+        assert page.locator(".atx").count() == 0  # nenhum widget vivo: só a figura
