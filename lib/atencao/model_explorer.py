@@ -15,6 +15,10 @@ Fonte: Módulo 6, Aula 3, ``04-projeto``.
 
 from __future__ import annotations
 
+# importado aqui, e não no primeiro explorador: quem importa este módulo (a 1ª célula do projeto da
+# Aula 3) vai usar os widgets, e assim o explorador aparece sem esperar ~0,2 s pelo ipywidgets
+import ipywidgets  # noqa: F401
+
 from .explorer_widget import ExplorerWidget, _row
 from .rendering import thumbnails_png, thumbnails_rgb
 from .views import ExplorerView, model_view
