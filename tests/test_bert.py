@@ -174,7 +174,7 @@ def test_miniaturas_do_modelo_sem_matplotlib_e_com_moldura():
     changed = np.argwhere((plain != framed).any(axis=-1))
     (top, left), (bottom, right) = changed.min(axis=0), changed.max(axis=0)
     step = 36 + 3
-    assert top < 22 + step + 2 < bottom and left < 26 + 2 * step + 2 < right and right - left < step + 4
+    assert top < 36 + step + 2 < bottom and left < 40 + 2 * step + 2 < right and right - left < step + 4
     np.testing.assert_array_equal(framed[tuple(changed[0])], [255, 59, 48])
     whole_layer = np.asarray(Image.open(io.BytesIO(thumbnails_png(grid, selected=(1, "media")))))
     assert np.ptp(np.argwhere((plain != whole_layer).any(axis=-1))[:, 1]) > 3 * step

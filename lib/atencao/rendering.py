@@ -257,7 +257,7 @@ def draw_explorer(fig, view: ExplorerView) -> None:
     fig.set_size_inches(*_figure_size(view))
     n = len(view.tokens)
     side = side_panel(view)
-    left, right = fig.subfigures(1, 2, width_ratios=[2.4, 1.0])
+    left, right = fig.subfigures(1, 2, width_ratios=[2.3, 1.0])
     many = view.shown.ndim == 3
     plot_attention_heads(view.shown, view.tokens, figure=left, ncols=2 if many else None, mask=view.allowed,
                          annotate=n <= (8 if many else 12),
@@ -274,8 +274,10 @@ def draw_explorer(fig, view: ExplorerView) -> None:
 
     # à direita: as barras em cima (altura conforme o número de tokens) e os textos logo abaixo
     fontsize = 8 if n <= 24 else 6
-    bars_h = max(1.2, min(n, 40) * 0.2)  # barras finas com poucos tokens; o resto da coluna fica livre
-    ax_bar, ax_txt, filler = right.subplots(3, 1, height_ratios=[bars_h, 1.8, max(0.01, 8.0 - bars_h - 1.8)])
+    # alturas em polegadas: ~0,2 por token (no máximo o que sobra da figura), 1,7 para os textos
+    height = fig.get_figheight()
+    bars_h = min(height - 2.0, 0.7 + 0.2 * min(n, 40))
+    ax_bar, ax_txt, filler = right.subplots(3, 1, height_ratios=[bars_h, 1.7, max(0.01, height - bars_h - 1.7)])
     filler.set_axis_off()
     y = np.arange(n)
     blocked_key = np.zeros(n, bool) if view.allowed is None else ~np.asarray(view.allowed, bool)[view.query]
@@ -284,7 +286,7 @@ def draw_explorer(fig, view: ExplorerView) -> None:
     step = max(1, int(np.ceil(n / 40)))
     ax_bar.set_yticks(y[::step], [view.tokens[j] for j in y[::step]], fontsize=fontsize)
     ax_bar.set_ylim(n - 0.5, -0.5)
-    ax_bar.set_xlim(0, max(1e-9, float(view.row.max())) * 1.15)
+    ax_bar.set_xlim(0, (float(view.row.max()) or 1.0) * 1.15)  # linha toda bloqueada: pesos 0, eixo de 0 a 1
     if n <= 24:
         for j in np.flatnonzero(blocked_key):
             ax_bar.text(0, j, " bloqueado", va="center", ha="left", fontsize=7, color="#999999")
@@ -294,8 +296,12 @@ def draw_explorer(fig, view: ExplorerView) -> None:
                      color="#999999" if side.blocked else "black")
     ax_txt.set_axis_off()
     top = "\n".join(f"{t:>12}  {w:.3f}" for t, w in side.top) or "nenhum token (linha bloqueada)"
-    ax_txt.text(0.0, 1.0, f"top {len(side.top)}:\n{top}\n\n{side.output_label}\n{side.output}", fontsize=7.5,
-                family="monospace", va="top", ha="left", transform=ax_txt.transAxes)
+    label = side.output_label.replace(" (", "\n(")  # o mesmo texto do HTML, em duas linhas
+    from matplotlib.transforms import blended_transform_factory
+
+    ax_txt.text(0.03, 1.0, f"top {len(side.top)}:\n{top}\n\n{label}\n{side.output}", fontsize=8.5,
+                family="monospace", va="top", ha="left",  # x desde a borda da coluna, y logo abaixo das barras
+                transform=blended_transform_factory(right.transSubfigure, ax_txt.transAxes))
 
 
 def render_png(fig, dpi: int = 72) -> bytes:
@@ -306,7 +312,7 @@ def render_png(fig, dpi: int = 72) -> bytes:
 
 
 # ---------- miniaturas do modelo ----------
-_TILE, _GAP, _LEFT, _TOP = 36, 3, 26, 22
+_TILE, _GAP, _LEFT, _TOP = 36, 3, 40, 36
 
 
 def thumbnails_rgb(attentions: np.ndarray) -> np.ndarray:
@@ -334,14 +340,22 @@ def thumbnails_rgb(attentions: np.ndarray) -> np.ndarray:
         draw.text((_LEFT + h * step + _TILE / 2, _TOP - 4), str(h), fill="#333333", font=font, anchor="mb")
     for layer in range(n_layers):
         draw.text((_LEFT - 5, _TOP + layer * step + _TILE / 2), str(layer), fill="#333333", font=font, anchor="rm")
+    draw.text((_LEFT + n_heads * step / 2, 2), "cabeça", fill="black", font=_font(12), anchor="mt")
+    label = Image.new("RGB", (n_layers * step, 16), "white")  # "camada" na vertical, à esquerda
+    ImageDraw.Draw(label).text((n_layers * step / 2, 1), "camada", fill="black", font=_font(12), anchor="mt")
+    pil.paste(label.rotate(90, expand=True), (1, _TOP))
     return np.asarray(pil)
 
 
 @functools.lru_cache(maxsize=4)
 def _font(size: int):
+    """A DejaVu Sans do matplotlib (tem "ç"; a fonte padrão do Pillow não tem)."""
+    from pathlib import Path
+
+    import matplotlib
     from PIL import ImageFont
 
-    return ImageFont.load_default(size=size)
+    return ImageFont.truetype(str(Path(matplotlib.get_data_path()) / "fonts" / "ttf" / "DejaVuSans.ttf"), size)
 
 
 def thumbnails_png(attentions_or_rgb: np.ndarray, selected: tuple | None = None) -> bytes:
