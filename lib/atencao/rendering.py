@@ -131,9 +131,9 @@ def _heatmap_html(w: np.ndarray, tokens: list, query: int, title: str, vmax: flo
             cells.append(f"<td{mark} data-i='{i}' data-j='{j}' data-w='{w[i, j]:.4f}'{tip} "
                          f"style='background:{bg[i, j]};color:{fg[i, j]}'>{value}</td>")
         classes = " ".join(c for c, on in (("query", i == query), ("blockedrow", blocked_row[i])) if on)
+        tr = f"<tr class='{classes}'>" if classes else "<tr>"
         tip = " title='linha toda bloqueada pela máscara'" if blocked_row[i] else ""
-        rows.append(f"<tr{f' class={chr(39)}{classes}{chr(39)}' if classes else ''}>"
-                    f"<th class='row'{tip}>{esc[i]}</th>{''.join(cells)}</tr>")
+        rows.append(f"{tr}<th class='row'{tip}>{esc[i]}</th>{''.join(cells)}</tr>")
     small = " small" if cell < 20 else ""
     return (f"<div class='panel'><div class='ptitle'>{escape(title)}</div>"
             f"<table class='heat{small}' style='--cell:{cell}px'><tr><th class='corner'>quem olha ↓<br>"
@@ -250,6 +250,12 @@ def draw_explorer(fig, view: ExplorerView) -> None:
     À esquerda, o mapa de calor (ou a grade de cabeças) com o maior peso de cada linha destacado e a
     linha da consulta marcada; à direita, a linha da consulta em barras, o top-k e o vetor que ela
     produz (os mesmos textos de :func:`explorer_html`). O tamanho da figura acompanha o conteúdo.
+
+    Parameters
+    ----------
+    fig : matplotlib.figure.Figure
+        Redesenhada no lugar (o explorador usa sempre a mesma, sem pyplot).
+    view : ExplorerView
     """
     from .plotting import plot_attention_heads
 
@@ -268,7 +274,7 @@ def draw_explorer(fig, view: ExplorerView) -> None:
             ax.axhspan(view.query - 0.5, view.query + 0.5, fill=False, edgecolor="white", linewidth=1.5,
                        linestyle="--", zorder=4)
             for pos, label in zip(ax.get_yticks(), ax.get_yticklabels()):
-                if blocked_rows[int(round(pos))]:
+                if blocked_rows[round(pos)]:
                     label.set_color("#999999")  # linha toda bloqueada: rótulo apagado, sem moldura
     left.suptitle(view.title, fontsize=10)
 
@@ -323,7 +329,7 @@ def thumbnails_rgb(attentions: np.ndarray) -> np.ndarray:
     attentions : ndarray, forma (n_layers, n_heads, n, n)
         Pesos em [0, 1] (viridis de 0 a 1, como nos mapas grandes com ``vmax=1``).
     """
-    from PIL import Image, ImageDraw, ImageFont
+    from PIL import Image, ImageDraw
 
     n_layers, n_heads, n, _ = attentions.shape
     _, rgb, _ = _viridis_table()
