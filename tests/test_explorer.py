@@ -204,6 +204,18 @@ def test_notebook_guarda_figura_estatica_antes_do_widget(ex, monkeypatch):
     assert "0x" not in static["text/plain"] and "0x" not in repr(ex)
 
 
+def test_retorno_da_correcao_mostra_a_figura_sem_o_css(ex, monkeypatch, tmp_path):
+    import nbformat
+    from correcao.relatorio import notebook_body
+
+    outputs = [nbformat.v4.new_output("display_data", data=data) for data in _displayed(ex, monkeypatch)]
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("atencao.explorar()", outputs=outputs)])
+    nbformat.write(nb, tmp_path / "nb.ipynb")
+    body = notebook_body(tmp_path / "nb.ipynb")
+    assert re.search(r'<img [^>]*src="data:image/png;base64', body)
+    assert "jp-OutputArea-child" not in body and "style&gt;" not in body and "widget-view" not in body
+
+
 def test_draw_explorer_desenha_grade_e_barras(ex):
     ex.update(head="todas")
     draw_explorer(ex.fig, ex.view)
