@@ -5,7 +5,8 @@
    e o mesmo número de threads: lote 4, n 512, d_model 512, 8 cabeças, float32.
 3. Explorador interativo: mediana do tempo de uma mudança de controle até a visualização nova
    (12 e 64 tokens).
-4. Aula 3: carregar o multilingual-e5-small e rodar uma frase de 14 tokens no codificador NumPy.
+4. Aula 3: carregar o multilingual-e5-small e rodar uma frase de 14 tokens no codificador NumPy; o
+   explorador do modelo com uma frase de 14 tokens (a primeira e uma nova).
 5. Mapas de calor como o notebook os mostra (criar a figura e gerar o PNG, dpi 100, bbox "tight"):
    uma grade de 4 cabeças com 14 tokens (Aula 3, ``02-codigo``) e um mapa de 64 tokens.
 """
@@ -161,6 +162,36 @@ def bench_heatmaps(repeat: int = 5) -> dict:
     return {name: median_time(lambda make=make: render(make), repeat, warmup=1) for name, make in cases.items()}
 
 
+MODEL_SENTENCES = [f"O {animal} pulou no muro porque ele estava assustado"  # 14 tokens com <s> e </s>
+                   for animal in ("gato", "rato", "pato", "galo", "peixe")]
+
+
+def bench_model_explorer(repeat: int = 11) -> tuple[float, float]:
+    """Aula 3: explorador do modelo, frase de 14 tokens. A primeira (processo novo, depois do que a 1ª
+    célula do projeto faz: matplotlib, ``import atencao.model_explorer`` e ``load_e5()``) até a figura
+    estática pronta; e a mediana de uma frase nova (sempre diferente da anterior) até a visualização pronta."""
+    code = ("import time, IPython, matplotlib.pyplot, atencao.model_explorer as m; from atencao.bert import load_e5; "
+            "e = load_e5(); e('outra frase qualquer'); t = time.perf_counter(); "
+            f"x = m.ModelExplorer(e, {MODEL_SENTENCES[0]!r}); x.static_bundle(); print(time.perf_counter() - t)")
+    env = {k: v for k, v in os.environ.items() if k != "MPLBACKEND"} | {"MPLBACKEND": "Agg"}
+    first = statistics.median(
+        float(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env).stdout)
+        for _ in range(3))
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from atencao.bert import load_e5
+    from atencao.model_explorer import ModelExplorer
+
+    ex = ModelExplorer(load_e5(), MODEL_SENTENCES[0])
+    times = []
+    for k in range(repeat):
+        t0 = time.perf_counter()
+        ex.update(sentence=MODEL_SENTENCES[(k + 1) % len(MODEL_SENTENCES)])  # codificador + miniaturas + HTML
+        times.append(time.perf_counter() - t0)
+    return first, statistics.median(times)
+
+
 def bench_correcao(workers: int = 2) -> dict:
     """Correção da turma de exemplo: segundos por notebook executado (vazão, ``workers`` processos), e o custo
     do isolamento medido num subconjunto honesto (sem laços infinitos), com e sem a caixa."""
@@ -210,6 +241,9 @@ if __name__ == "__main__":
         load, forward = bench_bert()
         print(f"Aula 3 (multilingual-e5-small em NumPy): carregar {load * 1000:.0f} ms (meta ≤ 1000 ms); "
               f"frase de 14 tokens {forward * 1000:.0f} ms (meta ≤ 150 ms)")
+        first, new = bench_model_explorer()
+        print(f"Aula 3, explorador do modelo (14 tokens): primeira frase {first * 1000:.0f} ms, frase nova "
+              f"{new * 1000:.0f} ms (meta ≤ 300 ms para as duas)")
     for n in (12, 64):
         print(f"Explorador, {n} tokens: {bench_explorer(n) * 1000:.1f} ms do controle à visualização pronta"
               + (" (meta ≤ 50 ms)" if n == 12 else ""))

@@ -135,28 +135,51 @@ def test_sem_o_pacote_a_mensagem_explica(monkeypatch):
         bert.e5_model_path()
 
 
-def test_explorador_do_modelo(e5):
+def test_explorador_do_modelo(e5, tmp_path, monkeypatch):
     import matplotlib
 
     matplotlib.use("Agg")
     from atencao.model_explorer import ModelExplorer, model_view
 
     ex = ModelExplorer(e5, "O gato pulou no muro porque ele estava assustado", layer=5, head="media")
-    thumbs = ex.thumbs.value
+    thumbs, grid = ex.thumbs.value, ex._tiles[1]
     assert thumbs[:8] == b"\x89PNG\r\n\x1a\n"
     ex.update(head=3)
     np.testing.assert_allclose(ex.view.shown, ex.output.attentions[5, 3])
-    assert ex.thumbs.value == thumbs  # miniaturas só mudam com a frase
+    assert ex._tiles[1] is grid and ex.thumbs.value != thumbs  # a grade é a mesma; só a moldura mudou de lugar
     ex.update(query=8)
     assert "“▁ele” olha para…" in ex.view_html.value
     ex.update(sentence="A atenção é tudo")
-    assert ex.view.tokens[0] == "<s>" and ex.thumbs.value != thumbs and ex.query.value == 0
-    ex.update(sentence="")
-    assert ex.message.value == "" or "⚠️" in ex.message.value
+    assert ex.view.tokens[0] == "<s>" and ex._tiles[1] is not grid and ex.query.value == 0
+    assert ex.output.attentions.shape[2] == len(ex.view.tokens)
+    ex.update(sentence="")  # o modelo aceita a frase vazia (só <s>, ▁ e </s>): nada de erro
+    assert ex.view.tokens == ["<s>", "▁", "</s>"] and ex.message.value == ""
     with pytest.raises(ValueError, match="`layer`"):
         model_view(e5, "oi", layer=12)
-    bundle = ex._repr_mimebundle_()
-    assert "image/png" in bundle and bundle["text/plain"].startswith("Explorador do modelo")
+    bundle = ex.static_bundle()
+    assert "data:image/png;base64" in bundle["text/html"] and bundle["text/plain"].startswith("Explorador do modelo")
+    assert ex.settings() == dict(sentence=ex.sentence.value, layer=5, head=3, query=0)
+    monkeypatch.chdir(tmp_path)
+    assert ex.export("png").read_bytes()[:4] == b"\x89PNG"  # mesma exportação do explorador das Aulas 1-2
+
+
+def test_miniaturas_do_modelo_sem_matplotlib_e_com_moldura():
+    from atencao.rendering import thumbnails_png, thumbnails_rgb
+    from PIL import Image
+    import io
+
+    att = np.random.default_rng(0).dirichlet(np.ones(7), size=(3, 4, 7)).astype(np.float32)  # (L, H, n, n)
+    grid = thumbnails_rgb(att)
+    plain = np.asarray(Image.open(io.BytesIO(thumbnails_png(grid))))
+    framed = np.asarray(Image.open(io.BytesIO(thumbnails_png(grid, selected=(1, 2)))))
+    np.testing.assert_array_equal(plain, grid)
+    changed = np.argwhere((plain != framed).any(axis=-1))
+    (top, left), (bottom, right) = changed.min(axis=0), changed.max(axis=0)
+    step = 36 + 3
+    assert top < 36 + step + 2 < bottom and left < 40 + 2 * step + 2 < right and right - left < step + 4
+    np.testing.assert_array_equal(framed[tuple(changed[0])], [255, 59, 48])
+    whole_layer = np.asarray(Image.open(io.BytesIO(thumbnails_png(grid, selected=(1, "media")))))
+    assert np.ptp(np.argwhere((plain != whole_layer).any(axis=-1))[:, 1]) > 3 * step
 
 
 def test_nomes_legiveis_dos_pesos(e5):

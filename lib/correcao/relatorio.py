@@ -131,6 +131,9 @@ def notebook_body(path: Path) -> str:
             data = out.get("data", {})
             if "application/vnd.jupyter.widget-view+json" in data and len(data) > 1:
                 del data["application/vnd.jupyter.widget-view+json"]
+            html = data.get("text/html")
+            if html and "atx-static" in "".join(html):  # a regra CSS da figura só serve no JupyterLab
+                data["text/html"] = re.sub(r"<style>.*?</style>", "", "".join(html), flags=re.S)
         for out in cell.get("outputs", []):  # erros: sem caminhos desta máquina; nas verificações, só a mensagem
             if out.get("output_type") == "error":
                 meta = cell.get("metadata", {}).get("nbgrader", {})

@@ -53,6 +53,8 @@ def jupyterlab(timeout: float = 90.0):
         json.dumps({"windowingMode": "none"}))
     port, token = free_port(), secrets.token_hex(16)
     env = {k: v for k, v in os.environ.items() if k != "MPLBACKEND"}
+    # o kernel importa a biblioteca da cópia (e não a instalada em modo editável, que pode ser de outro checkout)
+    env["PYTHONPATH"] = os.pathsep.join([str(course / "lib")] + [p for p in [env.get("PYTHONPATH")] if p])
     env.update(JUPYTER_CONFIG_DIR=str(tmp / "config"), JUPYTER_RUNTIME_DIR=str(tmp / "runtime"),
                JUPYTERLAB_SETTINGS_DIR=str(settings), JUPYTERLAB_WORKSPACES_DIR=str(tmp / "workspaces"),
                IPYTHONDIR=str(tmp / "ipython"))

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import time
 import warnings
 
 import pytest
@@ -66,27 +67,45 @@ def _dismiss_dialog(page) -> None:
     text = _dialog_text(page)
     if text is None:
         return
-    warnings.warn(f"diálogo do JupyterLab fechado pelo teste: {text!r}", stacklevel=2)
-    page.keyboard.press("Escape")
-    page.locator(".jp-Dialog").first.wait_for(state="detached", timeout=10_000)
+    dialog = page.locator(".jp-Dialog").first
+    if text.startswith("Select Kernel"):  # esperado ao abrir um notebook: aceita o kernel sugerido
+        dialog.locator(".jp-mod-accept").first.click()
+    else:
+        warnings.warn(f"diálogo do JupyterLab fechado pelo teste: {text!r}", stacklevel=2)
+        page.keyboard.press("Escape")
+    dialog.wait_for(state="detached", timeout=30_000)
 
 
 def _digest(path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def test_explorador_no_jupyterlab():
+@pytest.fixture(scope="module")
+def lab():
+    """Um JupyterLab (numa cópia do curso) para os testes deste arquivo."""
     SHOTS.mkdir(parents=True, exist_ok=True)
     original = _digest(ROOT / NOTEBOOK)
-    with jupyterlab() as (base, token, course), browser() as page:
-        try:
-            _drive(page, base, token)
-        except Exception as err:
-            page.screenshot(path=SHOTS / "falha.png")  # para entender o que o navegador mostrava
-            text = _dialog_text(page)
-            log = (course.parent / "lab.log").read_text(errors="replace")[-3000:]
-            raise AssertionError(f"diálogo aberto: {text!r}\nfim do log do JupyterLab:\n{log}") from err
+    with jupyterlab() as server:
+        yield server
     assert _digest(ROOT / NOTEBOOK) == original, "o teste não pode modificar o repositório"
+
+
+def _run(page, course, steps, shot: str):
+    """Roda os passos; se falharem, guarda a tela e junta o diálogo aberto e o fim do log do JupyterLab."""
+    try:
+        steps()
+    except Exception as err:
+        page.screenshot(path=SHOTS / shot)  # para entender o que o navegador mostrava
+        text = _dialog_text(page)
+        log = (course.parent / "lab.log").read_text(errors="replace")[-3000:]
+        raise AssertionError(f"diálogo aberto: {text!r}\nfim do log do JupyterLab:\n{log}") from err
+
+
+def test_explorador_no_jupyterlab(lab):
+    base, token, course = lab
+    with browser() as page:
+        _run(page, course, lambda: (_drive(page, base, token), _save_and_reopen(page, base, token, course)),
+             "falha.png")
 
 
 def _drive(page, base, token):
@@ -156,3 +175,141 @@ def _drive(page, base, token):
     box.press("Enter")
     page.wait_for_selector("text=nenhuma palavra", timeout=30_000)
     page.screenshot(path=SHOTS / "6-erro.png")
+
+
+def _open(page, base, token, path):
+    """Abre um notebook (sem rodar nada), num espaço de trabalho novo, e espera o kernel ficar ocioso."""
+    workspace = hashlib.sha256(path.encode()).hexdigest()[:8]
+    page.goto(f"{base}/lab/workspaces/w{workspace}/tree/{path}?token={token}")
+    page.wait_for_selector(".jp-Notebook", timeout=TIMEOUT)
+    page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']", timeout=TIMEOUT)
+    _dismiss_dialog(page)
+
+
+def _save_and_reopen(page, base, token, course):
+    """Salva o notebook com o explorador vivo e o reabre (cópia confiável e não confiável) sem rodar nada:
+    a célula mostra a figura estática, não o "Error displaying widget: model not found" do JupyterLab."""
+    import json
+
+    saved = course / NOTEBOOK
+    page.locator(".jp-Notebook").first.click(position={"x": 5, "y": 5})
+    page.keyboard.press("Escape")
+    page.keyboard.press("Control+s")
+    deadline = time.monotonic() + 30
+    while "atx-static" not in saved.read_text(encoding="utf-8") or "widget-view+json" not in saved.read_text(
+            encoding="utf-8"):
+        assert time.monotonic() < deadline, "o notebook não foi salvo com o widget e a figura estática"
+        time.sleep(0.5)
+    time.sleep(1)  # o servidor assina o notebook logo depois de gravar
+    nb = json.loads(saved.read_text(encoding="utf-8"))
+    (course / "reaberto.ipynb").write_text(json.dumps(nb), encoding="utf-8")  # a mesma assinatura: confiável
+    nb["metadata"]["copiado"] = True  # conteúdo diferente da assinatura: o JupyterLab não confia
+    (course / "reaberto-nao-confiavel.ipynb").write_text(json.dumps(nb), encoding="utf-8")
+
+    for name, trusted in (("reaberto.ipynb", True), ("reaberto-nao-confiavel.ipynb", False)):
+        _open(page, base, token, name)
+        static = page.locator(".atx-static img")
+        static.first.wait_for(state="visible", timeout=30_000)
+        if trusted:  # o JupyterLab tenta o widget, não acha o modelo e escreve o erro (que fica escondido)
+            page.wait_for_function("[...document.querySelectorAll('.jp-OutputArea-output')].some("
+                                   "o => o.textContent.includes('model not found'))", timeout=30_000)
+        static.first.scroll_into_view_if_needed()
+        page.screenshot(path=SHOTS / f"7-reaberto{'' if trusted else '-nao-confiavel'}.png")
+        assert static.count() == 1 and static.first.is_visible()
+        assert static.first.evaluate("img => img.naturalWidth") > 500
+        for text in ("model not found", "Error displaying widget", "No renderer", "Loading widget"):
+            hits = page.get_by_text(text)
+            assert not any(hits.nth(i).is_visible() for i in range(hits.count())), f"{text!r} visível ({name})"
+        assert page.locator(".atx").count() == 0  # nenhum widget vivo: só a figura
+
+
+LONG_SENTENCE = " ".join(
+    "Era uma vez um gato que morava numa casa velha perto do rio e todas as manhãs ele subia no telhado para olhar "
+    "os barcos que passavam devagar enquanto o cão dormia no sofá da sala e a menina lia um livro sobre viagens por "
+    "terras distantes onde o mar encontra as montanhas e o vento canta canções antigas que ninguém lembra".split())
+LAYOUT_CELLS = {  # nome → código; o que um aluno viu cortado numa tela de 1280 px
+    "todas-8": 'atencao.explorar("O gato dormiu no sofá da sala hoje", mode="multi", head="todas")',
+    "todas-9": 'atencao.explorar("O gato dormiu no sofá da sala com ele", mode="multi", head="todas")',
+    "longa": f'atencao.explorar("{LONG_SENTENCE}")',
+    "vazia": 'e = atencao.explorar("o gato")\ne.update(sentence="")\ne',
+}
+
+_GEOMETRY = """atx => {
+  const area = atx.closest('.jp-OutputArea-output').getBoundingClientRect();
+  const clipped = el => {  // cortado por algum ancestral com overflow, ou além da largura da saída
+    const r = el.getBoundingClientRect();
+    if (r.left < area.left - 1 || r.right > area.right + 1) return true;
+    for (let a = el.parentElement; a && !a.classList.contains('jp-OutputArea'); a = a.parentElement) {
+      const s = getComputedStyle(a);
+      if (s.overflowX === 'visible' && s.overflowY === 'visible') continue;
+      const b = a.getBoundingClientRect();
+      if (r.left < b.left - 1 || r.right > b.right + 1 || r.top < b.top - 1 || r.bottom > b.bottom + 1) return true;
+    }
+    return false;
+  };
+  const textWidth = el => { const g = document.createRange(); g.selectNodeContents(el); return g.getBoundingClientRect().width; };
+  const walker = document.createTreeWalker(atx, NodeFilter.SHOW_TEXT);
+  let node = walker.nextNode();
+  while (node && !node.textContent.includes('coordenadas')) node = walker.nextNode();
+  const word = document.createRange();
+  if (node) { const at = node.textContent.indexOf('coordenadas'); word.setStart(node, at); word.setEnd(node, at + 11); }
+  return {
+    tables: atx.querySelectorAll('table.heat').length,
+    clippedTables: [...atx.querySelectorAll('table.heat')].filter(clipped).length,
+    clippedBars: [...atx.querySelectorAll('.bars, .bar .v')].filter(clipped).length,
+    scrollBoxes: [...atx.querySelectorAll('*')].filter(e => ['auto', 'scroll'].includes(getComputedStyle(e).overflowY)
+                                                            || ['auto', 'scroll'].includes(getComputedStyle(e).overflowX)).length,
+    tightNumbers: [...atx.querySelectorAll('td.max')].filter(td => td.textContent && textWidth(td) > td.clientWidth - 4)
+                  .map(td => td.textContent),
+    coordLines: node ? new Set([...word.getClientRects()].map(r => Math.round(r.top))).size : 0,
+  };
+}"""
+
+
+def _run_all(page, count: int):
+    for attempt in range(3):  # com a máquina carregada, o menu pode ainda estar desativado no 1º clique
+        _dismiss_dialog(page)
+        page.keyboard.press("Escape")
+        page.get_by_role("menuitem", name="Run", exact=True).click()
+        page.get_by_role("menuitem", name="Run All Cells", exact=True).click()
+        try:
+            page.wait_for_function(f"document.querySelectorAll('.atx').length >= {count}", timeout=TIMEOUT // 2)
+            return
+        except playwright.TimeoutError:
+            if attempt == 2:
+                raise
+
+
+def test_layout_do_explorador_numa_tela_de_1280px(lab):
+    """Numa tela de 1280 px (com o navegador de arquivos aberto): números inteiros nas molduras, todas as
+    cabeças à vista (em linhas, sem caixa de rolagem), barras inteiras numa frase longa, "coordenadas" sem
+    quebra, controles deslizantes com largura útil e o erro nomeando o campo "Frase"."""
+    import nbformat
+
+    base, token, course = lab
+    nb = nbformat.v4.new_notebook(metadata={"kernelspec": {"name": "python3", "display_name": "Python 3 (ipykernel)",
+                                                           "language": "python"}})
+    nb.cells = [nbformat.v4.new_code_cell("import atencao")] + [nbformat.v4.new_code_cell(c)
+                                                                 for c in LAYOUT_CELLS.values()]
+    nbformat.write(nb, course / "layout.ipynb")
+    with browser(viewport=(1280, 1000)) as page:
+        def steps():
+            _open(page, base, token, "layout.ipynb")
+            _run_all(page, len(LAYOUT_CELLS))
+            page.wait_for_selector("text=não tem nenhuma palavra", timeout=30_000)
+            explorers = page.locator(".atx")
+            results = {}
+            for k, name in enumerate(LAYOUT_CELLS):
+                explorers.nth(k).scroll_into_view_if_needed()
+                explorers.nth(k).screenshot(path=SHOTS / f"layout-{name}.png")
+                results[name] = explorers.nth(k).evaluate(_GEOMETRY)
+            for name, r in results.items():
+                assert r["clippedTables"] == 0 and r["clippedBars"] == 0 and r["scrollBoxes"] == 0, (name, r)
+                assert r["tightNumbers"] == [] and r["coordLines"] == 1, (name, r)
+            assert results["todas-8"]["tables"] == results["todas-9"]["tables"] == 4
+            sliders = page.eval_on_selector_all(".widget-hslider .slider-container",
+                                                "s => s.map(e => e.getBoundingClientRect().width)")
+            assert sliders and min(sliders) >= 100, sliders
+            message = page.locator(".widget-html", has_text="nenhuma palavra").inner_text()
+            assert "“Frase” não tem nenhuma palavra" in message and "sentence" not in message
+        _run(page, course, steps, "falha-layout.png")
