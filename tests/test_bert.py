@@ -164,9 +164,11 @@ def test_explorador_do_modelo(e5, tmp_path, monkeypatch):
 
 
 def test_miniaturas_do_modelo_sem_matplotlib_e_com_moldura():
-    from atencao.rendering import thumbnails_png, thumbnails_rgb
-    from PIL import Image
     import io
+
+    from PIL import Image
+
+    from atencao.rendering import thumbnails_png, thumbnails_rgb
 
     att = np.random.default_rng(0).dirichlet(np.ones(7), size=(3, 4, 7)).astype(np.float32)  # (L, H, n, n)
     grid = thumbnails_rgb(att)

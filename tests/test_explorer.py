@@ -206,6 +206,7 @@ def test_notebook_guarda_figura_estatica_antes_do_widget(ex, monkeypatch):
 
 def test_retorno_da_correcao_mostra_a_figura_sem_o_css(ex, monkeypatch, tmp_path):
     import nbformat
+
     from correcao.relatorio import notebook_body
 
     outputs = [nbformat.v4.new_output("display_data", data=data) for data in _displayed(ex, monkeypatch)]

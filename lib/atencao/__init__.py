@@ -20,13 +20,12 @@ Importar o pacote não carrega matplotlib, PyTorch nem ipywidgets.
 """
 
 from .attention import scaled_dot_product_attention, self_attention, softmax
-from .embeddings import (FEATURES, HAND_MADE_VECTORS, PROJECT_SENTENCES, embed, embed_hashed, gato_felino,
-                         tokenize)
+from .embeddings import FEATURES, HAND_MADE_VECTORS, PROJECT_SENTENCES, embed, embed_hashed, gato_felino, tokenize
 from .explorer import AttentionExplorer, explorar
 from .masks import causal_mask, padding_mask
 from .multihead import MultiHeadAttention
-from .projections import SelfAttention
 from .plotting import AttentionPlot, plot_attention, plot_attention_heads
+from .projections import SelfAttention
 from .text import ascii_heatmap, attention_summary, format_weights, strongest_attention
 
 __version__ = "0.1.0"

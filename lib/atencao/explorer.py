@@ -56,24 +56,24 @@ class AttentionExplorer(ExplorerWidget):
     label = "Explorador de atenção"
 
     def __init__(self, sentence: str = "O gato subiu no telhado", mode: str = "aula1", **kwargs):
-        import ipywidgets as W
+        import ipywidgets as widgets
 
         self._fixed = {k: kwargs.pop(k) for k in ("n_heads", "d_model", "seed") if k in kwargs}
         super().__init__(sentence, explorer_view(sentence, mode, **self._fixed, **kwargs))
         s = self.view.settings
         style = {"description_width": "initial"}
-        self.mode = W.ToggleButtons(options=[(v, k) for k, v in MODES.items()], value=mode, description="Modo:",
+        self.mode = widgets.ToggleButtons(options=[(v, k) for k, v in MODES.items()], value=mode, description="Modo:",
                                     style={"description_width": "initial", "button_width": "auto"})
-        self.head = W.Dropdown(description="Cabeça:", style=style, layout=W.Layout(width="170px"))
-        self.causal = W.Checkbox(value=s["causal"], description="máscara causal", indent=False,
-                                 layout=W.Layout(width="auto", margin="2px 14px 2px 8px"))
-        self.scale = W.Checkbox(value=s["scale"], description="dividir por √d_k", indent=False,
-                                layout=W.Layout(width="auto", margin="2px 14px 2px 2px"))
-        self.temperature = W.FloatLogSlider(value=s["temperature"], base=10, min=-1, max=1, step=0.05,
+        self.head = widgets.Dropdown(description="Cabeça:", style=style, layout=widgets.Layout(width="170px"))
+        self.causal = widgets.Checkbox(value=s["causal"], description="máscara causal", indent=False,
+                                 layout=widgets.Layout(width="auto", margin="2px 14px 2px 8px"))
+        self.scale = widgets.Checkbox(value=s["scale"], description="dividir por √d_k", indent=False,
+                                layout=widgets.Layout(width="auto", margin="2px 14px 2px 2px"))
+        self.temperature = widgets.FloatLogSlider(value=s["temperature"], base=10, min=-1, max=1, step=0.05,
                                             description="Temperatura:", continuous_update=False, style=style,
-                                            layout=W.Layout(width="330px"))
-        self.top_k = W.IntSlider(value=s["top_k"], min=1, max=8, description="top-k:", continuous_update=False,
-                                 style=style, layout=W.Layout(width="250px"))
+                                            layout=widgets.Layout(width="330px"))
+        self.top_k = widgets.IntSlider(value=s["top_k"], min=1, max=8, description="top-k:", continuous_update=False,
+                                 style=style, layout=widgets.Layout(width="250px"))
         self._assemble([
             _row(self.sentence, self.query),
             self.mode,

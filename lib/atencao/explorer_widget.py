@@ -44,9 +44,9 @@ WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
 
 def _row(*children, **layout):
     """Uma linha de controles que quebra quando a largura acaba (nada espremido)."""
-    import ipywidgets as W
+    import ipywidgets as widgets
 
-    return W.HBox(list(children), layout=W.Layout(flex_flow="row wrap", align_items="center", **layout))
+    return widgets.HBox(list(children), layout=widgets.Layout(flex_flow="row wrap", align_items="center", **layout))
 
 
 class ExplorerWidget:
@@ -76,20 +76,21 @@ class ExplorerWidget:
     label = "Explorador"
 
     def __init__(self, sentence: str, view: ExplorerView):
-        import ipywidgets as W
+        import ipywidgets as widgets
 
         self.view = view
         self._fig = None
         self._updating = False
         style = {"description_width": "initial"}
-        self.sentence = W.Text(value=sentence, description="Frase:", continuous_update=False, style=style,
-                               layout=W.Layout(flex="1 1 360px", min_width="280px", max_width="720px"))
-        self.query = W.Dropdown(description="Consulta:", style=style, layout=W.Layout(width="230px"))
-        self.view_html = W.HTML(layout=W.Layout(width="100%"))
-        self.message = W.HTML()
-        self.filename = W.Text(value="atencao", description="Arquivo:", style=style, layout=W.Layout(width="260px"))
-        self.save_png = W.Button(description="Salvar PNG", icon="download")
-        self.save_svg = W.Button(description="Salvar SVG", icon="download")
+        self.sentence = widgets.Text(value=sentence, description="Frase:", continuous_update=False, style=style,
+                               layout=widgets.Layout(flex="1 1 360px", min_width="280px", max_width="720px"))
+        self.query = widgets.Dropdown(description="Consulta:", style=style, layout=widgets.Layout(width="230px"))
+        self.view_html = widgets.HTML(layout=widgets.Layout(width="100%"))
+        self.message = widgets.HTML()
+        self.filename = widgets.Text(value="atencao", description="Arquivo:", style=style,
+                                     layout=widgets.Layout(width="260px"))
+        self.save_png = widgets.Button(description="Salvar PNG", icon="download")
+        self.save_svg = widgets.Button(description="Salvar SVG", icon="download")
         self.save_png.on_click(lambda _: self.export("png"))
         self.save_svg.on_click(lambda _: self.export("svg"))
 
@@ -112,10 +113,10 @@ class ExplorerWidget:
     # ---------- montagem ----------
     def _assemble(self, rows: list) -> None:
         """Monta ``widget`` (linhas de controles, visualização, exportar, mensagens) e liga os controles."""
-        import ipywidgets as W
+        import ipywidgets as widgets
 
-        self.widget = W.VBox(rows + [self.view_html, _row(self.filename, self.save_png, self.save_svg), self.message],
-                             layout=W.Layout(width="100%"))
+        salvar = _row(self.filename, self.save_png, self.save_svg)
+        self.widget = widgets.VBox(rows + [self.view_html, salvar, self.message], layout=widgets.Layout(width="100%"))
         self._sync_controls(self.view)
         for control in self._controls().values():
             control.observe(self._on_change, names="value")

@@ -52,7 +52,7 @@ class ModelExplorer(ExplorerWidget):
 
     def __init__(self, encoder, sentence: str = "O gato pulou no muro porque ele estava assustado",
                  layer: int = 5, head="media", query: int = 0):
-        import ipywidgets as W
+        import ipywidgets as widgets
 
         self.encoder = encoder
         self._outputs = {}
@@ -60,15 +60,15 @@ class ModelExplorer(ExplorerWidget):
         super().__init__(sentence, model_view(encoder, sentence, layer, head, query, output=self._encode(sentence)))
         n_layers, n_heads = self.output.attentions.shape[:2]
         style = {"description_width": "initial"}
-        self.layer = W.Dropdown(options=list(range(n_layers)), value=layer, description="Camada:", style=style,
-                                layout=W.Layout(width="150px"))
-        self.head = W.Dropdown(options=[("média", "media")] + [(str(h), h) for h in range(n_heads)], value=head,
-                               description="Cabeça:", style=style, layout=W.Layout(width="150px"))
-        self.thumbs = W.Image(format="png")
+        self.layer = widgets.Dropdown(options=list(range(n_layers)), value=layer, description="Camada:", style=style,
+                                layout=widgets.Layout(width="150px"))
+        self.head = widgets.Dropdown(options=[("média", "media")] + [(str(h), h) for h in range(n_heads)], value=head,
+                               description="Cabeça:", style=style, layout=widgets.Layout(width="150px"))
+        self.thumbs = widgets.Image(format="png")
         self._assemble([
             _row(self.sentence),
-            W.HTML(f"<b>Todas as cabeças</b> (linhas = camadas 0–{n_layers - 1}, colunas = cabeças 0–{n_heads - 1}; "
-                   "moldura vermelha = a escolhida abaixo, em detalhe)."),
+            widgets.HTML(f"<b>Todas as cabeças</b> (linhas = camadas 0–{n_layers - 1}, "
+                         f"colunas = cabeças 0–{n_heads - 1}; moldura vermelha = a escolhida abaixo, em detalhe)."),
             self.thumbs,
             _row(self.layer, self.head, self.query),
         ])

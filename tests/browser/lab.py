@@ -28,7 +28,8 @@ ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                   "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"]
-COPY_IGNORE = shutil.ignore_patterns(".venv", ".git", "build", "trabalho", "__pycache__", ".ipynb_checkpoints", "*.egg-info")
+COPY_IGNORE = shutil.ignore_patterns(".venv", ".git", "build", "trabalho", "__pycache__", ".ipynb_checkpoints",
+                                     "*.egg-info")
 
 
 def free_port() -> int:
@@ -72,7 +73,7 @@ def jupyterlab(timeout: float = 90.0):
                 break
             except OSError:
                 if proc.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError("o JupyterLab não subiu:\n" + (tmp / "lab.log").read_text()[-3000:])
+                    raise RuntimeError("o JupyterLab não subiu:\n" + (tmp / "lab.log").read_text()[-3000:]) from None
                 time.sleep(0.5)
         yield base, token, course
     finally:

@@ -14,13 +14,13 @@ import time
 import warnings
 
 import pytest
-
 from exigir import exigir, pular_fora_da_ci
 
 from .lab import CHROMIUM, ROOT, browser, jupyterlab
 
-pytestmark = pular_fora_da_ci(not os.access(CHROMIUM, os.X_OK),
-                              f"Chromium não encontrado em {CHROMIUM} (o .ci/run instala o pacote `chromium` do Debian)")
+pytestmark = pular_fora_da_ci(
+    not os.access(CHROMIUM, os.X_OK),
+    f"Chromium não encontrado em {CHROMIUM} (o .ci/run instala o pacote `chromium` do Debian)")
 playwright = exigir("playwright.sync_api")
 
 NOTEBOOK = "notebooks/modulo-06/aula-01-self-attention/04-projeto.ipynb"
@@ -247,7 +247,9 @@ _GEOMETRY = """atx => {
     }
     return false;
   };
-  const textWidth = el => { const g = document.createRange(); g.selectNodeContents(el); return g.getBoundingClientRect().width; };
+  const textWidth = el => {
+    const g = document.createRange(); g.selectNodeContents(el); return g.getBoundingClientRect().width;
+  };
   const walker = document.createTreeWalker(atx, NodeFilter.SHOW_TEXT);
   let node = walker.nextNode();
   while (node && !node.textContent.includes('coordenadas')) node = walker.nextNode();
@@ -258,7 +260,7 @@ _GEOMETRY = """atx => {
     clippedTables: [...atx.querySelectorAll('table.heat')].filter(clipped).length,
     clippedBars: [...atx.querySelectorAll('.bars, .bar .v')].filter(clipped).length,
     scrollBoxes: [...atx.querySelectorAll('*')].filter(e => ['auto', 'scroll'].includes(getComputedStyle(e).overflowY)
-                                                            || ['auto', 'scroll'].includes(getComputedStyle(e).overflowX)).length,
+                     || ['auto', 'scroll'].includes(getComputedStyle(e).overflowX)).length,
     tightNumbers: [...atx.querySelectorAll('td.max')].filter(td => td.textContent && textWidth(td) > td.clientWidth - 4)
                   .map(td => td.textContent),
     coordLines: node ? new Set([...word.getClientRects()].map(r => Math.round(r.top))).size : 0,
