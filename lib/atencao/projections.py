@@ -10,7 +10,7 @@ import numpy as np
 from ._validation import as_float_array, check_dim, shape_str
 from .attention import scaled_dot_product_attention
 
-__all__ = ["SelfAttention", "xavier_normal", "check_seed"]
+__all__ = ["SelfAttention"]  # check_seed e xavier_normal: internos (multihead.py também os usa)
 
 
 def check_seed(seed):

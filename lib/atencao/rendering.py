@@ -25,13 +25,13 @@ from html import escape
 
 import numpy as np
 
+from .plotting import HIGHLIGHT_COLOR as HIGHLIGHT
 from .views import ExplorerView
 
 __all__ = ["explorer_html", "draw_explorer", "thumbnails_png", "static_bundle"]
 
 #: Quantas coordenadas do vetor de saída o painel lateral mostra (no HTML e no PNG).
 OUTPUT_COORDS = 6
-HIGHLIGHT = "#ff3b30"
 BAR = "#3b6ea8"
 
 
@@ -172,12 +172,12 @@ _CSS = """<style>
 .atx table.heat {border-collapse: collapse; font-size: 11px; table-layout: fixed}
 .atx table.heat td {width: var(--cell); min-width: var(--cell); max-width: var(--cell); height: var(--cell);
                     text-align: center; padding: 0; overflow: visible; white-space: nowrap; box-sizing: border-box}
-.atx table.heat td.max {outline: 2px solid #ff3b30; outline-offset: -2px; font-weight: bold}
+.atx table.heat td.max {outline: 2px solid __HIGHLIGHT__; outline-offset: -2px; font-weight: bold}
 .atx table.heat.small td {height: var(--cell)}
 .atx table.heat th.row {text-align: right; padding: 0 4px 0 0; white-space: nowrap; font-weight: normal;
                         max-width: 110px; overflow: hidden; text-overflow: ellipsis}
 .atx table.heat.small th.row {font-size: 9px; line-height: 1}
-.atx table.heat tr.query th.row {font-weight: bold; color: #ff3b30}
+.atx table.heat tr.query th.row {font-weight: bold; color: __HIGHLIGHT__}
 .atx table.heat tr.blockedrow th.row {color: #999; text-decoration: line-through}
 .atx table.heat th.col {vertical-align: bottom; font-weight: normal; padding: 0; width: var(--cell);
                         max-width: var(--cell); overflow: hidden}
@@ -194,7 +194,7 @@ _CSS = """<style>
 .atx .bar {display: flex; align-items: center; gap: 4px; height: 15px}
 .atx .bar .lbl {flex: 0 0 84px; text-align: right; overflow: hidden; white-space: nowrap; text-overflow: ellipsis}
 .atx .bar .b {flex: 0 0 auto; height: 11px; background: #3b6ea8}
-.atx .bar .b.max {background: #ff3b30}
+.atx .bar .b.max {background: __HIGHLIGHT__}
 .atx .bar .v, .atx .bar .off {flex: 0 0 auto; white-space: nowrap}
 .atx .off {color: #999}
 .atx .sub {margin-top: 8px; white-space: normal; word-break: normal; overflow-wrap: normal}
@@ -204,7 +204,7 @@ _CSS = """<style>
 .atx code.vec {display: block; white-space: nowrap; font-size: 11px; background: none; padding: 0}
 /* widget vivo: a figura estática salva logo antes dele (atencao.explorer_widget) sai de cena */
 .jp-OutputArea-child:has(.atx-static):has(+ .jp-OutputArea-child .atx) {display: none}
-</style>"""
+</style>""".replace("__HIGHLIGHT__", HIGHLIGHT)  # a cor do destaque, a mesma da figura
 
 
 def explorer_html(view: ExplorerView) -> str:
@@ -394,7 +394,7 @@ def thumbnails_png(attentions_or_rgb: np.ndarray, selected: tuple | None = None)
             left = _LEFT + int(head) * step - 2
             right = left + _TILE + 3
         bottom = top + _TILE + 3
-        red = np.array([255, 59, 48], np.uint8)
+        red = np.array([int(HIGHLIGHT[k:k + 2], 16) for k in (1, 3, 5)], np.uint8)  # a cor do destaque
         for a, b in ((top, top + 2), (bottom - 1, bottom + 1)):
             img[max(a, 0):b, max(left, 0):right + 1] = red
         for a, b in ((left, left + 2), (right - 1, right + 1)):

@@ -235,10 +235,10 @@ def _dica_mascara(q, k, mask, A, ref_A, d_v: int = 0) -> str | None:
     return None
 
 
-def _mha_reference(X, W_q, W_k, W_v, W_o, n_heads, d_scale=None):
+def _mha_reference(X, W_q, W_k, W_v, W_o, n_heads):
     d_model = X.shape[-1]
     Q, K, V = (split_heads(X @ W, n_heads) for W in (W_q, W_k, W_v))
-    d = d_scale or d_model // n_heads
+    d = d_model // n_heads
     A = softmax(Q @ np.swapaxes(K, -1, -2) / np.sqrt(d))
     heads = A @ V
     concat = np.swapaxes(heads, -2, -3).reshape(*X.shape[:-1], d_model)
