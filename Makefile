@@ -61,7 +61,7 @@ lab: $(STAMP)
 # Os notebooks rodam em paralelo (um arquivo por processo); o teste no navegador roda depois, sozinho,
 # porque precisa de uma máquina responsiva (ele é pulado se não houver Chromium).
 test: $(DEV_STAMP)
-	$(RUN) $(BIN)/python -m pytest -q -n auto --dist loadfile --ignore=tests/browser
+	$(RUN) $(BIN)/python -m pytest -q -n auto --dist loadfile --ignore=tests/browser --durations=15
 	$(RUN) $(BIN)/python -m pytest -q tests/browser
 
 # Sem a correção da turma (test_correcao*, test_validar, test_isolamento, test_entregas), sem o nbval e sem o navegador.
