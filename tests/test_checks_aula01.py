@@ -163,11 +163,47 @@ def proj_so_figura(frase, vectors=None):
     return tokens, A, _destaques(A, tokens)
 
 
+def proj_mapa_de_outra_matriz(frase, vectors=None):
+    tokens, X = atencao.embed(frase, vectors)
+    _, A = atencao.self_attention(X)
+    atencao.plot_attention(np.eye(len(tokens)), tokens)  # um mapa n × n, mas não o da atenção
+    _resumo(_destaques(A, tokens))
+    return tokens, A, _destaques(A, tokens)
+
+
+def proj_so_os_tokens(frase, vectors=None):
+    tokens, A, h = proj_so_figura(frase, vectors)
+    print(tokens)  # imprime algo com todos os tokens, mas não o resumo
+    return tokens, A, h
+
+
+def proj_setas_ao_contrario(frase, vectors=None):
+    tokens, A, h = proj_so_figura(frase, vectors)
+    print("\n".join(f"{o} ← {t} ({w:.2f})" for t, o, w in h))  # o alvo antes do token
+    return tokens, A, h
+
+
+def proj_tabela(frase, vectors=None):
+    tokens, A, h = proj_so_figura(frase, vectors)
+    print(f"{'token':<10} {'mais atenção':<14} peso")
+    for t, o, w in h:
+        print(f"{t:<10} {o:<14} {w:.3f}")
+    return tokens, A, h
+
+
 def test_projeto_confere_a_figura_e_o_resumo(capsys):
-    for fn, obtido in ((proj_sem_figura_nem_texto, "mapa de calor: não; resumo impresso: não"),
-                       (proj_so_figura, "mapa de calor: sim; resumo impresso: não")):
+    for fn, obtido in ((proj_sem_figura_nem_texto, "mapa de calor: não (nenhuma figura nova mostra esta matriz); "
+                                                   "resumo impresso: não"),
+                       (proj_so_figura, "mapa de calor: sim; resumo impresso: não"),
+                       (proj_mapa_de_outra_matriz, "mapa de calor: não (nenhuma figura nova mostra esta matriz)"),
+                       (proj_so_os_tokens, "resumo impresso: falta a linha de"),
+                       (proj_setas_ao_contrario, "resumo impresso: falta a linha de")):
         assert not aula01.projeto(fn)
-        assert obtido in capsys.readouterr().out
+        assert obtido in " ".join(capsys.readouterr().out.split()), fn.__name__
+
+
+def test_projeto_aceita_o_resumo_em_tabela(capsys):
+    assert aula01.projeto(proj_tabela), capsys.readouterr().out
 
 
 def proj_conta_o_proprio(frase, vectors=None):

@@ -301,7 +301,7 @@ def sm_moveaxis_e_laco(z, axis=-1):
     return np.moveaxis(out, -1, axis)
 
 
-def sm_maximo_global(z, axis=-1):  # subtrair o máximo do array inteiro também é estável aqui
+def sm_maximo_global(z, axis=-1):  # o máximo do array inteiro: uma linha em outra escala vira zeros
     z = np.asarray(z, dtype=float)
     e = np.exp(z - z[np.isfinite(z)].max())
     t = e.sum(axis=axis, keepdims=True)
@@ -363,7 +363,7 @@ def mc_arange(n):
     return np.arange(n)[:, None] >= np.arange(n)[None, :]
 
 
-def mc_lista_de_listas(n):
+def mc_lista_de_listas(n):  # o enunciado pede um array: a atenção usa ~mask e mask.shape
     return [[j <= i for j in range(n)] for i in range(n)]
 
 
@@ -405,8 +405,8 @@ def mc_sem_return(n):
 
 # ---------- o corpus ----------
 VALIDAS = {
-    aula02.aquecimento_softmax: [sm_certa, sm_moveaxis_e_laco, sm_maximo_global, sm_float32],
-    aula02.mascara_causal: [mc_tril, mc_arange, mc_lista_de_listas, mc_nao_triu],
+    aula02.aquecimento_softmax: [sm_certa, sm_moveaxis_e_laco, sm_float32],
+    aula02.mascara_causal: [mc_tril, mc_arange, mc_nao_triu],
     aula01.exercicio_3: [t1.ex3_certo, te.ex3_quinta_coordenada, ex3_copia_a_linha, ex3_lista_float32],
     aula01.exercicio_4: [t1.ex4_certo, t1.ex4_float32_einsum, ex4_lacos, ex4_escala_em_W_q],
     aula01.projeto: [t1.proj_certo, proj_a_mao, proj_tabela_de_texto],
@@ -422,11 +422,12 @@ ERRADAS = {
         (sm_ingenua, "logits grandes"), (sm_sem_eixo, "axis=0"), (sm_nan_na_linha_toda_inf, "linha toda -inf"),
         (sm_sem_dividir, "vetor"), (sm_soma_do_array_inteiro, "matriz"), (sm_chama_a_biblioteca, "sem a função pronta"),
         (sm_muda_a_entrada, "não altera as entradas"), (sm_menos_inf_vira_zero, "-inf"),
+        (sm_maximo_global, "escalas diferentes"),
     ],
     aula02.mascara_causal: [
         (mc_triu, "diagonal e abaixo"), (mc_invertida, "diagonal e abaixo"), (mc_sem_diagonal, "diagonal e abaixo"),
         (mc_zeros_e_uns, "dtype bool"), (mc_tudo_true, "diagonal e abaixo"), (mc_da_biblioteca, "sem a função pronta"),
-        (mc_um_a_mais, "forma (n, n)"), (mc_sem_return, "forma (n, n)"),
+        (mc_um_a_mais, "forma (n, n)"), (mc_sem_return, "devolve um array"), (mc_lista_de_listas, "devolve um array"),
     ],
     aula01.exercicio_3: [
         (t1.ex3_sem_mudar, "modificado"), (t1.ex3_tudo_igual, "gato e felino"), (t1.ex3_so_tres_linhas, "4 linhas"),

@@ -185,7 +185,7 @@ def proj_figura_qualquer(frase, vectors=None):
 
 
 def test_projeto_uma_figura_qualquer_nao_e_o_mapa(capsys):
-    _falha(aula01.projeto(proj_figura_qualquer), capsys, "mapa de calor: não; resumo impresso: incompleto")
+    _falha(aula01.projeto(proj_figura_qualquer), capsys, "mapa de calor: não", "resumo impresso: falta a linha de")
 
 
 def proj_empate_pelo_outro_lado(frase, vectors=None):
@@ -398,3 +398,128 @@ def test_complexos_generatorexit_e_notimplemented_no_meio(capsys):
     r = aula02.exercicio_1(mask_so_sem_mascara)
     assert r.status == "falhou"
     _falha(r, capsys, "_Ainda")
+
+
+# ---------- terceira rodada (as verificações novas: softmax, máscara, visualizador, ex. 4 da Aula 3) ----------
+def _softmax_certa(z, axis=-1):
+    z = np.asarray(z, dtype=float)
+    m = np.max(z, axis=axis, keepdims=True)
+    e = np.exp(z - np.where(np.isfinite(m), m, 0.0))
+    s = e.sum(axis=axis, keepdims=True)
+    return np.divide(e, s, out=np.zeros_like(e), where=s > 0)
+
+
+def _zeros(z, axis=-1):
+    return np.zeros(np.shape(z))
+
+
+def test_trocar_o_codigo_de_um_metodo_da_verificacao_e_desfeito(capsys):
+    """``Checker.close.__code__ = ...`` mantém o mesmo objeto no módulo: a foto do código vê a troca."""
+    originais = _core.Checker.close.__code__, _core.Checker.expect.__code__
+    try:
+        _core.Checker.close.__code__ = (lambda self, *a, **k: True).__code__
+        _core.Checker.expect.__code__ = (lambda self, *a, **k: True).__code__
+        _falha(aula02.aquecimento_softmax(_zeros), capsys, "como foram importadas", "Checker.close (o código)")
+    finally:
+        _core.Checker.close.__code__, _core.Checker.expect.__code__ = originais
+    assert aula02.aquecimento_softmax(_softmax_certa)
+
+
+def test_trocar_o_codigo_da_referencia_e_desfeito(capsys):
+    originais = atencao.attention.softmax.__code__, atencao.attention.softmax_.__code__
+    try:
+        atencao.attention.softmax.__code__ = atencao.attention.softmax_.__code__ = _zeros.__code__
+        _falha(aula02.aquecimento_softmax(_zeros), capsys, "atencao.attention.softmax (o código)")
+    finally:
+        atencao.attention.softmax.__code__, atencao.attention.softmax_.__code__ = originais
+    assert aula02.aquecimento_softmax(_softmax_certa)
+
+
+def softmax_desliga_por_ctypes(z, axis=-1):
+    import ctypes
+
+    ctypes.pythonapi.PyEval_SetProfile(None, None)
+    return atencao.softmax(z, axis=axis)
+
+
+def softmax_em_thread_crua(z, axis=-1):
+    import _thread
+    import time
+
+    caixa = []
+    _thread.start_new_thread(lambda: caixa.append(atencao.softmax(z, axis=axis)), ())
+    while not caixa:
+        time.sleep(0.001)
+    return caixa[0]
+
+
+def _copia_da_biblioteca():
+    import inspect
+
+    ns = {"__name__": "atencao.meu", "__package__": "atencao"}
+    exec(compile(inspect.getsource(atencao.attention), "/tmp/meu.py", "exec"), ns)  # noqa: S102
+    return ns["softmax"]
+
+
+def softmax_copiada(z, axis=-1):
+    return _copia_da_biblioteca()(z, axis=axis)
+
+
+def softmax_max_global(z, axis=-1):
+    z = np.asarray(z, dtype=float)
+    m = np.max(z)  # o máximo do array inteiro, não o de cada linha
+    if not np.isfinite(m):
+        m = 0.0
+    e = np.exp(z - m)
+    s = e.sum(axis=axis, keepdims=True)
+    return np.divide(e, s, out=np.zeros_like(e), where=s > 0)
+
+
+@pytest.mark.parametrize("fn, visto", [
+    (softmax_desliga_por_ctypes, "desligamento da vigilância"),
+    (softmax_em_thread_crua, "_thread"),
+    (softmax_copiada, "uma cópia do código dela"),
+    (softmax_max_global, "o de cada linha"),
+])
+def test_terceira_rodada_softmax(fn, visto, capsys):
+    _falha(aula02.aquecimento_softmax(fn), capsys, visto)
+
+
+def test_thread_iniciada_antes_e_alimentada_por_fila(capsys):
+    """A conta feita numa thread que já existia antes da verificação, recebendo o trabalho por uma fila."""
+    import queue
+    import threading
+
+    entrada, saida = queue.Queue(), queue.Queue()
+
+    def trabalhador():
+        while True:
+            z, axis = entrada.get()
+            saida.put(atencao.softmax(z, axis=axis))
+
+    threading.Thread(target=trabalhador, daemon=True).start()
+
+    def pela_fila(z, axis=-1):
+        entrada.put((z, axis))
+        return saida.get()
+
+    _falha(aula02.aquecimento_softmax(pela_fila), capsys, "uma thread (queue)")
+
+
+def test_mascara_tabela_dos_casos_fixos_nao_passa_com_n_sorteado(monkeypatch, capsys):
+    tabela = {n: np.tril(np.ones((n, n), dtype=bool)) for n in (1, 2, 5, 7)}
+    monkeypatch.setattr(_core, "SORTEAR", True)
+    resultados = [bool(aula02.mascara_causal(lambda n: tabela.get(n, np.ones((n, n), dtype=bool))))
+                  for _ in range(3)]
+    assert not any(resultados)
+
+
+def test_mascara_em_lista_tem_dica(capsys):
+    _falha(aula02.mascara_causal(lambda n: np.tril(np.ones((n, n), dtype=bool)).tolist()), capsys, "não uma lista")
+
+
+def test_ex1_em_float32_e_valido(capsys):
+    def em_float32(Q, K, V, mask=None):
+        return t2.mask_certo(*(np.asarray(a, dtype=np.float32) for a in (Q, K, V)), mask)
+
+    assert aula02.exercicio_1(em_float32), _texto(capsys)

@@ -11,6 +11,7 @@ critério: ✅ quando passa, ❌ com o esperado, o obtido e uma dica quando falh
 
 from __future__ import annotations
 
+import _thread
 import contextlib
 import functools
 import io
@@ -204,7 +205,7 @@ class _Vigia:
     """
 
     def __init__(self, forbidden: tuple):
-        self.codigos = {}
+        self.codigos, self.conteudos, self._cache_conteudo = {}, {}, {}
         for f in forbidden:
             for nome, g in ([(f.__name__, f)] if not isinstance(f, type) else
                             [(f"{f.__name__}.{k}", v) for k, v in vars(f).items()]):
@@ -212,6 +213,7 @@ class _Vigia:
                 code = getattr(getattr(g, "__wrapped__", g), "__code__", None)
                 if code is not None:
                     self.codigos[_chave(code)] = nome.replace(".__init__", "").replace(".__call__", "")
+                    self.conteudos[_conteudo(code)] = self.codigos[_chave(code)]
         self.usados: set[str] = set()
         self._antes = None
         self._primeira = True
@@ -221,6 +223,9 @@ class _Vigia:
         self._fugas = {f: f"{n} (desliga a vigilância da verificação)" for f, n in (
             (sys.setprofile, "sys.setprofile"), (sys.settrace, "sys.settrace"),
             (threading.setprofile, "threading.setprofile"), (threading.settrace, "threading.settrace"))}
+        for nome in ("start_new_thread", "start_new", "start_joinable_thread"):
+            if hasattr(_thread, nome):
+                self._fugas[getattr(_thread, nome)] = f"uma thread (_thread.{nome})"
         for nome in ("fork", "forkpty", "system", "popen", "posix_spawn", "posix_spawnp", "execv", "execve"):
             if hasattr(os, nome):
                 self._fugas[getattr(os, nome)] = f"outro processo (os.{nome})"
@@ -237,6 +242,8 @@ class _Vigia:
             raiz = (getattr(arg, "__module__", None) or "").split(".")[0]
             if raiz in ("torch", "scipy"):  # as funções em C delas não passam por um quadro Python
                 self.usados.add(_NOMES_DE_FORA[raiz])
+            elif type(getattr(arg, "__self__", None)).__module__ == "_thread":  # lock.acquire: esperar outra thread
+                self.usados.add("uma thread (_thread)")
             return
         if event != "call":
             return
@@ -253,6 +260,12 @@ class _Vigia:
             elif code.co_filename.startswith(_VERIFICACOES) and code.co_name != "passou":
                 self.usados.add(f"atencao.checks ({code.co_name}), que é a própria verificação")
             return
+        if self.conteudos:  # uma cópia do código de uma função proibida (exec do código-fonte, __code__ copiado)
+            nome = self._cache_conteudo.get(id(code), _AUSENTE)
+            if nome is _AUSENTE:
+                nome = self._cache_conteudo[id(code)] = self.conteudos.get(_conteudo(code))
+            if nome:
+                self.usados.add(f"atencao.{nome} (uma cópia do código dela)")
         de_fora = self._de_fora(code.co_filename)
         if de_fora and self._do_aluno(de_quem.co_filename):
             self.usados.add(de_fora)
@@ -278,6 +291,8 @@ class _Vigia:
 
     def __exit__(self, *exc):
         if self.codigos:
+            if sys.getprofile() != self._perfil:  # desligada por fora do Python (ctypes: PyEval_SetProfile)
+                self.usados.add("um desligamento da vigilância da verificação")
             sys.setprofile(self._antes)
             threading.setprofile(None)
         return False
@@ -285,7 +300,8 @@ class _Vigia:
 
 _NOMES_DE_FORA = {"torch": "o PyTorch (torch)", "scipy": "o SciPy (scipy)",
                   "concurrent": "uma thread (concurrent.futures)",
-                  "threading": "uma thread (threading)", "multiprocessing": "outro processo (multiprocessing)",
+                  "threading": "uma thread (threading)", "queue": "uma thread (queue)",
+                  "multiprocessing": "outro processo (multiprocessing)",
                   "subprocess": "outro processo (subprocess)"}
 
 _VERIFICACOES = os.path.join(_PACOTE, "checks")
@@ -342,7 +358,7 @@ def _codigos_da_biblioteca() -> frozenset:
 # O que o código do aluno não chama num exercício "escreva a conta": o PyTorch (a atenção pronta dele) e a
 # maquinaria de threads/processos (a conta rodaria fora da vigilância). Quem chama de dentro delas não conta.
 _DE_FORA = re.compile(r"([/\\]torch[/\\]|[/\\]scipy[/\\]|[/\\]concurrent[/\\]futures[/\\]|[/\\]threading\.py$|"
-                      r"[/\\]multiprocessing[/\\]|[/\\]subprocess\.py$)")
+                      r"[/\\]queue\.py$|[/\\]multiprocessing[/\\]|[/\\]subprocess\.py$)")
 
 
 def _erro_do_aluno(exc: BaseException) -> tuple[str, None, None, str]:
@@ -403,6 +419,14 @@ def _materializar(valor, fundo: int = 0):
 
 def _chave(code) -> tuple:
     return (code.co_filename, code.co_firstlineno, code.co_name)
+
+
+def _conteudo(code) -> tuple:
+    """O que o código faz, sem onde nem como se chama: o mesmo para uma cópia recompilada (``exec`` do
+    código-fonte da biblioteca com outro nome de arquivo) ou renomeada."""
+    consts = tuple(_conteudo(c) if isinstance(c, types.CodeType) else (type(c).__name__, repr(c))
+                   for c in code.co_consts)
+    return (code.co_code, code.co_names, code.co_varnames[:code.co_argcount], consts)
 
 
 def _private(value):
@@ -637,8 +661,28 @@ def proteger() -> None:
             continue
         if nome.split(".")[0] == raiz or nome == "numpy":
             _FOTOS[nome] = (mod, dict(vars(mod)))
+            _fotografar_codigos(vars(mod).values(), raiz)
     for cls in (Checker, CheckResult):
-        _FOTOS.setdefault(f"{__name__}.{cls.__name__}", (cls, dict(vars(cls))))
+        if f"{__name__}.{cls.__name__}" not in _FOTOS:
+            _FOTOS[f"{__name__}.{cls.__name__}"] = (cls, dict(vars(cls)))
+            _fotografar_codigos([cls], raiz)
+
+
+# id da função -> (função, __code__, __defaults__, __kwdefaults__): trocar o código de uma função no lugar
+# (``Checker.close.__code__ = ...``) mantém o mesmo objeto no módulo, então a foto dos atributos não veria
+_CODIGOS: dict = {}
+
+
+def _fotografar_codigos(valores, raiz: str) -> None:
+    for v in list(valores):
+        membros = [v]
+        if isinstance(v, type) and (getattr(v, "__module__", "") or "").split(".")[0] in (raiz, "numpy"):
+            membros = list(vars(v).values())
+        for f in membros:
+            f = getattr(f, "__func__", f)
+            for g in (f, getattr(f, "fget", None), getattr(f, "fset", None)):
+                if isinstance(g, types.FunctionType) and id(g) not in _CODIGOS:
+                    _CODIGOS[id(g)] = (g, g.__code__, g.__defaults__, g.__kwdefaults__)
 
 
 def _alterados() -> list[str]:
@@ -663,6 +707,10 @@ def _alterados() -> list[str]:
                     atual[k] = foto[k]
                 else:
                     del atual[k]
+    for f, code, defaults, kwdefaults in list(_CODIGOS.values()):
+        if f.__code__ is not code or f.__defaults__ is not defaults or f.__kwdefaults__ is not kwdefaults:
+            out.append(f"{f.__module__}.{f.__qualname__} (o código)")
+            f.__code__, f.__defaults__, f.__kwdefaults__ = code, defaults, kwdefaults
     return sorted(out)
 
 

@@ -242,13 +242,15 @@ def projeto(c: Checker, visualizer_fn):
         if not ok:
             return
         n = len(ref_tokens)
-        desenhou = _tem_mapa(figuras, n)
-        citados = [k for _, k, _ in strongest_attention(ref_A, ref_tokens, ignore_self=True) if k is not None]
-        resumiu = bool(texto.strip()) and all(t in texto for t in set(ref_tokens) | set(citados))
+        desenhou = _tem_mapa(figuras, n, ref_A)
+        falta = _linha_que_falta(nfc(texto), ref_A, ref_tokens)
+        resumiu = bool(texto.strip()) and falta is None
         if not c.expect(desenhou and resumiu, f"{label}: desenha o mapa de calor e imprime o resumo",
-                        f"uma figura nova com a matriz {n} × {n} e um resumo impresso com os tokens e os destaques",
-                        f"mapa de calor: {'sim' if desenhou else 'não'}; resumo impresso: "
-                        f"{'sim' if resumiu else ('incompleto' if texto.strip() else 'não')}",
+                        f"uma figura nova com a matriz de atenção {n} × {n} e um resumo impresso com, para cada "
+                        "token, uma linha com ele e o outro token que recebe mais atenção (nessa ordem)",
+                        f"mapa de calor: {'sim' if desenhou else 'não (nenhuma figura nova mostra esta matriz)'}; "
+                        f"resumo impresso: " + ("sim" if resumiu else f"falta a linha de {falta}" if texto.strip()
+                                                else "não"),
                         "o enunciado pede o mapa com atencao.plot_attention(pesos, tokens, title=...) e um resumo "
                         "impresso por você, uma linha por token: print(f\"{token} → {outro} ({peso:.2f})\")."):
             return
@@ -296,8 +298,30 @@ def _destaques(c: Checker, label: str, triples: list, ref_A: np.ndarray, tokens:
                     [w for _, _, w in triples], "o peso é pesos[i, j] do token que recebe mais atenção (um número).")
 
 
-def _tem_mapa(figuras: set, n: int) -> bool:
-    """Alguma das figuras novas mostra uma matriz n × n (imagem ou malha de cores), como o mapa de calor?"""
+def _linha_que_falta(texto: str, ref_A: np.ndarray, tokens: list):
+    """O primeiro token sem uma linha do resumo com ele e, depois dele, o outro token que recebe mais atenção
+    (num empate, qualquer um dos empatados): ``"“gato” → “telhado”"``; ``None`` se não falta nenhuma."""
+    import re
+
+    linhas = texto.splitlines()
+
+    def posicoes(linha: str, palavra: str) -> list:
+        return [m.start() for m in re.finditer(r"(?<!\w)" + re.escape(palavra) + r"(?!\w)", linha)]
+
+    for i, token in enumerate(tokens):
+        linha_i = ref_A[i].astype(float).copy()
+        linha_i[i] = -np.inf
+        maximo = linha_i.max()
+        alvos = {tokens[j] for j in range(len(tokens)) if j != i and np.isclose(linha_i[j], maximo, rtol=0,
+                                                                               atol=1e-12)}
+        if not any(p < q for linha in linhas for p in posicoes(linha, token) for alvo in alvos
+                   for q in posicoes(linha, alvo)):
+            return f"“{token}” → “{'/'.join(sorted(alvos))}”"
+    return None
+
+
+def _tem_mapa(figuras: set, n: int, ref_A: np.ndarray) -> bool:
+    """Alguma das figuras novas mostra a matriz de atenção ``ref_A`` (n × n; imagem ou malha de cores)?"""
     import sys
 
     plt = sys.modules.get("matplotlib.pyplot")
@@ -308,7 +332,9 @@ def _tem_mapa(figuras: set, n: int) -> bool:
             for artista in [*ax.images, *ax.collections]:
                 dados = getattr(artista, "get_array", lambda: None)()
                 if dados is not None and np.size(dados) == n * n:
-                    return True
+                    valores = np.ma.filled(np.ma.asarray(dados, dtype=float), np.nan).reshape(n, n)
+                    if np.allclose(valores, ref_A, atol=1e-6, equal_nan=False):
+                        return True
     return False
 
 

@@ -47,7 +47,8 @@ def aquecimento_softmax(c: Checker, softmax_fn):
 
     Casos: um vetor; logits grandes ``[1000, 1001, 1002]`` e muito negativos (a softmax precisa subtrair o
     máximo); uma entrada ``-inf`` (peso 0); uma linha toda ``-inf`` (zeros, sem NaN); uma matriz por linha
-    e por coluna (``axis=0``); três eixos com ``axis=1``; uma lista. Fonte: Aula 2, ``02-codigo``, passo 1.
+    e por coluna (``axis=0``); linhas em escalas muito diferentes (o máximo é o de cada linha); três eixos
+    com ``axis=1``; uma lista. Fonte: Aula 2, ``02-codigo``, passo 1.
     """
     rng = np.random.default_rng(semente(21))
     M, T = rng.normal(size=(3, 4)) * 2, rng.normal(size=(2, 3, 4))
@@ -59,6 +60,7 @@ def aquecimento_softmax(c: Checker, softmax_fn):
         ("matriz (3, 4), cada linha (axis=-1)", M, -1),
         ("matriz (3, 4), cada coluna (axis=0)", M, 0),
         ("matriz com uma linha toda -inf", np.array([[1.0, 2.0, 0.5], [-np.inf, -np.inf, -np.inf]]), -1),
+        ("linhas em escalas diferentes [[0, 1], [-1000, -999]]", np.array([[0.0, 1.0], [-1000.0, -999.0]]), -1),
         ("três eixos (2, 3, 4), axis=1", T, 1),
         ("uma lista [0.5, 0.5, 2.0]", [0.5, 0.5, 2.0], None),
     ]
@@ -86,6 +88,9 @@ def _dica_softmax(z, axis, got, ref) -> str:
     e = np.exp(z - np.where(np.isfinite(z.max(axis=axis, keepdims=True)), z.max(axis=axis, keepdims=True), 0))
     if np.allclose(got, e, atol=1e-6):
         return "faltou dividir pela soma: os pesos de cada linha precisam somar 1."
+    if z.ndim > 1 and (np.abs(got.sum(axis=axis) - 1) > 1e-6).any():
+        return ("alguma linha não soma 1: o máximo subtraído precisa ser o de cada linha "
+                "(np.max(z, axis=axis, keepdims=True)), não o do array inteiro.")
     if z.ndim > 1 and axis not in (-1, z.ndim - 1) and np.allclose(got, softmax(z, axis=-1), atol=1e-6):
         return "o argumento axis foi ignorado: use-o no máximo e na soma (np.max(z, axis=axis, keepdims=True))."
     if z.ndim > 1 and np.isfinite(z).all() and np.allclose(got, np.exp(z - z.max()) / np.exp(z - z.max()).sum()):
@@ -96,12 +101,17 @@ def _dica_softmax(z, axis, got, ref) -> str:
 @check("Exercício 1, passo 1 (a máscara causal)")
 def mascara_causal(c: Checker, mask_fn):
     """Confere ``mask_fn(n) -> ndarray bool (n, n)``: a máscara causal na convenção do curso, ``True`` = pode
-    olhar (a diagonal e abaixo dela). Casos: n = 1, 2, 5 e 7. Reconhece o outro triângulo, a diagonal
+    olhar (a diagonal e abaixo dela). Casos: n = 1, 2, 5, 7 e um n entre 8 e 16 (sorteado na correção).
+    Reconhece o outro triângulo, a diagonal
     bloqueada e a convenção invertida. Fonte: Aula 2, ``04-exercicios`` (a atenção causal do decodificador).
     """
-    for n in (1, 2, 5, 7):
+    for n in (1, 2, 5, 7, 8 + int(np.random.default_rng(semente(12)).integers(0, 9))):
         label = f"n = {n}"
         got = c.call(label, mask_fn, n, names=("n",), forbidden=(causal_mask,))
+        if not c.expect(isinstance(got, np.ndarray), f"{label}: devolve um array do NumPy", "um np.ndarray",
+                        _descricao(got), "faltou um `return`?" if got is None else
+                        "devolva o array (np.tril(...)), não uma lista: a atenção usa ~mask e mask.shape."):
+            return
         ref = np.tril(np.ones((n, n), dtype=bool))
         arr = np.asarray(got) if got is not None else None
         if not c.expect(arr is not None and arr.shape == (n, n), f"{label}: forma (n, n)", f"({n}, {n})",
@@ -189,7 +199,7 @@ def exercicio_1(c: Checker, attention_fn):
         if mask is not None:
             livres = mask.any(axis=-1)  # linhas com ao menos uma chave permitida
             bloqueio_ok &= bool(np.all(A[~mask] == 0))
-            somas_ok &= bool(np.allclose(A[livres].sum(axis=-1), 1.0, rtol=0, atol=1e-9))
+            somas_ok &= bool(np.allclose(A[livres].sum(axis=-1), 1.0, rtol=0, atol=1e-6))  # float32 também
     c.expect(bloqueio_ok and somas_ok, "posições bloqueadas têm peso exatamente 0 e as demais linhas somam 1",
              hint="bloqueie com -np.inf antes da softmax (um número só \"bem negativo\", como -100, deixa um "
                   "peso minúsculo, mas não zero, nas posições bloqueadas).")
