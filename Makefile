@@ -34,12 +34,9 @@ $(STAMP): requirements.txt pyproject.toml scripts/overrides.json
 	$(BIN)/python -m pip install --upgrade --quiet pip
 	$(BIN)/python -m pip install --quiet -r requirements.txt
 	@# curso offline: sem pop-up de notícias nem busca de atualizações do JupyterLab
-	mkdir -p $(VENV)/share/jupyter/lab/settings
-	cp scripts/overrides.json $(VENV)/share/jupyter/lab/settings/overrides.json
-	@# a interface do nbgrader é para professores (make corrigir usa a linha de comando): fora do JupyterLab do aluno
-	$(BIN)/jupyter labextension disable --level=sys_prefix @jupyter/nbgrader > /dev/null 2>&1 || true
-	for ext in formgrader validate_assignment assignment_list course_list; do \
-	  $(BIN)/jupyter server extension disable --sys-prefix nbgrader.server_extensions.$$ext > /dev/null 2>&1 || true; done
+	@# e a interface do nbgrader (é para professores; make corrigir usa a linha de comando) fora do JupyterLab do
+	@# aluno: o mesmo passo que o conda e o Binder rodam (scripts/preparar_trabalho.py --configurar)
+	$(BIN)/python -c "import sys; sys.path.insert(0, 'scripts'); import preparar_trabalho as p; p.configurar()"
 	@touch $(STAMP)
 	@echo "Ambiente pronto em $(VENV)/"
 

@@ -11,7 +11,11 @@ Antes de abrir o JupyterLab, ``make lab`` também confere, com ``--porta N``:
 - se a porta está ocupada por outro programa: sugere outra porta (código 3);
 - se o PyTorch instalado é a versão com CUDA: avisa que o curso só usa a CPU (nada quebra).
 
-Uso: ``python scripts/preparar_trabalho.py [--porta 8888]`` (``make lab`` chama sozinho).
+Com ``--configurar``, aplica ao ambiente Python atual as configurações que ``make lab`` aplica ao
+``.venv``: o JupyterLab sem o pop-up de notícias e sem a busca de atualizações, e a interface do
+nbgrader (que é do professor) fora do JupyterLab do aluno. É o passo que o conda e o Binder usam.
+
+Uso: ``python scripts/preparar_trabalho.py [--porta 8888] [--configurar]`` (``make lab`` chama sozinho).
 """
 
 from __future__ import annotations
@@ -40,6 +44,26 @@ def prepare() -> list[Path]:
             shutil.copy2(src, dest)
             copied.append(dest)
     return copied
+
+
+def configurar(prefixo: Path | None = None) -> Path:
+    """As configurações do curso no JupyterLab do ambiente ``prefixo`` (o atual, por padrão); devolve o
+    arquivo de configurações escrito. Não precisa de ``make`` nem de shell."""
+    prefixo = Path(prefixo or sys.prefix)
+    destino = prefixo / "share" / "jupyter" / "lab" / "settings" / "overrides.json"
+    destino.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copy(ROOT / "scripts" / "overrides.json", destino)
+    jupyter = [sys.executable, "-m", "jupyter"]
+    comandos = [jupyter + ["labextension", "disable", "--level=sys_prefix", "@jupyter/nbgrader"]]
+    for ext in ("formgrader", "validate_assignment", "assignment_list", "course_list"):
+        comandos.append(jupyter + ["server", "extension", "disable", "--sys-prefix",
+                                   f"nbgrader.server_extensions.{ext}"])
+    if prefixo == Path(sys.prefix):  # as extensões são as do ambiente que roda este script
+        import subprocess
+
+        for cmd in comandos:
+            subprocess.run(cmd, capture_output=True, check=False)
+    return destino
 
 
 def servidores_do_curso(root: Path = ROOT) -> list[dict]:
@@ -100,7 +124,12 @@ def antes_de_abrir(porta: int) -> int:
 if __name__ == "__main__":
     args = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     args.add_argument("--porta", type=int, default=None, help="a porta do JupyterLab (confere se está livre)")
-    porta = args.parse_args().porta
+    args.add_argument("--configurar", action="store_true",
+                      help="aplica as configurações do curso ao JupyterLab deste ambiente (conda, Binder)")
+    opcoes = args.parse_args()
+    porta = opcoes.porta
+    if opcoes.configurar:
+        print(f"Configurações do curso aplicadas: {configurar()}")
     if porta is not None and (codigo := antes_de_abrir(porta)):
         sys.exit(codigo)
     new = prepare()

@@ -71,3 +71,33 @@ def test_torch_com_cuda_so_avisa(monkeypatch, capsys):
     assert "versão com CUDA" in capsys.readouterr().out
     monkeypatch.setattr(importlib.metadata, "distributions", lambda: [Dist("torch"), Dist("numpy")])
     assert not preparar_trabalho.torch_com_cuda()
+
+
+def test_configurar_escreve_as_configuracoes_no_ambiente(tmp_path):
+    destino = preparar_trabalho.configurar(tmp_path)  # outro prefixo: só o arquivo, sem mexer nas extensões
+    assert destino == tmp_path / "share" / "jupyter" / "lab" / "settings" / "overrides.json"
+    assert destino.read_text(encoding="utf-8") == (ROOT / "scripts" / "overrides.json").read_text(encoding="utf-8")
+
+
+def test_binder_prepara_o_mesmo_trabalho_e_as_configuracoes(tmp_path):
+    """O Binder usa o mesmo passo que o make lab: configurações no postBuild, trabalho/ no start."""
+    import os
+    import subprocess
+
+    binder = ROOT / "binder"
+    assert (binder / "requirements.txt").read_text(encoding="utf-8").split() == ["-r", "../requirements.txt"]
+    for nome in ("postBuild", "start"):
+        assert os.access(binder / nome, os.X_OK), nome
+    assert "scripts/preparar_trabalho.py --configurar" in (binder / "postBuild").read_text(encoding="utf-8")
+    start = (binder / "start").read_text(encoding="utf-8")
+    assert "scripts/preparar_trabalho.py" in start and start.rstrip().endswith('exec "$@"')
+    # o start roda numa cópia do curso: prepara trabalho/ e entrega o comando do Binder
+    import shutil
+
+    copia = tmp_path / "curso"
+    for pasta in ("scripts", "notebooks", "binder"):
+        shutil.copytree(ROOT / pasta, copia / pasta)
+    out = subprocess.run(["bash", "binder/start", sys.executable, "-c", "print('jupyter')"], cwd=copia,
+                         capture_output=True, text=True, check=True).stdout
+    assert "copiado(s) para trabalho/" in out and out.rstrip().endswith("jupyter")
+    assert (copia / "trabalho" / "00-comece-aqui.ipynb").exists()
