@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 import test_checks_aula01 as t1
 import test_checks_aula02 as t2
+import test_checks_corpus as tc
 
 import atencao
 from atencao.attention import attend
@@ -401,14 +402,6 @@ def test_complexos_generatorexit_e_notimplemented_no_meio(capsys):
 
 
 # ---------- terceira rodada (as verificações novas: softmax, máscara, visualizador, ex. 4 da Aula 3) ----------
-def _softmax_certa(z, axis=-1):
-    z = np.asarray(z, dtype=float)
-    m = np.max(z, axis=axis, keepdims=True)
-    e = np.exp(z - np.where(np.isfinite(m), m, 0.0))
-    s = e.sum(axis=axis, keepdims=True)
-    return np.divide(e, s, out=np.zeros_like(e), where=s > 0)
-
-
 def _zeros(z, axis=-1):
     return np.zeros(np.shape(z))
 
@@ -422,7 +415,7 @@ def test_trocar_o_codigo_de_um_metodo_da_verificacao_e_desfeito(capsys):
         _falha(aula02.aquecimento_softmax(_zeros), capsys, "como foram importadas", "Checker.close (o código)")
     finally:
         _core.Checker.close.__code__, _core.Checker.expect.__code__ = originais
-    assert aula02.aquecimento_softmax(_softmax_certa)
+    assert aula02.aquecimento_softmax(tc.sm_certa)
 
 
 def test_trocar_o_codigo_da_referencia_e_desfeito(capsys):
@@ -432,7 +425,7 @@ def test_trocar_o_codigo_da_referencia_e_desfeito(capsys):
         _falha(aula02.aquecimento_softmax(_zeros), capsys, "atencao.attention.softmax (o código)")
     finally:
         atencao.attention.softmax.__code__, atencao.attention.softmax_.__code__ = originais
-    assert aula02.aquecimento_softmax(_softmax_certa)
+    assert aula02.aquecimento_softmax(tc.sm_certa)
 
 
 def softmax_desliga_por_ctypes(z, axis=-1):
@@ -465,21 +458,11 @@ def softmax_copiada(z, axis=-1):
     return _copia_da_biblioteca()(z, axis=axis)
 
 
-def softmax_max_global(z, axis=-1):
-    z = np.asarray(z, dtype=float)
-    m = np.max(z)  # o máximo do array inteiro, não o de cada linha
-    if not np.isfinite(m):
-        m = 0.0
-    e = np.exp(z - m)
-    s = e.sum(axis=axis, keepdims=True)
-    return np.divide(e, s, out=np.zeros_like(e), where=s > 0)
-
-
 @pytest.mark.parametrize("fn, visto", [
     (softmax_desliga_por_ctypes, "desligamento da vigilância"),
     (softmax_em_thread_crua, "_thread"),
     (softmax_copiada, "uma cópia do código dela"),
-    (softmax_max_global, "o de cada linha"),
+    (tc.sm_maximo_global, "o de cada linha"),
 ])
 def test_terceira_rodada_softmax(fn, visto, capsys):
     _falha(aula02.aquecimento_softmax(fn), capsys, visto)

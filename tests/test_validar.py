@@ -64,19 +64,22 @@ def validados(turma, tmp_path_factory):
     rows = turma_corrigida.turma_corrigida(tmp_path_factory)["rows"]
     for aluno, arquivo in CONCORDANCIA:
         if (aluno, arquivo) not in relatorios:
-            row = next(r for r in rows if (r.student, r.arquivo) == (aluno, arquivo))
-            nb = json.loads(row.autograded.read_text(encoding="utf-8")) if row.autograded else None
-            relatorios[(aluno, arquivo)] = _relatorio(turma / aluno / arquivo, row, nb)
+            relatorios[(aluno, arquivo)] = _relatorio_na_turma(rows, turma / aluno / arquivo, aluno, arquivo)
     return relatorios
+
+
+def _relatorio_na_turma(rows, path, aluno, arquivo):
+    """O relatório do validar feito sobre a linha da correção da turma inteira."""
+    row = next(r for r in rows if (r.student, r.arquivo) == (aluno, arquivo))
+    nb = json.loads(row.autograded.read_text(encoding="utf-8")) if row.autograded else None
+    return _relatorio(path, row, nb)
 
 
 def test_validar_sozinho_e_na_turma_dao_o_mesmo_relatorio(validados, tmp_path_factory):
     """O mesmo notebook, validado sozinho e corrigido com a turma inteira: o mesmo relatório."""
     rows = turma_corrigida.turma_corrigida(tmp_path_factory)["rows"]
     for aluno, arquivo in DE_PONTA_A_PONTA:
-        row = next(r for r in rows if (r.student, r.arquivo) == (aluno, arquivo))
-        nb = json.loads(row.autograded.read_text(encoding="utf-8")) if row.autograded else None
-        assert validados[(aluno, arquivo)] == _relatorio(Path(arquivo), row, nb), aluno
+        assert validados[(aluno, arquivo)] == _relatorio_na_turma(rows, Path(arquivo), aluno, arquivo), aluno
 
 
 @pytest.mark.parametrize("aluno, arquivo", CONCORDANCIA)

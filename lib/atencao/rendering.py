@@ -26,6 +26,7 @@ from html import escape
 import numpy as np
 
 from .plotting import HIGHLIGHT_COLOR as HIGHLIGHT
+from .plotting import _text_color, plot_attention_heads, row_maxima
 from .views import ExplorerView
 
 __all__ = ["explorer_html", "draw_explorer", "thumbnails_png", "static_bundle"]
@@ -62,7 +63,6 @@ def side_panel(view: ExplorerView) -> SidePanel:
 
 def _row_maxima(w: np.ndarray, allowed) -> np.ndarray:
     """Maior(es) peso(s) de cada linha, só entre as posições permitidas; linha toda bloqueada: nenhum."""
-    from .plotting import row_maxima
 
     if allowed is None:
         return row_maxima(w)
@@ -75,7 +75,6 @@ def _viridis_table() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """256 cores do viridis: em hexadecimal, em RGB (uint8) e, para cada uma, a cor de texto legível."""
     import matplotlib
 
-    from .plotting import _text_color
 
     rgba = matplotlib.colormaps["viridis"](np.linspace(0, 1, 256))
     return (np.array([matplotlib.colors.to_hex(c) for c in rgba]), (rgba[:, :3] * 255).round().astype(np.uint8),
@@ -257,7 +256,6 @@ def draw_explorer(fig, view: ExplorerView) -> None:
         Redesenhada no lugar (o explorador usa sempre a mesma, sem pyplot).
     view : ExplorerView
     """
-    from .plotting import plot_attention_heads
 
     fig.clear()
     fig.set_size_inches(*_figure_size(view))

@@ -421,6 +421,7 @@ def _chave(code) -> tuple:
     return (code.co_filename, code.co_firstlineno, code.co_name)
 
 
+@functools.lru_cache(maxsize=None)  # os códigos proibidos são os mesmos em toda verificação
 def _conteudo(code) -> tuple:
     """O que o código faz, sem onde nem como se chama: o mesmo para uma cópia recompilada (``exec`` do
     código-fonte da biblioteca com outro nome de arquivo) ou renomeada."""

@@ -275,10 +275,7 @@ def _destaques(c: Checker, label: str, triples: list, ref_A: np.ndarray, tokens:
         return False
     certos, obtidos, pesos_ok, destaques_ok = [], [], True, True
     for i, (q, k, w) in enumerate(triples):
-        linha = ref_A[i].copy()
-        linha[i] = -np.inf  # o próprio token não conta
-        maximo = linha.max()
-        empatados = {tokens[j] for j in range(n) if j != i and np.isclose(linha[j], maximo, rtol=0, atol=1e-12)}
+        maximo, empatados = _destaque_certo(ref_A, tokens, i)
         certos.append(f"{tokens[i]}→{'/'.join(sorted(empatados))}")
         obtidos.append(f"{q}→{k}")
         if nfc(str(q)) != tokens[i] or nfc(str(k)) not in empatados:
@@ -298,6 +295,15 @@ def _destaques(c: Checker, label: str, triples: list, ref_A: np.ndarray, tokens:
                     [w for _, _, w in triples], "o peso é pesos[i, j] do token que recebe mais atenção (um número).")
 
 
+def _destaque_certo(ref_A: np.ndarray, tokens: list, i: int) -> tuple[float, set]:
+    """O maior peso da linha ``i`` fora da diagonal e os tokens que o recebem (todos, num empate exato)."""
+    linha = ref_A[i].astype(float)  # uma cópia: o próprio token não conta
+    linha[i] = -np.inf
+    maximo = linha.max()
+    return maximo, {tokens[j] for j in range(len(tokens)) if j != i and np.isclose(linha[j], maximo, rtol=0,
+                                                                                     atol=1e-12)}
+
+
 def _linha_que_falta(texto: str, ref_A: np.ndarray, tokens: list):
     """O primeiro token sem uma linha do resumo com ele e, depois dele, o outro token que recebe mais atenção
     (num empate, qualquer um dos empatados): ``"“gato” → “telhado”"``; ``None`` se não falta nenhuma."""
@@ -309,11 +315,7 @@ def _linha_que_falta(texto: str, ref_A: np.ndarray, tokens: list):
         return [m.start() for m in re.finditer(r"(?<!\w)" + re.escape(palavra) + r"(?!\w)", linha)]
 
     for i, token in enumerate(tokens):
-        linha_i = ref_A[i].astype(float).copy()
-        linha_i[i] = -np.inf
-        maximo = linha_i.max()
-        alvos = {tokens[j] for j in range(len(tokens)) if j != i and np.isclose(linha_i[j], maximo, rtol=0,
-                                                                               atol=1e-12)}
+        _, alvos = _destaque_certo(ref_A, tokens, i)
         if not any(p < q for linha in linhas for p in posicoes(linha, token) for alvo in alvos
                    for q in posicoes(linha, alvo)):
             return f"“{token}” → “{'/'.join(sorted(alvos))}”"
