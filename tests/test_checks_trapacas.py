@@ -287,6 +287,7 @@ class _Ajeitado:
         return getattr(self._enc, nome)
 
 
+@pytest.mark.lento  # a verificação roda o modelo de 12 camadas (make test-lento)
 def test_aula03_codificador_ajeitado_nao_muda_a_referencia(enc, capsys):
     ajeitado = _Ajeitado(enc)
 

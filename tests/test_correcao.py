@@ -21,7 +21,9 @@ sys.path.insert(0, str(ROOT / "tests"))
 import turma_corrigida  # noqa: E402
 from turma_exemplo import esperado, gerar  # noqa: E402
 
-pytestmark = pular_fora_da_ci(not isolamento.bwrap_disponivel(), "sem bubblewrap nesta máquina (o CI instala)")
+# lento (make test-lento): corrige a turma de exemplo inteira na caixa
+pytestmark = [pytest.mark.lento,
+              pular_fora_da_ci(not isolamento.bwrap_disponivel(), "sem bubblewrap nesta máquina (o CI instala)")]
 
 TURMA = ROOT / "tests" / "turma-exemplo.zip"
 

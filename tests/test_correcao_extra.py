@@ -32,6 +32,7 @@ def turma(tmp_path_factory):
     return dest / "turma-exemplo"
 
 
+@pytest.mark.lento  # corrige notebooks de verdade (make test-lento)
 def test_zip_baguncado_da_as_mesmas_notas_que_a_turma_arrumada(tmp_path, turma, tmp_path_factory):
     """Uma turma como chega (zip do Windows, cópias, renomeado, célula colada, kernel que morre, caminho
     hostil): as mesmas linhas de notas.csv que os mesmos notebooks na turma arrumada (corrigida uma vez na
@@ -68,6 +69,7 @@ def test_zip_baguncado_da_as_mesmas_notas_que_a_turma_arrumada(tmp_path, turma, 
     assert "entregas/../../fuga.ipynb" in nao and "../fora.txt" in nao  # não lidos, mas listados
 
 
+@pytest.mark.lento  # roda o generate_assignment do nbgrader sobre as soluções (make test-lento)
 def test_solucoes_servem_de_fonte_ao_nbgrader_sem_edicao(tmp_path):
     """generate_assignment do nbgrader sobre solutions/ dá exatamente os notebooks de aluno do curso."""
     everything = catalogo.catalog()
@@ -101,6 +103,7 @@ def test_ids_de_correcao_unicos_no_curso_e_metadados_completos():
         assert {"teste", "solucao", "protegida"} <= kinds, (g.notebook, kinds)
 
 
+@pytest.mark.lento  # corrige notebooks de verdade (make test-lento)
 def test_sem_bwrap_recusa_com_instrucao_e_sem_isolamento_marca_cada_linha(tmp_path, turma, monkeypatch):
     monkeypatch.setattr(isolamento.shutil, "which", lambda name: None)
     with pytest.raises(isolamento.SemBwrap, match="apt-get install bubblewrap"):
@@ -162,6 +165,7 @@ def test_varredura_nao_aponta_codigo_comum_de_aluno():
     assert varredura.varrer(comum, {"np", "math", "Counter"}) == []
 
 
+@pytest.mark.lento  # corrige notebooks de verdade (make test-lento)
 def test_arquivos_hostis_na_pasta_viram_linhas_e_nao_derrubam_a_correcao(tmp_path, turma):
     """Achados de um teste "como aluno": cada um derrubava a turma inteira (ou entregava as respostas)."""
     import os

@@ -15,7 +15,9 @@ from correcao import isolamento
 
 ROOT = Path(__file__).resolve().parents[1]
 
-pytestmark = pular_fora_da_ci(not isolamento.bwrap_disponivel(), "sem bubblewrap nesta máquina (o CI instala)")
+# lento (make test-lento): processos de verdade na caixa do bwrap
+pytestmark = [pytest.mark.lento,
+              pular_fora_da_ci(not isolamento.bwrap_disponivel(), "sem bubblewrap nesta máquina (o CI instala)")]
 
 SONDA = textwrap.dedent("""
     import json, os, socket, subprocess, sys, time

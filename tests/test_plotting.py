@@ -143,8 +143,9 @@ FIGURAS = {  # casos que o aluno encontrou e os tamanhos típicos do curso
 }
 
 
-@pytest.fixture(params=list(FIGURAS), ids=list(FIGURAS))
+@pytest.fixture(scope="module", params=list(FIGURAS), ids=list(FIGURAS))
 def figura(request):
+    """Cada figura desenhada uma vez para os três testes de tamanho (só leem e salvam; nenhum a muda)."""
     import matplotlib.pyplot as plt
 
     fig = FIGURAS[request.param]().fig

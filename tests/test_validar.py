@@ -17,6 +17,8 @@ sys.path.insert(0, str(ROOT / "tests"))
 import turma_corrigida  # noqa: E402
 from turma_exemplo.esperado import EXPECTED  # noqa: E402
 
+pytestmark = pytest.mark.lento  # make test-lento: roda notebooks na caixa, como a correção
+
 SOLUCAO = ROOT / "solutions" / "modulo-06" / "aula-01-self-attention"
 
 
