@@ -406,7 +406,7 @@ def mc_sem_return(n):
 # ---------- o corpus ----------
 VALIDAS = {
     aula02.aquecimento_softmax: [sm_certa, sm_moveaxis_e_laco, sm_float32],
-    aula02.mascara_causal: [mc_tril, mc_arange, mc_nao_triu],
+    aula02.exercicio_1_passo_1: [mc_tril, mc_arange, mc_nao_triu],
     aula01.exercicio_3: [t1.ex3_certo, te.ex3_quinta_coordenada, ex3_copia_a_linha, ex3_lista_float32],
     aula01.exercicio_4: [t1.ex4_certo, t1.ex4_float32_einsum, ex4_lacos, ex4_escala_em_W_q],
     aula01.projeto: [t1.proj_certo, proj_a_mao, proj_tabela_de_texto],
@@ -424,7 +424,7 @@ ERRADAS = {
         (sm_muda_a_entrada, "não altera as entradas"), (sm_menos_inf_vira_zero, "-inf"),
         (sm_maximo_global, "escalas diferentes"),
     ],
-    aula02.mascara_causal: [
+    aula02.exercicio_1_passo_1: [
         (mc_triu, "diagonal e abaixo"), (mc_invertida, "diagonal e abaixo"), (mc_sem_diagonal, "diagonal e abaixo"),
         (mc_zeros_e_uns, "dtype bool"), (mc_tudo_true, "diagonal e abaixo"), (mc_da_biblioteca, "sem a função pronta"),
         (mc_um_a_mais, "forma (n, n)"), (mc_sem_return, "devolve um array"), (mc_lista_de_listas, "devolve um array"),

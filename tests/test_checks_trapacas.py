@@ -493,13 +493,13 @@ def test_thread_iniciada_antes_e_alimentada_por_fila(capsys):
 def test_mascara_tabela_dos_casos_fixos_nao_passa_com_n_sorteado(monkeypatch, capsys):
     tabela = {n: np.tril(np.ones((n, n), dtype=bool)) for n in (1, 2, 5, 7)}
     monkeypatch.setattr(_core, "SORTEAR", True)
-    resultados = [bool(aula02.mascara_causal(lambda n: tabela.get(n, np.ones((n, n), dtype=bool))))
+    resultados = [bool(aula02.exercicio_1_passo_1(lambda n: tabela.get(n, np.ones((n, n), dtype=bool))))
                   for _ in range(3)]
     assert not any(resultados)
 
 
 def test_mascara_em_lista_tem_dica(capsys):
-    _falha(aula02.mascara_causal(lambda n: np.tril(np.ones((n, n), dtype=bool)).tolist()), capsys, "não uma lista")
+    _falha(aula02.exercicio_1_passo_1(lambda n: np.tril(np.ones((n, n), dtype=bool)).tolist()), capsys, "não uma lista")
 
 
 def test_ex1_em_float32_e_valido(capsys):

@@ -130,7 +130,7 @@ def test_cada_retorno_mostra_o_seu_notebook(correcao):
     """Mesmo nome em duas aulas e duas cópias do mesmo notebook: cada página com o seu."""
     aula1 = _pagina(correcao, "tiago-duas-aulas", "aula-01/03-exercicios.ipynb")
     aula3 = _pagina(correcao, "tiago-duas-aulas", "aula-03/03-exercicios.ipynb")
-    assert "embeddings_pulou_alto_parecidos" in aula1 and "embeddings_pulou_alto_parecidos" not in aula3
+    assert "similar_embeddings" in aula1 and "similar_embeddings" not in aula3
     assert "aula03-" in aula3 and "aula03-" not in aula1
     rascunho = _pagina(correcao, "sofia-duas-copias", NB)
     final = _pagina(correcao, "sofia-duas-copias", "versao-final/03-exercicios.ipynb")

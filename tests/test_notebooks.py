@@ -117,3 +117,21 @@ def test_links_relativos_dos_notebooks_existem():
                 if not (path.parent / alvo.split("#")[0]).exists():
                     quebrados.append(f"{path.relative_to(ROOT)}: {alvo}")
     assert not quebrados, quebrados
+
+
+# Nomes antigos das funções dos exercícios (em português ou misturados); a regra da casa é código em inglês.
+NOMES_ANTIGOS = ("embeddings_pulou_alto_parecidos", "atencao_com_projecoes", "visualizar_atencao", "minha_softmax",
+                 "mascara_causal", "minha_atencao_multicabeca", "heads_onde_olha", "distancia_media",
+                 "massa_especiais", "linha_de_atencao")
+
+
+def test_funcoes_dos_exercicios_com_nomes_em_ingles():
+    """Nenhum nome antigo de função de exercício sobra nos notebooks, nas soluções nem na biblioteca (enunciados,
+    dicas, verificações e saídas guardadas)."""
+    padrao = re.compile(r"\b(" + "|".join(NOMES_ANTIGOS) + r")\b")
+    arquivos = [p for d in ("notebooks", "solutions", "lib") for p in sorted((ROOT / d).rglob("*"))
+                if p.suffix in {".py", ".ipynb", ".md"} and ".ipynb_checkpoints" not in p.parts]
+    assert len([p for p in arquivos if p.parts[-4] == "solutions" and "-exercicios" in p.name]) == 3
+    sobras = [f"{p.relative_to(ROOT)}: {m}" for p in arquivos
+              for m in sorted(set(padrao.findall(p.read_text(encoding="utf-8"))))]
+    assert not sobras, sobras

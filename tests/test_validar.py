@@ -101,7 +101,7 @@ def test_saidas_antigas_nao_contam_e_erro_de_sintaxe_diz_a_celula(tmp_path):
     """A solução commitada tem as saídas ✅ de uma execução antiga; com o ex. 3 quebrado, não está pronta."""
     nb = json.loads((SOLUCAO / "03-exercicios.ipynb").read_text(encoding="utf-8"))
     assert any("✅" in json.dumps(c.get("outputs", []), ensure_ascii=False) for c in nb["cells"])
-    _celula(nb, "aula01-ex3-solucao")["source"] = "def embeddings_pulou_alto_parecidos(:\n    x = (1,"
+    _celula(nb, "aula01-ex3-solucao")["source"] = "def similar_embeddings(:\n    x = (1,"
     path = tmp_path / "03-exercicios.ipynb"
     path.write_text(json.dumps(nb, ensure_ascii=False), encoding="utf-8")
     ok, lines = validate(path, cell_timeout=20)

@@ -57,18 +57,18 @@ def clean(nb: dict) -> dict:
     return nb
 
 
-EX3_OK = '''def embeddings_pulou_alto_parecidos():
+EX3_OK = '''def similar_embeddings():
     tokens, E = atencao.gato_felino()
     E[3] = [0.0, 0.0, 0.9, 0.1]
     return E'''
 
-EX4_SEM_ESCALA = '''def atencao_com_projecoes(X, W_q, W_k, W_v):
+EX4_SEM_ESCALA = '''def attention_with_projections(X, W_q, W_k, W_v):
     Q, K, V = X @ W_q, X @ W_k, X @ W_v
     pesos = atencao.softmax(Q @ K.T)   # esqueceu de dividir por sqrt(d_k)
     return pesos @ V, pesos'''
 
 
-EX3_ERRADO = '''def embeddings_pulou_alto_parecidos():
+EX3_ERRADO = '''def similar_embeddings():
     tokens, E = atencao.gato_felino()
     return E   # não mudou nada'''
 
@@ -120,7 +120,7 @@ try:
         aula01.exercicio_4(_espia)
 except AssertionError:
     pass
-def atencao_com_projecoes(X, W_q, W_k, W_v):
+def attention_with_projections(X, W_q, W_k, W_v):
     return _vistos[X.tobytes()]'''
 
 # Danos: o que um aluno mal-intencionado tenta fazer ao professor e aos colegas.
@@ -134,7 +134,7 @@ achados += glob.glob(str(raiz_do_curso / "solutions" / "**" / "*.ipynb"), recurs
 print("achados:", len(achados))
 for p in achados:
     texto = pathlib.Path(p).read_text(errors="ignore") if p.endswith(".ipynb") else ""
-    if "BEGIN SOLUTION" in texto and "embeddings_pulou_alto_parecidos" in texto:
+    if "BEGIN SOLUTION" in texto and "similar_embeddings" in texto:
         import json
         codigo = [ "".join(c["source"]) for c in json.loads(texto)["cells"] if "BEGIN SOLUTION" in "".join(c["source"])]
         pathlib.Path("resposta_roubada.py").write_text("import numpy as np\\nimport atencao\\n" + "\\n".join(codigo))
@@ -204,7 +204,7 @@ def cases() -> dict[str, dict[str, object]]:
     fill(parcial, "aula01-ex4-solucao", EX4_SEM_ESCALA)
 
     laco = clean(stu1)
-    fill(laco, "aula01-ex3-solucao", "def embeddings_pulou_alto_parecidos():\n    while True:\n        pass")
+    fill(laco, "aula01-ex3-solucao", "def similar_embeddings():\n    while True:\n        pass")
     fill(laco, "aula01-ex4-solucao", "".join(cell(sol1, "aula01-ex4-solucao")["source"]))
 
     excecao = clean(sol1)
@@ -212,7 +212,7 @@ def cases() -> dict[str, dict[str, object]]:
          "print(1 / 0)  # erro fora da função\n" + "".join(cell(sol1, "aula01-ex4-solucao")["source"]))
 
     sintaxe = clean(sol1)
-    fill(sintaxe, "aula01-ex3-solucao", "def embeddings_pulou_alto_parecidos(:\n    return None")
+    fill(sintaxe, "aula01-ex3-solucao", "def similar_embeddings(:\n    return None")
 
     apagadas = clean(sol1)
     apagadas["cells"] = [c for c in apagadas["cells"]
@@ -333,7 +333,7 @@ def messy_cases() -> dict[str, dict[str, object]]:
     importa_mais = clean(sol1)  # "import math" na célula protegida de importações, usado no ex. 4
     imports = cell(importa_mais, "aula01-03-exercicios-importacoes")
     imports["source"] = "".join(imports["source"]) + "\nimport math"
-    fill(importa_mais, "aula01-ex4-solucao", "def atencao_com_projecoes(X, W_q, W_k, W_v):\n"
+    fill(importa_mais, "aula01-ex4-solucao", "def attention_with_projections(X, W_q, W_k, W_v):\n"
          "    Q, K, V = X @ W_q, X @ W_k, X @ W_v\n"
          "    pesos = atencao.softmax(Q @ K.T / math.sqrt(K.shape[-1]))\n"
          "    return pesos @ V, pesos")

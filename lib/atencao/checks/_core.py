@@ -765,7 +765,7 @@ def passou(fn, avisar: bool = True) -> bool:
 
 def _quem_falta(exc, fn) -> str | None:
     """O nome da função (outra que não ``fn``) que levantou o ``NotImplementedError``: a resposta do aluno
-    pode estar pronta e usar outra ainda em esboço (por exemplo, ``minha_softmax``)."""
+    pode estar pronta e usar outra ainda em esboço (por exemplo, ``my_softmax``)."""
     tb, nome = getattr(exc, "__traceback__", None), None
     while tb is not None:
         nome = tb.tb_frame.f_code.co_name

@@ -18,7 +18,8 @@ from ..projections import SelfAttention
 from ._core import DICA_INSTAVEL, Checker, _congelar, _descricao, _dica_retorno, check, passou, proteger, semente
 from ._multicabeca import _diagnose_heads
 
-__all__ = ["passou", "aquecimento_softmax", "mascara_causal", "exercicio_1", "exercicio_2", "exercicio_3", "projeto"]
+__all__ = ["passou", "aquecimento_softmax", "exercicio_1_passo_1", "exercicio_1", "exercicio_2", "exercicio_3",
+           "projeto"]
 
 
 # o enunciado: "não use atencao.scaled_dot_product_attention nem atencao.MultiHeadAttention dentro das suas funções"
@@ -99,7 +100,7 @@ def _dica_softmax(z, axis, got, ref) -> str:
 
 
 @check("Exercício 1, passo 1 (a máscara causal)")
-def mascara_causal(c: Checker, mask_fn):
+def exercicio_1_passo_1(c: Checker, mask_fn):
     """Confere ``mask_fn(n) -> ndarray bool (n, n)``: a máscara causal na convenção do curso, ``True`` = pode
     olhar (a diagonal e abaixo dela). Casos: n = 1, 2, 5, 7 e um n entre 8 e 16 (sorteado na correção).
     Reconhece o outro triângulo, a diagonal
