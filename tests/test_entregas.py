@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from correcao import catalogo, entregas, relatorio, saneamento
+from correcao import catalogo, entregas, nomes_antigos, relatorio, saneamento
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
@@ -282,3 +282,21 @@ def test_respostas_escritas_em_branco():
     assert [gid for gid, _, _ in catalogo.blank_answers(aluno, AULA1)] == [
         "aula01-ex1-resposta", "aula01-ex2-resposta", "aula01-ex5-resposta"]
     assert catalogo.blank_answers(SOL1, AULA1) == []
+
+
+def test_nomes_antigos_das_funcoes_ganham_o_nome_atual():
+    """Uma entrega feita com a versão anterior do curso (``minha_softmax``...): a resposta ganha o nome atual,
+    com a nota; a célula de verificação recolocada chama o nome atual e encontra a função."""
+    aula2 = EVERYTHING[("aula-02-auto-atencao-do-zero", "04-exercicios")]
+    antigo = gerar.versao_antiga(gerar.clean(gerar.solution(gerar.AULA2, "04-exercicios")))
+    limpo, notas = saneamento.sanitize(antigo, aula2, EVERYTHING)
+    fontes = {catalogo.nbgrader_meta(c).get("grade_id"): catalogo.cell_source(c) for c in limpo["cells"]}
+    assert "my_softmax = minha_softmax" in fontes["aula02-softmax-solucao"]
+    assert "my_causal_mask = mascara_causal" in fontes["aula02-mascara-solucao"]
+    assert "minha_softmax → my_softmax" in " ".join(notas)
+    # a entrega de hoje não muda; uma resposta que já define o nome novo também não
+    atual = gerar.clean(gerar.solution(gerar.AULA2, "04-exercicios"))
+    limpo, notas = saneamento.sanitize(atual, aula2, EVERYTHING)
+    assert "versão anterior" not in " ".join(notas)
+    fonte = "def minha_softmax(z, axis=-1):\n    return z\n\ndef my_softmax(z, axis=-1):\n    return z\n"
+    assert nomes_antigos.atualizar_resposta(fonte) == (fonte, [])

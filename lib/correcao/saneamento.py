@@ -18,6 +18,8 @@ notebook traz o id de lá. Aqui, antes da correção:
 - **célula protegida ou de verificação apagada**: volta, com o código original, logo depois da célula
   que vinha antes dela no notebook do curso (ela não pode ser mudada pelo aluno, então recolocá-la só
   devolve o que a correção já usaria);
+- **nomes de uma versão anterior do curso** (as funções dos exercícios tinham nomes em português): a resposta
+  ganha ``nome_atual = nome_antigo`` no fim (veja :mod:`correcao.nomes_antigos`);
 - **linhas acrescentadas a uma célula protegida** (ex.: um ``import math`` na célula de importações): o
   nbgrader volta a célula ao original; as linhas novas rodam logo depois, numa célula comum (são código
   do aluno, varrido e conferido como qualquer outro). Numa verificação, nada do que foi mudado conta.
@@ -31,6 +33,7 @@ import copy
 import textwrap
 
 from .catalogo import Gradable, all_ids, cell_source, nbgrader_meta, original_cells
+from .nomes_antigos import RENOMEADAS, atualizar_resposta
 
 
 def _tipo(cell) -> str:
@@ -113,7 +116,25 @@ def sanitize(nb: dict, g: Gradable, everything: dict | None = None) -> tuple[dic
                      "correção (respostas coladas ficaram como células comuns)")
     nb["cells"] = [c for i, c in enumerate(cells) if i not in remover]
     notas += _recolocar(nb, originais)
+    notas += _nomes_antigos(nb)
     return nb, notas
+
+
+def _nomes_antigos(nb: dict) -> list[str]:
+    """Respostas com o nome de função de uma versão anterior do curso ganham o nome atual."""
+    antigos: list[str] = []
+    for cell in nb["cells"]:
+        if isinstance(cell, dict) and cell.get("cell_type") == "code" and _tipo(cell) == "resposta" \
+                and "nbgrader" in cell.get("metadata", {}):
+            fonte, achados = atualizar_resposta(cell_source(cell))
+            if achados:
+                cell["source"] = fonte
+                antigos += achados
+    if not antigos:
+        return []
+    pares = ", ".join(f"{a} → {RENOMEADAS[a]}" for a in antigos)
+    return [f"função com o nome de uma versão anterior do curso ({pares}): corrigida com o nome atual, sem perder "
+            "ponto"]
 
 
 def _recolocar(nb: dict, originais: dict) -> list[str]:

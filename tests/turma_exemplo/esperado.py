@@ -36,6 +36,9 @@ EXPECTED = {
     ("nina-sem-notebooks", ""): ("", "", "sem_notebooks", "0", "0",
                                  "nenhum notebook (.ipynb) na pasta (há: leia-me.txt)"),
     ("olga-aula-3", NB): (A3, "03-exercicios", "ok", "8", "8", ""),
+    # feito com a versão anterior do curso (nomes antigos das funções): corrigido com os nomes atuais
+    ("xande-versao-antiga", "04-exercicios.ipynb"): (A2, "04-exercicios", "ok", "10", "10",
+                                                     "minha_softmax → my_softmax, mascara_causal → my_causal_mask"),
     # trapaças (trabalho errado): nunca ganham ponto; quem mexe na correção vai para revisão
     ("trapaca-religa-verificacao", NB): (A1, "03-exercicios", "revisar", "0", "4", "altera o módulo aula01"),
     ("trapaca-desliga-correcao", NB): (A1, "03-exercicios", "revisar", "0", "4", "importa as verificações"),

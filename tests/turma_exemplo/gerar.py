@@ -14,9 +14,12 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 import sys
 import zipfile
 from pathlib import Path
+
+from correcao.nomes_antigos import RENOMEADAS
 
 ROOT = Path(__file__).resolve().parents[2]
 AULA1 = "modulo-06/aula-01-self-attention"
@@ -282,7 +285,19 @@ def cases() -> dict[str, dict[str, object]]:
         "nina-sem-notebooks": {"leia-me.txt": b"esqueci de anexar\n"},
         # mesmo nome de arquivo da Aula 1 (03-exercicios): a correção reconhece a Aula 3 pelas células
         "olga-aula-3": {"03-exercicios.ipynb": clean(solution(AULA3, "03-exercicios"))},
+        # feito com uma versão anterior do curso, com os nomes antigos das funções (minha_softmax...)
+        "xande-versao-antiga": {"04-exercicios.ipynb": versao_antiga(clean(solution(AULA2, "04-exercicios")))},
     }
+
+
+def versao_antiga(nb: dict) -> dict:
+    """O notebook como era na versão anterior do curso: as funções (e a verificação da máscara) com os nomes
+    antigos, em português, no enunciado, na resposta e na célula de verificação."""
+    texto = json.dumps(nb, ensure_ascii=False)
+    trocas = [(novo, antigo) for antigo, novo in RENOMEADAS.items()] + [("exercicio_1_passo_1", "mascara_causal")]
+    for novo, antigo in trocas:
+        texto = re.sub(rf"\b{novo}\b", antigo, texto)
+    return json.loads(texto)
 
 
 def _bytes(content) -> bytes:

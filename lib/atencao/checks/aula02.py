@@ -410,3 +410,10 @@ def projeto(c: Checker, per_head_fn):
 
 
 proteger()  # a foto da biblioteca e desta verificação, antes do código do aluno
+
+
+def __getattr__(nome: str):
+    """Notebooks de uma versão anterior do curso (em ``trabalho/``) chamam a verificação pelo nome antigo."""
+    if nome == "mascara_causal":  # nome da versão anterior do curso
+        return exercicio_1_passo_1
+    raise AttributeError(f"module {__name__!r} has no attribute {nome!r}")
