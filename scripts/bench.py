@@ -108,7 +108,7 @@ def bench_explorer(n_tokens: int, repeat: int = 21) -> float:
 
     sentence = " ".join(f"palavra{i}" for i in range(n_tokens))
     ex = AttentionExplorer(sentence, mode="multi")
-    changes = [dict(causal=True), dict(head="todas"), dict(query=n_tokens // 2), dict(scale=False),
+    changes = [dict(causal=True), dict(head="todas"), dict(query=n_tokens // 2), dict(sqrt_dk=False),
                dict(head=1), dict(temperature=0.5), dict(causal=False), dict(query=0)]
     times = []
     for k in range(repeat):

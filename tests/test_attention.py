@@ -135,9 +135,9 @@ def test_mascara_causal_e_broadcast_de_mascara():
     assert W[:, 0, 0] == pytest.approx(1.0)
 
 
-def test_sem_escala_para_experimentos():
+def test_scale_1_e_sem_escala():
     Q, K, V = np.array([[3.0, 0.0]]), np.array([[1.0, 0.0], [0.0, 1.0]]), np.eye(2)
-    _, W = scaled_dot_product_attention(Q, K, V, scale=False)
+    _, W = scaled_dot_product_attention(Q, K, V, scale=1.0)
     np.testing.assert_allclose(W[0], softmax([3.0, 0.0]))
 
 
@@ -176,16 +176,56 @@ def test_mascara_ruim():
         self_attention(X, mask=np.full((4, 4), 0.5))
 
 
-def test_temperatura_divide_as_pontuacoes():
-    rng = np.random.default_rng(6)
-    Q, K, V = rng.normal(size=(3, 4)), rng.normal(size=(5, 4)), rng.normal(size=(5, 2))
-    _, W = scaled_dot_product_attention(Q, K, V, temperature=0.5)
-    np.testing.assert_allclose(W, softmax(Q @ K.T / np.sqrt(4) / 0.5))
-    _, W_hot = scaled_dot_product_attention(Q, K, V, temperature=100.0)
-    np.testing.assert_allclose(W_hot, 1 / 5, atol=0.02)  # temperatura alta: quase uniforme
-    for bad, exc in [(0, ValueError), (-1, ValueError), (np.inf, ValueError), ("quente", TypeError)]:
-        with pytest.raises(exc, match="`temperature`"):
-            scaled_dot_product_attention(Q, K, V, temperature=bad)
+def _qkv(seed=6):
+    rng = np.random.default_rng(seed)
+    return rng.normal(size=(3, 4)), rng.normal(size=(5, 4)), rng.normal(size=(5, 2))
+
+
+def test_scale_none_e_1_sobre_raiz_de_d_k():
+    Q, K, V = _qkv()
+    out, W = scaled_dot_product_attention(Q, K, V)
+    np.testing.assert_allclose(W, softmax(Q @ K.T / np.sqrt(4)))
+    out_explicito, W_explicito = scaled_dot_product_attention(Q, K, V, scale=1 / np.sqrt(4))
+    np.testing.assert_allclose(W, W_explicito)
+    np.testing.assert_allclose(out, out_explicito)
+
+
+@pytest.mark.parametrize("scale", [1.0, 0.3, 2, np.float32(0.5)])
+def test_scale_multiplica_as_pontuacoes(scale):
+    Q, K, V = _qkv()
+    out, W = scaled_dot_product_attention(Q, K, V, scale=scale)
+    expected = softmax(float(scale) * (Q @ K.T))
+    np.testing.assert_allclose(W, expected)
+    np.testing.assert_allclose(out, expected @ V)
+
+
+def test_scale_pequeno_espalha_e_grande_concentra():
+    Q, K, V = _qkv()
+    _, W_frio = scaled_dot_product_attention(Q, K, V, scale=0.001)
+    np.testing.assert_allclose(W_frio, 1 / 5, atol=0.01)  # fator pequeno: quase uniforme
+    _, W_quente = scaled_dot_product_attention(Q, K, V, scale=100.0)
+    assert W_quente.max(axis=-1).min() > 0.9  # fator grande: quase um-quente
+
+
+@pytest.mark.parametrize("bad", [True, False, np.True_])
+def test_scale_booleano_da_api_antiga_e_recusado(bad):
+    Q, K, V = _qkv()
+    with pytest.raises(TypeError, match=r"`scale`.*não True/False.*scale=None.*scale=1\.0 para não escalar"):
+        scaled_dot_product_attention(Q, K, V, scale=bad)
+
+
+@pytest.mark.parametrize("bad, exc", [(0, ValueError), (-1.0, ValueError), (np.inf, ValueError),
+                                      (np.nan, ValueError), ("alto", TypeError), ([1.0, 2.0], TypeError)])
+def test_scale_precisa_ser_numero_finito_positivo(bad, exc):
+    Q, K, V = _qkv()
+    with pytest.raises(exc, match="`scale`"):
+        scaled_dot_product_attention(Q, K, V, scale=bad)
+
+
+def test_temperatura_saiu_da_funcao_de_atencao():
+    Q, K, V = _qkv()
+    with pytest.raises(TypeError, match="temperature"):
+        scaled_dot_product_attention(Q, K, V, temperature=0.5)
 
 
 def test_mais_entradas_ruins_com_mensagem_em_portugues():

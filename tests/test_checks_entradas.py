@@ -45,7 +45,7 @@ def test_aula01_ex4_entrada_alterada(capsys):
 # ---------- Aula 2 ----------
 def mask_escala_Q_no_lugar(Q, K, V, mask=None):
     Q /= np.sqrt(Q.shape[-1])
-    return atencao.scaled_dot_product_attention(Q, K, V, mask=mask, scale=False)
+    return atencao.scaled_dot_product_attention(Q, K, V, mask=mask, scale=1.0)
 
 
 def comparar_X1_no_lugar(attn, X1, X2):

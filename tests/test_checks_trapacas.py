@@ -126,7 +126,7 @@ def test_respostas_nao_estao_na_pilha(check, fn, capsys):
 # ---------- trocar a referência, a verificação ou o NumPy ----------
 def mask_troca_a_referencia(Q, K, V, mask=None):
     original = atencao.scaled_dot_product_attention
-    aula02.scaled_dot_product_attention = lambda Q, K, V, mask=None, **kw: original(Q, K, V, mask=mask, scale=False)
+    aula02.scaled_dot_product_attention = lambda Q, K, V, mask=None, **kw: original(Q, K, V, mask=mask, scale=1.0)
     s = Q @ K.T  # sem sqrt(d_k): a referência trocada concorda
     A = atencao.softmax(np.where(mask, s, -np.inf) if mask is not None else s)
     return A @ V, A

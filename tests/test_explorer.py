@@ -67,8 +67,21 @@ def test_sem_escala_e_temperatura_baixa_saturam_a_softmax():
     cold = explorer_view(FRASE, mode="multi", head=0, temperature=0.1).shown.max(axis=1).mean()
     hot = explorer_view(FRASE, mode="multi", head=0, temperature=10).shown.max(axis=1).mean()
     assert hot < base < cold
-    unscaled = explorer_view(FRASE, mode="multi", head=0, scale=False)
+    unscaled = explorer_view(FRASE, mode="multi", head=0, sqrt_dk=False)
     assert unscaled.shown.max(axis=1).mean() > base and "SEM ÷√d_k" in unscaled.title
+
+
+@pytest.mark.parametrize("mode, d_k", [("aula1", 16), ("cabeca", 8), ("multi", 4)])
+@pytest.mark.parametrize("sqrt_dk", [True, False])
+def test_temperatura_vira_o_scale_da_atencao(mode, d_k, sqrt_dk):
+    """Os controles viram ``scale = 1 / (temperatura · √d_k)`` (sem √d_k com a caixa desligada), com o d_k do modo."""
+    X = explorer_embeddings(atencao.tokenize(FRASE))
+    scale = 1 / (0.5 * (np.sqrt(d_k) if sqrt_dk else 1.0))
+    layer = {"aula1": lambda X, scale: atencao.scaled_dot_product_attention(X, X, X, scale=scale),
+             "cabeca": atencao.SelfAttention(16, 8, seed=0), "multi": atencao.MultiHeadAttention(16, 4, seed=0)}[mode]
+    _, W = layer(X, scale=scale)
+    v = explorer_view(FRASE, mode=mode, head="todas", sqrt_dk=sqrt_dk, temperature=0.5)
+    np.testing.assert_allclose(v.weights, W.reshape(-1, *W.shape[-2:]), atol=1e-12)
 
 
 def test_top_k_e_consulta():
@@ -128,7 +141,7 @@ def test_mudar_controles_muda_o_estado_e_a_visualizacao(ex):
     np.testing.assert_allclose(ex.view.shown, ex.view.weights[1])
     ex.query.value = 4
     assert "“telhado” olha para…" in ex.view_html.value
-    ex.scale.value = False
+    ex.sqrt_dk.value = False
     ex.temperature.value = 0.2
     assert "SEM ÷√d_k" in ex.view.title and "temperatura 0.2" in ex.view.title
 

@@ -76,6 +76,26 @@ def test_escala_por_cabeca_usa_d_k_e_nao_d_model():
     assert not np.allclose(W, atencao.softmax(scores / np.sqrt(16)), atol=1e-3)
 
 
+@pytest.mark.parametrize("scale", [1.0, 0.2])
+def test_scale_das_camadas_multiplica_as_pontuacoes(scale):
+    X = np.random.default_rng(5).normal(size=(6, 16))
+    mha = MultiHeadAttention(16, 4, seed=3)
+    Q, K = split_heads(X @ mha.W_q, 4), split_heads(X @ mha.W_k, 4)
+    _, W = mha(X, scale=scale)
+    np.testing.assert_allclose(W, atencao.softmax(scale * (Q @ np.swapaxes(K, -1, -2))), atol=1e-12)
+    sa = SelfAttention(16, 8, seed=3)
+    _, W = sa(X, scale=scale)
+    np.testing.assert_allclose(W, atencao.softmax(scale * ((X @ sa.W_q) @ (X @ sa.W_k).T)), atol=1e-12)
+
+
+@pytest.mark.parametrize("layer", [MultiHeadAttention(8, 2), SelfAttention(8, 4)], ids=["multi", "uma"])
+@pytest.mark.parametrize("bad, exc, msg", [(False, TypeError, "scale=1.0 para não escalar"),
+                                           (0.0, ValueError, "`scale`"), (-2, ValueError, "`scale`")])
+def test_scale_ruim_nas_camadas(layer, bad, exc, msg):
+    with pytest.raises(exc, match=msg):
+        layer(np.ones((3, 8)), scale=bad)
+
+
 def test_cross_attention_e_dtypes():
     mha = MultiHeadAttention(8, 2, bias=True, dtype=np.float32)
     q = np.ones((3, 8), dtype=np.float32)

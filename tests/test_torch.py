@@ -132,3 +132,16 @@ def test_convencoes_de_mascara_contra_o_pytorch():
     assert np.all(np.triu(w_t.numpy(), k=1) == 0)
     _, w = MultiHeadAttention.from_torch(module)(q.numpy(), mask=from_torch_mha_mask(blocked), average_weights=True)
     np.testing.assert_allclose(w, w_t.numpy(), atol=1e-12)
+
+
+@pytest.mark.parametrize("scale", [None, 1.0, 0.3, 2.5])
+@pytest.mark.parametrize("causal", [False, True])
+def test_scale_igual_ao_do_pytorch(scale, causal):
+    """``scale`` tem o mesmo sentido que em F.scaled_dot_product_attention: None = 1/sqrt(d_k), senão o fator."""
+    rng = np.random.default_rng(1)
+    q, k, v = (torch.from_numpy(rng.normal(size=(2, 5, 4))) for _ in range(3))
+    mask = atencao.causal_mask(5) if causal else None
+    kw = {} if mask is None else {"attn_mask": torch.from_numpy(to_torch_sdpa_mask(mask))}
+    out_t = torch.nn.functional.scaled_dot_product_attention(q, k, v, scale=scale, **kw)
+    out, _ = atencao.scaled_dot_product_attention(q.numpy(), k.numpy(), v.numpy(), mask=mask, scale=scale)
+    np.testing.assert_allclose(out, out_t.numpy(), atol=1e-12)

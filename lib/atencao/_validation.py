@@ -194,3 +194,142 @@ def batch_shape(**arrays) -> tuple:
     except ValueError:
         shapes = ", ".join(f"{name} {shape_str(a.shape)}" for name, a in arrays.items())
         raise ValueError(f"Os eixos de lote (antes dos dois últimos) não são compatíveis: {shapes}.") from None
+
+
+def check_seed(seed) -> int:
+    """Confere a semente do sorteio dos pesos (um inteiro ≥ 0)."""
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise TypeError(f"`seed` precisa ser um inteiro ≥ 0 (a semente do sorteio); recebido {seed!r}.")
+    return int(seed)
+
+
+def check_positive(value, name: str) -> float:
+    """Confere que ``value`` (``temperature``, ``scale``...) é um número finito > 0 e o devolve como ``float``.
+
+    Raises
+    ------
+    TypeError
+        Se não for um número (texto, lista...).
+    ValueError
+        Se for 0, negativo, ``inf`` ou ``NaN``.
+    """
+    try:
+        if isinstance(value, (str, bytes)):
+            raise TypeError
+        number = float(value)
+    except (TypeError, ValueError):
+        raise TypeError(f"`{name}` precisa ser um número; recebido {value!r}.") from None
+    if not np.isfinite(number) or number <= 0:
+        raise ValueError(f"`{name}` precisa ser um número finito maior que 0; recebido {value!r}.")
+    return number
+
+
+def check_scale(scale) -> float | None:
+    """Confere o fator ``scale`` das pontuações: ``None`` (quer dizer 1/sqrt(d_k)) ou um número finito > 0.
+
+    Raises
+    ------
+    TypeError
+        Se for ``True``/``False`` (a API antiga: ``scale`` agora é o fator, como no PyTorch) ou não for número.
+    ValueError
+        Se for 0, negativo, ``inf`` ou ``NaN``.
+    """
+    if scale is None:
+        return None
+    if isinstance(scale, (bool, np.bool_)):
+        raise TypeError(
+            f"`scale` agora é o fator que multiplica as pontuações Q Kᵀ (como no PyTorch), não True/False; "
+            f"recebido {scale!r}. Use scale=None (o padrão) para dividir por sqrt(d_k) e scale=1.0 para não escalar."
+        )
+    return check_positive(scale, "scale")
+
+
+def check_qkv(Q, K, V, mask=None) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None, np.dtype]:
+    """Valida as entradas de :func:`~atencao.attention.scaled_dot_product_attention`.
+
+    Returns
+    -------
+    Q, K, V : ndarray
+        Em ponto flutuante, no dtype do cálculo (o comum das três; float16 vira float32).
+    allowed : ndarray de bool, forma (..., n_q, n_k), ou None
+        A máscara expandida (broadcast) para a forma das pontuações.
+    out_dtype : dtype
+        O dtype comum das entradas, o da saída.
+
+    Raises
+    ------
+    TypeError, ValueError
+        Como em :func:`as_float_array` e :func:`broadcast_mask`; ``d_k`` de Q e K diferentes, V com
+        número de linhas diferente de K, lotes incompatíveis.
+    """
+    Q, K, V = as_float_array(Q, "Q"), as_float_array(K, "K"), as_float_array(V, "V")
+    if Q.shape[-1] != K.shape[-1]:
+        raise ValueError(
+            f"Q e K precisam ter a mesma dimensão d_k (último eixo): Q tem forma {shape_str(Q.shape)} "
+            f"(d_k={Q.shape[-1]}), K tem forma {shape_str(K.shape)} (d_k={K.shape[-1]})."
+        )
+    if K.shape[-2] != V.shape[-2]:
+        raise ValueError(
+            f"K e V precisam ter o mesmo número de linhas n_k (uma chave por valor): K tem forma "
+            f"{shape_str(K.shape)} (n_k={K.shape[-2]}), V tem forma {shape_str(V.shape)} (n_k={V.shape[-2]})."
+        )
+    batch = batch_shape(Q=Q, K=K, V=V)
+    dtype, out_dtype = compute_dtype(Q, K, V), np.result_type(Q, K, V)
+    Q, K, V = (a.astype(dtype, copy=False) for a in (Q, K, V))
+    allowed = None if mask is None else broadcast_mask(mask, batch + (Q.shape[-2], K.shape[-2]))
+    return Q, K, V, allowed, out_dtype
+
+
+def check_overflow(output: np.ndarray, weights: np.ndarray, Q: np.ndarray, K: np.ndarray, V: np.ndarray) -> None:
+    """Erro claro (em vez de NaN em silêncio) se as pontuações estouraram o limite do dtype do cálculo."""
+    if not (np.isfinite(weights).all() and np.isfinite(output).all()):
+        raise ValueError(
+            f"As pontuações Q Kᵀ estouraram o limite do tipo {Q.dtype} (valores grandes demais em Q, K ou V: "
+            f"maior |valor| = {max(np.abs(a).max() for a in (Q, K, V)):.3g}). Use entradas de escala razoável."
+        )
+
+
+def check_layer_inputs(d_model: int, dtype, mask, query, key=None, value=None,
+                       names=("query", "key", "value")) -> tuple:
+    """Valida as entradas de uma camada de atenção: ``X`` (SelfAttention) ou ``query, key, value`` (multicabeça).
+
+    ``key`` ausente vira ``query`` (self-attention) e ``value`` ausente vira ``key``; ``names`` são os
+    nomes dos argumentos nas mensagens.
+
+    Returns
+    -------
+    q, k, v : ndarray, formas (..., n_q, d_model), (..., n_k, d_model), (..., n_k, d_model)
+        No dtype comum das entradas e de ``dtype`` (o dos pesos).
+    allowed : ndarray de bool, forma (..., n_q, n_k), ou None
+        A máscara expandida (broadcast) para a forma das pontuações de uma cabeça.
+
+    Raises
+    ------
+    ValueError
+        Último eixo diferente de ``d_model``, ``key`` e ``value`` com números de tokens diferentes, lotes
+        incompatíveis, máscara incompatível, ``NaN``/``inf``.
+    TypeError
+        Entradas não numéricas ou máscara não booleana.
+    """
+    q = check_embeddings(query, names[0], d_model)
+    k = q if key is None else check_embeddings(key, names[1], d_model)
+    v = k if value is None else check_embeddings(value, names[2], d_model)
+    if k.shape[-2] != v.shape[-2]:
+        raise ValueError(
+            f"`{names[1]}` e `{names[2]}` precisam ter o mesmo número de tokens n_k: {names[1]} "
+            f"{shape_str(k.shape)}, {names[2]} {shape_str(v.shape)}."
+        )
+    batch = batch_shape(**{names[0]: q, names[1]: k, names[2]: v})
+    allowed = None if mask is None else broadcast_mask(mask, batch + (q.shape[-2], k.shape[-2]))
+    dtype = np.result_type(q, k, v, dtype)
+    return (*(a.astype(dtype, copy=False) for a in (q, k, v)), allowed)
+
+
+def check_embeddings(x, name: str, d_model: int) -> np.ndarray:
+    """``x`` como array (..., n, d_model) de ponto flutuante; erro claro se o último eixo não for ``d_model``."""
+    x = as_float_array(x, name, expected="(..., n, d_model)")
+    if x.shape[-1] != d_model:
+        raise ValueError(
+            f"`{name}` precisa ter forma (..., n, d_model={d_model}); recebida forma {shape_str(x.shape)}."
+        )
+    return x

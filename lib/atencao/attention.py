@@ -8,6 +8,11 @@ Vocabulário de formas usado em toda a biblioteca (o ``...`` inicial são eixos 
 
 Convenção de máscara: veja :mod:`atencao.masks` (``True`` = pode olhar, ``False`` = bloqueado).
 
+Escala das pontuações (argumento ``scale``, o mesmo de ``torch.nn.functional.scaled_dot_product_attention``):
+``scale`` é o fator que **multiplica** ``Q Kᵀ`` antes da softmax. ``scale=None`` (o padrão) quer dizer
+``1 / sqrt(d_k)``, a atenção do artigo; ``scale=1.0`` não escala (para ver a softmax saturar); qualquer
+outro número finito > 0 vale como está. Uma "temperatura" ``T`` (como no explorador) é ``scale = 1 / (T·sqrt(d_k))``.
+
 Fontes: Vaswani et al. (2017), seção 3.2.1; Módulo 6, Aula 1 (``02-codigo``) e Aula 2 (``02-codigo``).
 """
 
@@ -15,9 +20,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validation import as_float_array, batch_shape, broadcast_mask, compute_dtype, shape_str
+from ._validation import as_float_array, check_overflow, check_qkv, check_scale, shape_str
 
-__all__ = ["softmax", "scaled_dot_product_attention", "self_attention", "attend", "softmax_"]
+__all__ = ["softmax", "scaled_dot_product_attention", "self_attention"]  # attend, softmax_: internos
 
 
 def softmax(z, axis: int = -1) -> np.ndarray:
@@ -73,8 +78,8 @@ def softmax_(z: np.ndarray, axis: int = -1) -> np.ndarray:
     return z
 
 
-def scaled_dot_product_attention(Q, K, V, mask=None, scale: bool = True, temperature: float = 1.0):
-    """Atenção por produto escalar escalado: ``softmax(Q Kᵀ / sqrt(d_k)) V``.
+def scaled_dot_product_attention(Q, K, V, mask=None, scale: float | None = None):
+    """Atenção por produto escalar escalado: ``softmax(scale · Q Kᵀ) V``, por padrão ``scale = 1 / sqrt(d_k)``.
 
     Parameters
     ----------
@@ -89,11 +94,11 @@ def scaled_dot_product_attention(Q, K, V, mask=None, scale: bool = True, tempera
         bloqueadas recebem ``-inf`` antes da softmax, ou seja, peso 0. Uma linha com todas as
         chaves bloqueadas devolve pesos 0 e saída 0 (sem NaN, sem aviso); as demais linhas ficam
         idênticas ao cálculo sem máscara.
-    scale : bool
-        Se ``False``, não divide por ``sqrt(d_k)`` (só para experimentos sobre a saturação da softmax).
-    temperature : float
-        As pontuações também são divididas por ``temperature`` (padrão 1, sem efeito): abaixo de 1 a
-        softmax fica mais "decidida", acima de 1 mais uniforme (usada no explorador interativo).
+    scale : float ou None
+        Fator que multiplica as pontuações ``Q Kᵀ``, como o ``scale`` de
+        ``torch.nn.functional.scaled_dot_product_attention``. ``None`` (padrão) = ``1 / sqrt(d_k)``, a
+        atenção do artigo; ``1.0`` = sem escala (experimentos sobre a saturação da softmax); um fator
+        menor deixa a softmax mais uniforme, um maior a deixa mais "decidida".
 
     Returns
     -------
@@ -108,68 +113,34 @@ def scaled_dot_product_attention(Q, K, V, mask=None, scale: bool = True, tempera
     ------
     ValueError
         Formas incompatíveis (``d_k`` de Q e K diferentes, V com número de linhas diferente de K,
-        lotes incompatíveis), entrada 1-D ou vazia, ``NaN``/``inf``, máscara não compatível.
+        lotes incompatíveis), entrada 1-D ou vazia, ``NaN``/``inf``, máscara não compatível,
+        ``scale`` que não seja um número finito > 0, pontuações que estouram o dtype.
     TypeError
-        Entrada não numérica ou máscara não booleana.
-    ValueError
-        ``temperature`` que não seja um número finito > 0.
+        Entrada não numérica, máscara não booleana, ``scale`` que não seja número (``True``/``False``
+        é a API antiga: use ``scale=None`` para dividir por sqrt(d_k) e ``scale=1.0`` para não escalar).
 
     Fonte: Vaswani et al. (2017), eq. (1); Módulo 6, Aula 1 (``01-teoria``, ``02-codigo``) e Aula 2
     (``02-codigo``, passo 2).
     """
-    Q = as_float_array(Q, "Q")
-    K = as_float_array(K, "K")
-    V = as_float_array(V, "V")
-    if Q.shape[-1] != K.shape[-1]:
-        raise ValueError(
-            f"Q e K precisam ter a mesma dimensão d_k (último eixo): Q tem forma {shape_str(Q.shape)} "
-            f"(d_k={Q.shape[-1]}), K tem forma {shape_str(K.shape)} (d_k={K.shape[-1]})."
-        )
-    if K.shape[-2] != V.shape[-2]:
-        raise ValueError(
-            f"K e V precisam ter o mesmo número de linhas n_k (uma chave por valor): K tem forma "
-            f"{shape_str(K.shape)} (n_k={K.shape[-2]}), V tem forma {shape_str(V.shape)} (n_k={V.shape[-2]})."
-        )
-    batch = batch_shape(Q=Q, K=K, V=V)
-    temperature = check_temperature(temperature)
-    if not isinstance(scale, (bool, np.bool_)):
-        raise TypeError(f"`scale` precisa ser True ou False; recebido {scale!r}.")
-    dtype = compute_dtype(Q, K, V)
-    out_dtype = np.result_type(Q, K, V)
-    Q, K, V = (a.astype(dtype, copy=False) for a in (Q, K, V))
-    allowed = None if mask is None else broadcast_mask(mask, batch + (Q.shape[-2], K.shape[-2]))
-    with np.errstate(over="ignore", invalid="ignore"):
-        output, weights = attend(Q, K, V, allowed, scale, temperature)
-    if not (np.isfinite(weights).all() and np.isfinite(output).all()):
-        raise ValueError(
-            f"As pontuações Q Kᵀ estouraram o limite do tipo {dtype} (valores grandes demais em Q, K ou V: "
-            f"maior |valor| = {max(np.abs(a).max() for a in (Q, K, V)):.3g}). Use entradas de escala razoável."
-        )
+    Q, K, V, allowed, out_dtype = check_qkv(Q, K, V, mask)
+    scale = check_scale(scale)
+    with np.errstate(over="ignore", invalid="ignore"):  # um estouro vira a mensagem de check_overflow
+        output, weights = attend(Q, K, V, allowed, scale)
+    check_overflow(output, weights, Q, K, V)
     return output.astype(out_dtype, copy=False), weights.astype(out_dtype, copy=False)
 
 
-def check_temperature(temperature) -> float:
-    """Confere que a temperatura é um número finito > 0."""
-    try:
-        t = float(temperature)
-    except (TypeError, ValueError):
-        raise TypeError(f"`temperature` precisa ser um número; recebido {temperature!r}.") from None
-    if not np.isfinite(t) or t <= 0:
-        raise ValueError(f"`temperature` precisa ser um número finito maior que 0; recebido {temperature!r}.")
-    return t
-
-
 def attend(Q: np.ndarray, K: np.ndarray, V: np.ndarray, allowed: np.ndarray | None = None,
-           scale: bool = True, temperature: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
+           scale: float | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Núcleo de :func:`scaled_dot_product_attention`, **sem validação** (uso interno).
 
     Recebe arrays de ponto flutuante já conferidos: ``Q`` (..., n_q, d_k), ``K`` (..., n_k, d_k),
-    ``V`` (..., n_k, d_v) e ``allowed`` booleana (..., n_q, n_k) ou ``None``. Devolve
-    ``(output, weights)``. É o mesmo cálculo usado por :class:`~atencao.multihead.MultiHeadAttention`.
+    ``V`` (..., n_k, d_v), ``allowed`` booleana (..., n_q, n_k) ou ``None``, e ``scale`` já conferido
+    (``None`` = ``1 / sqrt(d_k)``). Devolve ``(output, weights)``. É o mesmo cálculo usado por
+    :class:`~atencao.multihead.MultiHeadAttention`.
     """
-    d_k = Q.shape[-1]
-    factor = (1.0 / np.sqrt(d_k) if scale else 1.0) / temperature
-    if factor != 1.0:  # (Q / sqrt(d_k)) Kᵀ = Q Kᵀ / sqrt(d_k), mas Q tem n_q·d_k números e Q Kᵀ tem n_q·n_k
+    factor = 1.0 / np.sqrt(Q.shape[-1]) if scale is None else scale
+    if factor != 1.0:  # (scale · Q) Kᵀ = scale · Q Kᵀ, mas Q tem n_q·d_k números e Q Kᵀ tem n_q·n_k
         Q = Q * Q.dtype.type(factor)
     scores = Q @ np.swapaxes(K, -1, -2)  # (..., n_q, n_k)
     if allowed is not None:  # bloqueado -> -inf -> peso 0

@@ -33,7 +33,7 @@ class AttentionExplorer(ExplorerWidget):
     mode : {"aula1", "cabeca", "multi"}
         Modo inicial.
     **kwargs
-        Outros valores iniciais de :func:`explorer_view` (``causal``, ``scale``, ``temperature``,
+        Outros valores iniciais de :func:`explorer_view` (``causal``, ``sqrt_dk``, ``temperature``,
         ``head``, ``query``, ``top_k``, ``n_heads``, ``d_model``, ``seed``).
 
     Raises
@@ -67,8 +67,8 @@ class AttentionExplorer(ExplorerWidget):
         self.head = widgets.Dropdown(description="Cabeça:", style=style, layout=widgets.Layout(width="170px"))
         self.causal = widgets.Checkbox(value=s["causal"], description="máscara causal", indent=False,
                                  layout=widgets.Layout(width="auto", margin="2px 14px 2px 8px"))
-        self.scale = widgets.Checkbox(value=s["scale"], description="dividir por √d_k", indent=False,
-                                layout=widgets.Layout(width="auto", margin="2px 14px 2px 2px"))
+        self.sqrt_dk = widgets.Checkbox(value=s["sqrt_dk"], description="dividir por √d_k", indent=False,
+                                  layout=widgets.Layout(width="auto", margin="2px 14px 2px 2px"))
         self.temperature = widgets.FloatLogSlider(value=s["temperature"], base=10, min=-1, max=1, step=0.05,
                                             description="Temperatura:", continuous_update=False, style=style,
                                             layout=widgets.Layout(width="330px"))
@@ -77,11 +77,11 @@ class AttentionExplorer(ExplorerWidget):
         self._assemble([
             _row(self.sentence, self.query),
             self.mode,
-            _row(self.head, self.causal, self.scale, self.temperature, self.top_k),
+            _row(self.head, self.causal, self.sqrt_dk, self.temperature, self.top_k),
         ])
 
     def _controls(self) -> dict:
-        return dict(sentence=self.sentence, mode=self.mode, causal=self.causal, scale=self.scale,
+        return dict(sentence=self.sentence, mode=self.mode, causal=self.causal, sqrt_dk=self.sqrt_dk,
                     temperature=self.temperature, head=self.head, query=self.query, top_k=self.top_k)
 
     def _compute(self, settings: dict, owner) -> ExplorerView:

@@ -18,9 +18,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validation import as_float_array, batch_shape, broadcast_mask, check_dim, shape_str, tensor_to_numpy
-from .attention import attend, check_temperature
-from .projections import check_seed, xavier_normal
+from ._validation import (
+    as_float_array,
+    check_dim,
+    check_layer_inputs,
+    check_scale,
+    check_seed,
+    shape_str,
+    tensor_to_numpy,
+)
+from ._weights import project, xavier_normal
+from .attention import attend
 
 __all__ = ["MultiHeadAttention", "split_heads", "merge_heads"]
 
@@ -100,24 +108,13 @@ class MultiHeadAttention:
         return (f"MultiHeadAttention(d_model={self.d_model}, n_heads={self.n_heads}, d_k={self.d_k}, "
                 f"bias={self.bias}, {origin})")
 
-    def _input(self, x, name: str) -> np.ndarray:
-        x = as_float_array(x, name, expected="(..., n, d_model)")
-        if x.shape[-1] != self.d_model:
-            raise ValueError(
-                f"`{name}` precisa ter forma (..., n, d_model={self.d_model}); recebida forma {shape_str(x.shape)}."
-            )
-        return x
-
-    @staticmethod
-    def _project(x: np.ndarray, W: np.ndarray, b: np.ndarray | None) -> np.ndarray:
-        y = x.reshape(-1, x.shape[-1]) @ W  # uma única multiplicação de matrizes para todo o lote
-        if b is not None:
-            y += b
-        return y.reshape(*x.shape[:-1], W.shape[1])
+    def _heads(self, x: np.ndarray, W: np.ndarray, b: np.ndarray | None) -> np.ndarray:
+        """(..., n, d_model) → (..., n_heads, n, d_k): a projeção ``x @ W + b`` dividida em cabeças."""
+        return split_heads(project(x, W, b), self.n_heads)
 
     def forward(self, query, key=None, value=None, mask=None, average_weights: bool = False,
-                scale: bool = True, temperature: float = 1.0):
-        """Calcula a atenção multicabeça.
+                scale: float | None = None):
+        """Calcula a atenção multicabeça: ``concat(cabeças) W_o``, cada cabeça ``softmax(scale · Q Kᵀ) V``.
 
         Parameters
         ----------
@@ -130,9 +127,10 @@ class MultiHeadAttention:
             ``padding_mask(lengths)``.
         average_weights : bool
             Se ``True``, devolve os pesos já com a média das cabeças, como o padrão do PyTorch.
-        scale, temperature
-            Como em :func:`~atencao.attention.scaled_dot_product_attention` (experimentos; o padrão
-            é a atenção do artigo).
+        scale : float ou None
+            Fator das pontuações de cada cabeça, como em
+            :func:`~atencao.attention.scaled_dot_product_attention` (``None``, o padrão, =
+            ``1 / sqrt(d_k)`` com o ``d_k`` da cabeça; ``1.0`` = sem escala).
 
         Returns
         -------
@@ -144,35 +142,20 @@ class MultiHeadAttention:
         ------
         ValueError
             Último eixo diferente de ``d_model``, ``key``/``value`` com números de tokens diferentes,
-            lotes incompatíveis, máscara com forma incompatível, ``NaN``/``inf``.
+            lotes incompatíveis, máscara com forma incompatível, ``NaN``/``inf``, ``scale`` ≤ 0.
         TypeError
-            Entradas não numéricas ou máscara não booleana.
+            Entradas não numéricas, máscara não booleana ou ``scale`` que não seja número (ou seja bool).
         """
-        q = self._input(query, "query")
-        k = q if key is None else self._input(key, "key")
-        v = k if value is None else self._input(value, "value")
-        if k.shape[-2] != v.shape[-2]:
-            raise ValueError(
-                f"`key` e `value` precisam ter o mesmo número de tokens n_k: key {shape_str(k.shape)}, "
-                f"value {shape_str(v.shape)}."
-            )
-        batch = batch_shape(query=q, key=k, value=v)
-        dtype = np.result_type(q, k, v, self.W_q)
-        n_q, n_k = q.shape[-2], k.shape[-2]
-        allowed = None
-        if mask is not None:  # (..., n_q, n_k) -> (..., 1, n_q, n_k): a mesma máscara em toda cabeça
-            allowed = broadcast_mask(mask, batch + (n_q, n_k))[..., None, :, :]
-
-        Q = split_heads(self._project(q.astype(dtype, copy=False), self.W_q, self.b_q), self.n_heads)
-        K = split_heads(self._project(k.astype(dtype, copy=False), self.W_k, self.b_k), self.n_heads)
-        V = split_heads(self._project(v.astype(dtype, copy=False), self.W_v, self.b_v), self.n_heads)
-        # Q: (..., n_heads, n_q, d_k)   K, V: (..., n_heads, n_k, d_k)
+        q, k, v, allowed = check_layer_inputs(self.d_model, self.W_q.dtype, mask, query, key, value)
+        if allowed is not None:  # (..., n_q, n_k) -> (..., 1, n_q, n_k): a mesma máscara em toda cabeça
+            allowed = allowed[..., None, :, :]
+        Q = self._heads(q, self.W_q, self.b_q)  # (..., n_heads, n_q, d_k)
+        K = self._heads(k, self.W_k, self.b_k)  # (..., n_heads, n_k, d_k)
+        V = self._heads(v, self.W_v, self.b_v)  # (..., n_heads, n_k, d_k)
         # heads: (..., n_heads, n_q, d_k)   weights: (..., n_heads, n_q, n_k)
-        heads, weights = attend(Q, K, V, allowed, scale, check_temperature(temperature))
-        output = self._project(merge_heads(heads), self.W_o, self.b_o)  # (..., n_q, d_model)
-        if average_weights:
-            weights = weights.mean(axis=-3)  # (..., n_q, n_k)
-        return output, weights
+        heads, weights = attend(Q, K, V, allowed, check_scale(scale))
+        output = project(merge_heads(heads), self.W_o, self.b_o)  # (..., n_q, d_model)
+        return output, (weights.mean(axis=-3) if average_weights else weights)  # média: (..., n_q, n_k)
 
     __call__ = forward
 

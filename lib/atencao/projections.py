@@ -7,25 +7,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validation import as_float_array, check_dim, shape_str
+from ._validation import check_dim, check_layer_inputs, check_seed
+from ._weights import xavier_normal
 from .attention import scaled_dot_product_attention
 
-__all__ = ["SelfAttention"]  # check_seed e xavier_normal: internos (multihead.py também os usa)
-
-
-def check_seed(seed):
-    """Confere a semente do sorteio dos pesos (um inteiro ≥ 0)."""
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise TypeError(f"`seed` precisa ser um inteiro ≥ 0 (a semente do sorteio); recebido {seed!r}.")
-    return int(seed)
-
-
-def xavier_normal(rng: np.random.Generator, fan_in: int, fan_out: int, dtype=np.float64) -> np.ndarray:
-    """Matriz (fan_in, fan_out) normal com desvio ``sqrt(2 / (fan_in + fan_out))`` (Glorot e Bengio, 2010).
-
-    Mantém a variância dos sinais parecida na ida e na volta, para a atenção não começar saturada.
-    """
-    return rng.normal(0.0, np.sqrt(2.0 / (fan_in + fan_out)), (fan_in, fan_out)).astype(dtype)
+__all__ = ["SelfAttention"]
 
 
 class SelfAttention:
@@ -72,16 +58,16 @@ class SelfAttention:
     def __repr__(self) -> str:
         return f"SelfAttention(d_model={self.d_model}, d_k={self.d_k}, d_v={self.d_v}, seed={self.seed})"
 
-    def forward(self, X, mask=None, scale: bool = True, temperature: float = 1.0):
-        """Aplica a self-attention a ``X``.
+    def forward(self, X, mask=None, scale: float | None = None):
+        """Aplica a self-attention a ``X``: ``softmax(scale · Q Kᵀ) V`` com ``Q, K, V = X W_q, X W_k, X W_v``.
 
         Parameters
         ----------
         X : array_like, forma (..., n, d_model)
         mask : array_like de bool, opcional, compatível com (..., n, n); ``True`` = pode olhar.
-        scale, temperature
-            Como em :func:`~atencao.attention.scaled_dot_product_attention` (experimentos; o padrão
-            é a atenção do artigo).
+        scale : float ou None
+            Fator das pontuações, como em :func:`~atencao.attention.scaled_dot_product_attention`
+            (``None``, o padrão, = ``1 / sqrt(d_k)``, a atenção do artigo; ``1.0`` = sem escala).
 
         Returns
         -------
@@ -95,14 +81,8 @@ class SelfAttention:
             Se o último eixo de ``X`` não for ``d_model`` (e os erros de
             :func:`~atencao.attention.scaled_dot_product_attention`).
         """
-        X = as_float_array(X, "X", expected="(..., n, d_model)")
-        if X.shape[-1] != self.d_model:
-            raise ValueError(
-                f"`X` precisa ter forma (..., n, d_model={self.d_model}); recebida forma {shape_str(X.shape)}."
-            )
-        Q = X @ self.W_q  # (..., n, d_k)
-        K = X @ self.W_k  # (..., n, d_k)
-        V = X @ self.W_v  # (..., n, d_v)
-        return scaled_dot_product_attention(Q, K, V, mask=mask, scale=scale, temperature=temperature)
+        # X faz os três papéis (consulta, chave e valor); a máscara é conferida contra (..., n, n)
+        X, _, _, allowed = check_layer_inputs(self.d_model, self.W_q.dtype, mask, X, names=("X",) * 3)
+        return scaled_dot_product_attention(X @ self.W_q, X @ self.W_k, X @ self.W_v, mask=allowed, scale=scale)
 
     __call__ = forward

@@ -22,8 +22,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._validation import check_dim, nfc
-from .attention import check_temperature, scaled_dot_product_attention
+from ._validation import check_dim, check_positive, nfc
+from .attention import scaled_dot_product_attention
 from .embeddings import FEATURES, HAND_MADE_VECTORS, VECTOR_SCALE, tokenize, word_vector
 from .masks import causal_mask
 from .multihead import MultiHeadAttention
@@ -122,7 +122,7 @@ def _check_query(query, n: int) -> None:
         raise ValueError(f"`query` precisa ser um índice de 0 a {n - 1} (a frase tem {n} tokens); recebido {query!r}.")
 
 
-def explorer_view(sentence: str, mode: str = "aula1", causal: bool = False, scale: bool = True,
+def explorer_view(sentence: str, mode: str = "aula1", causal: bool = False, sqrt_dk: bool = True,
                   temperature: float = 1.0, head="media", query: int = 0, top_k: int = 3, n_heads: int = 4,
                   d_model: int = 16, seed: int = 0) -> ExplorerView:
     """Calcula o estado do explorador das Aulas 1 e 2 (a função por trás de todos os controles).
@@ -135,10 +135,11 @@ def explorer_view(sentence: str, mode: str = "aula1", causal: bool = False, scal
         Sem projeções (Q = K = V = X); uma cabeça com W_q, W_k, W_v; ou ``n_heads`` cabeças.
     causal : bool
         Aplica :func:`atencao.causal_mask` (cada token só olha para si e para os anteriores).
-    scale : bool
-        Divide as pontuações por sqrt(d_k) (desligue para ver a softmax saturar).
+    sqrt_dk : bool
+        A caixa "dividir por √d_k": divide as pontuações por sqrt(d_k) (desligue para ver a softmax saturar).
     temperature : float
-        Divide as pontuações (0.1 a 10 no controle deslizante).
+        Divide as pontuações (0.1 a 10 no controle deslizante). Os dois controles viram o ``scale`` da
+        atenção num lugar só: ``scale = 1 / (temperature · sqrt(d_k))`` (ou ``1 / temperature`` sem a divisão).
     head : int, "media" ou "todas"
         No modo multicabeça: uma cabeça, a média das cabeças, ou todas lado a lado.
     query : int
@@ -156,6 +157,8 @@ def explorer_view(sentence: str, mode: str = "aula1", causal: bool = False, scal
     ------
     ValueError
         Frase sem palavras, modo ou cabeça inexistentes, consulta fora da frase, temperatura ≤ 0.
+    TypeError
+        ``temperature`` que não seja número, ``sqrt_dk`` que não seja ``True``/``False``.
 
     Fonte: Módulo 6, Aula 1 (``04-projeto``) e Aula 2 (``05-projeto``).
     """
@@ -164,21 +167,27 @@ def explorer_view(sentence: str, mode: str = "aula1", causal: bool = False, scal
     tokens = tokenize(sentence)
     n = len(tokens)
     _check_query(query, n)
-    temperature = check_temperature(temperature)
+    temperature = check_positive(temperature, "temperature")
+    if not isinstance(sqrt_dk, (bool, np.bool_)):
+        raise TypeError(f"`sqrt_dk` precisa ser True ou False; recebido {sqrt_dk!r}.")
     top_k = check_dim(top_k, "top_k")
     X = explorer_embeddings(tokens, d_model, seed)
     mask = causal_mask(n) if causal else None
     if mode == "aula1":
-        out, W = scaled_dot_product_attention(X, X, X, mask=mask, scale=scale, temperature=temperature)
-        W, label = W[None], "sem projeções (Q = K = V = X)"
+        layer, d_k, label = None, d_model, "sem projeções (Q = K = V = X)"
     elif mode == "cabeca":
-        sa = SelfAttention(d_model, d_model // 2, seed=seed)
-        out, W = sa(X, mask=mask, scale=scale, temperature=temperature)
-        W, label = W[None], f"uma cabeça, d_k = {sa.d_k}"
+        layer = SelfAttention(d_model, d_model // 2, seed=seed)
+        d_k, label = layer.d_k, f"uma cabeça, d_k = {layer.d_k}"
     else:
-        mha = MultiHeadAttention(d_model, n_heads, seed=seed)
-        out, W = mha(X, mask=mask, scale=scale, temperature=temperature)
-        label = f"{n_heads} cabeças, d_k = {mha.d_k}"
+        layer = MultiHeadAttention(d_model, n_heads, seed=seed)
+        d_k, label = layer.d_k, f"{n_heads} cabeças, d_k = {layer.d_k}"
+    # os dois controles viram o fator das pontuações aqui, e só aqui: scale = 1 / (temperatura · √d_k)
+    scale = 1.0 / (temperature * (np.sqrt(d_k) if sqrt_dk else 1.0))
+    if layer is None:
+        out, W = scaled_dot_product_attention(X, X, X, mask=mask, scale=scale)
+    else:
+        out, W = layer(X, mask=mask, scale=scale)
+    W = W.reshape(-1, n, n)  # (n_heads, n, n): uma cabeça só, fora do modo multicabeça
     n_h = W.shape[0]
     if mode != "multi" or head == "media":
         shown, head_label = W.mean(axis=0), ("média das cabeças" if mode == "multi" else "")
@@ -192,9 +201,9 @@ def explorer_view(sentence: str, mode: str = "aula1", causal: bool = False, scal
     top = top_tokens(tokens, row, top_k, None if mask is None else mask[query])
     parts = [label] + ([head_label] if head_label else [])
     parts += ["máscara causal"] if causal else []
-    parts += [] if scale else ["SEM ÷√d_k"]
+    parts += [] if sqrt_dk else ["SEM ÷√d_k"]
     parts += [f"temperatura {temperature:.2g}"] if temperature != 1 else []
-    settings = dict(sentence=sentence, mode=mode, causal=causal, scale=scale, temperature=temperature, head=head,
+    settings = dict(sentence=sentence, mode=mode, causal=causal, sqrt_dk=sqrt_dk, temperature=temperature, head=head,
                     query=query, top_k=top_k, n_heads=n_heads, d_model=d_model, seed=seed)
     return ExplorerView(tokens, W, shown, query, row, top, out[query], " · ".join(parts), mask, settings)
 
