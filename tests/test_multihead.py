@@ -119,3 +119,11 @@ def test_multi_cabeca_entradas_ruins(kwargs, call, exc, msg):
     with pytest.raises(exc, match=msg):
         m = MultiHeadAttention(**kwargs)
         call(m)
+
+
+def test_entradas_enormes_dao_erro_claro_e_nao_nan():
+    """Pontuações que estouram o float32 viram a mensagem em português, não NaN com um aviso do NumPy."""
+    mha = MultiHeadAttention(8, 2, seed=0, dtype=np.float32)
+    X = np.full((3, 8), 1e20, dtype=np.float32)
+    with pytest.raises(ValueError, match="estouraram o limite do tipo float32"):
+        mha(X)

@@ -22,6 +22,7 @@ from ._validation import (
     as_float_array,
     check_dim,
     check_layer_inputs,
+    check_overflow,
     check_scale,
     check_seed,
     shape_str,
@@ -142,7 +143,8 @@ class MultiHeadAttention:
         ------
         ValueError
             Último eixo diferente de ``d_model``, ``key``/``value`` com números de tokens diferentes,
-            lotes incompatíveis, máscara com forma incompatível, ``NaN``/``inf``, ``scale`` ≤ 0.
+            lotes incompatíveis, máscara com forma incompatível, ``NaN``/``inf``, ``scale`` ≤ 0, pontuações
+            que estouram o limite do dtype (entradas grandes demais).
         TypeError
             Entradas não numéricas, máscara não booleana ou ``scale`` que não seja número (ou seja bool).
         """
@@ -153,8 +155,10 @@ class MultiHeadAttention:
         K = self._heads(k, self.W_k, self.b_k)  # (..., n_heads, n_k, d_k)
         V = self._heads(v, self.W_v, self.b_v)  # (..., n_heads, n_k, d_k)
         # heads: (..., n_heads, n_q, d_k)   weights: (..., n_heads, n_q, n_k)
-        heads, weights = attend(Q, K, V, allowed, check_scale(scale))
-        output = project(merge_heads(heads), self.W_o, self.b_o)  # (..., n_q, d_model)
+        with np.errstate(over="ignore", invalid="ignore"):  # um estouro vira a mensagem de check_overflow
+            heads, weights = attend(Q, K, V, allowed, check_scale(scale))
+            output = project(merge_heads(heads), self.W_o, self.b_o)  # (..., n_q, d_model)
+        check_overflow(output, weights, Q, K, V)
         return output, (weights.mean(axis=-3) if average_weights else weights)  # média: (..., n_q, n_k)
 
     __call__ = forward
