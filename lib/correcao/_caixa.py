@@ -26,6 +26,9 @@ def preparar() -> dict:
     return pedido
 
 
+LIMITE_ARQUIVO_MIB = 256  # o maior arquivo que o código do aluno pode gravar na caixa
+
+
 def limitar() -> None:
     """Aplica os limites de ``CORRECAO_LIMITES`` e, como root, troca para o uid ``CORRECAO_UID``."""
     sys.modules["rfc3987_syntax"] = None  # type: ignore[assignment]
@@ -33,7 +36,8 @@ def limitar() -> None:
     resource.setrlimit(resource.RLIMIT_AS, (mem * 2**20, mem * 2**20))
     resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 5))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-    resource.setrlimit(resource.RLIMIT_FSIZE, (256 * 2**20, 256 * 2**20))  # nenhum arquivo acima de 256 MiB
+    arquivo = LIMITE_ARQUIVO_MIB * 2**20
+    resource.setrlimit(resource.RLIMIT_FSIZE, (arquivo, arquivo))  # nenhum arquivo acima do limite
     uid = os.environ.pop("CORRECAO_UID", None)
     if uid is not None and os.geteuid() == 0:
         os.setgroups([])

@@ -1,0 +1,131 @@
+"""Cada tempo e cada tamanho do README tem a sua fonte aqui, ao lado dele.
+
+Duas espécies de número:
+
+- **medidas** (instalação, ``make lab``, testes, modelo, explorador, correção): os valores medidos ficam
+  na tabela, com a máquina, o dia e de onde vieram (uma linha do ``make bench`` ou um passo do ``.ci/run``
+  cujo tempo a CI registra). O README diz a faixa (do menor ao maior valor), escrita a partir deles: mudou
+  a medida, o teste exige o README novo; mudou o README, o teste exige a medida;
+- **limites do código** (memória, tempo por célula, tamanho de arquivo...): o número do README é o do código.
+
+Um tempo ou tamanho no README que não esteja aqui faz o teste falhar.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+MAQUINA = "2 núcleos, 24 GiB, sem GPU, Python 3.11"
+
+
+@dataclass(frozen=True)
+class Medida:
+    """Uma medida do README: ``valores`` (na ``unidade``) e a ``fonte``: ``bench:<início da linha impressa
+    pelo make bench>`` ou ``ci:<comando que o .ci/run cronometra>`` ou ``arquivo:<o que foi medido>``."""
+
+    nome: str
+    valores: tuple
+    unidade: str
+    fonte: str
+    quando: str
+
+
+def _num(x: float, casas: int) -> str:
+    return f"{x:.{casas}f}".replace(".", ",")
+
+
+def escrever(v: float, unidade: str) -> str:
+    """Um valor como o README o escreve: ``2 min 20 s``, ``45 s``, ``3,2 s``, ``60 ms``, ``190 MB``."""
+    if unidade == "s":
+        if v >= 60:
+            m, s = divmod(round(v), 60)
+            return f"{m} min {s} s" if s else f"{m} min"
+        return f"{_num(v, 1)} s" if v < 10 else f"{v:.0f} s"
+    if unidade == "ms":
+        return f"{_num(v, 1)} ms" if v < 10 else f"{v:.0f} ms"
+    return f"{v:.0f} {unidade}"
+
+
+def faixa(m: Medida) -> str:
+    """``de A a B`` (os valores medidos, do menor ao maior), ou só ``A`` se os dois se escrevem igual."""
+    lo, hi = escrever(min(m.valores), m.unidade), escrever(max(m.valores), m.unidade)
+    return lo if lo == hi else f"de {lo} a {hi}"
+
+
+MEDIDAS = [
+    Medida("pacote do PyTorch de CPU", (191_794_682 / 1e6,), "MB",
+           "arquivo:torch-2.13.0+cpu-cp311-cp311-manylinux_2_28_x86_64.whl (191.794.682 bytes)", "2026-11-29"),
+]
+
+# O número do README -> de onde ele vem no código (valor conferido abaixo).
+LIMITES = {
+    "2 GiB": "correcao.motor.grade_class(memoria_mb=2048)",
+    "256 MiB": "correcao._caixa.LIMITE_ARQUIVO_MIB",
+    "(256)": "correcao.isolamento.Limites.processos",
+    "30 s": "correcao.motor.grade_class(cell_timeout=30)",
+    "180 s": "correcao.motor.grade_class(notebook_timeout=180)",
+    "50 MB": "correcao.entregas.LIMITE_BYTES",
+    "13 GB": "tests/turma_exemplo/gerar.py: MEMORIA (o pedido do aluno dano-memoria)",
+}
+
+NUMERO = re.compile(r"\(?\d+(?:[.,]\d+)?\)?\s?(?:min|ms|s|MB|GB|GiB|MiB|KB|h)\b")
+
+
+def _trechos_cobertos() -> list[tuple[int, int]]:
+    spans = []
+    for texto in [faixa(m) for m in MEDIDAS] + list(LIMITES):
+        spans += [(x.start(), x.end()) for x in re.finditer(re.escape(texto), README)]
+    return spans
+
+
+def test_todo_tempo_e_tamanho_do_readme_tem_fonte():
+    cobertos = _trechos_cobertos()
+    sem_fonte = [README[max(0, x.start() - 30):x.end()].replace("\n", " ") for x in NUMERO.finditer(README)
+                 if not any(a <= x.start() and x.end() <= b for a, b in cobertos)]
+    assert not sem_fonte, f"números do README sem medida nem limite em {Path(__file__).name}: {sem_fonte}"
+
+
+@pytest.mark.parametrize("m", MEDIDAS, ids=lambda m: m.nome)
+def test_cada_medida_aparece_no_readme_como_a_faixa_medida(m):
+    assert len(m.valores) >= 1 and m.quando
+    assert faixa(m) in README, f"o README deveria dizer “{faixa(m)}” ({m.nome}; fonte: {m.fonte})"
+    espécie, _, o_que = m.fonte.partition(":")
+    if espécie == "bench":  # a linha existe no make bench
+        assert o_que in (ROOT / "scripts" / "bench.py").read_text(encoding="utf-8"), m.fonte
+    elif espécie == "ci":  # o passo é cronometrado pelo .ci/run
+        assert f"time {o_que}" in (ROOT / ".ci" / "run").read_text(encoding="utf-8"), m.fonte
+    else:
+        assert espécie == "arquivo" and o_que, m.fonte
+
+
+def test_medidas_de_tempo_dizem_a_maquina():
+    if any(m.unidade in {"s", "ms"} for m in MEDIDAS):
+        assert MAQUINA in README
+
+
+def test_limites_do_readme_sao_os_do_codigo():
+    import inspect
+
+    from correcao import _caixa, entregas, isolamento, motor
+
+    padrao = inspect.signature(motor.grade_class).parameters
+    assert padrao["memoria_mb"].default == 2048
+    assert padrao["cell_timeout"].default == 30 and padrao["notebook_timeout"].default == 180
+    assert _caixa.LIMITE_ARQUIVO_MIB == 256 and isolamento.Limites.processos == 256
+    assert entregas.LIMITE_BYTES == 50 * 2**20
+    assert "13 * 2**30" in (ROOT / "tests" / "turma_exemplo" / "gerar.py").read_text(encoding="utf-8")
+    for texto in LIMITES:
+        assert texto in README, texto
+
+
+def test_escrita_das_faixas():
+    assert escrever(140.0, "s") == "2 min 20 s" and escrever(120.2, "s") == "2 min"
+    assert escrever(3.24, "s") == "3,2 s" and escrever(45.4, "s") == "45 s" and escrever(0.84, "s") == "0,8 s"
+    assert faixa(Medida("x", (140.0, 147.8), "s", "ci:make instalar", "hoje")) == "de 2 min 20 s a 2 min 28 s"
+    assert faixa(Medida("x", (3.21, 3.24), "s", "ci:make instalar", "hoje")) == "3,2 s"
