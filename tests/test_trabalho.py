@@ -26,7 +26,7 @@ def test_copia_o_que_falta_e_nao_sobrescreve(tmp_path, monkeypatch):
 
 def test_trabalho_fora_do_git_e_do_pytest():
     assert "trabalho/" in (ROOT / ".gitignore").read_text().splitlines()
-    assert "trabalho/00-comece-aqui.ipynb" in (ROOT / "Makefile").read_text()
+    assert "trabalho/00-comece-aqui.ipynb" in (ROOT / "curso.py").read_text(encoding="utf-8")  # make lab abre lá
 
 
 def test_curso_ja_aberto_diz_o_endereco_em_vez_de_abrir_outro(monkeypatch, capsys):

