@@ -231,11 +231,17 @@ def lab(ex: Execucao, opcoes) -> int:
 
     O aluno escreve em ``trabalho/`` (cópia de ``notebooks/``, ignorada pelo git): nada do que ele faz é apagado
     por ``git pull``, pelos testes ou pela regeneração dos notebooks de aluno."""
-    codigo = instalar(ex)
-    if codigo:
-        return codigo
-    py, porta = python_do_venv(), opcoes.porta
-    codigo = ex.rodar([py, ROOT / "scripts" / "preparar_trabalho.py", "--porta", str(porta)], eco=False)
+    if getattr(opcoes, "neste_ambiente", False):
+        # conda/mamba (ou outro ambiente já instalado): o Python que roda este script, sem criar .venv; as
+        # configurações do curso são aplicadas a ele (o passo que o instalar faz no .venv)
+        py, extra = Path(sys.executable), ["--configurar"]
+    else:
+        codigo = instalar(ex)
+        if codigo:
+            return codigo
+        py, extra = python_do_venv(), []
+    porta = opcoes.porta
+    codigo = ex.rodar([py, ROOT / "scripts" / "preparar_trabalho.py", "--porta", str(porta), *extra], eco=False)
     if codigo:  # o curso já está aberto ou a porta está ocupada: o script disse o que fazer
         return codigo
     raiz = ["--allow-root"] if getattr(os, "geteuid", lambda: None)() == 0 else []
@@ -346,7 +352,7 @@ def _caminho(texto: str) -> Path:
 # nome: (função, como chamar com make, como chamar com o curso.py, o que faz)
 COMANDOS = {
     "ajuda": (None, "ajuda", "ajuda", "esta lista"),
-    "lab": (lab, "lab [PORT=8890]", "lab [--porta 8890]",
+    "lab": (lab, "lab [PORT=8890]", "lab [--porta 8890] [--neste-ambiente]",
             "instala (se preciso), prepara trabalho/ e abre o curso no JupyterLab"),
     "instalar": (instalar, "instalar", "instalar", "só cria .venv e instala (sem abrir o JupyterLab)"),
     "test": (test, "test", "test", "os testes rápidos: biblioteca, verificações e notebooks com nbval"),
@@ -402,6 +408,8 @@ def _parser() -> argparse.ArgumentParser:
         p = sub.add_parser(nome, help=descricao, description=descricao, parents=[mostrar])
         if nome == "lab":
             p.add_argument("--porta", type=int, default=PORTA, help=f"a porta do JupyterLab (padrão {PORTA})")
+            p.add_argument("--neste-ambiente", action="store_true",
+                           help="usa o Python que roda o curso.py (um ambiente do conda, por exemplo), sem .venv")
         elif nome == "corrigir":
             p.add_argument("entregas", nargs="?", default="", help="pasta ou .zip com <aluno>/<notebook>.ipynb")
             p.add_argument("--saida", default=None, help=f"pasta do resultado (padrão {SAIDA.as_posix()})")

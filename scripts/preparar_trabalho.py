@@ -108,16 +108,18 @@ def antes_de_abrir(porta: int) -> int:
     if abertos:
         info = abertos[0]
         print(f"O curso já está aberto: {info.get('url', '')}lab?token={info.get('token', '')}\n"
-              f"Abra esse endereço no navegador. Para fechar aquele servidor: Ctrl+C no terminal em que ele roda "
-              f"ou `.venv/bin/jupyter server stop {info.get('port')}`; depois rode `make lab` de novo.")
+              f"Abra esse endereço no navegador. Para fechar aquele servidor: Ctrl+C no terminal em que ele roda, "
+              f"ou File > Shut Down no JupyterLab; depois rode `make lab` (sem make: `python3 curso.py lab`) de novo.")
         return 3
     if porta_ocupada(porta):
-        print(f"A porta {porta} está ocupada por outro programa. Use outra: make lab PORT={porta + 2}")
+        print(f"A porta {porta} está ocupada por outro programa. Use outra: make lab PORT={porta + 2} (sem make: "
+              f"python3 curso.py lab --porta {porta + 2})")
         return 3
     if torch_com_cuda():
         print("Aviso: o PyTorch instalado é a versão com CUDA (vários GB); o curso usa só a CPU e funciona assim "
-              "mesmo. Para trocar pela versão de CPU (cerca de 200 MB): .venv/bin/pip install torch==2.13.0 "
-              "--index-url https://download.pytorch.org/whl/cpu")
+              "mesmo. Para trocar pela versão de CPU (cerca de 190 MB): python -m pip install torch==2.13.0 "
+              "--index-url https://download.pytorch.org/whl/cpu (com o Python do ambiente do curso: "
+              f"{sys.executable})")
     return 0
 
 

@@ -192,6 +192,7 @@ def test_test_roda_os_rapidos_e_diz_como_rodar_os_lentos(copia, sem_make):
 
 
 @so_posix
+@pytest.mark.lento  # roda o notebook de verdade, como a correção (make test-lento)
 def test_validar_um_notebook_de_verdade(copia, sem_make):
     out = _curso(sem_make, "validar", str(NOTEBOOK), cwd=copia, MPLBACKEND="Agg")
     assert out.returncode == 1, out.stdout + out.stderr  # ainda há o que resolver: uma resposta, não um erro
@@ -226,6 +227,18 @@ def test_lab_abre_o_jupyterlab_e_sai_limpo_no_ctrl_c(copia, sem_make):
                                f"--ServerApp.root_dir={copia}",
                                "--LabApp.default_url=/lab/tree/trabalho/00-comece-aqui.ipynb"]
     assert (copia / "trabalho" / "00-comece-aqui.ipynb").is_file() and "copiado(s) para trabalho/" in out
+
+
+def test_lab_neste_ambiente_usa_o_python_do_conda_sem_venv(copia, sem_make):
+    """O caminho do conda: o Python que roda o curso.py, com as configurações, a mesma pasta e a mesma página."""
+    shutil.rmtree(copia / ".venv")
+    out = _curso(sem_make, "lab", "--neste-ambiente", "--porta", "8899", "--mostrar", cwd=copia)
+    assert out.returncode == 0, out.stdout + out.stderr
+    preparar, jupyter = out.stdout.strip().splitlines()
+    assert preparar.endswith("preparar_trabalho.py --porta 8899 --configurar")
+    assert "-m jupyterlab --port=8899" in jupyter and f"--ServerApp.root_dir={copia}" in jupyter
+    assert jupyter.endswith("--LabApp.default_url=/lab/tree/trabalho/00-comece-aqui.ipynb")
+    assert ".venv" not in out.stdout and " pip " not in out.stdout and not (copia / ".venv").exists()
 
 
 @so_posix

@@ -37,7 +37,8 @@ def test_curso_ja_aberto_diz_o_endereco_em_vez_de_abrir_outro(monkeypatch, capsy
     monkeypatch.setattr(serverapp, "list_running_servers", lambda: iter([falso]))
     assert preparar_trabalho.antes_de_abrir(8888) == 3
     out = capsys.readouterr().out
-    assert "já está aberto: http://localhost:8888/lab?token=abc" in out and "jupyter server stop 8888" in out
+    assert "já está aberto: http://localhost:8888/lab?token=abc" in out
+    assert "Ctrl+C" in out and "python3 curso.py lab" in out  # sem caminhos do .venv nem só o make
     morto = dict(falso, pid=2**22 + 7)  # um servidor que não existe mais não conta
     monkeypatch.setattr(serverapp, "list_running_servers", lambda: iter([morto]))
     assert preparar_trabalho.servidores_do_curso() == []
