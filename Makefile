@@ -1,7 +1,8 @@
 # Curso "Self-attention do zero". Os dois comandos do README:
 #   make lab   -> cria .venv, instala tudo (só quando algo mudou) e abre o JupyterLab no curso
-#   make test  -> os testes rápidos (biblioteca + nbval em todos os notebooks de notebooks/ e solutions/);
-#                 make test-lento -> os lentos (a turma de exemplo corrigida, o navegador). A CI roda os dois.
+#   make test  -> os testes rápidos (biblioteca, verificações e nbval nos notebooks de notebooks/);
+#                 make test-lento -> os lentos (as soluções com nbval, a turma de exemplo corrigida nas caixas, a
+#                 Aula 3 pelo modelo, o navegador). A CI roda os dois.
 # Cada alvo só chama o curso.py, que faz o trabalho em Python puro: sem make (no Windows, por exemplo), o mesmo
 # comando é `python3 curso.py lab` (`py curso.py lab`). A lista: `make ajuda` ou `python3 curso.py ajuda`.
 PYTHON ?= python3

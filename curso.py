@@ -257,8 +257,8 @@ def test(ex: Execucao, opcoes) -> int:
     codigo = ex.rodar([python_do_venv(), *PYTEST, *PARALELO, "-m", "not lento", "--ignore=tests/browser",
                        "--durations=15"], sem_mplbackend=True)
     if not ex.mostrar:
-        print(f"Os testes lentos (a turma de exemplo corrigida na caixa, o zip bagunçado, o navegador) rodam com "
-              f"`make test-lento` ou `{prefixo(False)} test-lento`; a CI roda os dois.")
+        print(f"Os testes lentos (as soluções com nbval, a turma de exemplo corrigida nas caixas, a Aula 3 pelo "
+              f"modelo, o navegador) rodam com `make test-lento` ou `{prefixo(False)} test-lento`; a CI roda os dois.")
     return codigo
 
 
@@ -357,7 +357,7 @@ COMANDOS = {
     "instalar": (instalar, "instalar", "instalar", "só cria .venv e instala (sem abrir o JupyterLab)"),
     "test": (test, "test", "test", "os testes rápidos: biblioteca, verificações e notebooks com nbval"),
     "test-lento": (test_lento, "test-lento", "test-lento",
-                   "os testes lentos: a turma de exemplo corrigida na caixa, o zip bagunçado e o navegador"),
+                   "os testes lentos: soluções (nbval), turma de exemplo corrigida, Aula 3 pelo modelo, navegador"),
     "test-browser": (test_browser, "test-browser", "test-browser",
                      "só o teste do explorador no JupyterLab com Chromium sem tela"),
     "test-lib": (test_lib, "test-lib", "test-lib",

@@ -239,6 +239,7 @@ def test_lab_neste_ambiente_usa_o_python_do_conda_sem_venv(copia, sem_make):
     assert "-m jupyterlab --port=8899" in jupyter and f"--ServerApp.root_dir={copia}" in jupyter
     assert jupyter.endswith("--LabApp.default_url=/lab/tree/trabalho/00-comece-aqui.ipynb")
     assert ".venv" not in out.stdout and " pip " not in out.stdout and not (copia / ".venv").exists()
+    assert "python curso.py lab --neste-ambiente" in (ROOT / "README.md").read_text(encoding="utf-8")  # o do conda
 
 
 @so_posix
