@@ -9,6 +9,8 @@
    explorador do modelo com uma frase de 14 tokens (a primeira e uma nova).
 5. Mapas de calor como o notebook os mostra (criar a figura e gerar o PNG, dpi 100, bbox "tight"):
    uma grade de 4 cabeças com 14 tokens (Aula 3, ``02-codigo``) e um mapa de 64 tokens.
+6. ``make lab`` com tudo instalado: do comando (``curso.py lab``) até o JupyterLab responder em ``/lab``.
+7. A correção da turma de exemplo (vazão, com e sem a caixa).
 """
 
 from __future__ import annotations
@@ -192,6 +194,45 @@ def bench_model_explorer(repeat: int = 11) -> tuple[float, float]:
     return first, statistics.median(times)
 
 
+def bench_lab(repeat: int = 3) -> list[float]:
+    """Segundos de ``curso.py lab`` (o que ``make lab`` chama) até ``/lab`` responder, com tudo instalado."""
+    import signal
+    import socket
+    import urllib.error
+    import urllib.request
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    tempos = []
+    for _ in range(repeat):
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            porta = s.getsockname()[1]
+        t0 = time.perf_counter()
+        lab = subprocess.Popen([sys.executable, str(root / "curso.py"), "lab", "--porta", str(porta)], cwd=root,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+                               env={k: v for k, v in os.environ.items() if k != "MPLBACKEND"})
+        try:
+            while time.perf_counter() - t0 < 120:
+                try:
+                    urllib.request.urlopen(f"http://127.0.0.1:{porta}/lab", timeout=1)
+                    break
+                except urllib.error.HTTPError:  # pedir o token já é uma resposta do JupyterLab
+                    break
+                except OSError:  # ainda subindo
+                    if lab.poll() is not None:
+                        raise RuntimeError("o JupyterLab não abriu") from None
+                    time.sleep(0.05)
+            tempos.append(time.perf_counter() - t0)
+        finally:
+            os.killpg(lab.pid, signal.SIGTERM)
+            try:
+                lab.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                os.killpg(lab.pid, signal.SIGKILL)
+    return tempos
+
+
 def bench_correcao(workers: int = 2) -> dict:
     """Correção da turma de exemplo: segundos por notebook executado (vazão, ``workers`` processos), e o custo
     do isolamento medido num subconjunto honesto (sem laços infinitos), com e sem a caixa."""
@@ -249,6 +290,9 @@ if __name__ == "__main__":
               + (" (meta ≤ 50 ms)" if n == 12 else ""))
     for name, t in bench_heatmaps().items():
         print(f"Mapa de calor, {name}: {t * 1000:.0f} ms para desenhar e gerar o PNG")
+    lab = bench_lab()
+    print(f"make lab (curso.py lab) até o JupyterLab responder: {min(lab):.1f} a {max(lab):.1f} s "
+          f"({len(lab)} vezes, com tudo instalado)")
     c = bench_correcao()
     total, n = c["turma"]
     print(f"Correção da turma de exemplo (2 processos, caixa bwrap): {total:.0f} s para {n} notebooks executados "

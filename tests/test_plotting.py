@@ -169,9 +169,12 @@ def test_figura_cabe_na_largura_do_notebook(figura):
 def test_savefig_simples_nao_corta_rotulos(figura):
     import io
 
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    canvas = FigureCanvasAgg(figura)  # a figura é compartilhada e já saiu do pyplot: um canvas próprio
     figura.savefig(io.BytesIO(), format="png")  # sem bbox_inches
-    figura.canvas.draw()
-    renderer = figura.canvas.get_renderer()
+    canvas.draw()
+    renderer = canvas.get_renderer()
     inside = figura.bbox.padded(1)  # 1 px de tolerância
     for ax in figura.axes:
         for artist in [ax.title, ax.xaxis.label, ax.yaxis.label, *ax.texts,
