@@ -168,8 +168,10 @@ def test_explorador_do_modelo(e5, tmp_path, monkeypatch):
 def test_miniaturas_do_modelo_sem_matplotlib_e_com_moldura():
     import io
 
+    import matplotlib.colors
     from PIL import Image
 
+    from atencao import plotting
     from atencao.rendering import thumbnails_png, thumbnails_rgb
 
     att = np.random.default_rng(0).dirichlet(np.ones(7), size=(3, 4, 7)).astype(np.float32)  # (L, H, n, n)
@@ -181,7 +183,8 @@ def test_miniaturas_do_modelo_sem_matplotlib_e_com_moldura():
     (top, left), (bottom, right) = changed.min(axis=0), changed.max(axis=0)
     step = 36 + 3
     assert top < 36 + step + 2 < bottom and left < 40 + 2 * step + 2 < right and right - left < step + 4
-    np.testing.assert_array_equal(framed[tuple(changed[0])], [255, 59, 48])
+    cor = [round(255 * x) for x in matplotlib.colors.to_rgb(plotting.HIGHLIGHT_COLOR)]  # a cor de destaque do curso
+    np.testing.assert_array_equal(framed[tuple(changed[0])], cor)
     whole_layer = np.asarray(Image.open(io.BytesIO(thumbnails_png(grid, selected=(1, "media")))))
     assert np.ptp(np.argwhere((plain != whole_layer).any(axis=-1))[:, 1]) > 3 * step
 

@@ -108,3 +108,10 @@ def test_so_o_proprio_token_com_peso_ignorando_a_diagonal():
     assert rows[0] == ("a", None, 0.0) and rows[1][:2] == ("b", "a") and rows[2][:2] == ("c", "b")
     first = atencao.attention_summary(A, ["a", "b", "c"], ignore_self=True).splitlines()[0]
     assert first == "a → (nenhum outro token recebe peso)"
+
+
+def test_word_vector_d_model_nao_inteiro_tem_mensagem_em_portugues():
+    from atencao.embeddings import word_vector
+
+    with pytest.raises(TypeError, match="`d_model` precisa ser um inteiro"):
+        word_vector("gato", 2.5)

@@ -172,7 +172,7 @@ def test_muitas_atualizacoes_nao_vazam_figuras(ex):
 
     fig = ex.fig
     before = plt.get_fignums()
-    for k in range(30):
+    for k in range(12):  # todas as combinações de cabeça e máscara, duas figuras estáticas
         ex.update(query=k % 11, causal=bool(k % 2), head=["media", "todas", 0, 1][k % 4])
         if k % 10 == 0:
             ex.static_bundle()
@@ -332,7 +332,7 @@ def test_png_linha_toda_bloqueada_sem_moldura():
     v = _padding_view()
     draw_explorer(fig, v)
     heat = next(a for a in fig.subfigs[0].axes if a.images)
-    red = matplotlib.colors.to_rgb("#ff3b30")
+    red = matplotlib.colors.to_rgb(atencao.plotting.HIGHLIGHT_COLOR)
     frames = [p for p in heat.patches if isinstance(p, Rectangle) and np.allclose(p.get_edgecolor()[:3], red)]
     rows = sorted({int(round(p.get_y() + 0.5)) for p in frames})
     assert 2 not in rows and {0, 1, 3} <= set(rows)
@@ -347,3 +347,11 @@ def test_celulas_anotadas_cabem_o_numero_em_negrito():
     assert set(re.findall(r"--cell:(\d+)px", html)) == {"32"} and html.count("<table class='heat'") == 4
     assert len(re.findall(r"<td class='max'[^>]*>\d\.\d\d</td>", html)) >= 4 * 7  # números nas molduras
     assert "max-height: 640px" not in html and "overflow: auto" not in html  # sem caixa de rolagem interna
+
+
+def test_erro_ao_salvar_a_figura_em_portugues(ex, tmp_path):
+    """Uma pasta que não existe e não pode ser criada: a mensagem do explorador é a traduzida, não a do Python."""
+    (tmp_path / "arquivo").write_text("não é pasta")
+    ex.filename.value = str(tmp_path / "arquivo" / "figura")
+    assert ex.export("png") is None
+    assert "Não foi possível salvar: já existe um arquivo com este nome" in ex.message.value

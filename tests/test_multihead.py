@@ -127,3 +127,16 @@ def test_entradas_enormes_dao_erro_claro_e_nao_nan():
     X = np.full((3, 8), 1e20, dtype=np.float32)
     with pytest.raises(ValueError, match="estouraram o limite do tipo float32"):
         mha(X)
+
+
+def test_split_heads_e_merge_heads_com_erros_em_portugues():
+    X = np.ones((3, 8))
+    assert split_heads(X, 4).shape == (4, 3, 2) and merge_heads(split_heads(X, 4)).shape == (3, 8)
+    with pytest.raises(ValueError, match="`n_heads`=3 precisa dividir d_model=8"):
+        split_heads(X, 3)
+    with pytest.raises(TypeError, match="`n_heads` precisa ser um inteiro"):
+        split_heads(X, 2.0)
+    with pytest.raises(ValueError, match=r"forma \(\.\.\., n, d_model\)"):
+        split_heads(np.ones(8), 2)
+    with pytest.raises(ValueError, match=r"forma \(\.\.\., n_heads, n, d_k\)"):
+        merge_heads(np.ones((3, 8)))

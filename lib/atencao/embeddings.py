@@ -21,7 +21,7 @@ import re
 
 import numpy as np
 
-from ._validation import as_float_array, nfc, shape_str
+from ._validation import as_float_array, check_dim, nfc, shape_str
 
 __all__ = ["gato_felino", "FEATURES", "HAND_MADE_VECTORS", "PROJECT_SENTENCES", "UnknownTokenError", "tokenize",
            "embed", "word_vector", "embed_hashed", "VECTOR_SCALE"]
@@ -239,8 +239,7 @@ def word_vector(token: str, d_model: int, seed: int = 0) -> np.ndarray:
 
     if not isinstance(token, str):
         raise TypeError(f"`token` precisa ser um texto (str); recebido {type(token).__name__}.")
-    if d_model < 1:
-        raise ValueError(f"`d_model` precisa ser ≥ 1; recebido {d_model}.")
+    d_model = check_dim(d_model, "d_model")
     rng = np.random.default_rng([zlib.crc32(nfc(token).encode("utf-8")), seed])
     return rng.normal(0.0, 1.0, d_model)
 

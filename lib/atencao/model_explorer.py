@@ -20,6 +20,7 @@ from __future__ import annotations
 import ipywidgets  # noqa: F401
 
 from .explorer_widget import ExplorerWidget, _row
+from .plotting import HIGHLIGHT_COLOR_NAME
 from .rendering import thumbnails_png, thumbnails_rgb
 from .views import ExplorerView, model_view
 
@@ -45,7 +46,7 @@ class ModelExplorer(ExplorerWidget):
     output : atencao.bert.EncoderOutput
         A saída do modelo para a frase mostrada.
     thumbs : ipywidgets.Image
-        As miniaturas (PNG), com a cabeça escolhida (ou a camada, na média) em moldura vermelha.
+        As miniaturas (PNG), com a cabeça escolhida (ou a camada, na média) em moldura na cor de destaque.
     """
 
     label = "Explorador do modelo"
@@ -68,7 +69,8 @@ class ModelExplorer(ExplorerWidget):
         self._assemble([
             _row(self.sentence),
             widgets.HTML(f"<b>Todas as cabeças</b> (linhas = camadas 0–{n_layers - 1}, "
-                         f"colunas = cabeças 0–{n_heads - 1}; moldura vermelha = a escolhida abaixo, em detalhe)."),
+                         f"colunas = cabeças 0–{n_heads - 1}; moldura {HIGHLIGHT_COLOR_NAME} = a escolhida abaixo, "
+                         "em detalhe)."),
             self.thumbs,
             _row(self.layer, self.head, self.query),
         ])

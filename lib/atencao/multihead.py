@@ -35,14 +35,38 @@ __all__ = ["MultiHeadAttention", "split_heads", "merge_heads"]
 
 
 def split_heads(x: np.ndarray, n_heads: int) -> np.ndarray:
-    """(..., n, d_model) → (..., n_heads, n, d_k), com ``d_k = d_model / n_heads``."""
+    """(..., n, d_model) → (..., n_heads, n, d_k), com ``d_k = d_model / n_heads``.
+
+    Raises
+    ------
+    ValueError, TypeError
+        ``x`` com menos de 2 eixos, ``n_heads`` que não é um inteiro ≥ 1 ou que não divide ``d_model``.
+
+    Fonte: Vaswani et al. (2017), seção 3.2.2; Módulo 6, Aula 2, ``04-exercicios`` (ex. 2).
+    """
+    n_heads = check_dim(n_heads, "n_heads")
+    if np.ndim(x) < 2:
+        raise ValueError(f"`x` precisa ter forma (..., n, d_model); recebida {shape_str(np.shape(x))}.")
     *lead, n, d_model = x.shape
+    if d_model % n_heads:
+        raise ValueError(f"`n_heads`={n_heads} precisa dividir d_model={d_model} (o último eixo de `x`, de forma "
+                         f"{shape_str(x.shape)}): cada cabeça fica com d_k = d_model / n_heads colunas.")
     x = x.reshape(*lead, n, n_heads, d_model // n_heads)  # (..., n, n_heads, d_k)
     return np.ascontiguousarray(np.swapaxes(x, -2, -3))  # (..., n_heads, n, d_k)
 
 
 def merge_heads(x: np.ndarray) -> np.ndarray:
-    """(..., n_heads, n, d_k) → (..., n, n_heads · d_k): concatena as cabeças lado a lado."""
+    """(..., n_heads, n, d_k) → (..., n, n_heads · d_k): concatena as cabeças lado a lado.
+
+    Raises
+    ------
+    ValueError
+        ``x`` com menos de 3 eixos.
+
+    Fonte: Vaswani et al. (2017), seção 3.2.2; Módulo 6, Aula 2, ``04-exercicios`` (ex. 2).
+    """
+    if np.ndim(x) < 3:
+        raise ValueError(f"`x` precisa ter forma (..., n_heads, n, d_k); recebida {shape_str(np.shape(x))}.")
     *lead, n_heads, n, d_k = x.shape
     return np.swapaxes(x, -2, -3).reshape(*lead, n, n_heads * d_k)  # (..., n, d_model)
 

@@ -23,8 +23,10 @@ from ._validation import as_float_array, check_tokens, shape_str
 
 __all__ = ["AttentionPlot", "plot_attention", "plot_attention_heads", "row_maxima", "token_label"]
 
-#: Cor da moldura que destaca o maior peso de cada linha (visível sobre o viridis claro e escuro).
+#: Cor da moldura que destaca o maior peso de cada linha (visível sobre o viridis claro e escuro), e o nome
+#: dela nas legendas dos exploradores: trocar a cor é mudar só estas duas linhas.
 HIGHLIGHT_COLOR = "#ff3b30"
+HIGHLIGHT_COLOR_NAME = "vermelha"
 
 
 class AttentionPlot:

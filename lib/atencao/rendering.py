@@ -26,7 +26,7 @@ from html import escape
 import numpy as np
 
 from .plotting import HIGHLIGHT_COLOR as HIGHLIGHT
-from .plotting import _text_color, plot_attention_heads, row_maxima
+from .plotting import HIGHLIGHT_COLOR_NAME, _text_color, plot_attention_heads, row_maxima
 from .views import ExplorerView
 
 __all__ = ["explorer_html", "draw_explorer", "thumbnails_png", "static_bundle"]
@@ -209,7 +209,7 @@ _CSS = """<style>
 def explorer_html(view: ExplorerView) -> str:
     """A visualização do explorador em HTML (o que o widget mostra a cada mudança).
 
-    Mapa(s) de calor como tabelas coloridas (maior peso de cada linha com moldura vermelha; a linha
+    Mapa(s) de calor como tabelas coloridas (maior peso de cada linha com moldura na cor de destaque; a linha
     da consulta com o rótulo em vermelho; várias cabeças quebram em linhas) e, ao lado (ou embaixo,
     se não couber), a linha da consulta em barras, o top-k e o vetor de saída. Cada célula traz
     ``data-w`` com o peso, o que permite testá-la no navegador.
@@ -229,7 +229,8 @@ def explorer_html(view: ExplorerView) -> str:
     compact = shown.shape[0] > 1
     titles = [f"cabeça {h}" for h in range(shown.shape[0])] if compact else [""]
     maps = "".join(_heatmap_html(m, view.tokens, view.query, t, vmax, allowed, compact) for m, t in zip(shown, titles))
-    legend = (f"<div class='legend'>0<span class='grad'></span>{vmax:.2f} · moldura vermelha = maior peso da linha"
+    legend = (f"<div class='legend'>0<span class='grad'></span>{vmax:.2f} · moldura {HIGHLIGHT_COLOR_NAME} = "
+              "maior peso da linha"
               + (" · hachurado = bloqueado pela máscara" if allowed is not None else "") + "</div>")
     return (f"{_CSS}<div class='atx'><div class='title'>{escape(view.title)}</div><div class='wrap'>"
             f"<div><div class='maps'>{maps}</div>{legend}</div>{_bars_html(view, side_panel(view))}</div></div>")
@@ -371,7 +372,7 @@ def thumbnails_png(attentions_or_rgb: np.ndarray, selected: tuple | None = None)
         Os pesos, forma (n_layers, n_heads, n, n), ou a imagem já montada por :func:`thumbnails_rgb`
         (o explorador guarda a imagem por frase e só redesenha o destaque).
     selected : (camada, cabeça), opcional
-        Miniatura destacada com moldura vermelha; ``(camada, "media")`` destaca a camada inteira.
+        Miniatura destacada com moldura na cor de destaque; ``(camada, "media")`` destaca a camada inteira.
 
     Returns
     -------

@@ -40,6 +40,8 @@ _TRADUCOES = [
     (r"^\[Errno 13\] Permission denied: (.+)", r"sem permissão para gravar ou ler \1 (a correção só deixa gravar na "
                                               r"pasta do notebook)"),
     (r"^\[Errno 2\] No such file or directory: (.+)", r"arquivo ou pasta não encontrado: \1"),
+    (r"^\[Errno 17\] File exists: (.+)", r"já existe um arquivo com este nome, e a pasta não pode ser criada: \1"),
+    (r"^\[Errno 20\] Not a directory: (.+)", r"um arquivo está no caminho onde deveria haver uma pasta: \1"),
 ]
 
 
