@@ -13,6 +13,7 @@ sem rodar nada (é o que ``make -n`` usa).
 
 import argparse
 import os
+import re
 import shlex
 import shutil
 import signal
@@ -393,9 +394,22 @@ def ajuda(ex: Execucao = None, opcoes=None) -> int:
     return 0
 
 
+# as mensagens do argparse que um aluno encontra, em português
+_ARGPARSE = [
+    (r"argument (\S+): invalid int value: (.+)", r"\1 precisa de um número inteiro (recebido \2)"),
+    (r"argument (\S+): expected one argument", r"\1 precisa de um valor"),
+    (r"unrecognized arguments: (.+)", r"opções desconhecidas: \1"),
+]
+
+
 class _Parser(argparse.ArgumentParser):
     def error(self, message):
+        for padrao, traducao in _ARGPARSE:
+            message = re.sub(padrao, traducao, message)
         self.exit(2, f"{self.prog}: opções inválidas ({message}). Veja `{prefixo(False)} ajuda`.\n")
+
+    def print_help(self, file=None):  # -h/--help: a lista do curso, em português
+        ajuda()
 
 
 def _parser() -> argparse.ArgumentParser:

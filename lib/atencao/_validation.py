@@ -125,6 +125,18 @@ def compute_dtype(*arrays: np.ndarray) -> np.dtype:
     return dtype
 
 
+def as_bool_mask(mask, name: str = "mask") -> np.ndarray:
+    """A máscara como array booleano: aceita bool, tensor do PyTorch e inteiros só com 0 e 1; erro claro nos outros."""
+    m = np.asarray(tensor_to_numpy(mask))
+    if m.dtype != np.bool_:
+        if m.dtype.kind in "iu" and np.isin(m, (0, 1)).all():
+            return m.astype(bool)
+        raise TypeError(
+            f"`{name}` precisa ser booleana (True = pode olhar, False = bloqueado); recebido dtype {m.dtype}."
+        )
+    return m
+
+
 def broadcast_mask(mask, scores_shape: tuple, name: str = "mask") -> np.ndarray:
     """Valida uma máscara booleana e a expande para a forma das pontuações ``(..., n_q, n_k)``.
 
@@ -135,14 +147,7 @@ def broadcast_mask(mask, scores_shape: tuple, name: str = "mask") -> np.ndarray:
     ValueError
         Se a forma não puder ser expandida (broadcast) para ``scores_shape``.
     """
-    m = np.asarray(tensor_to_numpy(mask))
-    if m.dtype != np.bool_:
-        if m.dtype.kind in "iu" and np.isin(m, (0, 1)).all():
-            m = m.astype(bool)
-        else:
-            raise TypeError(
-                f"`{name}` precisa ser booleana (True = pode olhar, False = bloqueado); recebido dtype {m.dtype}."
-            )
+    m = as_bool_mask(mask, name)
     try:
         return np.broadcast_to(m, scores_shape)
     except ValueError:

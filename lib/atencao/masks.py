@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validation import check_dim, shape_str, tensor_to_numpy
+from ._validation import as_bool_mask, check_dim, shape_str
 
 __all__ = [
     "causal_mask",
@@ -99,33 +99,44 @@ def padding_mask(lengths, n: int | None = None) -> np.ndarray:
     return (np.arange(n)[None, :] < arr[:, None])[:, None, :]
 
 
-def _as_bool(mask, name: str) -> np.ndarray:
-    m = np.asarray(tensor_to_numpy(mask))
-    if m.dtype != np.bool_:
-        raise TypeError(f"`{name}` precisa ser booleana para converter entre convenções; recebido dtype {m.dtype}.")
-    return m
-
-
 def to_torch_mha_mask(mask) -> np.ndarray:
-    """Converte a máscara do curso (``True`` = pode olhar) para ``nn.MultiheadAttention`` (``True`` = bloqueado).
+    """Converte a máscara do curso (``True`` = pode olhar) para ``nn.MultiheadAttention`` (``True`` =
+    bloqueado).
 
-    Returns
-    -------
-    ndarray de bool, mesma forma: ``~mask``. Use ``torch.from_numpy(...)`` para passá-la ao PyTorch.
+    ``mask``: array_like de bool (ou tensor do PyTorch; inteiros só com 0 e 1 também servem), qualquer forma.
+    Devolve um ndarray de bool da mesma forma: ``~mask`` (use ``torch.from_numpy(...)`` para passá-la ao
+    PyTorch). Levanta ``TypeError`` se a máscara não for booleana.
+    Fonte: Módulo 6, Aula 2, ``03-uso`` (as convenções de máscara do PyTorch).
     """
-    return ~_as_bool(mask, "mask")
+    return ~as_bool_mask(mask, "mask")
 
 
 def from_torch_mha_mask(mask) -> np.ndarray:
-    """Converte ``attn_mask``/``key_padding_mask`` booleana de ``nn.MultiheadAttention`` para a convenção do curso."""
-    return ~_as_bool(mask, "mask")
+    """Converte ``attn_mask``/``key_padding_mask`` de ``nn.MultiheadAttention`` (``True`` = bloqueado)
+    para a convenção do curso.
+
+    ``mask``: array_like de bool (ou tensor do PyTorch; inteiros só com 0 e 1 também servem), qualquer forma.
+    Devolve um ndarray de bool da mesma forma: ``~mask``. Levanta ``TypeError`` se a máscara não for booleana.
+    Fonte: Módulo 6, Aula 2, ``03-uso`` (as convenções de máscara do PyTorch).
+    """
+    return ~as_bool_mask(mask, "mask")
 
 
 def to_torch_sdpa_mask(mask) -> np.ndarray:
-    """Máscara do curso para ``F.scaled_dot_product_attention``: mesma convenção, ``True`` = permitido."""
-    return _as_bool(mask, "mask").copy()
+    """Máscara do curso para ``F.scaled_dot_product_attention``: mesma convenção, ``True`` = permitido.
+
+    ``mask``: array_like de bool (ou tensor do PyTorch; inteiros só com 0 e 1 também servem), qualquer forma.
+    Devolve um ndarray de bool da mesma forma: uma cópia. Levanta ``TypeError`` se a máscara não for booleana.
+    Fonte: Módulo 6, Aula 2, ``03-uso`` (as convenções de máscara do PyTorch).
+    """
+    return as_bool_mask(mask, "mask").copy()
 
 
 def from_torch_sdpa_mask(mask) -> np.ndarray:
-    """``attn_mask`` booleana de ``F.scaled_dot_product_attention`` para o curso: mesma convenção."""
-    return _as_bool(mask, "mask").copy()
+    """``attn_mask`` booleana de ``F.scaled_dot_product_attention`` para o curso: mesma convenção.
+
+    ``mask``: array_like de bool (ou tensor do PyTorch; inteiros só com 0 e 1 também servem), qualquer forma.
+    Devolve um ndarray de bool da mesma forma: uma cópia. Levanta ``TypeError`` se a máscara não for booleana.
+    Fonte: Módulo 6, Aula 2, ``03-uso`` (as convenções de máscara do PyTorch).
+    """
+    return as_bool_mask(mask, "mask").copy()
