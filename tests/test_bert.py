@@ -137,6 +137,7 @@ def test_sem_o_pacote_a_mensagem_explica(monkeypatch):
         bert.e5_model_path()
 
 
+@pytest.mark.lento  # o explorador com o modelo de 12 camadas (make test-lento)
 def test_explorador_do_modelo(e5, tmp_path, monkeypatch):
     import matplotlib
 

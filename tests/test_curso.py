@@ -203,6 +203,7 @@ def test_validar_um_notebook_de_verdade(copia, sem_make):
     assert sem_nb.returncode == 2 and "Uso: python3 curso.py validar" in sem_nb.stdout
 
 
+@pytest.mark.lento  # processos de verdade, com a cópia de trabalho/ (make test-lento)
 @so_posix
 def test_lab_abre_o_jupyterlab_e_sai_limpo_no_ctrl_c(copia, sem_make):
     with socket.socket() as s:
