@@ -46,6 +46,15 @@ def python_do_venv(venv: Path = VENV, sistema: str = os.name) -> Path:
     return venv / "Scripts" / "python.exe" if sistema == "nt" else venv / "bin" / "python"
 
 
+# Com --neste-ambiente: o Python que roda o curso.py (um ambiente do conda, por exemplo), sem .venv.
+AMBIENTE: "Path | None" = None
+
+
+def python_do_curso() -> Path:
+    """O Python que roda os comandos: o do ambiente ativo com ``--neste-ambiente``, senão o do ``.venv``."""
+    return AMBIENTE or python_do_venv()
+
+
 def desatualizado(marca: Path, dependencias) -> bool:
     """A regra do ``make``: ``marca`` falta ou alguma das ``dependencias`` (que existem) é mais nova que ela."""
     if not marca.exists():
@@ -171,7 +180,10 @@ def _apagar_pasta(pasta: Path) -> None:
 
 
 def instalar(ex: Execucao, opcoes=None) -> int:
-    """Cria ``.venv`` e instala o curso, só se algo mudou desde a última instalação."""
+    """Cria ``.venv`` e instala o curso, só se algo mudou desde a última instalação. Com ``--neste-ambiente``,
+    nada: quem instala é o gerenciador do ambiente (``conda env create -f environment.yml``)."""
+    if AMBIENTE is not None:
+        return 0
     if not precisa_instalar():
         if opcoes is not None and getattr(opcoes, "comando", None) == "instalar" and not ex.mostrar:
             print(f"O ambiente em {_texto(VENV)}/ já está instalado e em dia (nada mudou em "
@@ -204,7 +216,10 @@ def instalar(ex: Execucao, opcoes=None) -> int:
 
 
 def instalar_testes(ex: Execucao, opcoes=None) -> int:
-    """O ambiente do curso e mais os pacotes só dos testes (requirements-dev.txt) e o modelo MiniLM."""
+    """O ambiente do curso e mais os pacotes só dos testes (requirements-dev.txt) e o modelo MiniLM. Com
+    ``--neste-ambiente``, nada (instale ``requirements-dev.txt`` no ambiente para rodar os testes)."""
+    if AMBIENTE is not None:
+        return 0
     refazer = precisa_instalar() or desatualizado(DEV_STAMP, [ROOT / d for d in DEPENDENCIAS_TESTES] + [STAMP])
     codigo = instalar(ex)
     if codigo or not refazer:
@@ -232,10 +247,10 @@ def lab(ex: Execucao, opcoes) -> int:
 
     O aluno escreve em ``trabalho/`` (cópia de ``notebooks/``, ignorada pelo git): nada do que ele faz é apagado
     por ``git pull``, pelos testes ou pela regeneração dos notebooks de aluno."""
-    if getattr(opcoes, "neste_ambiente", False):
+    if AMBIENTE is not None:
         # conda/mamba (ou outro ambiente já instalado): o Python que roda este script, sem criar .venv; as
         # configurações do curso são aplicadas a ele (o passo que o instalar faz no .venv)
-        py, extra = Path(sys.executable), ["--configurar"]
+        py, extra = AMBIENTE, ["--configurar"]
     else:
         codigo = instalar(ex)
         if codigo:
@@ -255,7 +270,7 @@ def test(ex: Execucao, opcoes) -> int:
     codigo = instalar_testes(ex)
     if codigo:
         return codigo
-    codigo = ex.rodar([python_do_venv(), *PYTEST, *PARALELO, "-m", "not lento", "--ignore=tests/browser",
+    codigo = ex.rodar([python_do_curso(), *PYTEST, *PARALELO, "-m", "not lento", "--ignore=tests/browser",
                        "--durations=15"], sem_mplbackend=True)
     if not ex.mostrar:
         print(f"Os testes lentos (as soluções com nbval, a turma de exemplo corrigida nas caixas, a Aula 3 pelo "
@@ -266,7 +281,7 @@ def test(ex: Execucao, opcoes) -> int:
 def test_lento(ex: Execucao, opcoes) -> int:
     """Os testes lentos; o do navegador roda depois, sozinho, porque precisa de uma máquina responsiva (ele é
     pulado se não houver Chromium)."""
-    py = python_do_venv()
+    py = python_do_curso()
     return instalar_testes(ex) or _roda_em_sequencia(
         ex, [py, *PYTEST, *PARALELO, "-m", "lento", "--ignore=tests/browser", "--durations=15"],
         [py, *PYTEST, "tests/browser"], sem_mplbackend=True)
@@ -281,35 +296,35 @@ SEM_A_CORRECAO = ("test_correcao.py", "test_correcao_extra.py", "test_validar.py
 def test_lib(ex: Execucao, opcoes) -> int:
     """Só os testes da biblioteca."""
     return instalar_testes(ex) or ex.rodar(
-        [python_do_venv(), *PYTEST, *PARALELO, "-p", "no:nbval", "-o", "addopts=", "tests", "--ignore=tests/browser",
+        [python_do_curso(), *PYTEST, *PARALELO, "-p", "no:nbval", "-o", "addopts=", "tests", "--ignore=tests/browser",
          *(f"--ignore=tests/{nome}" for nome in SEM_A_CORRECAO)])
 
 
 def lint(ex: Execucao, opcoes) -> int:
     """O estilo do código com o ruff (configuração em pyproject.toml)."""
-    return instalar_testes(ex) or ex.rodar([python_do_venv(), "-m", "ruff", "check", "."])
+    return instalar_testes(ex) or ex.rodar([python_do_curso(), "-m", "ruff", "check", "."])
 
 
 def test_browser(ex: Execucao, opcoes) -> int:
     """Só o teste no navegador. Precisa do Chromium do Debian (apt-get install chromium); o .ci/run instala."""
-    return instalar(ex) or ex.rodar([python_do_venv(), *PYTEST, "tests/browser"], sem_mplbackend=True)
+    return instalar(ex) or ex.rodar([python_do_curso(), *PYTEST, "tests/browser"], sem_mplbackend=True)
 
 
 def alunos(ex: Execucao, opcoes) -> int:
-    return instalar(ex) or ex.rodar([python_do_venv(), ROOT / "scripts" / "gerar_alunos.py"], sem_mplbackend=True)
+    return instalar(ex) or ex.rodar([python_do_curso(), ROOT / "scripts" / "gerar_alunos.py"], sem_mplbackend=True)
 
 
 def executar(ex: Execucao, opcoes) -> int:
-    return instalar(ex) or ex.rodar([python_do_venv(), ROOT / "scripts" / "executar.py"], sem_mplbackend=True)
+    return instalar(ex) or ex.rodar([python_do_curso(), ROOT / "scripts" / "executar.py"], sem_mplbackend=True)
 
 
 def bench(ex: Execucao, opcoes) -> int:
-    return instalar(ex) or ex.rodar([python_do_venv(), ROOT / "scripts" / "bench.py"])
+    return instalar(ex) or ex.rodar([python_do_curso(), ROOT / "scripts" / "bench.py"])
 
 
 def turma_exemplo(ex: Execucao, opcoes) -> int:
     """Regenera a turma de exemplo (alunos fictícios), tests/turma-exemplo.zip, a partir das soluções."""
-    return instalar(ex) or ex.rodar([python_do_venv(), ROOT / "tests" / "turma_exemplo" / "gerar.py"])
+    return instalar(ex) or ex.rodar([python_do_curso(), ROOT / "tests" / "turma_exemplo" / "gerar.py"])
 
 
 def corrigir(ex: Execucao, opcoes) -> int:
@@ -322,7 +337,7 @@ def corrigir(ex: Execucao, opcoes) -> int:
         else:
             print(f"Uso: {prefixo()} corrigir pasta-ou-zip [--saida pasta] [--memoria MiB] [--sem-isolamento]")
         return 2
-    cmd = [python_do_venv(), ROOT / "scripts" / "corrigir.py", _caminho(opcoes.entregas),
+    cmd = [python_do_curso(), ROOT / "scripts" / "corrigir.py", _caminho(opcoes.entregas),
            "--saida", _caminho(opcoes.saida) if opcoes.saida else ROOT / SAIDA, "--memoria", str(opcoes.memoria)]
     if opcoes.sem_isolamento:
         cmd.append("--sem-isolamento")
@@ -336,7 +351,7 @@ def validar(ex: Execucao, opcoes) -> int:
         print("Uso: make validar NB=caminho/do/notebook.ipynb" if prefixo() == "make"
               else f"Uso: {prefixo()} validar caminho/do/notebook.ipynb")
         return 2
-    return instalar(ex) or ex.rodar([python_do_venv(), ROOT / "scripts" / "validar.py", _caminho(opcoes.nb)],
+    return instalar(ex) or ex.rodar([python_do_curso(), ROOT / "scripts" / "validar.py", _caminho(opcoes.nb)],
                                     eco=False, sem_mplbackend=True)
 
 
@@ -353,7 +368,7 @@ def _caminho(texto: str) -> Path:
 # nome: (função, como chamar com make, como chamar com o curso.py, o que faz)
 COMANDOS = {
     "ajuda": (None, "ajuda", "ajuda", "esta lista"),
-    "lab": (lab, "lab [PORT=8890]", "lab [--porta 8890] [--neste-ambiente]",
+    "lab": (lab, "lab [PORT=8890]", "lab [--porta 8890]",
             "instala (se preciso), prepara trabalho/ e abre o curso no JupyterLab"),
     "instalar": (instalar, "instalar", "instalar", "só cria .venv e instala (sem abrir o JupyterLab)"),
     "test": (test, "test", "test", "os testes rápidos: biblioteca, verificações e notebooks com nbval"),
@@ -391,6 +406,9 @@ def ajuda(ex: Execucao = None, opcoes=None) -> int:
             print(f"  {forma:<26}  {descricao}")
         else:
             print(f"  {forma}\n  {'':<26}  {descricao}")
+    if not com_make:
+        print("Em qualquer comando, --neste-ambiente usa o Python que roda o curso.py (um ambiente do conda, por "
+              "exemplo), sem criar .venv.")
     return 0
 
 
@@ -416,14 +434,14 @@ def _parser() -> argparse.ArgumentParser:
     mostrar = argparse.ArgumentParser(add_help=False)
     mostrar.add_argument("--mostrar", action="store_true", default=argparse.SUPPRESS,
                          help="só imprime os comandos, sem rodar nada (o que o make -n usa)")
+    mostrar.add_argument("--neste-ambiente", action="store_true", default=argparse.SUPPRESS,
+                         help="usa o Python que roda o curso.py (um ambiente do conda, por exemplo), sem .venv")
     parser = _Parser(prog="curso.py", description=__doc__.splitlines()[0], parents=[mostrar])
     sub = parser.add_subparsers(dest="comando", parser_class=_Parser)
     for nome, (_funcao, _make, _curso, descricao) in COMANDOS.items():
         p = sub.add_parser(nome, help=descricao, description=descricao, parents=[mostrar])
         if nome == "lab":
             p.add_argument("--porta", type=int, default=PORTA, help=f"a porta do JupyterLab (padrão {PORTA})")
-            p.add_argument("--neste-ambiente", action="store_true",
-                           help="usa o Python que roda o curso.py (um ambiente do conda, por exemplo), sem .venv")
         elif nome == "corrigir":
             p.add_argument("entregas", nargs="?", default="", help="pasta ou .zip com <aluno>/<notebook>.ipynb")
             p.add_argument("--saida", default=None, help=f"pasta do resultado (padrão {SAIDA.as_posix()})")
@@ -446,6 +464,8 @@ def main(argv=None) -> int:
     opcoes = _parser().parse_args(argv)
     comando = opcoes.comando or "ajuda"
     funcao = COMANDOS[comando][0] or ajuda
+    global AMBIENTE
+    AMBIENTE = Path(sys.executable) if getattr(opcoes, "neste_ambiente", False) else None
     try:
         return funcao(Execucao(mostrar=getattr(opcoes, "mostrar", False)), opcoes)
     except KeyboardInterrupt:  # Ctrl+C entre um comando e outro: sai sem o rastro do Python

@@ -241,6 +241,9 @@ def test_lab_neste_ambiente_usa_o_python_do_conda_sem_venv(copia, sem_make):
     assert jupyter.endswith("--LabApp.default_url=/lab/tree/trabalho/00-comece-aqui.ipynb")
     assert ".venv" not in out.stdout and " pip " not in out.stdout and not (copia / ".venv").exists()
     assert "python curso.py lab --neste-ambiente" in (ROOT / "README.md").read_text(encoding="utf-8")  # o do conda
+    validar = _curso(sem_make, "validar", "--neste-ambiente", "--mostrar", "meu.ipynb", cwd=copia)
+    assert validar.returncode == 0 and "validar.py" in validar.stdout and ".venv" not in validar.stdout
+    assert not (copia / ".venv").exists()  # nenhum comando cria o .venv com --neste-ambiente
 
 
 @so_posix
