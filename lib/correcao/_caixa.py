@@ -17,6 +17,8 @@ import os
 import resource
 import sys
 
+from ._importacao_rapida import sem_rfc3987
+
 
 def preparar() -> dict:
     """Limites, troca de usuário e pastas (:func:`limitar`); depois lê o pedido da entrada padrão."""
@@ -31,7 +33,7 @@ LIMITE_ARQUIVO_MIB = 256  # o maior arquivo que o código do aluno pode gravar n
 
 def limitar() -> None:
     """Aplica os limites de ``CORRECAO_LIMITES`` e, como root, troca para o uid ``CORRECAO_UID``."""
-    sys.modules["rfc3987_syntax"] = None  # type: ignore[assignment]
+    sem_rfc3987()  # o nbformat importa bem mais rápido (veja correcao._importacao_rapida)
     mem, cpu, nproc = (int(x) for x in os.environ.get("CORRECAO_LIMITES", "2048,180,256").split(","))
     resource.setrlimit(resource.RLIMIT_AS, (mem * 2**20, mem * 2**20))
     resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 5))
