@@ -1,229 +1,234 @@
-"""Dentro de uma segunda caixa, nova: a conferência independente das verificações.
+"""Dentro de uma caixa própria: o verificador, o único processo que decide pontos.
 
-O kernel do aluno é dele: lá, qualquer linha pode trocar a função de verificação, desligar o modo de
-correção ou apagar ``NBGRADER_EXECUTION``, e a saída da célula mente. Por isso os pontos não vêm de lá.
-Este processo:
+Nenhum código do aluno é carregado nem executado aqui. Este processo importa a biblioteca e as
+verificações como estão instaladas, liga os casos sorteados (``SORTEAR``: outras sementes a cada
+correção, uma tabela de respostas dos casos fixos não passa) e, para cada célula de verificação do
+notebook (a versão original, restaurada pelo nbgrader), roda a verificação com:
 
-1. carrega, **antes** de qualquer código do aluno, uma cópia privada da biblioteca com outro nome
-   (``_atencao_privada``: as verificações e as referências que elas usam), que o código do aluno não
-   referencia;
-2. fotografa os módulos compartilhados (``builtins``, ``numpy``, ``math``, ``atencao`` e a cópia
-   privada) para perceber e desfazer alterações;
-3. roda as células de código do notebook (as protegidas na versão original, as do aluno como ele
-   escreveu) num shell do IPython, com tempo limite por célula;
-4. em cada célula de verificação, avalia os argumentos da chamada original (ex.:
-   ``aula01.exercicio_3(minha_funcao)``) e chama a verificação **privada**, com os casos sorteados
-   (``SORTEAR``: outras sementes a cada correção); o veredito é o ``CheckResult.passed`` dela, não o que
-   foi impresso nem uma exceção.
+- no lugar da função do aluno (o 1º argumento da chamada, ex.: ``aula01.exercicio_3(similar_embeddings)``),
+  uma :class:`FuncaoRemota`: cada chamada vai, com dados simples, ao processo do aluno
+  (:mod:`correcao._aluno`, em outra caixa) e volta como dados simples, validados (:mod:`correcao._remoto`);
+- no lugar dos objetos da biblioteca (``encoder``), os desta cópia da biblioteca.
 
+O veredito é o ``CheckResult.passed`` da verificação, calculado aqui.
+
+Pedido (JSON na entrada padrão): ``nonce``, ``verificacoes`` (``[{"grade_id", "fonte"}]``),
+``tempo_celula`` (s, o limite de cada chamada), ``tempo_pronto`` (s, a espera pelo lado do aluno).
 Resposta: linhas ``<nonce> {...}``: ``{"inicio": grade_id}`` antes de cada verificação, depois
-``{"grade_id", "passou", "detalhe", "alteracoes"}``, e no fim ``{"fim": "ok"}``.
+``{"grade_id", "passou", "detalhe"}``, e no fim ``{"fim": "ok"}``.
 """
 
 from __future__ import annotations
 
 import ast
+import contextlib
 import importlib
-import importlib.util
+import io
 import os
-import signal
 import sys
-import types
 from pathlib import Path
 
-from . import _caixa
+from . import _caixa, _remoto
 
-MODULOS_VIGIADOS = ("builtins", "math", "numpy", "atencao", "_atencao_privada")
-IGNORAR = {("builtins", "_"), ("builtins", "__"), ("builtins", "___")}
-
-
-class TempoEsgotado(BaseException):
-    """Tempo limite de uma célula ou verificação (``BaseException``: um ``except Exception`` não engole)."""
-
-
-def _alarme(signum, frame):
-    raise TempoEsgotado()
+# as exceções que voltam do lado do aluno com o próprio tipo (as outras viram ErroDoAluno, com o nome)
+_EXCECOES = {c.__name__: c for c in (
+    ValueError, TypeError, IndexError, KeyError, ZeroDivisionError, AttributeError, NameError, RuntimeError,
+    AssertionError, NotImplementedError, ArithmeticError, OverflowError, FloatingPointError, LookupError,
+    UnboundLocalError, RecursionError, MemoryError, ImportError, ModuleNotFoundError, OSError, PermissionError,
+    FileNotFoundError, StopIteration, UnicodeError, SyntaxError, Exception)}
 
 
-def _estado(obj) -> tuple:
-    """O que, numa função, decide o que ela faz: código, padrões e o conteúdo do fechamento (closure)."""
-    celulas = []
-    for cell in obj.__closure__ or ():
+class ErroDoAluno(Exception):
+    """Uma exceção do código do aluno de um tipo que não é dos comuns (o nome dela vem em ``tipo``)."""
+
+
+class ProcessoDoAlunoParou(RuntimeError):
+    """O processo do aluno não respondeu (parou, ou o canal foi fechado)."""
+
+
+class RespostaRemota:
+    """O que voltou de uma chamada (veja :class:`atencao.checks._core.ChamadaExterna`)."""
+
+    def __init__(self, value=None, error=None, printed="", figures=(), forbidden_used=(), mutated=()):
+        self.value, self.error, self.printed = value, error, printed
+        self.figures, self.forbidden_used, self.mutated = list(figures), list(forbidden_used), list(mutated)
+
+
+def _excecao(dados: dict) -> BaseException:
+    """A exceção do aluno, refeita: o mesmo tipo (se comum), a mensagem, a linha e quem a levantou."""
+    tipo = str(dados.get("tipo", "Exception"))[:80]
+    mensagem = str(dados.get("mensagem", ""))[:2000]
+    cls = _EXCECOES.get(tipo)
+    if tipo == "TempoEsgotado":
+        exc = ErroDoAluno("a função passou do tempo limite")
+    elif cls is None:
+        exc = ErroDoAluno(f"{tipo}: {mensagem}" if mensagem else tipo)
+    else:
         try:
-            celulas.append(cell.cell_contents)
-        except ValueError:  # célula vazia
-            celulas.append(None)
-    return (obj.__code__, obj.__defaults__, obj.__kwdefaults__, *celulas)
+            exc = cls(mensagem) if cls not in (KeyError,) else cls(mensagem.strip("'\""))
+        except Exception:  # noqa: BLE001
+            exc = ErroDoAluno(f"{tipo}: {mensagem}")
+    onde = dados.get("onde")
+    if isinstance(onde, list) and len(onde) == 2 and isinstance(onde[0], int) and isinstance(onde[1], str):
+        exc.onde_do_aluno = (onde[0], onde[1][:80])
+    if isinstance(dados.get("quem"), str):
+        exc.quem_levantou = dados["quem"][:80]
+    exc.remoto = True  # levantada no processo do aluno (não pela verificação)
+    return exc
 
 
-def _mesmo(a: tuple, b: tuple) -> bool:
-    return len(a) == len(b) and all(x is y for x, y in zip(a, b))
+def _lista_de_textos(valor, maximo: int = 20) -> list[str]:
+    return [str(v)[:200] for v in valor[:maximo]] if isinstance(valor, list) else []
 
 
-class Guarda:
-    """Fotografa os módulos vigiados (dicionários, funções e classes deles); aponta e desfaz alterações.
+def _figuras(valor) -> list:
+    import numpy as np
 
-    Pega troca de atributo de módulo (``np.allclose = ...``), de método de classe (``Checker.expect = ...``),
-    de código de função (``f.__code__ = ...``) e do conteúdo do fechamento de uma função (o decorador das
-    verificações guarda nele a função verdadeira).
-    """
-
-    def __init__(self):
-        self.modulos = {name: mod for name, mod in list(sys.modules.items())
-                        if mod is not None and name.split(".")[0] in MODULOS_VIGIADOS}
-        self.fotos = {name: dict(vars(mod)) for name, mod in self.modulos.items()}
-        self.funcoes, self.classes = [], []
-        for name, mod in self.modulos.items():
-            for key, value in list(vars(mod).items()):
-                if getattr(value, "__module__", None) != name:
-                    continue
-                if isinstance(value, types.FunctionType):
-                    self.funcoes.append((f"{name}.{key}", value, _estado(value)))
-                elif isinstance(value, type) and name.split(".")[0] != "numpy":
-                    self.classes.append((f"{name}.{key}", value, dict(vars(value))))
-                    for k, v in vars(value).items():
-                        if isinstance(v, types.FunctionType):
-                            self.funcoes.append((f"{name}.{key}.{k}", v, _estado(v)))
-
-    def alteracoes(self, desfazer: bool = True) -> list[str]:
-        found = []
-        for name, foto in self.fotos.items():
-            if sys.modules.get(name) is not self.modulos[name]:
-                found.append(f"sys.modules[{name!r}]")
-                if desfazer:
-                    sys.modules[name] = self.modulos[name]
-            atual = vars(self.modulos[name])
-            for key, value in foto.items():
-                if (name, key) in IGNORAR:
-                    continue
-                if key not in atual or atual[key] is not value:
-                    found.append(f"{name}.{key}")
-                    if desfazer:
-                        atual[key] = value
-        for nome, cls, foto in self.classes:
-            atual = dict(vars(cls))
-            for key in set(foto) | set(atual):
-                if foto.get(key, _FALTA) is not atual.get(key, _FALTA):
-                    found.append(f"{nome}.{key}")
-                    if desfazer:
-                        if key in foto:
-                            type.__setattr__(cls, key, foto[key])
-                        else:
-                            type.__delattr__(cls, key)
-        for nome, func, foto in self.funcoes:
-            if not _mesmo(_estado(func), foto):
-                found.append(f"{nome} (código ou fechamento trocado)")
-                if desfazer:
-                    func.__code__, func.__defaults__, func.__kwdefaults__ = foto[:3]
-                    for cell, value in zip(func.__closure__ or (), foto[3:]):
-                        cell.cell_contents = value
-        return found
+    if not isinstance(valor, list):
+        return []
+    return [[a for a in fig if isinstance(a, np.ndarray)] for fig in valor[:16] if isinstance(fig, list)]
 
 
-_FALTA = object()
+def _alteradas(valor) -> list:
+    out = []
+    for item in (valor if isinstance(valor, list) else [])[:20]:
+        if (isinstance(item, list) and len(item) == 3 and isinstance(item[0], str) and isinstance(item[1], list)
+                and item[1] and item[2] in ("array", "objeto", "modelo")):
+            out.append((item[0][:80], [str(k)[:80] for k in item[1][:8]], item[2]))
+    return out
 
 
-def carregar_privado() -> dict:
-    """A cópia privada de ``atencao`` e os módulos de verificação dela, por nome (``aula01`` ...)."""
-    spec = importlib.util.find_spec("atencao")
-    pasta = Path(spec.origin).parent
-    privado_spec = importlib.util.spec_from_file_location(
-        "_atencao_privada", pasta / "__init__.py", submodule_search_locations=[str(pasta)])
-    privado = importlib.util.module_from_spec(privado_spec)
-    sys.modules["_atencao_privada"] = privado
-    privado_spec.loader.exec_module(privado)
-    # casos sorteados (uma tabela de respostas dos casos fixos do notebook não passa): ligado antes de os
-    # módulos de verificação carregarem, porque cada um fotografa a biblioteca ao carregar
-    importlib.import_module("_atencao_privada.checks._core").SORTEAR = True
-    modulos = {}
-    for arquivo in sorted((pasta / "checks").glob("aula*.py")):
-        modulos[arquivo.stem] = importlib.import_module(f"_atencao_privada.checks.{arquivo.stem}")
-    return modulos
+def _make_remote_base():
+    from atencao.checks._core import ChamadaExterna
+
+    class FuncaoRemota(ChamadaExterna):
+        """A função ``nome`` do notebook do aluno, que roda no processo do aluno; chamá-la manda um pedido."""
+
+        def __init__(self, canal: _remoto.Canal, nome: str, tempo: float):
+            self.canal, self.__name__, self.tempo = canal, nome, tempo
+            self._proximo = 0
+
+        def __repr__(self) -> str:
+            return f"<função do aluno {self.__name__}>"
+
+        def call_checked(self, args, kwargs, names, forbidden) -> RespostaRemota:
+            if self.canal.parou:
+                raise ProcessoDoAlunoParou("o processo do aluno parou numa chamada anterior")
+            self._proximo += 1
+            pedido = {"id": self._proximo, "funcao": self.__name__, "args": _remoto.encode(list(args)),
+                      "kwargs": _remoto.encode(kwargs), "nomes": list(names), "proibidas": list(forbidden),
+                      "tempo": self.tempo}
+            try:
+                self.canal.enviar(pedido)
+                dados = self.canal.receber(self.tempo + 10)
+            except (OSError, _remoto.MensagemInvalida) as exc:
+                self.canal.parou = True
+                raise ProcessoDoAlunoParou(f"resposta inválida do processo do aluno ({exc})") from None
+            if not isinstance(dados, dict) or dados.get("id") != self._proximo:
+                self.canal.parou = True
+                raise ProcessoDoAlunoParou("o processo do aluno não respondeu a tempo")
+            try:
+                erro = dados.get("erro")
+                resposta = RespostaRemota(
+                    printed=str(dados.get("impresso", ""))[:_remoto.MAX_TEXTO],
+                    figures=_figuras(_remoto.decode(dados.get("figuras", []))),
+                    forbidden_used=_lista_de_textos(dados.get("proibidas_usadas")),
+                    mutated=_alteradas(dados.get("alteradas")))
+                if isinstance(erro, dict):
+                    resposta.error = _excecao(erro)
+                else:
+                    resposta.value = _remoto.decode(dados.get("retorno"))
+            except _remoto.MensagemInvalida as exc:
+                raise ErroDoAluno(f"a resposta da função não é um dado simples ({exc})") from None
+            return resposta
+
+        def __call__(self, *args, **kwargs):
+            """Chamada direta (a biblioteca chamando a função do aluno, ex.: ``encoder(frase, attention_fn=f)``)."""
+            resposta = self.call_checked(args, kwargs, [f"argumento {i + 1}" for i in range(len(args))], [])
+            if resposta.error is not None:
+                raise resposta.error
+            return resposta.value
+
+    return FuncaoRemota
+
+
+def carregar_verificacoes() -> dict:
+    """Os módulos de verificação (``aula01``...) desta biblioteca, com os casos sorteados ligados."""
+    import atencao
+    import atencao.checks._core as core
+
+    core.SORTEAR = True  # antes de os módulos de verificação carregarem
+    pasta = Path(atencao.__file__).parent / "checks"
+    return {f.stem: importlib.import_module(f"atencao.checks.{f.stem}") for f in sorted(pasta.glob("aula*.py"))}
+
+
+def _objeto_da_biblioteca(nome: str):
+    """Os objetos que uma célula de verificação passa além da função do aluno (os desta biblioteca)."""
+    if nome == "encoder":
+        from atencao.bert import load_e5
+
+        return load_e5()
+    raise NameError(f"argumento desconhecido na célula de verificação: {nome}")
 
 
 def chamadas(fonte: str, modulos: dict) -> list[tuple]:
-    """As chamadas ``modulo.funcao(args)`` de uma célula de verificação original: (função privada, args)."""
+    """As chamadas ``modulo.funcao(nome, ...)`` de uma célula de verificação: (verificação, [nomes])."""
     out = []
     for stmt in ast.parse(fonte).body:
         call = stmt.value if isinstance(stmt, ast.Expr) else None
         if (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)
-                and isinstance(call.func.value, ast.Name) and call.func.value.id in modulos):
-            out.append((getattr(modulos[call.func.value.id], call.func.attr), call.args, call.keywords))
+                and isinstance(call.func.value, ast.Name) and call.func.value.id in modulos
+                and not call.keywords and call.args and all(isinstance(a, ast.Name) for a in call.args)):
+            out.append((getattr(modulos[call.func.value.id], call.func.attr), [a.id for a in call.args]))
     return out
+
+
+def _julgar(celula: dict, modulos: dict, remota, canal, tempo: float) -> tuple:
+    """(passou, detalhe) de uma célula de verificação."""
+    from atencao.checks._core import CheckResult
+
+    alvos = chamadas(celula["fonte"], modulos)
+    if not alvos:
+        return False, "célula sem chamada de verificação conhecida"
+    for func, nomes in alvos:
+        args = [remota(canal, nomes[0], tempo), *(_objeto_da_biblioteca(n) for n in nomes[1:])]
+        with contextlib.redirect_stdout(io.StringIO()):
+            resultado = func(*args)
+        if not (type(resultado) is CheckResult and resultado.passed is True):
+            return False, ("; ".join(resultado.failures) if type(resultado) is CheckResult
+                           else "a verificação não devolveu um resultado")
+        if canal.parou:
+            return False, "o processo do aluno parou durante a verificação"
+    return True, ""
 
 
 def main() -> None:
     pedido, enviar = _caixa.abrir()
-
+    canal = _remoto.canal_do_ambiente()
     os.environ["MPLBACKEND"] = "Agg"
-    os.environ.pop("NBGRADER_EXECUTION", None)
-    modulos = carregar_privado()
-    core = sys.modules["_atencao_privada.checks._core"]
-    CheckResult = core.CheckResult
-    import math  # noqa: F401 - vigiado
-
-    import numpy  # noqa: F401 - vigiado
-    from IPython.core.interactiveshell import InteractiveShell
-    from traitlets.config import Config
-
-    config = Config()
-    config.HistoryManager.hist_file = ":memory:"
-    config.HistoryManager.enabled = False
-    shell = InteractiveShell.instance(config=config)
-    guarda = Guarda()
-    limite = float(pedido.get("tempo_celula", 20))
-    pular = set(pedido.get("pular", []))
-    signal.signal(signal.SIGALRM, _alarme)
-    ns = shell.user_ns
-    run_cell = shell.run_cell
-
-    for celula in pedido["celulas"]:
-        if celula["tipo"] == "codigo":
-            try:
-                signal.setitimer(signal.ITIMER_REAL, limite)
-                run_cell(celula["fonte"], store_history=False)
-            except BaseException:  # noqa: BLE001 - o código do aluno não derruba a conferência
-                pass
-            finally:
-                signal.setitimer(signal.ITIMER_REAL, 0)
-            continue
+    os.environ.pop("NBGRADER_EXECUTION", None)  # o veredito é o CheckResult, não uma exceção
+    modulos = carregar_verificacoes()
+    remota = _make_remote_base()
+    tempo = float(pedido.get("tempo_celula", 20))
+    try:
+        pronto = canal.receber(float(pedido.get("tempo_pronto", 600)))
+    except _remoto.MensagemInvalida:
+        pronto = None
+    vivo = isinstance(pronto, dict) and pronto.get("pronto") is True
+    for celula in pedido.get("verificacoes", []):
         gid = celula["grade_id"]
-        if gid in pular:
-            continue
-        antes = guarda.alteracoes()  # o que as células do aluno trocaram (desfeito agora)
         enviar({"inicio": gid})
-        passou, detalhe = False, ""
+        if not vivo:
+            enviar({"grade_id": gid, "passou": False,
+                    "detalhe": "o código do notebook não terminou de rodar (tempo esgotado ou processo parado)"})
+            continue
         try:
-            alvos = chamadas(celula["fonte"], modulos)
-            passou = True if alvos else None
-            if not alvos:
-                detalhe = "célula sem chamada de verificação conhecida"
-            for func, args, kwargs in alvos:
-                valores = [eval(compile(ast.Expression(a), "<verificação>", "eval"), ns) for a in args]  # noqa: S307
-                nomeados = {k.arg: eval(compile(ast.Expression(k.value), "<verificação>", "eval"), ns)  # noqa: S307
-                            for k in kwargs}
-                signal.setitimer(signal.ITIMER_REAL, limite)
-                try:
-                    resultado = func(*valores, **nomeados)
-                finally:
-                    signal.setitimer(signal.ITIMER_REAL, 0)
-                if not (type(resultado) is CheckResult and resultado.passed is True):
-                    passou = False
-                    detalhe = ("; ".join(resultado.failures) if type(resultado) is CheckResult
-                               else "a verificação não devolveu um resultado")
-                    break
-        except TempoEsgotado:
-            passou, detalhe = False, "tempo esgotado na verificação"
-        except NameError as exc:
-            passou, detalhe = False, f"nome não definido: {exc}"
-        except BaseException as exc:  # noqa: BLE001
+            passou, detalhe = _julgar(celula, modulos, remota, canal, tempo)
+        except BaseException as exc:  # noqa: BLE001 - nada do aluno roda aqui; um erro é da conferência
             passou, detalhe = False, f"{type(exc).__name__}: {str(exc)[:200]}"
-        depois = guarda.alteracoes()
-        if depois:
-            passou = False
-            detalhe = (detalhe + "; " if detalhe else "") + "o código alterou módulos durante a verificação"
-        enviar({"grade_id": gid, "passou": passou, "detalhe": detalhe, "alteracoes": sorted(set(antes + depois))})
+        enviar({"grade_id": gid, "passou": passou, "detalhe": detalhe})
     enviar({"fim": "ok"})
+    sys.stdout.flush()
     os._exit(0)
 
 

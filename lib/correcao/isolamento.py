@@ -213,6 +213,30 @@ class Caixa:
         self.encerrar_restantes()
         return Execucao(out or b"", proc.returncode, timed_out, time.perf_counter() - t0)
 
+    def iniciar(self, workdir: Path, modulo: str, entrada: bytes, extra_env: dict | None = None,
+                pass_fds: tuple = (), saida=subprocess.PIPE) -> subprocess.Popen:
+        """Inicia ``modulo`` na caixa sem esperar: ``entrada`` vai para a entrada padrão (numa thread) e
+        ``pass_fds`` (descritores, como as pontas de um pipe entre duas caixas) entram na caixa. Quem chama
+        espera, lê ``stdout`` e, no fim, chama :meth:`_matar` e :meth:`encerrar_restantes`."""
+        import threading
+
+        workdir.mkdir(parents=True, exist_ok=True)
+        if self.root:
+            os.chown(workdir, self.uid, self.uid)
+        cmd, env = self.comando(workdir, modulo, extra_env)
+        proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=saida, stderr=subprocess.DEVNULL, cwd=workdir,
+                                env=env, start_new_session=True, pass_fds=pass_fds)
+
+        def alimentar():
+            try:
+                proc.stdin.write(entrada)
+                proc.stdin.close()
+            except OSError:
+                pass
+
+        threading.Thread(target=alimentar, daemon=True).start()
+        return proc
+
     def _matar(self, proc: subprocess.Popen) -> None:
         try:
             os.killpg(proc.pid, signal.SIGKILL)

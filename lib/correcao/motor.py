@@ -118,9 +118,11 @@ class Trabalhador:
         self.course = pasta / "curso-nbgrader"
         self.tempo_celula = tempo_celula
         self.limites = limites
-        # duas caixas por trabalhador: o kernel e a conferência rodam ao mesmo tempo, com uids diferentes
-        self.caixa = Caixa(limites, numero=2 * numero, isolar=isolar, marca=marca)
-        self.caixa_conferencia = Caixa(limites, numero=2 * numero + 1, isolar=isolar, marca=marca)
+        # três caixas por trabalhador, com uids diferentes: o kernel, e a conferência (o lado do aluno e o
+        # verificador, ligados por um par de pipes) rodam ao mesmo tempo
+        self.caixa = Caixa(limites, numero=3 * numero, isolar=isolar, marca=marca)
+        self.caixa_aluno = Caixa(limites, numero=3 * numero + 1, isolar=isolar, marca=marca)
+        self.caixa_conferencia = Caixa(limites, numero=3 * numero + 2, isolar=isolar, marca=marca)
         self.chave = f"{marca}-{numero}"
         self.resultados: dict[str, Resultado] = {}
         self.mpl_cache: Path | None = None
@@ -246,42 +248,64 @@ class Trabalhador:
         return celulas
 
     def _conferir(self, celulas: list[dict], ident: str, res: Resultado) -> None:
-        pendentes = [c["grade_id"] for c in celulas if c["tipo"] == "verificacao"]
-        feitas: set = set()
-        for tentativa in range(len(pendentes) + 1):
-            if not [g for g in pendentes if g not in feitas]:
-                break
-            nonce = secrets.token_hex(16)
-            work = self._workdir(f"{ident}-conferencia-{tentativa}", self.caixa_conferencia)
-            pedido = {"nonce": nonce, "celulas": celulas, "tempo_celula": self.tempo_celula,
-                      "pular": sorted(feitas)}
-            run = self.caixa_conferencia.rodar(work, "correcao._veredito", json.dumps(pedido).encode("utf-8"))
-            shutil.rmtree(work, ignore_errors=True)
-            iniciada, fim = None, False
-            for msg in _ler(run.stdout, nonce):
-                if "inicio" in msg:
-                    iniciada = msg["inicio"]
-                elif "grade_id" in msg and msg["grade_id"] in pendentes and msg["grade_id"] not in feitas:
-                    passou = msg.get("passou")
-                    res.veredito[msg["grade_id"]] = (passou if passou in (True, False, None) else False,
-                                                     str(msg.get("detalhe", ""))[:300])
-                    res.alteracoes += [str(a) for a in msg.get("alteracoes", [])]
-                    feitas.add(msg["grade_id"])
-                    iniciada = None
-                elif msg.get("fim"):
-                    fim = True
-            if fim:
-                break
-            motivo = "tempo esgotado" if run.tempo_esgotado else "o processo parou"
-            if iniciada and iniciada not in feitas:  # a verificação em que parou não vale; as seguintes, de novo
-                res.veredito[iniciada] = (False, f"a conferência parou nesta verificação ({motivo})")
-                feitas.add(iniciada)
-                continue
-            for gid in pendentes:  # parou numa célula do aluno: nada depois dela pôde ser conferido
-                if gid not in feitas:
-                    res.veredito[gid] = (False, f"a conferência parou antes desta verificação ({motivo})")
-                    feitas.add(gid)
-        res.alteracoes = sorted(set(res.alteracoes))
+        """A conferência que dá os pontos: o lado do aluno (:mod:`correcao._aluno`) roda as células de código,
+        e o verificador (:mod:`correcao._veredito`, outra caixa, sem código do aluno) chama as funções dele
+        por um par de pipes e julga o que volta. Só o verificador fala com este processo."""
+        verificacoes = [{"grade_id": c["grade_id"], "fonte": c["fonte"]} for c in celulas if c["tipo"] == "verificacao"]
+        pendentes = [v["grade_id"] for v in verificacoes]
+        if not pendentes:
+            return
+        codigo = [{"fonte": c["fonte"]} for c in celulas if c["tipo"] == "codigo"]
+        nonce = secrets.token_hex(16)
+        work_aluno = self._workdir(f"{ident}-aluno", self.caixa_aluno)
+        work_ver = self._workdir(f"{ident}-verificador", self.caixa_conferencia)
+        pedidos_ler, pedidos_escrever = os.pipe()  # verificador -> aluno
+        respostas_ler, respostas_escrever = os.pipe()  # aluno -> verificador
+        limite = self.limites.relogio_s
+        t0 = time.monotonic()
+        try:
+            aluno = self.caixa_aluno.iniciar(
+                work_aluno, "correcao._aluno",
+                json.dumps({"nonce": secrets.token_hex(16), "celulas": codigo,
+                            "tempo_celula": self.tempo_celula}).encode("utf-8"),
+                {"CORRECAO_FD_LER": str(pedidos_ler), "CORRECAO_FD_ESCREVER": str(respostas_escrever)},
+                pass_fds=(pedidos_ler, respostas_escrever), saida=subprocess.DEVNULL)
+            verificador = self.caixa_conferencia.iniciar(
+                work_ver, "correcao._veredito",
+                json.dumps({"nonce": nonce, "verificacoes": verificacoes, "tempo_celula": self.tempo_celula,
+                            "tempo_pronto": limite}).encode("utf-8"),
+                {"CORRECAO_FD_LER": str(respostas_ler), "CORRECAO_FD_ESCREVER": str(pedidos_escrever)},
+                pass_fds=(respostas_ler, pedidos_escrever))
+        finally:
+            for fd in (pedidos_ler, pedidos_escrever, respostas_ler, respostas_escrever):
+                os.close(fd)
+        lido: list[bytes] = []
+        leitor = threading.Thread(target=lambda: lido.append(verificador.stdout.read()), daemon=True)
+        leitor.start()
+        leitor.join(max(1.0, limite - (time.monotonic() - t0)))
+        tempo_esgotado = leitor.is_alive()
+        for proc, caixa in ((verificador, self.caixa_conferencia), (aluno, self.caixa_aluno)):
+            if proc.poll() is None:
+                caixa._matar(proc)
+        leitor.join(10)  # morto o verificador, o que ele já tinha dito chega ao fim
+        self.caixa_conferencia.encerrar_restantes()
+        self.caixa_aluno.encerrar_restantes()
+        shutil.rmtree(work_aluno, ignore_errors=True)
+        shutil.rmtree(work_ver, ignore_errors=True)
+        saida = b"".join(lido)
+        iniciada = None
+        for msg in _ler(saida, nonce):
+            if "inicio" in msg:
+                iniciada = msg["inicio"]
+            elif "grade_id" in msg and msg["grade_id"] in pendentes and msg["grade_id"] not in res.veredito:
+                passou = msg.get("passou")
+                res.veredito[msg["grade_id"]] = (passou is True, str(msg.get("detalhe", ""))[:300])
+                iniciada = None
+        motivo = "tempo esgotado" if tempo_esgotado else "o processo parou"
+        for gid in pendentes:
+            if gid not in res.veredito:
+                onde = "nesta verificação" if gid == iniciada else "antes desta verificação"
+                res.veredito[gid] = (False, f"a conferência parou {onde} ({motivo})")
 
 
 class ExecutarNaCaixa(NbGraderPreprocessor):
@@ -388,18 +412,19 @@ def _explain(autograded: Path, g: Gradable, row: Row, submitted: Path) -> None:
 
 
 def _aplicar_conferencia(g: Gradable, row: Row, res: Resultado) -> None:
-    """Nota final = a do nbgrader, só onde a conferência independente também passou; situação e motivos."""
+    """Os pontos vêm só do verificador isolado (nenhum código do aluno no processo dele); a saída do kernel
+    (o que o nbgrader leu) só serve ao retorno, e uma verificação que passou lá e não no verificador vai
+    para revisão. Depois, a situação e os motivos."""
     revisar = False
     for gid in g.checks:
         if gid not in row.scores:
             continue
         passou, detalhe = res.veredito.get(gid, (False, "a conferência não chegou a esta verificação"))
-        if passou is None:
-            continue
-        if not passou and row.scores[gid] > 0:
+        no_kernel = row.scores[gid]
+        row.scores[gid] = float(g.cells[gid][1]) if passou is True else 0.0
+        if passou is not True and no_kernel > 0:
             row.reasons.append(f"{gid}: passou no notebook, mas falhou na conferência independente"
                                + (f" (não passou: {detalhe})" if detalhe else "") + "; 0 pontos")
-            row.scores[gid] = 0.0
             revisar = True
     if res.flags:
         revisar = True

@@ -65,6 +65,57 @@ class CheckResult:
         """O relatório já foi impresso; nada mais a mostrar."""
 
 
+class Captura:
+    """O que a última chamada da função do aluno imprimiu (``printed``, texto) e desenhou (``figures``: uma
+    lista por figura nova, com os arrays das imagens e malhas de cores de cada eixo)."""
+
+    __slots__ = ("printed", "figures")
+
+    def __init__(self, printed: str, figures: list):
+        self.printed = printed
+        self.figures = figures
+
+
+class ChamadaExterna:
+    """Uma função do aluno que roda em outro processo (na correção: veja ``correcao._remoto``).
+
+    :meth:`Checker.call` passa a ela os argumentos e recebe uma resposta com ``value``, ``error`` (a
+    exceção a levantar, ou ``None``), ``printed``, ``figures``, ``forbidden_used`` (nomes) e ``mutated``
+    (``(nome, [chaves], tipo)``); a verificação julga só isso."""
+
+    def call_checked(self, args: tuple, kwargs: dict, names: list, forbidden: list):
+        raise NotImplementedError
+
+
+def figure_data(nums) -> list:
+    """Os dados desenhados nas figuras ``nums`` do pyplot: para cada figura, a lista de arrays (float) das
+    imagens e malhas de cores dos seus eixos (o que um mapa de calor mostra)."""
+    plt = sys.modules.get("matplotlib.pyplot")
+    out = []
+    if plt is None:
+        return out
+    for num in sorted(nums):
+        arrays = []
+        for ax in plt.figure(num).get_axes():
+            for artista in [*ax.images, *ax.collections]:
+                dados = getattr(artista, "get_array", lambda: None)()
+                if dados is not None and np.size(dados) <= 1 << 16:
+                    try:
+                        arrays.append(np.ma.filled(np.ma.asarray(dados, dtype=float), np.nan))
+                    except (TypeError, ValueError):
+                        continue
+        out.append(arrays[:32])
+    return out[:16]
+
+
+def run_watched(vigia: "_Vigia", fn, args, kwargs):
+    """``fn(*args, **kwargs)`` com a vigilância ``vigia`` ligada (ela anota as funções proibidas chamadas pelo
+    código do aluno em ``vigia.usados``); o resultado como dados comuns (:func:`_materializar`). Chamada daqui,
+    da biblioteca: a primeira chamada vista é a da função do aluno (que pode ser uma pronta)."""
+    with vigia:
+        return _materializar(fn(*args, **kwargs))
+
+
 class _Parar(Exception):
     """Encerra a verificação depois de um ❌ que já diz tudo (função pronta usada, entrada alterada)."""
 
@@ -75,12 +126,13 @@ class Checker:
     Sem atributos além destes (``__slots__``): o código avaliado não consegue trocar ``expect`` numa
     instância em uso."""
 
-    __slots__ = ("title", "lines", "failures")
+    __slots__ = ("title", "lines", "failures", "captured")
 
     def __init__(self, title: str):
         self.title = title
         self.lines: list[str] = []
         self.failures: list[str] = []
+        self.captured = Captura("", [])
 
     def expect(self, ok: bool, what: str, expected=None, obtained=None, hint: str | None = None) -> bool:
         """Registra um critério. ``what`` descreve o critério; em falha mostra esperado/obtido/dica."""
@@ -110,43 +162,79 @@ class Checker:
         ``forbidden``: funções ou classes da biblioteca que o enunciado proíbe dentro da função do aluno
         (ex.: ``scaled_dot_product_attention``); uma chamada a elas feita pelo código do aluno (não pela
         biblioteca por dentro) vira um ❌ com o nome do que foi chamado.
+
+        O que a chamada imprimiu e os dados das figuras que ela desenhou ficam em :attr:`captured`
+        (:class:`Captura`). Se ``fn`` é uma :class:`ChamadaExterna` (na correção, a função do aluno roda em
+        outro processo), a chamada vai para lá só com dados simples, e o que volta é julgado aqui.
         """
+        nomes = list(names or [f"argumento {i + 1}" for i in range(len(args))]) + list(kwargs)
+        if isinstance(fn, ChamadaExterna):
+            return self._call_external(label, fn, args, kwargs, nomes, forbidden)
         pos = [_private(a) for a in args]
         nom = {k: _private(v) for k, v in kwargs.items()}
-        pares = list(zip(names or [f"argumento {i + 1}" for i in range(len(args))], pos)) + list(nom.items())
+        pares = list(zip(nomes, [*pos, *nom.values()]))
         fotos = [(nome, valor, _foto(valor)) for nome, valor in pares]
         vigia = _Vigia(forbidden)
+        antes, impresso = _open_figures(), io.StringIO()
+        self.captured = Captura("", [])
         try:
-            with vigia:
-                return _materializar(fn(*pos, **nom))
+            with contextlib.redirect_stdout(impresso):
+                return run_watched(vigia, fn, pos, nom)
         finally:
+            self.captured = Captura(impresso.getvalue(), figure_data(_open_figures() - antes))
             parar = bool(vigia.usados)
             if vigia.usados:
-                usados = ", ".join(sorted(vigia.usados))
-                self.expect(False, f"{label}: a conta é sua, sem a função pronta da biblioteca",
-                            "a fórmula escrita com NumPy", f"a sua função chamou {usados}",
-                            "o enunciado pede para escrever a conta você mesmo, com NumPy; use as funções prontas só "
-                            "fora da sua função, para conferir o resultado.")
+                self._flag_forbidden(label, vigia.usados)
             _apontar_alterados(self, f"trocado durante {label}")
             for nome, valor, foto in fotos:
                 mudou = _restaurar(valor, foto)
                 if mudou:
-                    alvo = nome + mudou[0]
-                    dica = (f"não mude {alvo} no lugar (`{alvo} /= ...`, `{alvo} *= ...`, `{alvo}[...] = ...`): "
-                            f"crie um array novo, por exemplo `{alvo} = {alvo} / 2` (o `=` cria outro array e "
-                            f"o do notebook fica como estava).")
-                    if isinstance(foto.get(mudou[0]), tuple):  # os pesos do modelo: não há cópia para restaurar
-                        dica = (f"não altere {alvo} dentro da função (o modelo ficou alterado: reinicie o kernel "
-                                f"e rode o notebook de novo para recarregá-lo).")
-                    elif mudou[0].startswith("."):  # um atributo do objeto recebido (os pesos da camada)
-                        dica = (f"não altere {alvo} dentro da função: a camada é a mesma que o notebook usa depois. "
-                                f"Faça as contas em arrays novos (por exemplo, `W = {alvo} / 2`).")
-                    self.expect(False, f"{label}: a função não altera as entradas",
-                                f"{nome} igual ao que foi passado",
-                                f"{', '.join(nome + k for k in mudou)} foi modificado dentro da função", dica)
+                    tipo = ("modelo" if isinstance(foto.get(mudou[0]), tuple) else
+                            "objeto" if mudou[0].startswith(".") else "array")
+                    self._flag_mutation(label, nome, mudou, tipo)
                     parar = True
             if parar and sys.exc_info()[0] is None:  # o resto dos casos não acrescenta nada: a verificação para aqui
                 raise _Parar()
+
+    def _call_external(self, label: str, fn: "ChamadaExterna", args, kwargs, nomes: list, forbidden: tuple):
+        """:meth:`call` de uma função do aluno que roda em outro processo: só o que volta é julgado."""
+        proibidas = [f"{getattr(f, '__module__', '')}:{getattr(f, '__qualname__', '')}" for f in forbidden]
+        resposta = fn.call_checked(tuple(args), dict(kwargs), nomes, proibidas)
+        self.captured = Captura(resposta.printed, resposta.figures)
+        parar = False
+        if resposta.forbidden_used:
+            self._flag_forbidden(label, set(resposta.forbidden_used))
+            parar = True
+        for nome, mudou, tipo in resposta.mutated:
+            self._flag_mutation(label, nome, mudou, tipo)
+            parar = True
+        if resposta.error is not None:
+            raise resposta.error
+        if parar:
+            raise _Parar()
+        return resposta.value
+
+    def _flag_forbidden(self, label: str, usados) -> None:
+        self.expect(False, f"{label}: a conta é sua, sem a função pronta da biblioteca",
+                    "a fórmula escrita com NumPy", f"a sua função chamou {', '.join(sorted(usados))}",
+                    "o enunciado pede para escrever a conta você mesmo, com NumPy; use as funções prontas só "
+                    "fora da sua função, para conferir o resultado.")
+
+    def _flag_mutation(self, label: str, nome: str, mudou: list, tipo: str) -> None:
+        """O ❌ de uma entrada alterada no lugar; ``tipo``: ``array``, ``objeto`` (um atributo do objeto
+        recebido) ou ``modelo`` (os pesos do modelo)."""
+        alvo = nome + mudou[0]
+        dica = (f"não mude {alvo} no lugar (`{alvo} /= ...`, `{alvo} *= ...`, `{alvo}[...] = ...`): "
+                f"crie um array novo, por exemplo `{alvo} = {alvo} / 2` (o `=` cria outro array e "
+                f"o do notebook fica como estava).")
+        if tipo == "modelo":  # os pesos do modelo: não há cópia para restaurar
+            dica = (f"não altere {alvo} dentro da função (o modelo ficou alterado: reinicie o kernel "
+                    f"e rode o notebook de novo para recarregá-lo).")
+        elif tipo == "objeto":  # um atributo do objeto recebido (os pesos da camada)
+            dica = (f"não altere {alvo} dentro da função: a camada é a mesma que o notebook usa depois. "
+                    f"Faça as contas em arrays novos (por exemplo, `W = {alvo} / 2`).")
+        self.expect(False, f"{label}: a função não altera as entradas", f"{nome} igual ao que foi passado",
+                    f"{', '.join(nome + k for k in mudou)} foi modificado dentro da função", dica)
 
     def pair(self, result, label: str, first: str = "saida", second: str = "pesos"):
         """Confere que a função devolveu dois itens, ``(first, second)``, e os converte em arrays de floats;
@@ -311,7 +399,8 @@ def _fora_do_aluno() -> tuple:
     import sysconfig
 
     caminhos = {sysconfig.get_paths().get(k) for k in ("stdlib", "platstdlib", "purelib", "platlib")}
-    return tuple(sorted(c for c in caminhos if c)) + (_PACOTE,)
+    # a correção (lib/correcao) também não é do aluno: ela leva as chamadas ao processo do aluno
+    return tuple(sorted(c for c in caminhos if c)) + (_PACOTE, os.path.join(os.path.dirname(_PACOTE), "correcao"))
 
 
 _FORA_DO_ALUNO = _fora_do_aluno()
@@ -368,7 +457,7 @@ def _erro_do_aluno(exc: BaseException) -> tuple[str, None, None, str]:
 
     original = " ".join(str(exc).split())[:300]
     traduzida = traduzir(original)
-    onde, tb = None, exc.__traceback__
+    onde, tb = getattr(exc, "onde_do_aluno", None), exc.__traceback__  # de outro processo: (linha, função)
     while tb is not None:  # o último quadro que não é da biblioteca nem do Python/NumPy: o código do aluno
         if _do_aluno(tb.tb_frame.f_code.co_filename):
             onde = (tb.tb_lineno, tb.tb_frame.f_code.co_name)
@@ -392,6 +481,8 @@ def _erro_do_aluno(exc: BaseException) -> tuple[str, None, None, str]:
 
 def _da_verificacao(exc: BaseException) -> bool:
     """O erro aconteceu no código das verificações (e não no do aluno nem numa biblioteca chamada por ele)?"""
+    if getattr(exc, "remoto", False):  # veio do processo do aluno (correção)
+        return False
     tb, ultimo = exc.__traceback__, ""
     while tb is not None:
         arquivo = tb.tb_frame.f_code.co_filename
@@ -766,7 +857,7 @@ def passou(fn, avisar: bool = True) -> bool:
 def _quem_falta(exc, fn) -> str | None:
     """O nome da função (outra que não ``fn``) que levantou o ``NotImplementedError``: a resposta do aluno
     pode estar pronta e usar outra ainda em esboço (por exemplo, ``my_softmax``)."""
-    tb, nome = getattr(exc, "__traceback__", None), None
+    tb, nome = getattr(exc, "__traceback__", None), getattr(exc, "quem_levantou", None)
     while tb is not None:
         nome = tb.tb_frame.f_code.co_name
         tb = tb.tb_next

@@ -19,6 +19,7 @@ from ..projections import SelfAttention
 from ..text import attention_summary, strongest_attention
 from ._core import (
     DICA_INSTAVEL,
+    ChamadaExterna,
     Checker,
     _close_new_figures,
     _congelar,
@@ -198,7 +199,8 @@ def projeto(c: Checker, visualizer_fn):
     (com o destaque de cada token);
     as figuras desenhadas durante a verificação são fechadas e o texto impresso fica fora do relatório.
     """
-    _aquecer_o_matplotlib()
+    if not isinstance(visualizer_fn, ChamadaExterna):  # na correção, a figura é desenhada no processo do aluno
+        _aquecer_o_matplotlib()
     rng = np.random.default_rng(semente(0))
     custom = {"sol": [1.0, 0.2, 0.0], "lua": [0.9, 0.3, 0.0], "mar": [0.0, 0.1, 1.0]}
     if semente(0):  # na conferência da correção, vetores sorteados (uma tabela de respostas não passa)
@@ -208,13 +210,12 @@ def projeto(c: Checker, visualizer_fn):
     cases = [(s, None) for s in PROJECT_SENTENCES if not s.startswith("A menina")] + [("sol lua mar", custom)]
     for sentence, vectors in cases:
         label = f"“{sentence}”"
-        antes, impresso = _open_figures(), io.StringIO()
-        with contextlib.redirect_stdout(impresso):
-            result = (c.call(label, visualizer_fn, sentence, vectors, names=("frase", "vectors"),
-                             forbidden=_PRONTAS_VIS)
-                      if vectors is not None else
-                      c.call(label, visualizer_fn, sentence, names=("frase",), forbidden=_PRONTAS_VIS))
-        figuras, texto = _open_figures() - antes, nfc(impresso.getvalue())  # acentos compostos, como os tokens
+        result = (c.call(label, visualizer_fn, sentence, vectors, names=("frase", "vectors"),
+                         forbidden=_PRONTAS_VIS)
+                  if vectors is not None else
+                  c.call(label, visualizer_fn, sentence, names=("frase",), forbidden=_PRONTAS_VIS))
+        # o que a chamada desenhou e imprimiu (com acentos compostos, como os tokens)
+        figuras, texto = c.captured.figures, nfc(c.captured.printed)
         if not c.expect(isinstance(result, (tuple, list)) and len(result) == 3,
                         f"{label}: devolve (tokens, pesos, destaques)", "uma tupla com 3 itens", _descricao(result),
                         _dica_retorno(result, "tokens", "pesos", "destaques")):
@@ -322,21 +323,15 @@ def _linha_que_falta(texto: str, ref_A: np.ndarray, tokens: list):
     return None
 
 
-def _tem_mapa(figuras: set, n: int, ref_A: np.ndarray) -> bool:
-    """Alguma das figuras novas mostra a matriz de atenção ``ref_A`` (n × n; imagem ou malha de cores)?"""
-    import sys
-
-    plt = sys.modules.get("matplotlib.pyplot")
-    if plt is None:
-        return False
-    for num in figuras:
-        for ax in plt.figure(num).get_axes():
-            for artista in [*ax.images, *ax.collections]:
-                dados = getattr(artista, "get_array", lambda: None)()
-                if dados is not None and np.size(dados) == n * n:
-                    valores = np.ma.filled(np.ma.asarray(dados, dtype=float), np.nan).reshape(n, n)
-                    if np.allclose(valores, ref_A, atol=1e-6, equal_nan=False):
-                        return True
+def _tem_mapa(figuras: list, n: int, ref_A: np.ndarray) -> bool:
+    """Alguma das figuras novas (os arrays desenhados em cada uma: imagens ou malhas de cores) mostra a matriz
+    de atenção ``ref_A`` (n × n)?"""
+    for arrays in figuras:
+        for dados in arrays:
+            if np.size(dados) == n * n:
+                valores = np.asarray(dados, dtype=float).reshape(n, n)
+                if np.allclose(valores, ref_A, atol=1e-6, equal_nan=False):
+                    return True
     return False
 
 

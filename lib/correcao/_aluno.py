@@ -1,0 +1,204 @@
+"""Dentro de uma caixa: o lado do aluno da conferência. Nada daqui decide pontos.
+
+1. roda as células de código do notebook (as protegidas na versão original, as do aluno como ele
+   escreveu; as de verificação, não) num shell do IPython, com tempo limite por célula;
+2. avisa o verificador (``{"pronto": true}`` no canal, veja :mod:`correcao._remoto`) e atende os pedidos
+   dele: cada pedido chama uma função do aluno, **num processo filho** (``fork``), que o pai mata ao passar do
+   tempo; cada chamada começa do mesmo estado (o que uma chamada muda não passa para a próxima).
+
+Pedido (JSON na entrada padrão): ``nonce``, ``celulas`` (``[{"fonte": ...}]``), ``tempo_celula`` (s).
+O código do aluno roda neste processo: ele pode mudar tudo aqui, inclusive este arquivo já carregado; o
+que ele conseguir mudar são só os valores das respostas, e esses o verificador julga.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import signal
+import sys
+
+from . import _caixa, _remoto
+
+MAX_IMPRESSO = 64 * 1024  # caracteres do que uma chamada imprime (o resto é cortado)
+
+
+class TempoEsgotado(BaseException):
+    """Tempo limite de uma célula (``BaseException``: um ``except Exception`` não engole)."""
+
+
+def _alarme(signum, frame):
+    raise TempoEsgotado()
+
+
+def _refazer(nome: str, dados):
+    """Um objeto da biblioteca que a verificação passou (refeito aqui com os mesmos dados)."""
+    import importlib
+
+    if nome == _remoto.ENCODER:
+        from atencao.bert import load_e5
+
+        return load_e5()
+    if nome not in _remoto.CLASSES or not isinstance(dados, dict):
+        raise _remoto.MensagemInvalida(f"objeto desconhecido: {nome}")
+    cls = getattr(importlib.import_module(_remoto.CLASSES[nome]), nome)
+    obj = cls.__new__(cls)
+    vars(obj).update(dados)
+    return obj
+
+
+def _proibidas(nomes: list) -> tuple:
+    """As funções da biblioteca (deste processo) que o enunciado proíbe, por ``modulo:nome``."""
+    import importlib
+
+    out = []
+    for nome in nomes:
+        modulo, _, qual = str(nome).partition(":")
+        if not modulo.startswith("atencao"):
+            continue
+        try:
+            obj = importlib.import_module(modulo)
+            for parte in qual.split("."):
+                obj = getattr(obj, parte)
+        except (ImportError, AttributeError):
+            continue
+        out.append(obj)
+    return tuple(out)
+
+
+def _erro(exc: BaseException) -> dict:
+    """A exceção do aluno como dados: tipo, mensagem, a linha do código do aluno e a função que a levantou."""
+    from atencao.checks._core import _do_aluno
+
+    onde, quem, tb = None, None, exc.__traceback__
+    while tb is not None:
+        codigo = tb.tb_frame.f_code
+        if _do_aluno(codigo.co_filename):
+            onde = [tb.tb_lineno, codigo.co_name]
+        quem = codigo.co_name
+        tb = tb.tb_next
+    return {"tipo": type(exc).__name__[:80], "mensagem": str(exc)[:2000], "onde": onde, "quem": quem}
+
+
+def _chamar(ns: dict, pedido: dict) -> dict:
+    """Uma chamada, no processo filho: os argumentos refeitos, a vigilância, a saída e as figuras."""
+    import numpy as np
+
+    from atencao.checks._core import _foto, _open_figures, _restaurar, _Vigia, figure_data, run_watched
+
+    nome = str(pedido.get("funcao", ""))
+    fn = ns.get(nome)
+    args = _remoto.decode(pedido.get("args", []), objetos=True, refazer=_refazer)
+    kwargs = _remoto.decode(pedido.get("kwargs", {}), objetos=True, refazer=_refazer)
+    nomes = [str(n) for n in pedido.get("nomes", [])]
+    resposta = {"id": pedido.get("id")}
+    if fn is None:
+        resposta["erro"] = {"tipo": "NameError", "mensagem": f"name '{nome}' is not defined", "onde": None,
+                            "quem": None}
+        return resposta
+    valores = [*args, *kwargs.values()]
+    fotos = []
+    for k, valor in enumerate(valores):
+        if not isinstance(valor, (str, int, float, type(None))):
+            tipo = "objeto" if hasattr(valor, "__dict__") and not isinstance(valor, np.ndarray) else "array"
+            fotos.append((nomes[k] if k < len(nomes) else f"argumento {k + 1}", valor, _foto(valor), tipo))
+    vigia = _Vigia(_proibidas(pedido.get("proibidas", [])))
+    antes, impresso = _open_figures(), io.StringIO()
+    try:
+        with contextlib.redirect_stdout(impresso), np.errstate(all="ignore"):
+            valor = run_watched(vigia, fn, args, kwargs)
+        resposta["retorno"] = _remoto.encode_return(valor)
+    except BaseException as exc:  # noqa: BLE001 - a exceção do aluno vai, como dados, para a verificação
+        resposta["erro"] = _erro(exc)
+    resposta["impresso"] = impresso.getvalue()[:MAX_IMPRESSO]
+    figuras = figure_data(_open_figures() - antes)
+    resposta["figuras"] = _remoto.encode_return(figuras)
+    resposta["proibidas_usadas"] = sorted(vigia.usados)[:20]
+    alteradas = []
+    for nome_arg, valor, foto, tipo in fotos:
+        mudou = _restaurar(valor, foto)
+        if mudou:
+            alteradas.append([nome_arg, mudou[:8], "modelo" if isinstance(foto.get(mudou[0]), tuple) else tipo])
+    resposta["alteradas"] = alteradas
+    return resposta
+
+
+def _atender(ns: dict, canal: _remoto.Canal, pedido: dict, tempo: float) -> None:
+    """Roda o pedido num processo filho e manda a resposta dele (ou a do tempo esgotado)."""
+    ler, escrever = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # o filho: a chamada, e a resposta pelo pipe
+        os.close(ler)
+        try:
+            signal.signal(signal.SIGALRM, signal.SIG_DFL)
+            resposta = _chamar(ns, pedido)
+        except BaseException as exc:  # noqa: BLE001 - argumentos que não deu para refazer
+            resposta = {"id": pedido.get("id"), "erro": {"tipo": "ErroNaCorrecao", "mensagem": str(exc)[:300],
+                                                         "onde": None, "quem": None}}
+        try:
+            _remoto.Canal(-1, escrever).enviar(resposta)
+        except BaseException:  # noqa: BLE001
+            pass
+        os._exit(0)
+    os.close(escrever)
+    filho = _remoto.Canal(ler, -1)
+    try:
+        resposta = filho.receber(tempo)
+    except _remoto.MensagemInvalida:
+        resposta = None
+    os.close(ler)
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    os.waitpid(pid, 0)
+    if resposta is None:
+        resposta = {"id": pedido.get("id"), "erro": {"tipo": "TempoEsgotado", "mensagem":
+                                                     "a função passou do tempo limite (ou o processo dela parou)",
+                                                     "onde": None, "quem": None}}
+    canal.enviar(resposta)
+
+
+def main() -> None:
+    pedido, _enviar = _caixa.abrir()
+    canal = _remoto.canal_do_ambiente()
+    os.environ["MPLBACKEND"] = "Agg"
+    os.environ.pop("NBGRADER_EXECUTION", None)
+    from IPython.core.interactiveshell import InteractiveShell
+    from traitlets.config import Config
+
+    config = Config()
+    config.HistoryManager.hist_file = ":memory:"
+    config.HistoryManager.enabled = False
+    shell = InteractiveShell.instance(config=config)
+    limite = float(pedido.get("tempo_celula", 20))
+    signal.signal(signal.SIGALRM, _alarme)
+    for celula in pedido.get("celulas", []):
+        try:
+            signal.setitimer(signal.ITIMER_REAL, limite)
+            shell.run_cell(celula["fonte"], store_history=False)
+        except BaseException:  # noqa: BLE001 - o código do aluno não derruba a conferência
+            pass
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+    signal.signal(signal.SIGALRM, signal.SIG_DFL)
+    ns = shell.user_ns
+    sys.stdout.flush()
+    canal.enviar({"pronto": True})
+    while True:
+        try:
+            pedido_chamada = canal.receber(None)
+        except _remoto.MensagemInvalida:
+            break
+        if not isinstance(pedido_chamada, dict):
+            break
+        try:
+            _atender(ns, canal, pedido_chamada, float(pedido_chamada.get("tempo", limite)))
+        except BaseException:  # noqa: BLE001 - o canal fechou: a conferência acabou
+            break
+    os._exit(0)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,231 @@
+"""A ponte entre a verificação e o código do aluno, em dois processos (e duas caixas) diferentes.
+
+Na correção, a nota vem de um processo **verificador** em que nenhum código do aluno foi carregado nem
+executado (:mod:`correcao._veredito`). As funções do aluno rodam noutro processo, o do **aluno**
+(:mod:`correcao._aluno`), e o verificador as chama através de um par de pipes:
+
+- pedido (verificador → aluno): ``{"id", "funcao", "args", "kwargs", "proibidas"}``;
+- resposta (aluno → verificador): ``{"id", "retorno"}`` ou ``{"id", "erro"}``, mais o que a chamada
+  imprimiu (``impresso``), os dados das figuras que ela desenhou (``figuras``), as funções proibidas que
+  ela chamou (``proibidas_usadas``) e as entradas que ela alterou (``alteradas``).
+
+Só passam **dados simples**: ``None``, bool, int, float, str, arrays do NumPy de tipo numérico e listas,
+tuplas e dicionários (chaves str) deles, numa linha de JSON (arrays em base64, lidos com
+``np.frombuffer``; nada é "despicklado"). Tudo o que chega do lado do aluno é validado aqui
+(:func:`decode`, com ``objetos=False``): tamanho da linha, profundidade, número de itens, tipos e bytes.
+Objetos da biblioteca (uma ``SelfAttention``, o modelo) só vão do verificador para o aluno, descritos
+pelos seus dados, e são refeitos do outro lado.
+
+O que o código do aluno fizer no próprio processo (trocar módulos, ``builtins``, o ``json``, o pipe) só
+muda os valores que a resposta traz, e esses são julgados pela verificação. O que o lado do aluno
+"confessa" (função proibida usada, entrada alterada) só pode tirar pontos, nunca dar.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import select
+import time
+
+import numpy as np
+
+MAX_LINHA = 96 * 2**20  # bytes de uma linha de resposta (arrays em base64 incluídos)
+MAX_BYTES_ARRAYS = 64 * 2**20  # soma dos bytes dos arrays de uma mensagem
+MAX_ITENS = 200_000  # valores numa mensagem (contando itens de listas e dicionários)
+MAX_FUNDO = 12  # aninhamento de listas/tuplas/dicionários
+MAX_TEXTO = 2**20  # caracteres de uma string
+TIPOS_ARRAY = {"b1", "i1", "i2", "i4", "i8", "u1", "u2", "u4", "u8", "f2", "f4", "f8", "c8", "c16"}
+# objetos da biblioteca que a verificação passa à função do aluno (refeitos do lado do aluno)
+CLASSES = {"SelfAttention": "atencao.projections", "MultiHeadAttention": "atencao.multihead"}
+ENCODER = "BertEncoder"
+
+
+class MensagemInvalida(ValueError):
+    """Uma mensagem do lado do aluno fora do formato (tipo não permitido, grande demais, malformada)."""
+
+
+class ValorNaoSuportado:
+    """O lugar de um valor que a função do aluno devolveu e que não é um dado simples (um objeto, um
+    conjunto...): a verificação o vê como "um valor do tipo X" e o recusa com a dica do formato pedido."""
+
+    def __init__(self, tipo: str):
+        self.tipo = str(tipo)[:80]
+
+    def __repr__(self) -> str:
+        return f"<{self.tipo}>"
+
+
+# ---------- codificação ----------
+def _dtype(a: np.ndarray) -> str:
+    return a.dtype.kind + str(a.dtype.itemsize) if a.dtype.kind != "b" else "b1"
+
+
+def encode(valor, fundo: int = 0):
+    """``valor`` como JSON (veja o módulo). Levanta :class:`MensagemInvalida` para o que não é dado simples
+    (o lado do aluno troca o retorno por ``{"__tipo__": nome}``, veja :func:`encode_return`)."""
+    if fundo > MAX_FUNDO:
+        raise MensagemInvalida("aninhamento fundo demais")
+    if valor is None or isinstance(valor, (bool, str)):
+        return valor
+    if isinstance(valor, (int, float)) and type(valor) in (int, float, bool):
+        return valor if not isinstance(valor, float) or np.isfinite(valor) else {"__float__": repr(valor)}
+    if isinstance(valor, np.generic):
+        return {"__escalar__": encode(np.asarray(valor), fundo + 1)}
+    if isinstance(valor, np.ndarray):
+        a = np.ascontiguousarray(valor)
+        codigo = _dtype(a)
+        if codigo not in TIPOS_ARRAY:
+            raise MensagemInvalida(f"array de tipo {a.dtype}")
+        return {"__nd__": codigo, "forma": list(a.shape), "dados": base64.b64encode(a.tobytes()).decode("ascii")}
+    if type(valor) in (list, tuple):
+        itens = [encode(v, fundo + 1) for v in valor]
+        return itens if type(valor) is list else {"__tupla__": itens}
+    if type(valor) is dict:
+        if not all(isinstance(k, str) for k in valor):
+            raise MensagemInvalida("dicionário com chaves que não são strings")
+        return {"__dict__": {k: encode(v, fundo + 1) for k, v in valor.items()}}
+    nome = type(valor).__name__
+    if nome in CLASSES and type(valor).__module__ == CLASSES[nome]:
+        dados = {k: v for k, v in vars(valor).items() if isinstance(v, (np.ndarray, int, float, str, bool))}
+        return {"__objeto__": nome, "dados": encode(dados, fundo + 1)}
+    if nome == ENCODER:
+        return {"__objeto__": ENCODER}
+    raise MensagemInvalida(f"um valor do tipo {nome}")
+
+
+def encode_return(valor):
+    """Como :func:`encode`, mas um valor que não é dado simples vira ``{"__tipo__": nome}``."""
+    try:
+        return encode(valor)
+    except (MensagemInvalida, RecursionError):
+        return {"__tipo__": type(valor).__name__}
+
+
+class _Contador:
+    def __init__(self):
+        self.itens = 0
+        self.bytes = 0
+
+    def item(self, n: int = 1) -> None:
+        self.itens += n
+        if self.itens > MAX_ITENS:
+            raise MensagemInvalida(f"mais de {MAX_ITENS} valores")
+
+
+def decode(dados, objetos: bool = False, refazer=None, _fundo: int = 0, _conta: _Contador | None = None):
+    """O valor descrito por ``dados`` (JSON já lido), validado. ``objetos=False`` (o que vem do lado do
+    aluno) recusa objetos; ``refazer(nome, dados)`` refaz um objeto da biblioteca (só do lado do aluno).
+    Levanta :class:`MensagemInvalida`."""
+    conta = _conta or _Contador()
+    conta.item()
+    if _fundo > MAX_FUNDO:
+        raise MensagemInvalida("aninhamento fundo demais")
+    if dados is None or isinstance(dados, bool):
+        return dados
+    if isinstance(dados, (int, float)):
+        if isinstance(dados, int) and abs(dados) > 2**63:
+            raise MensagemInvalida("inteiro grande demais")
+        return dados
+    if isinstance(dados, str):
+        if len(dados) > MAX_TEXTO:
+            raise MensagemInvalida("texto grande demais")
+        return dados
+    if isinstance(dados, list):
+        return [decode(v, objetos, refazer, _fundo + 1, conta) for v in dados]
+    if not isinstance(dados, dict) or len(dados) > 3:
+        raise MensagemInvalida("valor fora do formato")
+    if "__nd__" in dados:
+        return _decode_array(dados, conta)
+    if "__escalar__" in dados:
+        a = decode(dados["__escalar__"], False, None, _fundo + 1, conta)
+        if not isinstance(a, np.ndarray) or a.ndim != 0:
+            raise MensagemInvalida("escalar fora do formato")
+        return a[()]
+    if "__float__" in dados:
+        texto = dados["__float__"]
+        if texto not in ("nan", "inf", "-inf"):
+            raise MensagemInvalida("float fora do formato")
+        return float(texto)
+    if "__tupla__" in dados and isinstance(dados["__tupla__"], list):
+        return tuple(decode(v, objetos, refazer, _fundo + 1, conta) for v in dados["__tupla__"])
+    if "__dict__" in dados and isinstance(dados["__dict__"], dict):
+        conta.item(len(dados["__dict__"]))
+        return {str(k)[:200]: decode(v, objetos, refazer, _fundo + 1, conta) for k, v in dados["__dict__"].items()}
+    if "__tipo__" in dados and isinstance(dados["__tipo__"], str):
+        return ValorNaoSuportado(dados["__tipo__"])
+    if "__objeto__" in dados and objetos and refazer is not None:
+        interno = decode(dados.get("dados"), False, None, _fundo + 1, conta)
+        return refazer(str(dados["__objeto__"]), interno)
+    raise MensagemInvalida("valor fora do formato")
+
+
+def _decode_array(dados: dict, conta: _Contador) -> np.ndarray:
+    codigo, forma, texto = dados.get("__nd__"), dados.get("forma"), dados.get("dados")
+    if codigo not in TIPOS_ARRAY or not isinstance(forma, list) or not isinstance(texto, str):
+        raise MensagemInvalida("array fora do formato")
+    if len(forma) > 32 or not all(isinstance(n, int) and not isinstance(n, bool) and 0 <= n <= 2**31 for n in forma):
+        raise MensagemInvalida("forma de array inválida")
+    dtype = np.dtype("?" if codigo == "b1" else f"<{codigo[0]}{codigo[1:]}")
+    tamanho = int(np.prod(forma, dtype=np.int64)) * dtype.itemsize
+    conta.bytes += tamanho
+    if conta.bytes > MAX_BYTES_ARRAYS or len(texto) > (tamanho + 2) * 4 // 3 + 4:
+        raise MensagemInvalida("arrays grandes demais")
+    try:
+        bruto = base64.b64decode(texto.encode("ascii"), validate=True)
+    except (ValueError, UnicodeEncodeError) as exc:
+        raise MensagemInvalida("array fora do formato") from exc
+    if len(bruto) != tamanho:
+        raise MensagemInvalida("array com o número de bytes errado")
+    return np.frombuffer(bruto, dtype=dtype).reshape(forma).copy()
+
+
+# ---------- o canal (um par de pipes, linhas de JSON) ----------
+class Canal:
+    """Linhas de JSON num par de descritores (``entrada`` para ler, ``saida`` para escrever)."""
+
+    def __init__(self, entrada: int, saida: int):
+        self.entrada, self.saida = entrada, saida
+        self._sobra = b""
+        self.parou = False  # o outro lado parou de responder: nenhuma chamada nova é feita
+
+    def enviar(self, obj) -> None:
+        dados = (json.dumps(obj, ensure_ascii=True, allow_nan=False) + "\n").encode("ascii")
+        vista = memoryview(dados)
+        while vista:
+            n = os.write(self.saida, vista)
+            vista = vista[n:]
+
+    def receber(self, prazo_s: float | None):
+        """A próxima linha, como JSON; ``None`` se o prazo passou ou o outro lado fechou. Levanta
+        :class:`MensagemInvalida` para uma linha longa demais ou que não é JSON."""
+        limite = None if prazo_s is None else time.monotonic() + prazo_s
+        while b"\n" not in self._sobra:
+            if len(self._sobra) > MAX_LINHA:
+                raise MensagemInvalida("mensagem grande demais")
+            espera = None if limite is None else max(0.0, limite - time.monotonic())
+            prontos, _, _ = select.select([self.entrada], [], [], espera)
+            if not prontos:
+                return None
+            bloco = os.read(self.entrada, 1 << 20)
+            if not bloco:
+                return None
+            self._sobra += bloco
+        linha, _, self._sobra = self._sobra.partition(b"\n")
+        if len(linha) > MAX_LINHA:
+            raise MensagemInvalida("mensagem grande demais")
+        try:
+            return json.loads(linha.decode("utf-8"))
+        except (UnicodeDecodeError, ValueError) as exc:
+            raise MensagemInvalida("mensagem que não é JSON") from exc
+
+
+def canal_do_ambiente() -> Canal:
+    """O canal cujos descritores vêm nas variáveis ``CORRECAO_FD_LER``/``CORRECAO_FD_ESCREVER`` (retiradas do
+    ambiente, para o código do aluno não as herdar num subprocesso)."""
+    ler = int(os.environ.pop("CORRECAO_FD_LER"))
+    escrever = int(os.environ.pop("CORRECAO_FD_ESCREVER"))
+    for fd in (ler, escrever):
+        os.set_inheritable(fd, False)
+    return Canal(ler, escrever)
