@@ -74,7 +74,7 @@ def encode(valor, fundo: int = 0):
     if isinstance(valor, np.generic):
         return {"__escalar__": encode(np.asarray(valor), fundo + 1)}
     if isinstance(valor, np.ndarray):
-        a = np.ascontiguousarray(valor)
+        a = valor if valor.flags.c_contiguous else valor.copy(order="C")  # (ascontiguousarray perderia a forma 0-d)
         codigo = _dtype(a)
         if codigo not in TIPOS_ARRAY:
             raise MensagemInvalida(f"array de tipo {a.dtype}")
@@ -88,7 +88,8 @@ def encode(valor, fundo: int = 0):
         return {"__dict__": {k: encode(v, fundo + 1) for k, v in valor.items()}}
     nome = type(valor).__name__
     if nome in CLASSES and type(valor).__module__ == CLASSES[nome]:
-        dados = {k: v for k, v in vars(valor).items() if isinstance(v, (np.ndarray, int, float, str, bool))}
+        dados = {k: v for k, v in vars(valor).items()
+                 if v is None or isinstance(v, (np.ndarray, int, float, str, bool))}
         return {"__objeto__": nome, "dados": encode(dados, fundo + 1)}
     if nome == ENCODER:
         return {"__objeto__": ENCODER}
