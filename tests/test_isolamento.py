@@ -130,13 +130,15 @@ def _caixa(codigo: str, limites, grupo, numero: int, marca: str) -> CaixaDeTeste
 
 
 class Medidor:
-    """Amostra, a cada 0,1 s, a memória usada da máquina (MemTotal − MemAvailable) e o disco usado onde o
-    corretor grava (a pasta temporária do teste e /tmp); guarda o maior aumento de cada um."""
+    """Amostra, a cada 0,1 s, a memória usada da máquina (MemTotal − MemAvailable), o disco usado nos sistemas
+    de arquivos de ``pastas`` e o espaço ocupado pelas ``arvores`` (as pastas do corretor); guarda o maior
+    aumento de cada um. A máquina é dividida: os dois primeiros incluem o que outros processos fazem."""
 
-    def __init__(self, *pastas: Path):
+    def __init__(self, *pastas: Path, arvores: tuple = ()):
         self.pastas = pastas
+        self.arvores = arvores  # pastas só do corretor: o que ocupam em disco (a máquina é dividida com outros)
         self.mem0, self.disco0 = self._mem(), self._disco()
-        self.pico_mem = self.pico_disco = 0
+        self.pico_mem = self.pico_disco = self.pico_arvores = 0
         self._fim = threading.Event()
         self._t = threading.Thread(target=self._rodar, daemon=True)
         self._t.start()
@@ -149,10 +151,22 @@ class Medidor:
     def _disco(self) -> int:
         return sum(shutil.disk_usage(p).used for p in {os.stat(p).st_dev: p for p in self.pastas}.values())
 
+    def _ocupado(self) -> int:
+        total = 0
+        for arvore in self.arvores:
+            for raiz, _, arquivos in os.walk(arvore):
+                for nome in arquivos:
+                    try:
+                        total += os.lstat(os.path.join(raiz, nome)).st_blocks * 512
+                    except OSError:
+                        pass
+        return total
+
     def _rodar(self):
         while not self._fim.wait(0.1):
             self.pico_mem = max(self.pico_mem, self._mem() - self.mem0)
             self.pico_disco = max(self.pico_disco, self._disco() - self.disco0)
+            self.pico_arvores = max(self.pico_arvores, self._ocupado())
 
     def parar(self) -> "Medidor":
         self._fim.set()
