@@ -54,7 +54,7 @@ def limitar() -> None:
         import shutil
 
         home = os.environ.get("HOME", ".")
-        for raiz, pastas, arquivos in os.walk(entrada):
+        for raiz, _, arquivos in os.walk(entrada):
             destino = os.path.join(home, os.path.relpath(raiz, entrada))
             os.makedirs(destino, exist_ok=True)
             for nome in arquivos:

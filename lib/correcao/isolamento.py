@@ -29,10 +29,10 @@ verificador/aluno ligado por pipes) entram no mesmo grupo, que impõe
 - **memória total**, somando todos os processos e os tmpfs: um cgroup v2 (``memory.max``, ``pids.max``) onde
   houver o controlador de memória delegado; senão um cgroup v1 de memória (``memory.limit_in_bytes`` e
   ``memory.memsw.limit_in_bytes``, mais ``pids`` e ``cpuacct`` se existirem), como root; sem nenhum dos dois,
-  a reserva é um limite pequeno de processos por caixa (:attr:`Limites.processos_sem_cgroup`) junto com o
-  limite por processo, e um vigia que soma a memória residente dos processos do grupo a cada 0,2 s e mata
-  tudo ao passar do total. :attr:`Grupo.tipo` diz qual rodou (``cgroup2``, ``cgroup1``, ``rlimit``) e
-  vai para a coluna ``isolamento`` de ``notas.csv`` (``bwrap+cgroup1``...);
+  a reserva é um limite pequeno de processos por caixa (:attr:`Limites.processos_sem_cgroup`, só como root,
+  em que o uid é só da caixa) junto com o limite por processo, e um vigia que soma a memória residente
+  dos processos do grupo a cada 0,2 s e mata tudo ao passar do total. :attr:`Grupo.tipo` diz qual rodou
+  (``cgroup2``, ``cgroup1``, ``rlimit``) e vai para a coluna ``isolamento`` de ``notas.csv`` (``bwrap+cgroup1``...);
 - **tempo de relógio**: um prazo único; ao passar dele, o vigia mata (SIGKILL) todas as caixas do grupo
   de uma vez, sem pedir nada ao kernel;
 - **disco**: cada caixa só grava nos seus dois tmpfs limitados.
@@ -585,7 +585,9 @@ class Caixa:
     # ---------- ambiente ----------
     def ambiente(self, home: str, extra: dict | None = None) -> dict:
         processos = self.limites.processos
-        if self.grupo is not None and self.grupo.cgroup is None:  # sem cgroup: poucos processos por caixa
+        # sem cgroup, como root (um uid só da caixa): poucos processos por caixa. Como usuário comum o limite
+        # contaria também os processos do professor, e fica o de sempre (o vigia de memória ainda vale)
+        if self.grupo is not None and self.grupo.cgroup is None and self.root:
             processos = min(processos, self.limites.processos_sem_cgroup)
         env = {
             "HOME": home, "USER": "aluno", "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8",

@@ -470,8 +470,9 @@ def _aplicar_conferencia(g: Gradable, row: Row, res: Resultado) -> None:
         row.reasons.append(f"tempo esgotado em {res.onde}: o notebook passou do tempo limite e foi interrompido "
                            "(laço infinito?); valem os pontos das verificações que terminaram antes")
     elif res.situacao == "memoria_esgotada" and res.memoria_total:
-        row.reasons.append(f"memória esgotada em {res.onde}: a soma dos processos do notebook (e dos arquivos que ele "
-                           "gravou) passou do limite do notebook; valem os pontos das verificações que terminaram antes")
+        row.reasons.append(f"memória esgotada em {res.onde}: a soma dos processos do notebook (e dos arquivos que "
+                           "ele gravou) passou do limite do notebook; valem os pontos das verificações que terminaram "
+                           "antes")
     elif res.situacao == "memoria_esgotada":
         row.reasons.append(f"memória esgotada em {res.onde} (limite por processo); "
                            "valem os pontos das verificações que terminaram antes")
@@ -818,7 +819,7 @@ def _grade_parallel(tmp: Path, plan: list, cell_timeout: int, notebook_timeout: 
                     if pendentes:
                         novo()
     finally:
-        for conn, st in list(estado.items()):
+        for conn in list(estado):
             try:
                 conn.send(None)
             except OSError:
