@@ -192,3 +192,148 @@ def test_arquivos_hostis_na_pasta_viram_linhas_e_nao_derrubam_a_correcao(tmp_pat
     assert "não é um arquivo comum" in rows["fifo"].reasons[0]
     assert rows["pasta-atalho"].status == "sem_notebooks"
     assert (tmp_path / "saida" / "notas.csv").exists()
+
+
+# ---------- entregas hostis: cada ataque medido contra o corretor vira um caso ----------
+ORCAMENTO_S = 60.0
+HOSTIS = {
+    # um kernel que ignora a interrupção sem importar signal (a varredura não aponta nada)
+    "ignora-interrupcao": "import time\nwhile True:\n    try:\n        time.sleep(0.2)\n    except KeyboardInterrupt:\n"
+                          "        pass\n",
+    "enxurrada": "while True:\n    print('x' * 100_000)\n",
+    "memoria-do-notebook": "_grande = b'x' * (1500 * 2**20)  # cabe no limite do processo, não no do notebook\n",
+    "disco": ("import os\n_r = {}\nfor _p in (os.getcwd(), '/tmp', os.path.expanduser('~/sub')):\n"
+              "    os.makedirs(_p, exist_ok=True)\n    _n = 0\n    try:\n"
+              "        with open(os.path.join(_p, 'g.bin'), 'wb') as _f:\n            for _ in range(1600):\n"
+              "                _f.write(bytes(2**20)); _n += 1\n            _f.flush()\n"
+              "    except OSError as _e:\n        _r[_p] = (_n, _e.errno)\nprint('disco', sorted(_r.values()))\n"),
+}
+
+
+def _notebook_hostil(codigo: str) -> dict:
+    nb = gerar.clean(gerar.student(gerar.AULA1, "03-exercicios"))
+    sol = gerar.solution(gerar.AULA1, "03-exercicios")
+    gerar.fill(nb, "aula01-ex3-solucao", codigo + "".join(gerar.cell(sol, "aula01-ex3-solucao")["source"]))
+    return nb
+
+
+def _sessenta_mil_celulas() -> dict:
+    nb = gerar.clean(gerar.student(gerar.AULA1, "03-exercicios"))
+    nb["cells"] += [{"cell_type": "code", "metadata": {}, "source": "", "outputs": [], "execution_count": None}
+                    for _ in range(60_000)]
+    return nb
+
+
+@pytest.fixture(scope="module")
+def hostis(tmp_path_factory):
+    """A turma hostil corrigida uma vez: linhas, segundos de cada notebook (do envio à linha), o log e as
+    medidas da máquina (memória e disco) durante a correção."""
+    from test_isolamento import Medidor
+
+    pasta = tmp_path_factory.mktemp("hostis")
+    for aluno, codigo in HOSTIS.items():
+        (pasta / aluno).mkdir()
+        (pasta / aluno / "03-exercicios.ipynb").write_text(json.dumps(_notebook_hostil(codigo)), encoding="utf-8")
+    (pasta / "sessenta-mil").mkdir()
+    (pasta / "sessenta-mil" / "03-exercicios.ipynb").write_text(json.dumps(_sessenta_mil_celulas()), encoding="utf-8")
+    log: list[str] = []
+    marca = "hostis" + __import__("secrets").token_hex(4)
+    import tempfile
+
+    temporaria = pasta.parent / "tmp-do-corretor"  # a pasta temporária do corretor, só desta correção
+    temporaria.mkdir()
+    antes, tempfile.tempdir = tempfile.tempdir, str(temporaria)
+    medidor = Medidor(pasta, Path("/tmp"), Path("/"), arvores=(temporaria,))
+    try:
+        rows = motor.grade_class(pasta, pasta.parent / "saida-hostis", cell_timeout=8, notebook_timeout=ORCAMENTO_S,
+                                 workers=2, log=log.append, memoria_total_mb=1024, disco_mb=128, marca=marca)
+    finally:
+        tempfile.tempdir = antes
+        medidor.parar()
+    segundos = {}
+    for linha in log:
+        if " · " in linha and linha.rstrip().endswith(" s)"):
+            segundos[linha.split(" · ")[0].strip()] = float(linha.rsplit("(", 1)[1].split()[0])
+    print(f"\n[medida] hostis: aumento de memória da máquina {medidor.pico_mem / 2**20:.0f} MiB, de disco "
+          f"{medidor.pico_disco / 2**20:.0f} MiB (com os outros processos da máquina); pasta do corretor no disco: "
+          f"pico de {medidor.pico_arvores / 2**20:.1f} MiB; segundos por notebook {segundos}; picos dos grupos "
+          f"{ {r.student: round((r.pico_memoria or 0) / 2**20) for r in rows} } MiB")
+    return {"rows": {r.student: r for r in rows}, "segundos": segundos, "log": log, "marca": marca,
+            "medidor": medidor, "saida": pasta.parent / "saida-hostis"}
+
+
+@pytest.mark.lento  # corrige notebooks de verdade (make test-lento)
+def test_hostis_terminam_no_orcamento_sem_recorrecao_e_sem_sobras(hostis):
+    assert set(hostis["segundos"]) == set(HOSTIS), hostis["log"]  # o de 60 000 células nem chega ao kernel
+    for aluno, s in hostis["segundos"].items():
+        assert s <= ORCAMENTO_S + 10, (aluno, s)
+    assert not any("de novo" in linha for linha in hostis["log"]), hostis["log"]
+    for r in hostis["rows"].values():
+        assert not motor._esgotou_tempo(r), r
+        if r.status not in ("grande_demais",):
+            assert r.isolation.startswith("bwrap+"), r.isolation
+    assert isolamento.restantes(hostis["marca"]) == []
+    assert [d for d in isolamento.cgroups_restantes() if hostis["marca"] in d.name] == []
+    assert hostis["medidor"].pico_arvores < 100 * 2**20  # 3 × 1,6 GB gravados: nada chegou ao disco
+
+
+@pytest.mark.lento  # corrige notebooks de verdade (make test-lento)
+def test_kernel_que_ignora_a_interrupcao_e_encerrado_na_celula(hostis):
+    r = hostis["rows"]["ignora-interrupcao"]
+    assert r.status == "tempo_esgotado" and r.tempo_do_aluno, r
+    assert any("não atendeu à interrupção" in m for m in r.reasons), r.reasons
+    assert hostis["segundos"]["ignora-interrupcao"] < 8 + 5 + 40  # a célula, a espera e o resto do notebook
+
+
+@pytest.mark.lento  # corrige notebooks de verdade (make test-lento)
+def test_enxurrada_de_saida_e_cortada_com_nota_no_retorno(hostis):
+    r = hostis["rows"]["enxurrada"]
+    assert r.tempo_do_aluno and any("saída cortada" in m for m in r.reasons), r.reasons
+    assert r.status in ("zero", "parcial", "ok", "tempo_esgotado"), r
+    retorno = (hostis["saida"] / r.retorno).read_text(encoding="utf-8")
+    assert "saída cortada" in retorno and len(retorno) < 8 * 2**20
+
+
+@pytest.mark.lento  # corrige notebooks de verdade (make test-lento)
+def test_memoria_somada_do_notebook_e_disco_cheio(hostis):
+    mem = hostis["rows"]["memoria-do-notebook"]
+    assert mem.status == "memoria_esgotada" and any("soma dos processos" in m for m in mem.reasons), mem
+    assert mem.pico_memoria is None or mem.pico_memoria <= 1024 * 2**20 + 2**20
+    disco = hostis["rows"]["disco"]
+    # o aluno só encheu as próprias pastas: o exercício 3 (certo) vale, o 4 (esboço) não
+    assert (disco.status, disco.scores["aula01-ex3-verificacao"], disco.total) == ("parcial", 2.0, 2.0), disco
+    texto = (hostis["saida"] / disco.retorno).read_text(encoding="utf-8")  # o retorno mostra a saída da célula
+    assert "disco [(" in texto and texto.count(", 28)") == 3, texto[:300]  # ENOSPC nas três pastas da caixa
+
+
+def test_sessenta_mil_celulas_recusado_cedo(tmp_path):
+    """O notebook de 60 000 células vazias (3,5 MB) levava 1452 s fora da caixa: agora é recusado na leitura."""
+    pasta = tmp_path / "e"
+    (pasta / "sessenta-mil").mkdir(parents=True)
+    (pasta / "sessenta-mil" / "03-exercicios.ipynb").write_text(json.dumps(_sessenta_mil_celulas()), encoding="utf-8")
+    import time
+
+    t0 = time.monotonic()
+    rows = motor.grade_class(pasta, tmp_path / "saida", isolar=False, log=lambda *_: None)
+    assert time.monotonic() - t0 < 30
+    assert [(r.status, r.total) for r in rows] == [("grande_demais", 0.0)]
+    assert "células demais (60" in rows[0].reasons[0] and "limite é 500" in rows[0].reasons[0]
+    assert catalogo.grande_demais(catalogo.LIMITE_NOTEBOOK_BYTES + 1) is not None
+    assert catalogo.grande_demais(1000, {"cells": [{}] * 39}) is None
+
+
+def test_recorrecao_so_quando_a_maquina_estava_disputada():
+    from correcao.relatorio import Row
+
+    def linha(**kw):
+        r = Row("a", "aula", "nb", status="tempo_esgotado")
+        for k, v in kw.items():
+            setattr(r, k, v)
+        return r
+
+    assert motor._esgotou_tempo(linha(cpu_ratio=0.2, cpu_outros=1.5))  # esperou pela CPU, com outros ocupando
+    assert not motor._esgotou_tempo(linha(cpu_ratio=0.2, cpu_outros=0.1))  # máquina livre: o tempo foi do aluno
+    assert not motor._esgotou_tempo(linha(cpu_ratio=0.95, cpu_outros=1.5))  # laço infinito de verdade
+    assert not motor._esgotou_tempo(linha(cpu_ratio=None, cpu_outros=1.5))  # sem medida: não
+    assert not motor._esgotou_tempo(linha(cpu_ratio=0.2, cpu_outros=1.5, tempo_do_aluno=True))  # ignorou/inundou
+    assert not motor._esgotou_tempo(linha(status="ok", cpu_ratio=0.2, cpu_outros=1.5))

@@ -3,8 +3,10 @@
 import json
 import os
 import secrets
+import shutil
 import subprocess
 import textwrap
+import threading
 import time
 from pathlib import Path
 
@@ -70,7 +72,7 @@ def test_a_caixa_isola_usuario_rede_arquivos_ambiente_e_processos(tmp_path, monk
     assert r["ve_lib"] and not r["ve_repo"] and not r["escreve_lib"]
     assert r["tmp_proprio"] and not Path("/tmp/INVADIDO-caixa.txt").exists()
     assert not r["rede"]
-    assert (tmp_path / "caixa" / "minha-pasta.txt").read_text() == "ok"
+    assert not (tmp_path / "caixa" / "minha-pasta.txt").exists()  # a pasta de trabalho é um tmpfs: nada no disco
     time.sleep(0.5)
     assert isolamento.restantes(marca) == []  # o processo solto morreu com a caixa
     assert not (ROOT / "lib" / "INVADIDO.txt").exists()
@@ -108,3 +110,225 @@ def test_sem_bwrap_a_caixa_recusa_com_instrucao_de_instalacao(monkeypatch):
     with pytest.raises(isolamento.SemBwrap, match="sudo apt-get install bubblewrap"):
         isolamento.Caixa(isolamento.Limites())
     isolamento.Caixa(isolamento.Limites(), isolar=False)  # sem isolamento: permitido, e só quando pedido
+
+
+# ---------- o orçamento por notebook (Grupo): memória somada, disco, prazo, pipes entre caixas ----------
+class CaixaDeTeste(isolamento.Caixa):
+    """A caixa de verdade, rodando ``python -c codigo`` no lugar de ``python -m modulo``."""
+
+    codigo = ""
+
+    def comando(self, workdir, modulo, extra_env=None):
+        cmd, env = super().comando(workdir, modulo, extra_env)
+        return cmd[:-2] + ["-c", self.codigo], env
+
+
+def _caixa(codigo: str, limites, grupo, numero: int, marca: str) -> CaixaDeTeste:
+    caixa = CaixaDeTeste(limites, numero=numero, marca=marca, grupo=grupo)
+    caixa.codigo = "from correcao._caixa import limitar\nlimitar()\n" + textwrap.dedent(codigo)
+    return caixa
+
+
+class Medidor:
+    """Amostra, a cada 0,1 s, a memória usada da máquina (MemTotal − MemAvailable), o disco usado nos sistemas
+    de arquivos de ``pastas`` e o espaço ocupado pelas ``arvores`` (as pastas do corretor); guarda o maior
+    aumento de cada um. A máquina é dividida: os dois primeiros incluem o que outros processos fazem."""
+
+    def __init__(self, *pastas: Path, arvores: tuple = ()):
+        self.pastas = pastas
+        self.arvores = arvores  # pastas só do corretor: o que ocupam em disco (a máquina é dividida com outros)
+        self.mem0, self.disco0 = self._mem(), self._disco()
+        self.pico_mem = self.pico_disco = self.pico_arvores = 0
+        self._fim = threading.Event()
+        self._t = threading.Thread(target=self._rodar, daemon=True)
+        self._t.start()
+
+    @staticmethod
+    def _mem() -> int:
+        info = dict(line.split(":", 1) for line in Path("/proc/meminfo").read_text().splitlines())
+        return (int(info["MemTotal"].split()[0]) - int(info["MemAvailable"].split()[0])) * 1024
+
+    def _disco(self) -> int:
+        return sum(shutil.disk_usage(p).used for p in {os.stat(p).st_dev: p for p in self.pastas}.values())
+
+    def _ocupado(self) -> int:
+        total = 0
+        for arvore in self.arvores:
+            for raiz, _, arquivos in os.walk(arvore):
+                for nome in arquivos:
+                    try:
+                        total += os.lstat(os.path.join(raiz, nome)).st_blocks * 512
+                    except OSError:
+                        pass
+        return total
+
+    def _rodar(self):
+        while not self._fim.wait(0.1):
+            self.pico_mem = max(self.pico_mem, self._mem() - self.mem0)
+            self.pico_disco = max(self.pico_disco, self._disco() - self.disco0)
+            self.pico_arvores = max(self.pico_arvores, self._ocupado())
+
+    def parar(self) -> "Medidor":
+        self._fim.set()
+        self._t.join()
+        return self
+
+
+def _sem_sobras(marca: str) -> None:
+    time.sleep(0.3)
+    assert isolamento.restantes(marca) == []
+    assert [d for d in isolamento.cgroups_restantes() if marca in d.name] == []
+
+
+FILHOS = """
+    import os, time
+    filhos = []
+    for _ in range(4):
+        pid = os.fork()
+        if pid == 0:
+            try:
+                dados = b"x" * (600 * 2**20)  # 600 MB tocados de verdade (cada processo cabe no seu limite)
+                time.sleep(5)
+            finally:
+                os._exit(0)
+        filhos.append(pid)
+    mortos = sum(1 for pid in filhos if os.waitpid(pid, 0)[1] != 0)
+    print("mortos", mortos, flush=True)
+"""
+
+
+def test_grupo_limita_a_soma_da_memoria_dos_processos_filhos(tmp_path):
+    """Quatro filhos de 600 MB (2 GiB por processo): a soma passa do total do notebook (1 GiB) e o grupo não
+    deixa; como root aqui, com cgroup (v2 ou v1)."""
+    marca = secrets.token_hex(6)
+    limites = isolamento.Limites(memoria_mb=2048, memoria_total_mb=1024)
+    medidor = Medidor(tmp_path)
+    t0 = time.monotonic()
+    with isolamento.Grupo(f"{marca}-mem", limites, relogio_s=60) as grupo:
+        run = _caixa(FILHOS, limites, grupo, 0, marca).rodar(tmp_path / "w", "x", b"")
+    medidor.parar()
+    print(f"\n[medida] 4 filhos de 600 MB, total 1 GiB ({grupo.tipo}): pico do grupo "
+          f"{(grupo.pico_memoria or 0) / 2**20:.0f} MiB, aumento da máquina {medidor.pico_mem / 2**20:.0f} MiB, "
+          f"{time.monotonic() - t0:.1f} s")
+    if os.geteuid() == 0 and Path("/sys/fs/cgroup/memory/cgroup.procs").exists():  # como aqui: v1 como root
+        assert grupo.tipo in ("cgroup2", "cgroup1")
+    assert grupo.memoria_esgotada(), run
+    assert grupo.pico_memoria is not None and grupo.pico_memoria <= 1024 * 2**20 + 2**20
+    assert medidor.pico_mem < 1800 * 2**20  # sem o grupo: ~2,4 GB a mais
+    _sem_sobras(marca)
+
+
+def test_sem_cgroup_o_vigia_ainda_limita_a_soma(tmp_path, monkeypatch):
+    """A reserva sem cgroup (``rlimit``): poucos processos por caixa e um vigia que soma a memória residente."""
+    monkeypatch.setattr(isolamento._Cgroup, "criar", classmethod(lambda cls, nome, limites: None))
+    marca = secrets.token_hex(6)
+    limites = isolamento.Limites(memoria_mb=2048, memoria_total_mb=1024, processos_sem_cgroup=32)
+    t0 = time.monotonic()
+    with isolamento.Grupo(f"{marca}-rss", limites, relogio_s=60) as grupo:
+        run = _caixa(FILHOS, limites, grupo, 1, marca).rodar(tmp_path / "w", "x", b"")
+    assert grupo.tipo == "rlimit"
+    assert grupo.motivo == "memoria" and run.morta_por == "memoria", run
+    assert time.monotonic() - t0 < 20
+    _sem_sobras(marca)
+
+
+def test_pastas_graváveis_tem_tamanho_e_nao_tocam_o_disco(tmp_path):
+    """1,6 GB gravados na pasta de trabalho, em /tmp e no HOME: cada tmpfs para no seu tamanho, e o disco da
+    máquina não muda."""
+    codigo = """
+        import errno, json, os
+        r = {}
+        for nome, pasta in (("trabalho", os.getcwd()), ("tmp", "/tmp"), ("home", os.path.expanduser("~/sub"))):
+            os.makedirs(pasta, exist_ok=True)
+            n = 0
+            try:
+                with open(os.path.join(pasta, "grande.bin"), "wb") as f:
+                    for _ in range(1600):
+                        f.write(b"\\0" * 2**20)
+                        n += 1
+                    f.flush()
+                r[nome] = [n, 0]
+            except OSError as exc:
+                r[nome] = [n, exc.errno]
+            os.remove(os.path.join(pasta, "grande.bin"))
+        print(json.dumps(r), flush=True)
+    """
+    marca = secrets.token_hex(6)
+    limites = isolamento.Limites(disco_mb=64)
+    medidor = Medidor(tmp_path, Path("/tmp"), Path("/"))
+    with isolamento.Grupo(f"{marca}-disco", limites, relogio_s=60) as grupo:
+        caixa = _caixa(codigo, limites, grupo, 2, marca)
+        cmd, env = caixa.comando(tmp_path / "w", "x")
+        (tmp_path / "w").mkdir()
+        if caixa.root:
+            os.chown(tmp_path / "w", caixa.uid, caixa.uid)
+        run = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=60)
+    medidor.parar()
+    r = json.loads(run.stdout.strip().splitlines()[-1])
+    print(f"\n[medida] 1,6 GB em cada pasta, tmpfs de 64 MiB: {r}; aumento do disco da máquina "
+          f"{medidor.pico_disco / 2**20:.0f} MiB, da memória {medidor.pico_mem / 2**20:.0f} MiB")
+    for nome in ("trabalho", "tmp", "home"):
+        n, erro = r[nome]
+        assert erro == 28 and 32 <= n <= 64, (nome, r)  # ENOSPC perto de 64 MiB
+    assert medidor.pico_disco < 100 * 2**20
+    assert list((tmp_path / "w").iterdir()) == []
+    _sem_sobras(marca)
+
+
+def test_prazo_do_grupo_mata_todas_as_caixas_de_uma_vez_mesmo_ignorando_sinais(tmp_path):
+    """Duas caixas iniciadas sem esperar (``iniciar``), que ignoram SIGINT e SIGTERM: no prazo, as duas
+    morrem juntas (SIGKILL)."""
+    codigo = """
+        import signal, time
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        print("pronto", flush=True)
+        while True:
+            time.sleep(0.1)
+    """
+    marca = secrets.token_hex(6)
+    limites = isolamento.Limites()
+    t0 = time.monotonic()
+    with isolamento.Grupo(f"{marca}-prazo", limites, relogio_s=3) as grupo:
+        procs = [_caixa(codigo, limites, grupo, n, marca).iniciar(tmp_path / f"w{n}", "x") for n in (3, 4)]
+        for proc in procs:
+            proc.stdin.close()
+            assert proc.stdout.readline().strip() == b"pronto"
+        for proc in procs:
+            proc.wait(timeout=15)
+        decorrido = time.monotonic() - t0
+    assert grupo.motivo == "tempo"
+    assert 2.5 <= decorrido < 6, decorrido
+    assert all(proc.returncode == -9 for proc in procs), [p.returncode for p in procs]
+    _sem_sobras(marca)
+
+
+def test_pipe_entre_duas_caixas_do_mesmo_grupo(tmp_path):
+    """``pass_fds``: uma ponta de um pipe em cada caixa (como o verificador e o processo do aluno)."""
+    marca = secrets.token_hex(6)
+    limites = isolamento.Limites()
+    r, w = os.pipe()
+    with isolamento.Grupo(f"{marca}-pipe", limites, relogio_s=60) as grupo:
+        escreve = _caixa("import os\nos.write(int(os.environ['FD']), b'ola da outra caixa')\n",
+                         limites, grupo, 5, marca)
+        le = _caixa("import os\nprint(os.read(int(os.environ['FD']), 100).decode(), flush=True)\n",
+                    limites, grupo, 6, marca)
+        pa = escreve.iniciar(tmp_path / "a", "x", extra_env={"FD": str(w)}, pass_fds=(w,))
+        pb = le.iniciar(tmp_path / "b", "x", extra_env={"FD": str(r)}, pass_fds=(r,))
+        os.close(r)
+        os.close(w)
+        out, _ = pb.communicate(b"", timeout=60)
+        pa.communicate(b"", timeout=60)
+    assert out.decode().strip() == "ola da outra caixa"
+    with pytest.raises(ValueError, match="pass_fds"):
+        escreve.iniciar(tmp_path / "c", "x", pass_fds=(987,))
+    _sem_sobras(marca)
+
+
+def test_limites_e_grupo_recusam_valores_errados():
+    with pytest.raises(ValueError, match="memoria_total_mb"):
+        isolamento.Limites(memoria_total_mb=0)
+    with pytest.raises(ValueError, match="relogio_s"):
+        isolamento.Grupo("ok", isolamento.Limites(), relogio_s=-1, isolar=False)
+    with pytest.raises(ValueError, match="nome"):
+        isolamento.Grupo("../fora", isolamento.Limites(), relogio_s=5, isolar=False)

@@ -40,13 +40,14 @@ def _corrigir(saida: Path) -> dict:
     rows = motor.grade_class(TURMA, saida, cell_timeout=20, notebook_timeout=120, log=lambda *_: None, marca=marca,
                              guardar_notebooks=True)
     sobreviventes = isolamento.restantes(marca)
+    cgroups = [str(d) for d in isolamento.cgroups_restantes() if marca in d.name]
     notas = (saida / "notas.csv").read_bytes()
     outputs = sorted(str(p.relative_to(saida)) for p in saida.rglob("*"))
     time.sleep(3)  # um processo fantasma teria tempo de reescrever notas.csv
     with open(saida / "notas.csv", encoding="utf-8") as f:
         table = list(csv.DictReader(f))
     return dict(saida=saida, rows=rows, table=table, before=before, repo_before=repo_before, notas=notas,
-                outputs=outputs, sobreviventes=sobreviventes)
+                outputs=outputs, sobreviventes=sobreviventes, cgroups=cgroups)
 
 
 def turma_corrigida(tmp_path_factory) -> dict:

@@ -2,6 +2,7 @@
 
 - aplica os limites (``CORRECAO_LIMITES``: memória em MiB, CPU em s, processos);
 - como root, troca para o uid da caixa (``CORRECAO_UID``), sem grupos: daí em diante nada tem privilégio;
+- copia o conteúdo inicial (``CORRECAO_ENTRADA``, somente leitura) para o HOME, um tmpfs limitado;
 - impede que o ``jsonschema`` carregue o verificador opcional de IRIs (``rfc3987_syntax``), que leva ~3 s
   para importar e que a validação de notebooks nunca usa;
 - lê da entrada padrão o pedido (JSON) com a senha desta execução (``nonce``), e fecha a entrada.
@@ -48,6 +49,16 @@ def limitar() -> None:
     if os.geteuid() != 0:  # o limite de processos não vale para root
         resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))
     os.environ.pop("CORRECAO_LIMITES", None)
+    entrada = os.environ.pop("CORRECAO_ENTRADA", None)
+    if entrada and os.path.isdir(entrada):  # já como o uid da caixa: o aluno pode mudar a sua cópia
+        import shutil
+
+        home = os.environ.get("HOME", ".")
+        for raiz, _, arquivos in os.walk(entrada):
+            destino = os.path.join(home, os.path.relpath(raiz, entrada))
+            os.makedirs(destino, exist_ok=True)
+            for nome in arquivos:
+                shutil.copyfile(os.path.join(raiz, nome), os.path.join(destino, nome))
     for sub in (".config/matplotlib", ".ipython", ".runtime", ".jupyter", ".jupyter-data"):
         os.makedirs(os.path.join(os.environ.get("HOME", "."), sub), exist_ok=True)
 

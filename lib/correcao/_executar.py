@@ -3,9 +3,21 @@
 Pedido (JSON na entrada padrão): ``nonce``, ``notebook`` (o notebook já saneado pelo nbgrader),
 ``tempo_celula`` (s) e ``env`` (variáveis só para o kernel, como ``NBGRADER_EXECUTION``).
 
-Resposta: uma linha ``<nonce> {"celula": i, "outputs": [...], "execution_count": n}`` por célula de
-código executada, assim que termina (se a caixa for morta por tempo, o que já rodou não se perde), e
-no fim ``<nonce> {"fim": situacao}`` com ``ok``, ``kernel_morreu`` ou ``erro: ...``.
+Resposta: uma linha ``<nonce> {"celula": i, "outputs": [...], "execution_count": n, "cortada": c}`` por
+célula de código executada, assim que termina (se a caixa for morta por tempo, o que já rodou não se perde),
+e no fim ``<nonce> {"fim": situacao, "cpu": s, "relogio": s}`` com ``ok``, ``kernel_morreu``,
+``ignorou_interrupcao:<i>`` ou ``erro: ...``.
+
+Limites daqui (além dos da caixa):
+
+- **saída**: no máximo :data:`LIMITE_SAIDA_CELULA` bytes por célula e :data:`LIMITE_SAIDA_NOTEBOOK` no
+  notebook inteiro; o que passa é descartado, a célula ganha uma saída dizendo que foi cortada
+  (``"cortada": "celula"``/``"notebook"``) e, se ainda está rodando, é interrompida (uma enxurrada de
+  ``print`` não ocupa o tempo do notebook inteiro);
+- **interrupção ignorada**: depois de uma célula interrompida (tempo da célula ou saída demais), o kernel
+  tem :data:`ESPERA_INTERRUPCAO_S` segundos para voltar a responder; um kernel que ignora o SIGINT é
+  encerrado ali (``ignorou_interrupcao``), e o resto do notebook não roda: sem isso, cada célula seguinte
+  esperaria o tempo dela inteiro na fila de um kernel ocupado.
 
 Nada daqui decide pontos: as saídas do kernel só servem ao retorno e à nota do nbgrader, que a
 conferência independente (:mod:`correcao._veredito`) limita.
@@ -34,40 +46,125 @@ def _erro_sem_saida(client, cell) -> None:
                                            "traceback": content.get("traceback") or [f"{content.get('ename')}"]}))
 
 
-def main() -> None:
-    pedido, enviar = _caixa.abrir()
+LIMITE_SAIDA_CELULA = 1 * 2**20  # bytes de saída de uma célula (a maior do curso tem ~400 KB, uma figura)
+LIMITE_SAIDA_NOTEBOOK = 4 * 2**20  # bytes de saída do notebook inteiro (o maior do curso tem ~1,1 MB)
+ESPERA_INTERRUPCAO_S = 5.0  # quanto um kernel interrompido tem para voltar a responder
 
-    import nbformat
+
+def _tamanho(content: dict) -> int:
+    """Bytes de uma saída (texto e dados), medidos sem montar a saída."""
+    total = 0
+    for chave in ("text", "data", "traceback", "evalue"):
+        valor = content.get(chave)
+        if isinstance(valor, str):
+            total += len(valor)
+        elif isinstance(valor, dict):
+            total += sum(len(v) if isinstance(v, str) else len(str(v)) for v in valor.values())
+        elif isinstance(valor, list):
+            total += sum(len(str(v)) for v in valor)
+    return total + 64
+
+
+def _cliente(nb, pedido):
+    """Um ``NotebookClient`` do nbclient com as saídas limitadas (veja o módulo)."""
+    import asyncio
+
     from nbclient import NotebookClient
-    from nbclient.exceptions import DeadKernelError
+    from nbformat import from_dict
 
-    nb = nbformat.from_dict(pedido["notebook"])
-    os.environ.update(pedido.get("env", {}))
-    client = NotebookClient(
+    class Cliente(NotebookClient):
+        def output(self, outs, msg, display_id, cell_index):
+            tamanho = _tamanho(msg.get("content", {}))
+            usado = self._por_celula.get(cell_index, 0)
+            if cell_index in self._cortadas or usado + tamanho > LIMITE_SAIDA_CELULA \
+                    or self._total + tamanho > LIMITE_SAIDA_NOTEBOOK:
+                if cell_index not in self._cortadas:
+                    onde = "celula" if usado + tamanho > LIMITE_SAIDA_CELULA else "notebook"
+                    self._cortadas[cell_index] = onde
+                    limite = LIMITE_SAIDA_CELULA if onde == "celula" else LIMITE_SAIDA_NOTEBOOK
+                    outs.append(from_dict({"output_type": "stream", "name": "stderr", "text":
+                                           f"[saída cortada pela correção: passou de {limite // 2**20} MB "
+                                           f"{'nesta célula' if onde == 'celula' else 'no notebook'}; "
+                                           "o resto não foi guardado e a célula foi interrompida]\n"}))
+                    self._interromper = asyncio.get_running_loop().create_task(self.km.interrupt_kernel())
+                return None
+            self._por_celula[cell_index] = usado + tamanho
+            self._total += tamanho
+            return super().output(outs, msg, display_id, cell_index)
+
+    client = Cliente(
         nb, timeout=int(pedido.get("tempo_celula", 20)), kernel_name="python3", allow_errors=True,
         interrupt_on_timeout=True, record_timing=False, startup_timeout=60,
         error_on_timeout={"ename": "CellTimeoutError", "evalue": "",
                           "traceback": ["CellTimeoutError: a célula passou do tempo limite e foi interrompida"]},
         extra_arguments=["--HistoryManager.hist_file=:memory:"],
-        resources={"metadata": {"path": os.getcwd()}},
-        on_cell_executed=lambda **kw: setattr(client, "_ultima_resposta", kw.get("execute_reply")))
+        resources={"metadata": {"path": os.getcwd()}})
+    client._por_celula, client._total, client._cortadas, client._interromper = {}, 0, {}, None
+    client.on_cell_executed = lambda **kw: setattr(client, "_ultima_resposta", kw.get("execute_reply"))
+    return client
+
+
+async def _responde(client, espera: float) -> bool:
+    """O kernel voltou a atender pedidos (um ``kernel_info`` pelo canal shell, que fica na fila atrás da
+    célula interrompida) em até ``espera`` segundos."""
+    from queue import Empty
+
+    msg_id = client.kc.kernel_info()
+    fim = time.monotonic() + espera
+    while (resta := fim - time.monotonic()) > 0:
+        try:
+            msg = await client.kc.get_shell_msg(timeout=resta)
+        except Empty:
+            return False
+        if msg.get("parent_header", {}).get("msg_id") == msg_id:
+            return True
+    return False
+
+
+def main() -> None:
+    pedido, enviar = _caixa.abrir()
+
+    import nbformat
+    from jupyter_core.utils import run_sync
+    from nbclient.exceptions import DeadKernelError
+
+    nb = nbformat.from_dict(pedido["notebook"])
+    os.environ.update(pedido.get("env", {}))
+    client = _cliente(nb, pedido)
     fim = "ok"
     inicio = time.perf_counter()
+
+    def enviar_celula(index, cell):
+        enviar({"celula": index, "outputs": cell.get("outputs", []), "execution_count": cell.get("execution_count"),
+                "cortada": client._cortadas.get(index, "")})
+
     try:
         with client.setup_kernel():
             for index, cell in enumerate(nb.cells):
                 if cell.cell_type != "code":
                     continue
+                client._ultima_resposta, client._interromper = None, None
                 try:
                     client.execute_cell(cell, index)
                     _erro_sem_saida(client, cell)
                 except DeadKernelError:
                     fim = f"kernel_morreu:{index}"
-                    enviar({"celula": index, "outputs": cell.get("outputs", []),
-                            "execution_count": cell.get("execution_count")})
+                    enviar_celula(index, cell)
                     break
-                enviar({"celula": index, "outputs": cell.get("outputs", []),
-                        "execution_count": cell.get("execution_count")})
+                reply = (client._ultima_resposta or {}).get("content", {})
+                interrompida = reply.get("ename") == "CellTimeoutError" or client._interromper is not None
+                if client._interromper is not None:  # saída demais: a interrupção foi pedida aqui, não pelo aluno
+                    cell.outputs = [o for o in cell.outputs if not (o.get("output_type") == "error"
+                                                                    and o.get("ename") == "KeyboardInterrupt")]
+                    cell.outputs.append(nbformat.from_dict({
+                        "output_type": "error", "ename": "SaidaExcessiva", "traceback": [],
+                        "evalue": "a célula produziu saída demais e foi interrompida pela correção"}))
+                if interrompida and not run_sync(_responde)(client, ESPERA_INTERRUPCAO_S):
+                    fim = f"ignorou_interrupcao:{index}"
+                    enviar_celula(index, cell)
+                    run_sync(client.km.shutdown_kernel)(now=True)  # sem pedir: ele não atende
+                    break
+                enviar_celula(index, cell)
     except DeadKernelError:
         fim = "kernel_morreu"
     except Exception as exc:  # noqa: BLE001 - vira a situação da linha, nunca um traceback sem dono

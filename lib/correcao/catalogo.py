@@ -174,6 +174,28 @@ def all_ids(source: Path) -> tuple[str, ...]:
     return tuple(grade_ids(json.loads(source.read_text(encoding="utf-8"))))
 
 
+LIMITE_NOTEBOOK_BYTES = 20 * 2**20  # o maior notebook do curso, com as saídas, tem ~1,1 MB
+LIMITE_CELULAS = 500  # o maior notebook do curso tem 39 células
+LIMITE_LEITURA_S = 20.0  # leitura, identificação e saneamento de uma entrega
+
+
+def grande_demais(tamanho: int, nb: dict | None = None) -> str | None:
+    """Motivo em pt-BR para recusar, antes de qualquer trabalho, uma entrega grande demais para ser um
+    notebook do curso (``tamanho`` em bytes; ``nb`` já lido, para contar as células), ou ``None``.
+
+    Os limites (:data:`LIMITE_NOTEBOOK_BYTES`, :data:`LIMITE_CELULAS`) são folgados para qualquer notebook
+    do curso, com as saídas; sem eles, um notebook de 60 000 células vazias (3,5 MB) levava mais de 20 min
+    só no saneamento, fora da caixa."""
+    if tamanho > LIMITE_NOTEBOOK_BYTES:
+        return (f"notebook grande demais ({tamanho / 2**20:.1f} MB; o limite é {LIMITE_NOTEBOOK_BYTES // 2**20} MB): "
+                "não foi corrigido (apague as saídas grandes e entregue de novo)")
+    cells = nb.get("cells") if isinstance(nb, dict) else None
+    if isinstance(cells, list) and len(cells) > LIMITE_CELULAS:
+        return (f"notebook com células demais ({len(cells)}; o limite é {LIMITE_CELULAS}): não foi corrigido "
+                "(os notebooks do curso têm menos de 50; apague as células vazias ou repetidas)")
+    return None
+
+
 def read_notebook(dados: bytes) -> tuple[dict | None, str | None]:
     """(notebook, None) ou (None, motivo em pt-BR para não corrigir: vazio, não JSON, não notebook)."""
     if not dados.strip():

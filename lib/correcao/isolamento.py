@@ -1,7 +1,8 @@
-"""O isolamento de cada entrega: um processo numa caixa do bubblewrap (``bwrap``), com limites.
+"""O isolamento de cada entrega: processos em caixas do bubblewrap (``bwrap``), com limites por processo
+e um orçamento por notebook (memória, disco, processos e tempo de relógio somando todas as caixas dele).
 
 O código de um aluno é não confiável. Cada execução (o notebook no kernel, e depois a conferência
-independente das verificações, em :mod:`correcao.conferencia`) roda numa caixa nova, em que:
+independente das verificações) roda numa caixa nova, em que:
 
 - o usuário é outro e sem privilégios: como root, um uid só da caixa (sorteado por correção, acima de
   100000, mais o número da caixa: o limite de processos de uma caixa não conta os de outra); como usuário comum,
@@ -11,16 +12,50 @@ independente das verificações, em :mod:`correcao.conferencia`) roda numa caixa
   aluno deixou rodando morre junto, e ``--die-with-parent`` mata a caixa se a correção for interrompida;
 - o ambiente é limpo (``--clearenv``): nenhuma variável do professor entra;
 - o sistema de arquivos só mostra, somente leitura, ``/usr``, o Python do ambiente e a biblioteca
-  ``lib/`` do curso; a única pasta gravável é a pasta de trabalho vazia desta execução (``/home/aluno``),
-  mais um ``/tmp`` em memória. O repositório, ``solutions/``, o curso do nbgrader (``source/``,
-  ``release/``, ``gradebook.db``), as outras entregas e a pasta de saída não existem lá dentro;
-- limites (``resource.setrlimit``, aplicados pelo processo de entrada antes de qualquer código do
-  aluno): memória (espaço de endereços, padrão 2 GiB), tempo de CPU e número de processos; o tempo de
-  relógio é controlado daqui (o processo é morto ao passar do limite).
+  ``lib/`` do curso. As únicas pastas graváveis são a pasta de trabalho (``/home/aluno``, que também é o
+  ``HOME``) e ``/tmp``, cada uma um tmpfs **com tamanho limitado** (``--size``, :attr:`Limites.disco_mb`):
+  nada do que o aluno grava toca o disco da máquina (e, com cgroup, a memória do tmpfs conta no limite de
+  memória do notebook). O conteúdo da pasta ``workdir`` do corretor entra somente leitura em
+  ``/caixa-entrada`` e é copiado para ``/home/aluno`` pelo processo de entrada; o que o corretor precisa de
+  volta vem pela saída padrão (linhas ``<nonce> <json>``), nunca por arquivos. O repositório,
+  ``solutions/``, o curso do nbgrader, as outras entregas e a pasta de saída não existem lá dentro;
+- limites por processo (``resource.setrlimit``, aplicados pelo processo de entrada antes de qualquer código
+  do aluno): memória (espaço de endereços, padrão 2 GiB), tempo de CPU, tamanho de arquivo e número de
+  processos.
+
+Orçamento por notebook (:class:`Grupo`): todas as caixas de um notebook (o kernel, a conferência, ou o par
+verificador/aluno ligado por pipes) entram no mesmo grupo, que impõe
+
+- **memória total**, somando todos os processos e os tmpfs: um cgroup v2 (``memory.max``, ``pids.max``) onde
+  houver o controlador de memória delegado; senão um cgroup v1 de memória (``memory.limit_in_bytes`` e
+  ``memory.memsw.limit_in_bytes``, mais ``pids`` e ``cpuacct`` se existirem), como root; sem nenhum dos dois,
+  a reserva é um limite pequeno de processos por caixa (:attr:`Limites.processos_sem_cgroup`, só como root,
+  em que o uid é só da caixa) junto com o limite por processo, e um vigia que soma a memória residente
+  dos processos do grupo a cada 0,2 s e mata tudo ao passar do total. :attr:`Grupo.tipo` diz qual rodou
+  (``cgroup2``, ``cgroup1``, ``rlimit``) e vai para a coluna ``isolamento`` de ``notas.csv`` (``bwrap+cgroup1``...);
+- **tempo de relógio**: um prazo único; ao passar dele, o vigia mata (SIGKILL) todas as caixas do grupo
+  de uma vez, sem pedir nada ao kernel;
+- **disco**: cada caixa só grava nos seus dois tmpfs limitados.
+
+API (para quem escreve um novo processo de entrada)::
+
+    with Grupo("e00007", limites, relogio_s=180) as grupo:      # o orçamento de um notebook
+        a = Caixa(limites, numero=0, marca=m, grupo=grupo)
+        b = Caixa(limites, numero=1, marca=m, grupo=grupo)
+        r, w = os.pipe()
+        pa = a.iniciar(work_a, "correcao._veredito", pass_fds=(r,), extra_env={"FD": str(r)})  # tipo Popen
+        pb = b.iniciar(work_b, "correcao._aluno", pass_fds=(w,), extra_env={"FD": str(w)})
+        os.close(r); os.close(w)
+        ...                       # conversar com pa.stdin/pa.stdout; o prazo vale para as duas
+    # ao sair do ``with``: tudo morto, cgroup removido; grupo.motivo diz "tempo"/"memoria" se o grupo matou
+
+:meth:`Caixa.rodar` (iniciar, mandar a entrada, esperar a saída) continua como antes e respeita o prazo do
+grupo da caixa, se houver.
 
 Sem o bwrap (macOS, Windows, ou o pacote não instalado) a correção se recusa a rodar, a menos que o
 professor peça ``sem_isolamento=True`` (``--sem-isolamento``): aí cada execução é só um subprocesso com
-ambiente limpo, limites e pasta própria, e cada linha de ``notas.csv`` diz ``sem_isolamento``.
+ambiente limpo, limites e pasta própria (no disco, limitada só por arquivo), e cada linha de ``notas.csv``
+diz ``sem_isolamento``.
 """
 
 from __future__ import annotations
@@ -32,6 +67,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -54,24 +90,402 @@ class SemBwrap(RuntimeError):
 
 @dataclass(frozen=True)
 class Limites:
-    """Limites de cada execução. ``memoria_mb``: espaço de endereços por processo (MiB); ``cpu_s``: tempo
-    de CPU por processo (s); ``processos``: processos e threads simultâneos; ``relogio_s``: tempo de
-    relógio da execução inteira (s)."""
+    """Limites de cada execução e de cada notebook.
+
+    Por processo: ``memoria_mb`` (espaço de endereços, MiB), ``cpu_s`` (tempo de CPU, s), ``processos``
+    (processos e threads simultâneos do uid da caixa). Por execução: ``relogio_s`` (tempo de relógio, s).
+    Por notebook (:class:`Grupo`): ``memoria_total_mb`` (soma de todos os processos e tmpfs das caixas dele),
+    ``processos_total`` (``pids.max`` do cgroup), ``disco_mb`` (tamanho de cada tmpfs gravável: a pasta de
+    trabalho e ``/tmp``) e ``processos_sem_cgroup`` (o limite de processos por caixa quando não há cgroup).
+    """
 
     memoria_mb: int = 2048
     cpu_s: int = 180
     processos: int = 256
     relogio_s: float = 180.0
+    memoria_total_mb: int = 3072
+    processos_total: int = 512
+    disco_mb: int = 512
+    processos_sem_cgroup: int = 64
+
+    def __post_init__(self):
+        for nome in ("memoria_mb", "cpu_s", "processos", "relogio_s", "memoria_total_mb", "processos_total",
+                     "disco_mb", "processos_sem_cgroup"):
+            valor = getattr(self, nome)
+            if not isinstance(valor, (int, float)) or isinstance(valor, bool) or valor <= 0:
+                raise ValueError(f"Limites.{nome}: esperado um número positivo, recebido {valor!r}")
 
 
 @dataclass
 class Execucao:
-    """O que uma execução devolveu: a saída padrão (bytes), o código de saída e se passou do tempo."""
+    """O que uma execução devolveu: a saída padrão (bytes), o código de saída, se passou do tempo e quanto
+    levou. ``morta_por``: ``"tempo"`` ou ``"memoria"`` quando o :class:`Grupo` matou a caixa (o prazo do
+    notebook acabou, ou a soma da memória passou do total), ``""`` senão."""
 
     stdout: bytes
     returncode: int | None
     tempo_esgotado: bool
     segundos: float
+    morta_por: str = ""
+
+
+LIMITE_SAIDA_BYTES = 64 * 2**20  # o que o corretor lê da saída padrão de uma caixa; o resto é descartado
+
+
+# ---------- cgroups ----------
+def _meu_cgroup() -> dict[str, str]:
+    """Controlador (ou ``""`` para o v2) -> caminho do cgroup deste processo, de ``/proc/self/cgroup``."""
+    out = {}
+    try:
+        for line in Path("/proc/self/cgroup").read_text().splitlines():
+            _, ctrls, path = line.split(":", 2)
+            for c in ctrls.split(",") if ctrls else [""]:
+                out[c] = path
+    except OSError:
+        pass
+    return out
+
+
+def _montagens() -> dict[str, str]:
+    """Controlador (ou ``""`` para o v2) -> onde a hierarquia está montada, de ``/proc/self/mountinfo``."""
+    out = {}
+    try:
+        for line in Path("/proc/self/mountinfo").read_text().splitlines():
+            antes, depois = line.split(" - ", 1)
+            tipo, _, opcoes = (depois.split() + ["", ""])[:3]
+            ponto = antes.split()[4]
+            if tipo == "cgroup2":
+                out.setdefault("", ponto)
+            elif tipo == "cgroup":
+                for c in opcoes.split(","):
+                    if c in ("memory", "pids", "cpuacct"):
+                        out.setdefault(c, ponto)
+    except OSError:
+        pass
+    return out
+
+
+def _escrever(path: Path, valor: str) -> None:
+    path.write_text(valor)
+
+
+class _Cgroup:
+    """Um cgroup por notebook: ``dirs`` são as pastas (uma no v2; uma por controlador no v1)."""
+
+    def __init__(self, tipo: str, dirs: dict[str, Path]):
+        self.tipo = tipo
+        self.dirs = dirs
+
+    @classmethod
+    def criar(cls, nome: str, limites: Limites) -> "_Cgroup | None":
+        """O cgroup ``correcao-<nome>`` com os limites, ou ``None`` se esta máquina não deixa."""
+        mont, meu = _montagens(), _meu_cgroup()
+        memoria = str(limites.memoria_total_mb * 2**20)
+        if "" in mont and "" in meu:  # v2: só com o controlador de memória disponível e delegável
+            base = Path(mont[""]) / meu[""].lstrip("/")
+            try:
+                if "memory" in (base / "cgroup.controllers").read_text().split():
+                    controle = (base / "cgroup.subtree_control")
+                    if "memory" not in controle.read_text().split():
+                        _escrever(controle, "+memory")
+                    d = base / f"correcao-{nome}"
+                    d.mkdir()
+                    grupo = cls("cgroup2", {"": d})
+                    try:
+                        _escrever(d / "memory.max", memoria)
+                        for arquivo, valor in (("memory.swap.max", "0"), ("pids.max", str(limites.processos_total))):
+                            if (d / arquivo).exists():
+                                _escrever(d / arquivo, valor)
+                        return grupo
+                    except OSError:
+                        grupo.remover()
+            except OSError:
+                pass
+        if "memory" in mont and "memory" in meu and os.geteuid() == 0:  # v1, como root
+            dirs: dict[str, Path] = {}
+            grupo = cls("cgroup1", dirs)
+            try:
+                for ctrl in ("memory", "pids", "cpuacct"):
+                    if ctrl in mont and ctrl in meu:
+                        d = Path(mont[ctrl]) / meu[ctrl].lstrip("/") / f"correcao-{nome}"
+                        d.mkdir()
+                        dirs[ctrl] = d
+                _escrever(dirs["memory"] / "memory.limit_in_bytes", memoria)
+                if (dirs["memory"] / "memory.memsw.limit_in_bytes").exists():  # sem fugir para o swap
+                    _escrever(dirs["memory"] / "memory.memsw.limit_in_bytes", memoria)
+                if "pids" in dirs:
+                    _escrever(dirs["pids"] / "pids.max", str(limites.processos_total))
+                return grupo
+            except OSError:
+                grupo.remover()
+        return None
+
+    def procs(self) -> list[int]:
+        pids = set()
+        for d in self.dirs.values():
+            try:
+                pids.update(int(x) for x in (d / "cgroup.procs").read_text().split())
+            except (OSError, ValueError):
+                pass
+        return sorted(pids)
+
+    def matar(self) -> None:
+        d = self.dirs.get("")
+        if d is not None and (d / "cgroup.kill").exists():
+            try:
+                _escrever(d / "cgroup.kill", "1")
+                return
+            except OSError:
+                pass
+        for _ in range(3):  # v1: não há cgroup.kill; um fork no meio da varredura é pego na seguinte
+            for pid in self.procs():
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except (ProcessLookupError, PermissionError):
+                    pass
+
+    def oom(self) -> bool:
+        """O núcleo matou algum processo por falta de memória neste cgroup."""
+        for arquivo in ("memory.events", "memory.oom_control"):
+            d = self.dirs.get("" if arquivo == "memory.events" else "memory")
+            try:
+                for line in (d / arquivo).read_text().splitlines():
+                    k, _, v = line.partition(" ")
+                    if k == "oom_kill" and int(v) > 0:
+                        return True
+            except (OSError, TypeError, ValueError):
+                continue
+        return False
+
+    def pico_memoria(self) -> int | None:
+        for d, arquivo in ((self.dirs.get("memory"), "memory.max_usage_in_bytes"), (self.dirs.get(""), "memory.peak")):
+            try:
+                return int((d / arquivo).read_text().split()[0])
+            except (OSError, TypeError, ValueError, IndexError):
+                continue
+        return None
+
+    def cpu_s(self) -> float | None:
+        """CPU usada por todos os processos do grupo (s), ou ``None`` se não há como medir."""
+        try:
+            if "cpuacct" in self.dirs:
+                return int((self.dirs["cpuacct"] / "cpuacct.usage").read_text()) / 1e9
+            if "" in self.dirs:
+                for line in (self.dirs[""] / "cpu.stat").read_text().splitlines():
+                    if line.startswith("usage_usec "):
+                        return int(line.split()[1]) / 1e6
+        except (OSError, ValueError):
+            pass
+        return None
+
+    def remover(self) -> None:
+        """Mata o que restou e apaga as pastas (só sai quando vazio)."""
+        for _ in range(100):
+            self.matar()
+            if not self.procs():
+                break
+            time.sleep(0.05)
+        for d in self.dirs.values():
+            for _ in range(40):
+                try:
+                    d.rmdir()
+                    break
+                except FileNotFoundError:
+                    break
+                except OSError:
+                    time.sleep(0.05)
+
+
+def cgroups_restantes() -> list[Path]:
+    """Pastas ``correcao-*`` de cgroup ainda existentes (de qualquer correção): deve ser vazio no fim."""
+    mont, meu = _montagens(), _meu_cgroup()
+    out = []
+    for ctrl, ponto in mont.items():
+        if ctrl in meu:
+            base = Path(ponto) / meu[ctrl].lstrip("/")
+            out += sorted(base.glob("correcao-*"))
+    return out
+
+
+def remover_cgroups(prefixo: str) -> list[str]:
+    """Mata os processos e apaga os cgroups ``correcao-<prefixo>*`` (de um processo de correção que foi morto
+    antes de fechar os seus grupos); devolve os nomes apagados."""
+    por_nome: dict[str, dict[str, Path]] = {}
+    mont, meu = _montagens(), _meu_cgroup()
+    for ctrl, ponto in mont.items():
+        if ctrl in meu:
+            for d in (Path(ponto) / meu[ctrl].lstrip("/")).glob(f"correcao-{prefixo}*"):
+                por_nome.setdefault(d.name, {})[ctrl] = d
+    for dirs in por_nome.values():
+        _Cgroup("", dirs).remover()
+    return sorted(por_nome)
+
+
+def _rss_kib(pid: int) -> int:
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    except (OSError, ValueError, IndexError):
+        pass
+    return 0
+
+
+def _cpu_maquina() -> float:
+    """Segundos de CPU ocupada (todos os núcleos) desde o início da máquina, de ``/proc/stat``."""
+    try:
+        campos = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    except (OSError, ValueError):
+        return 0.0
+    ocioso = campos[3] + (campos[4] if len(campos) > 4 else 0)
+    return (sum(campos[:8]) - ocioso) / os.sysconf("SC_CLK_TCK")
+
+
+class Grupo:
+    """O orçamento de um notebook: várias caixas sob o mesmo limite de memória, disco e tempo, mortas juntas.
+
+    Parameters
+    ----------
+    nome : str
+        Identifica o grupo (entra no nome do cgroup: ``correcao-<nome>``); só letras, números, ``-``, ``.``.
+    limites : Limites
+        ``memoria_total_mb``, ``processos_total``, ``processos_sem_cgroup``.
+    relogio_s : float
+        O prazo do notebook inteiro (s, a partir de agora); ao passar dele, todas as caixas morrem (SIGKILL).
+    isolar : bool
+        ``False`` (sem bwrap): não cria cgroup; o prazo e o vigia de memória continuam valendo.
+
+    Atributos: ``tipo`` (``cgroup2``, ``cgroup1`` ou ``rlimit``), ``motivo`` (``""``, ``"tempo"`` ou
+    ``"memoria"``: por que o grupo matou as caixas), ``pico_memoria`` (bytes, quando medido).
+    Use como ``with Grupo(...) as g:``; ao sair, :meth:`fechar` mata tudo e remove o cgroup.
+
+    Raises
+    ------
+    ValueError
+        ``nome`` com caracteres fora de ``[A-Za-z0-9.-]`` ou ``relogio_s`` não positivo.
+    """
+
+    INTERVALO_S = 0.2
+
+    def __init__(self, nome: str, limites: Limites, relogio_s: float, isolar: bool = True):
+        if not nome or not all(ch.isascii() and (ch.isalnum() or ch in "-.") for ch in nome):
+            raise ValueError(f"Grupo: nome esperado com letras, números, '-' e '.', recebido {nome!r}")
+        if not isinstance(relogio_s, (int, float)) or relogio_s <= 0:
+            raise ValueError(f"Grupo: relogio_s esperado positivo, recebido {relogio_s!r}")
+        self.limites = limites
+        self.inicio = time.monotonic()
+        self.prazo = self.inicio + relogio_s
+        self.cgroup = _Cgroup.criar(f"{nome}-{secrets.token_hex(3)}", limites) if isolar else None
+        self.tipo = self.cgroup.tipo if self.cgroup else "rlimit"
+        self.motivo = ""
+        self.pico_memoria: int | None = None
+        self._pico_rss = 0
+        self._caixas: list[Caixa] = []
+        self._procs: list[subprocess.Popen] = []
+        self._lock = threading.Lock()
+        self._fim = threading.Event()
+        self._cpu_maquina0 = _cpu_maquina()
+        self._medidas: tuple | None = None  # (cpu do grupo, núcleos dos outros), guardadas ao fechar
+        self._vigia = threading.Thread(target=self._vigiar, daemon=True, name=f"grupo-{nome}")
+        self._vigia.start()
+
+    def __enter__(self) -> "Grupo":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.fechar()
+
+    def restante(self) -> float:
+        """Segundos até o prazo (0 se já passou)."""
+        return max(0.0, self.prazo - time.monotonic())
+
+    def cpu_s(self) -> float | None:
+        """CPU de todos os processos do grupo até agora (ou até :meth:`fechar`), em s; ``None`` sem cgroup com
+        ``cpuacct``/``cpu.stat``."""
+        if self._medidas is not None:
+            return self._medidas[0]
+        return self.cgroup.cpu_s() if self.cgroup else None
+
+    def cpu_outros(self) -> float:
+        """Núcleos ocupados, em média, por processos de fora deste grupo desde o início dele até agora (ou até
+        :meth:`fechar`): ``/proc/stat`` menos a CPU do grupo, se medida. Perto de 0, a máquina estava livre;
+        perto do número de núcleos, disputada."""
+        if self._medidas is not None:
+            return self._medidas[1]
+        decorrido = max(time.monotonic() - self.inicio, 1e-6)
+        total = _cpu_maquina() - self._cpu_maquina0
+        return max(0.0, (total - (self.cpu_s() or 0.0)) / decorrido)
+
+    def _registrar(self, caixa: "Caixa", proc: subprocess.Popen) -> None:
+        with self._lock:
+            if caixa not in self._caixas:
+                self._caixas.append(caixa)
+            self._procs.append(proc)
+        if self.motivo:  # o grupo já acabou: nada novo roda
+            self.matar(self.motivo)
+
+    def _rss_total_kib(self) -> int:
+        pids = self.cgroup.procs() if self.cgroup else [p for c in list(self._caixas) for p in c.restantes()]
+        return sum(_rss_kib(p) for p in pids)
+
+    def _vigiar(self) -> None:
+        while not self._fim.wait(self.INTERVALO_S):
+            if time.monotonic() >= self.prazo:
+                self.matar("tempo")
+            elif self.cgroup is None and self._procs:
+                rss = self._rss_total_kib()
+                self._pico_rss = max(self._pico_rss, rss)
+                if rss > self.limites.memoria_total_mb * 1024:
+                    self.matar("memoria")
+
+    def matar(self, motivo: str = "tempo") -> None:
+        """Mata (SIGKILL) todas as caixas do grupo agora; ``motivo`` fica em :attr:`motivo`."""
+        if not self.motivo:
+            self.motivo = motivo
+        with self._lock:
+            procs, caixas = list(self._procs), list(self._caixas)
+        for proc in procs:
+            if proc.poll() is None:
+                try:
+                    os.killpg(proc.pid, signal.SIGKILL)
+                except (ProcessLookupError, PermissionError):
+                    pass
+        if self.cgroup:
+            self.cgroup.matar()
+        for caixa in caixas:
+            caixa.encerrar_restantes()
+
+    def memoria_esgotada(self) -> bool:
+        """A soma de memória do grupo passou do total (o núcleo matou um processo, ou o vigia matou todos)."""
+        return self.motivo == "memoria" or bool(self.cgroup and self.cgroup.oom())
+
+    def fechar(self) -> None:
+        """Mata o que ainda roda, espera os processos e remove o cgroup. Pode ser chamado mais de uma vez."""
+        if self._medidas is not None:
+            return
+        self._fim.set()
+        with self._lock:
+            procs, caixas = list(self._procs), list(self._caixas)
+        for proc in procs:
+            if proc.poll() is None:
+                try:
+                    os.killpg(proc.pid, signal.SIGKILL)
+                except (ProcessLookupError, PermissionError):
+                    pass
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                pass
+        for caixa in caixas:
+            caixa.encerrar_restantes()
+        self._medidas = (self.cpu_s(), self.cpu_outros())
+        if self.cgroup:
+            self.pico_memoria = self.cgroup.pico_memoria()
+            if self.cgroup.oom() and not self.motivo:
+                self.motivo = "memoria"
+            self.cgroup.remover()
+        else:
+            self.pico_memoria = self._pico_rss * 1024 or None
 
 
 def bwrap_disponivel() -> bool:
@@ -125,20 +539,41 @@ def python_da_caixa() -> tuple[str, list[str]]:
     return sys.executable, sorted(needed)
 
 
-class Caixa:
-    """Roda comandos de entrada (``python -I -m correcao._algo``) isolados, um por vez por caixa.
+ENTRADA = "/caixa-entrada"  # o conteúdo de ``workdir``, somente leitura, copiado para HOME ao entrar
 
-    ``numero`` distingue as caixas que rodam em paralelo (uid próprio, como root). ``marca`` é uma
-    variável de ambiente posta em todo processo de toda caixa desta correção: depois de cada execução,
-    :meth:`restantes` procura processos com ela (deve ser nenhum).
+
+class Caixa:
+    """Roda comandos de entrada (``python -I -m correcao._algo``) isolados.
+
+    Parameters
+    ----------
+    limites : Limites
+        Os limites por processo e, com ``grupo``, os do notebook.
+    numero : int
+        Distingue as caixas que rodam ao mesmo tempo (uid próprio, como root).
+    isolar : bool
+        ``False``: sem bwrap (só com o pedido explícito do professor).
+    marca : str, opcional
+        Variável de ambiente posta em todo processo de toda caixa desta correção: depois de cada execução,
+        :meth:`restantes` procura processos com ela (deve ser nenhum).
+    grupo : Grupo, opcional
+        O orçamento do notebook a que esta caixa pertence (memória total, prazo); pode ser trocado entre
+        notebooks (``caixa.grupo = outro``).
+
+    Raises
+    ------
+    SemBwrap
+        ``isolar=True`` e o bwrap não existe ou não funciona aqui.
     """
 
-    def __init__(self, limites: Limites, numero: int = 0, isolar: bool = True, marca: str | None = None):
+    def __init__(self, limites: Limites, numero: int = 0, isolar: bool = True, marca: str | None = None,
+                 grupo: Grupo | None = None):
         if isolar and not bwrap_disponivel():
             raise SemBwrap(INSTALAR_BWRAP)
         self.limites = limites
         self.numero = numero
         self.isolar = isolar
+        self.grupo = grupo
         marca = marca or secrets.token_hex(8)
         self.marca = f"{marca}.{numero}"  # a correção inteira, e esta caixa
         self.root = os.geteuid() == 0 and isolar  # sem caixa, não há como trocar de usuário e ainda ver o Python
@@ -149,6 +584,11 @@ class Caixa:
 
     # ---------- ambiente ----------
     def ambiente(self, home: str, extra: dict | None = None) -> dict:
+        processos = self.limites.processos
+        # sem cgroup, como root (um uid só da caixa): poucos processos por caixa. Como usuário comum o limite
+        # contaria também os processos do professor, e fica o de sempre (o vigia de memória ainda vale)
+        if self.grupo is not None and self.grupo.cgroup is None and self.root:
+            processos = min(processos, self.limites.processos_sem_cgroup)
         env = {
             "HOME": home, "USER": "aluno", "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8",
             "PATH": f"{Path(self.python).parent}:/usr/local/bin:/usr/bin:/bin",
@@ -159,8 +599,10 @@ class Caixa:
             "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
             "MALLOC_ARENA_MAX": "2", "PYDEVD_DISABLE_FILE_VALIDATION": "1",
             "CORRECAO_CAIXA": self.marca,
-            "CORRECAO_LIMITES": f"{self.limites.memoria_mb},{self.limites.cpu_s},{self.limites.processos}",
+            "CORRECAO_LIMITES": f"{self.limites.memoria_mb},{self.limites.cpu_s},{processos}",
         }
+        if self.isolar:
+            env["CORRECAO_ENTRADA"] = ENTRADA
         if self.root:
             env["CORRECAO_UID"] = str(self.uid)
         for name in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE"):  # fazem o NumPy calcular certo em alguns processadores
@@ -170,14 +612,18 @@ class Caixa:
         return env
 
     def comando(self, workdir: Path, modulo: str, extra_env: dict | None = None) -> tuple[list[str], dict | None]:
-        """A linha de comando (e o ambiente, fora da caixa) que roda ``python -I -m modulo`` em ``workdir``."""
+        """A linha de comando (e o ambiente, fora da caixa) que roda ``python -I -m modulo``; ``workdir`` entra
+        somente leitura em ``/caixa-entrada`` e vira o conteúdo inicial do HOME (um tmpfs limitado)."""
         py = [self.python, "-I", "-m", modulo]
         if not self.isolar:
             return py, self.ambiente(str(workdir), extra_env)
+        disco = str(self.limites.disco_mb * 2**20)
         # /tmp em memória antes das montagens do ambiente: se o ambiente estiver em /tmp, ele fica visível
-        args = ["bwrap", *_sistema(), "--proc", "/proc", "--dev", "/dev", "--perms", "1777", "--tmpfs", "/tmp",
+        args = ["bwrap", *_sistema(), "--proc", "/proc", "--dev", "/dev",
+                "--perms", "1777", "--size", disco, "--tmpfs", "/tmp",
                 *_leitura(self._paths),
-                "--perms", "0755", "--dir", "/home", "--bind", str(workdir), HOME, "--chdir", HOME,
+                "--perms", "0755", "--dir", "/home", "--perms", "0777", "--size", disco, "--tmpfs", HOME,
+                "--ro-bind", str(workdir), ENTRADA, "--chdir", HOME,
                 "--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try",
                 "--die-with-parent", "--new-session", "--hostname", "caixa", "--clearenv"]
         if self.root:  # o processo de entrada troca para o uid da caixa antes de tudo (e perde estas capacidades)
@@ -189,53 +635,98 @@ class Caixa:
         return args + py, None
 
     # ---------- execução ----------
-    def rodar(self, workdir: Path, modulo: str, entrada: bytes, extra_env: dict | None = None,
-              relogio_s: float | None = None) -> Execucao:
-        """Roda ``modulo`` na caixa, com ``entrada`` na entrada padrão; mata tudo ao passar de ``relogio_s``."""
+    def iniciar(self, workdir: Path, modulo: str, extra_env: dict | None = None, pass_fds=(),
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE) -> subprocess.Popen:
+        """Inicia ``python -I -m modulo`` na caixa e volta sem esperar: um :class:`subprocess.Popen`.
+
+        ``pass_fds``: descritores que entram na caixa com o mesmo número (ex.: uma ponta de um
+        :func:`os.pipe` para outra caixa; diga o número ao processo por ``extra_env``). ``stdin``/``stdout``:
+        como no ``Popen`` (padrão: pipes); a saída de erro vai para ``/dev/null``. Com :attr:`grupo`, o
+        processo entra no cgroup do grupo antes do ``exec`` do bwrap (nada escapa) e morre com o prazo dele.
+
+        Raises
+        ------
+        ValueError
+            ``pass_fds`` com algo que não é um descritor aberto.
+        """
+        for fd in pass_fds:
+            if not isinstance(fd, int) or isinstance(fd, bool):
+                raise ValueError(f"pass_fds: esperados descritores (int), recebido {fd!r}")
+            try:
+                os.fstat(fd)
+            except OSError:
+                raise ValueError(f"pass_fds: o descritor {fd} não está aberto") from None
         workdir.mkdir(parents=True, exist_ok=True)
         if self.root:
             os.chown(workdir, self.uid, self.uid)
         cmd, env = self.comando(workdir, modulo, extra_env)
+        grupo = self.grupo
+        if grupo is not None and grupo.cgroup is not None:  # entra no cgroup antes de existir qualquer filho
+            dirs = [str(d) for d in grupo.cgroup.dirs.values()]
+            entrar = ('n=$1; shift; while [ "$n" -gt 0 ]; do echo $$ > "$1/cgroup.procs" || exit 125; '
+                      'shift; n=$((n-1)); done; exec "$@"')
+            cmd = ["/bin/sh", "-c", entrar, "sh", str(len(dirs)), *dirs, *cmd]
+        proc = subprocess.Popen(cmd, stdin=stdin, stdout=stdout, stderr=subprocess.DEVNULL, cwd=workdir, env=env,
+                                start_new_session=True, pass_fds=tuple(pass_fds))
+        proc.inicio = time.monotonic()  # type: ignore[attr-defined]
+        if grupo is not None:
+            grupo._registrar(self, proc)
+        return proc
+
+    def rodar(self, workdir: Path, modulo: str, entrada: bytes, extra_env: dict | None = None,
+              relogio_s: float | None = None) -> Execucao:
+        """Roda ``modulo`` na caixa, com ``entrada`` na entrada padrão; mata tudo ao passar de ``relogio_s``
+        (padrão: ``limites.relogio_s``) ou do prazo do :attr:`grupo`, o que vier antes. A saída padrão lida
+        é limitada a 64 MiB (:data:`LIMITE_SAIDA_BYTES`)."""
         limit = relogio_s if relogio_s is not None else self.limites.relogio_s
         t0 = time.perf_counter()
-        proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                                cwd=workdir, env=env, start_new_session=True)
+        if self.grupo is not None:
+            limit = min(limit, self.grupo.restante())
+            if limit <= 0:
+                return Execucao(b"", None, True, 0.0, morta_por="tempo")
+        proc = self.iniciar(workdir, modulo, extra_env)
+        partes: list[bytes] = []
+
+        def ler() -> None:
+            lidos = 0
+            while True:
+                bloco = proc.stdout.read1(1 << 16)
+                if not bloco:
+                    break
+                if lidos < LIMITE_SAIDA_BYTES:
+                    partes.append(bloco[:LIMITE_SAIDA_BYTES - lidos])
+                lidos += len(bloco)
+
+        def escrever() -> None:  # numa thread: um processo que não lê a entrada não trava o prazo
+            try:
+                proc.stdin.write(entrada)
+            except OSError:
+                pass
+            finally:
+                try:
+                    proc.stdin.close()
+                except OSError:
+                    pass
+
+        leitor = threading.Thread(target=ler, daemon=True)
+        escritor = threading.Thread(target=escrever, daemon=True)
+        leitor.start()
+        escritor.start()
         timed_out = False
         try:
-            out, _ = proc.communicate(entrada, timeout=limit)
+            proc.wait(timeout=max(limit - (time.perf_counter() - t0), 0.01))
         except subprocess.TimeoutExpired:
             timed_out = True
-            self._matar(proc)
-            out, _ = proc.communicate()
         finally:
             if proc.poll() is None:
                 self._matar(proc)
+        leitor.join(timeout=10)
+        escritor.join(timeout=10)
         self.encerrar_restantes()
-        return Execucao(out or b"", proc.returncode, timed_out, time.perf_counter() - t0)
-
-    def iniciar(self, workdir: Path, modulo: str, entrada: bytes, extra_env: dict | None = None,
-                pass_fds: tuple = (), saida=subprocess.PIPE) -> subprocess.Popen:
-        """Inicia ``modulo`` na caixa sem esperar: ``entrada`` vai para a entrada padrão (numa thread) e
-        ``pass_fds`` (descritores, como as pontas de um pipe entre duas caixas) entram na caixa. Quem chama
-        espera, lê ``stdout`` e, no fim, chama :meth:`_matar` e :meth:`encerrar_restantes`."""
-        import threading
-
-        workdir.mkdir(parents=True, exist_ok=True)
-        if self.root:
-            os.chown(workdir, self.uid, self.uid)
-        cmd, env = self.comando(workdir, modulo, extra_env)
-        proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=saida, stderr=subprocess.DEVNULL, cwd=workdir,
-                                env=env, start_new_session=True, pass_fds=pass_fds)
-
-        def alimentar():
-            try:
-                proc.stdin.write(entrada)
-                proc.stdin.close()
-            except OSError:
-                pass
-
-        threading.Thread(target=alimentar, daemon=True).start()
-        return proc
+        morta = self.grupo.motivo if self.grupo is not None else ""
+        if morta == "tempo":
+            timed_out = True
+        return Execucao(b"".join(partes), proc.returncode, timed_out, time.perf_counter() - t0, morta_por=morta)
 
     def _matar(self, proc: subprocess.Popen) -> None:
         try:

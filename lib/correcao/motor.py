@@ -17,18 +17,19 @@ Para cada entrega:
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
 import secrets
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
 import threading
 import time
 import warnings
-from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -40,11 +41,13 @@ from traitlets import Unicode  # noqa: E402
 
 from .catalogo import (
     CODE_STUB,
+    LIMITE_LEITURA_S,
     TEXT_STUB,
     Gradable,
     blank_answers,
     catalog,
     cell_label,
+    grande_demais,
     identify,
     inspect_notebook,
     is_check,
@@ -53,7 +56,7 @@ from .catalogo import (
     read_notebook,
 )
 from .entregas import Entregas, ler_entregas
-from .isolamento import Caixa, Limites, encerrar
+from .isolamento import Caixa, Grupo, Limites, encerrar, remover_cgroups
 from .relatorio import Row, _num, erro_legivel, failed_row, notebook_body, write_outputs
 from .saneamento import sanitize
 from .varredura import modulos_importados, varrer
@@ -78,6 +81,10 @@ class Resultado:
     cpu_ratio: float | None = None  # tempo de CPU / tempo de relógio do kernel (None: não informado)
     onde: str = ""  # a célula em que a execução parou
     continuou: bool = False  # tempo esgotado numa célula só: ela foi interrompida e o resto do notebook rodou
+    cortadas: list = field(default_factory=list)  # (célula, "celula"/"notebook"): saídas cortadas por excesso
+    ignorou: str = ""  # a célula em que o kernel ignorou a interrupção (e foi encerrado)
+    memoria_total: bool = False  # a soma da memória do notebook passou do limite (não a de um processo)
+    morta_por: str = ""  # "tempo"/"memoria": o orçamento do notebook matou as caixas
 
 
 def _ler(stdout: bytes, nonce: str) -> list[dict]:
@@ -120,9 +127,14 @@ class Trabalhador:
         self.limites = limites
         # três caixas por trabalhador, com uids diferentes: o kernel, e a conferência (o lado do aluno e o
         # verificador, ligados por um par de pipes) rodam ao mesmo tempo
-        self.caixa = Caixa(limites, numero=3 * numero, isolar=isolar, marca=marca)
-        self.caixa_aluno = Caixa(limites, numero=3 * numero + 1, isolar=isolar, marca=marca)
-        self.caixa_conferencia = Caixa(limites, numero=3 * numero + 2, isolar=isolar, marca=marca)
+        uid = numero % 21  # 64 uids por correção (veja isolamento.Caixa)
+        self.caixa = Caixa(limites, numero=3 * uid, isolar=isolar, marca=marca)
+        self.caixa_aluno = Caixa(limites, numero=3 * uid + 1, isolar=isolar, marca=marca)
+        self.caixa_conferencia = Caixa(limites, numero=3 * uid + 2, isolar=isolar, marca=marca)
+        self.numero = numero
+        self.marca = marca
+        self.isolar = isolar
+        self.grupo: Grupo | None = None  # o orçamento do notebook sendo corrigido (grade_one)
         self.chave = f"{marca}-{numero}"
         self.resultados: dict[str, Resultado] = {}
         self.mpl_cache: Path | None = None
@@ -194,6 +206,7 @@ class Trabalhador:
                   "env": {"NBGRADER_EXECUTION": "autograde"}}
         run = self.caixa.rodar(work, "correcao._executar", json.dumps(pedido).encode("utf-8"))
         shutil.rmtree(work, ignore_errors=True)
+        res.morta_por = run.morta_por
         executed, fim = set(), None
         for msg in _ler(run.stdout, nonce):
             if "fim" in msg:
@@ -208,6 +221,8 @@ class Trabalhador:
                 count = msg.get("execution_count")
                 nb.cells[index].execution_count = count if isinstance(count, int) else None
                 executed.add(index)
+                if msg.get("cortada") in ("celula", "notebook"):
+                    res.cortadas.append((index, msg["cortada"]))
         last = max(executed) if executed else -1
         def com_erro(*nomes: str) -> list[int]:
             return sorted({i for i in executed for o in nb.cells[i].outputs
@@ -215,7 +230,13 @@ class Trabalhador:
 
         # o nbclient interrompe a célula que passou do tempo: o erro é o KeyboardInterrupt da interrupção
         memory, timeout = com_erro("MemoryError"), com_erro("CellTimeoutError", "KeyboardInterrupt")
-        if run.tempo_esgotado:
+        grupo_memoria = self.grupo is not None and self.grupo.memoria_esgotada()
+        if isinstance(fim, str) and fim.startswith("ignorou_interrupcao:"):
+            index = int(fim.split(":")[1]) if fim.split(":")[1].isdigit() else last
+            res.situacao, res.onde, res.ignorou = "tempo_esgotado", _nome_celula(nb, index), _nome_celula(nb, index)
+        elif grupo_memoria and (run.tempo_esgotado or fim is None or str(fim).startswith("kernel_morreu")):
+            res.situacao, res.onde, res.memoria_total = "memoria_esgotada", _nome_celula(nb, last + 1), True
+        elif run.tempo_esgotado:
             res.situacao, res.onde = "tempo_esgotado", _nome_celula(nb, last + 1)
         elif timeout:  # uma célula passou do tempo e foi interrompida; o resto do notebook rodou
             res.situacao, res.onde, res.continuou = "tempo_esgotado", _nome_celula(nb, timeout[0]), True
@@ -224,7 +245,7 @@ class Trabalhador:
             res.situacao, res.onde = "kernel_morreu", _nome_celula(nb, index)
         elif fim is None or (isinstance(fim, str) and fim.startswith("erro")):
             res.situacao, res.onde = "kernel_morreu", _nome_celula(nb, last + 1)
-        if memory:
+        if memory and not res.memoria_total:
             res.situacao = "memoria_esgotada"
             res.onde = _nome_celula(nb, memory[0])
         # célula de verificação que não rodou não pode valer ponto (o nbgrader daria, por não ter erro)
@@ -261,21 +282,18 @@ class Trabalhador:
         work_ver = self._workdir(f"{ident}-verificador", self.caixa_conferencia)
         pedidos_ler, pedidos_escrever = os.pipe()  # verificador -> aluno
         respostas_ler, respostas_escrever = os.pipe()  # aluno -> verificador
-        limite = self.limites.relogio_s
+        limite = self.grupo.restante() if self.grupo is not None else self.limites.relogio_s
         t0 = time.monotonic()
         try:
-            aluno = self.caixa_aluno.iniciar(
-                work_aluno, "correcao._aluno",
-                json.dumps({"nonce": secrets.token_hex(16), "celulas": codigo,
-                            "tempo_celula": self.tempo_celula}).encode("utf-8"),
-                {"CORRECAO_FD_LER": str(pedidos_ler), "CORRECAO_FD_ESCREVER": str(respostas_escrever)},
-                pass_fds=(pedidos_ler, respostas_escrever), saida=subprocess.DEVNULL)
-            verificador = self.caixa_conferencia.iniciar(
-                work_ver, "correcao._veredito",
-                json.dumps({"nonce": nonce, "verificacoes": verificacoes, "tempo_celula": self.tempo_celula,
-                            "tempo_pronto": limite}).encode("utf-8"),
-                {"CORRECAO_FD_LER": str(respostas_ler), "CORRECAO_FD_ESCREVER": str(pedidos_escrever)},
-                pass_fds=(respostas_ler, pedidos_escrever))
+            aluno = _iniciar(self.caixa_aluno, work_aluno, "correcao._aluno",
+                             {"nonce": secrets.token_hex(16), "celulas": codigo, "tempo_celula": self.tempo_celula},
+                             {"CORRECAO_FD_LER": str(pedidos_ler), "CORRECAO_FD_ESCREVER": str(respostas_escrever)},
+                             (pedidos_ler, respostas_escrever), subprocess.DEVNULL)
+            verificador = _iniciar(self.caixa_conferencia, work_ver, "correcao._veredito",
+                                   {"nonce": nonce, "verificacoes": verificacoes, "tempo_celula": self.tempo_celula,
+                                    "tempo_pronto": limite},
+                                   {"CORRECAO_FD_LER": str(respostas_ler), "CORRECAO_FD_ESCREVER": str(pedidos_escrever)},
+                                   (respostas_ler, pedidos_escrever), subprocess.PIPE)
         finally:
             for fd in (pedidos_ler, pedidos_escrever, respostas_ler, respostas_escrever):
                 os.close(fd)
@@ -283,7 +301,7 @@ class Trabalhador:
         leitor = threading.Thread(target=lambda: lido.append(verificador.stdout.read()), daemon=True)
         leitor.start()
         leitor.join(max(1.0, limite - (time.monotonic() - t0)))
-        tempo_esgotado = leitor.is_alive()
+        tempo_esgotado = leitor.is_alive() or (self.grupo is not None and self.grupo.motivo == "tempo")
         for proc, caixa in ((verificador, self.caixa_conferencia), (aluno, self.caixa_aluno)):
             if proc.poll() is None:
                 caixa._matar(proc)
@@ -306,6 +324,22 @@ class Trabalhador:
             if gid not in res.veredito:
                 onde = "nesta verificação" if gid == iniciada else "antes desta verificação"
                 res.veredito[gid] = (False, f"a conferência parou {onde} ({motivo})")
+
+
+def _iniciar(caixa: Caixa, workdir: Path, modulo: str, pedido: dict, env: dict, pass_fds: tuple, saida):
+    """Inicia ``modulo`` na caixa (sem esperar) com o ``pedido`` (JSON) na entrada padrão, escrito numa thread."""
+    proc = caixa.iniciar(workdir, modulo, env, pass_fds=pass_fds, stdout=saida)
+    dados = json.dumps(pedido).encode("utf-8")
+
+    def alimentar():
+        try:
+            proc.stdin.write(dados)
+            proc.stdin.close()
+        except OSError:
+            pass
+
+    threading.Thread(target=alimentar, daemon=True).start()
+    return proc
 
 
 class ExecutarNaCaixa(NbGraderPreprocessor):
@@ -343,13 +377,36 @@ class Entrega:
     path: Path  # o notebook arrumado (:func:`correcao.saneamento.sanitize`)
     arquivo: str  # o caminho dentro da entrega do aluno
     notas: list = field(default_factory=list)  # renomeado, células repetidas ou coladas...
+    segundos_leitura: float = 0.0  # o que a leitura e o saneamento já gastaram do orçamento do notebook
+
+
+RESERVA_RETORNO_S = 15.0  # do orçamento do notebook, o que fica para as notas do nbgrader e o HTML do retorno
 
 
 def grade_one(w: Trabalhador, e: Entrega) -> Row:
-    """Corrige um notebook (``e.ident`` é o id do nbgrader; ``e.student``, o nome mostrado)."""
+    """Corrige um notebook (``e.ident`` é o id do nbgrader; ``e.student``, o nome mostrado), dentro do
+    orçamento dele (:class:`correcao.isolamento.Grupo`): o prazo das caixas é o orçamento
+    (``w.limites.relogio_s``) menos o que a leitura já gastou e a reserva para o retorno."""
+    prazo = max(1.0, w.limites.relogio_s - e.segundos_leitura - min(RESERVA_RETORNO_S, 0.1 * w.limites.relogio_s))
+    with Grupo(f"{w.marca}-p{w.numero}-{e.ident}", w.limites, prazo, isolar=w.isolar) as grupo:
+        w.grupo = w.caixa.grupo = w.caixa_aluno.grupo = w.caixa_conferencia.grupo = grupo
+        try:
+            row = _grade_one(w, e, grupo)
+        finally:
+            w.grupo = w.caixa.grupo = w.caixa_aluno.grupo = w.caixa_conferencia.grupo = None
+    # medidas depois de fechar o grupo (tudo morto, o cgroup lido e removido)
+    cpu, decorrido = grupo.cpu_s(), time.monotonic() - grupo.inicio
+    if cpu is not None:
+        row.cpu_ratio = cpu / max(decorrido, 1e-6)
+    row.cpu_outros = grupo.cpu_outros()
+    row.pico_memoria = grupo.pico_memoria
+    return row
+
+
+def _grade_one(w: Trabalhador, e: Entrega, grupo: Grupo) -> Row:
     g = e.g
     row = Row(e.student, g.assignment, g.notebook, maximum=g.max_auto, arquivo=e.arquivo, reasons=list(e.notas),
-              isolation="bwrap" if w.caixa.isolar else "sem_isolamento")
+              isolation=f"bwrap+{grupo.tipo}" if w.caixa.isolar else "sem_isolamento")
     dest = w.course / "submitted" / e.ident / g.assignment
     dest.mkdir(parents=True, exist_ok=True)
     shutil.copy(e.path, dest / f"{g.notebook}.ipynb")
@@ -374,6 +431,8 @@ def grade_one(w: Trabalhador, e: Entrega) -> Row:
     _explain(autograded, g, row, e.path)
     _aplicar_conferencia(g, row, res)
     row.cpu_ratio = res.cpu_ratio
+    # o tempo foi do aluno (nunca se corrige de novo): ignorou a interrupção, inundou a saída ou estourou a memória
+    row.tempo_do_aluno = bool(res.ignorou or res.cortadas or res.memoria_total)
     return row
 
 
@@ -397,8 +456,9 @@ def _explain(autograded: Path, g: Gradable, row: Row, submitted: Path) -> None:
             ename, evalue = out.get("ename", ""), out.get("evalue") or ""
             if ename == "NaoExecutada":
                 row.reasons.append(f"{gid}: não foi executada (a execução parou antes)")
-            elif ename in ("CellTimeoutError", "KeyboardInterrupt", "MemoryError"):
-                continue  # a situação da linha (tempo/memória esgotados) já diz onde
+            elif ename in ("CellTimeoutError", "KeyboardInterrupt", "MemoryError") or (
+                    ename == "SaidaExcessiva" and not (gid in g.cells and is_check(cell))):
+                continue  # a situação da linha (tempo/memória esgotados) ou a nota da saída cortada já diz onde
             elif ename == "NotImplementedError" and not (gid in g.cells and is_check(cell)):
                 continue  # o esboço de um exercício não feito: a verificação dele já diz "não resolvido"
             elif gid in g.cells and is_check(cell):
@@ -434,12 +494,23 @@ def _aplicar_conferencia(g: Gradable, row: Row, res: Resultado) -> None:
         revisar = True
         row.reasons.append("módulos alterados pelo código do aluno (desfeito na conferência): "
                            + ", ".join(res.alteracoes[:8]))
-    if res.situacao == "tempo_esgotado" and res.continuou:
+    for index, onde in res.cortadas[:5]:
+        row.reasons.append(f"saída cortada na célula {index + 1}: "
+                           + ("a célula" if onde == "celula" else "o notebook")
+                           + " passou do limite de saída; o resto não foi guardado e a célula foi interrompida")
+    if res.ignorou:
+        row.reasons.append(f"tempo esgotado em {res.ignorou}: a célula passou do tempo limite e o kernel não atendeu "
+                           "à interrupção (ignorou o SIGINT?); ele foi encerrado e o resto do notebook não rodou")
+    elif res.situacao == "tempo_esgotado" and res.continuou:
         row.reasons.append(f"tempo esgotado em {res.onde}: a célula passou do tempo limite e foi interrompida "
                            "(laço infinito?); o resto do notebook rodou normalmente")
     elif res.situacao == "tempo_esgotado":
         row.reasons.append(f"tempo esgotado em {res.onde}: o notebook passou do tempo limite e foi interrompido "
                            "(laço infinito?); valem os pontos das verificações que terminaram antes")
+    elif res.situacao == "memoria_esgotada" and res.memoria_total:
+        row.reasons.append(f"memória esgotada em {res.onde}: a soma dos processos do notebook (e dos arquivos que "
+                           "ele gravou) passou do limite do notebook; valem os pontos das verificações que terminaram "
+                           "antes")
     elif res.situacao == "memoria_esgotada":
         row.reasons.append(f"memória esgotada em {res.onde} (limite por processo); "
                            "valem os pontos das verificações que terminaram antes")
@@ -470,10 +541,14 @@ def _cache_matplotlib(pasta: Path) -> Path:
 
 def grade_class(entregas: Path, saida: Path, cell_timeout: int = 30, notebook_timeout: float = 180.0,
                 workers: int | None = None, log=print, memoria_mb: int = 2048, isolar: bool = True,
-                marca: str | None = None, guardar_notebooks: bool = False) -> list[Row]:
+                marca: str | None = None, guardar_notebooks: bool = False, memoria_total_mb: int = 3072,
+                disco_mb: int = 512) -> list[Row]:
     """Corrige a turma de ``entregas`` (pasta ou .zip) e escreve ``notas.csv`` e os retornos em ``saida``.
 
-    ``memoria_mb``: limite de memória por processo do aluno; ``isolar=False`` corrige sem caixa (só com
+    ``memoria_mb``: limite de memória por processo do aluno; ``memoria_total_mb``: a soma de todos os processos
+    (e tmpfs) das caixas de um notebook; ``disco_mb``: o tamanho de cada pasta gravável da caixa (a de
+    trabalho e ``/tmp``, em memória); ``notebook_timeout``: o orçamento de relógio de cada notebook, da
+    leitura ao retorno (veja :func:`_grade_parallel`); ``isolar=False`` corrige sem caixa (só com
     o aviso em cada linha); ``marca`` identifica os processos desta correção (veja
     :func:`correcao.isolamento.restantes`); ``guardar_notebooks`` guarda os notebooks executados em
     ``saida/notebooks-corrigidos/`` (o :mod:`correcao.validar` os lê). Levanta
@@ -481,7 +556,8 @@ def grade_class(entregas: Path, saida: Path, cell_timeout: int = 30, notebook_ti
     """
     everything = catalog()
     workers = workers or min(2, os.cpu_count() or 1)
-    limites = Limites(memoria_mb=memoria_mb, cpu_s=int(notebook_timeout), relogio_s=notebook_timeout)
+    limites = Limites(memoria_mb=memoria_mb, cpu_s=int(notebook_timeout), relogio_s=notebook_timeout,
+                      memoria_total_mb=memoria_total_mb, disco_mb=disco_mb)
     marca = marca or secrets.token_hex(8)
     if isolar:
         Caixa(limites, isolar=True, marca=marca)  # falha cedo, com a mensagem de instalação, sem o bwrap
@@ -507,6 +583,7 @@ def grade_class(entregas: Path, saida: Path, cell_timeout: int = 30, notebook_ti
             r.reasons = [m.replace(str(tmp), "…") for m in r.reasons]
         rows.sort(key=lambda r: (r.student, r.assignment, r.notebook, r.arquivo))
         encerrar(marca)  # nada do aluno roda quando as notas são escritas
+        remover_cgroups(f"{marca}-")
         write_outputs(rows, everything, saida, fora)
         if fora:
             log(f"  {len(fora)} arquivo(s) não corrigido(s): veja {saida / 'nao-corrigidos.csv'}")
@@ -533,33 +610,21 @@ def plan_class(ent: Entregas, everything: dict, pasta: Path) -> tuple[list[Entre
         if not a.parece_notebook:
             fora.append((a.aluno, a.caminho, a.motivo or "não é um notebook (.ipynb): não foi corrigido"))
             continue
-        nb, problema = (None, a.motivo) if (a.motivo or a.dados is None) else read_notebook(a.dados.read_bytes())
-        g, nota = identify(everything, nb, a.caminho)
-        rotulo = g.notebook if g else nome_base(a.nome)
-        if not a.aluno:
-            rows.append(failed_row("", g, rotulo, "fora_de_pasta",
-                                   f"“{a.caminho}” está solto na raiz das entregas, fora da pasta de um aluno: não foi "
-                                   "corrigido (ponha-o em <aluno>/ e corrija de novo)", arquivo=a.caminho))
-            continue
-        com_notebook.add(a.aluno)
-        if problema is None and g is not None:
-            problema = inspect_notebook(nb)
-        if problema:
-            rows.append(failed_row(a.aluno, g, rotulo, "arquivo_invalido", problema, arquivo=a.caminho))
-            continue
-        if g is None:
-            rows.append(failed_row(a.aluno, None, rotulo, "desconhecido",
-                                   f"“{a.caminho}” não é um notebook de exercício ou projeto do curso",
-                                   arquivo=a.caminho))
-            continue
-        arrumado, notas = sanitize(nb, g, everything)
-        em_branco = blank_answers(arrumado, g)
-        if em_branco:
-            notas.append(f"{len(em_branco)} resposta(s) escrita(s) ainda com o esboço ✍️ (valem 0 na correção do "
-                         f"professor): {', '.join(gid for gid, _, _ in em_branco)}")
-        path = pasta / f"e{k:05d}.ipynb"
-        path.write_text(json.dumps(arrumado, ensure_ascii=False), encoding="utf-8")
-        plan.append(Entrega(a.aluno, f"e{k:05d}", g, path, a.caminho, ([nota] if nota else []) + notas))
+        t0 = time.monotonic()
+        try:
+            with _prazo(LIMITE_LEITURA_S):
+                item = _planejar_um(k, a, everything, pasta)
+        except _LeituraDemorada:
+            item = failed_row(a.aluno, None, nome_base(a.nome), "grande_demais",
+                              f"a leitura e o saneamento de “{a.caminho}” passaram de {LIMITE_LEITURA_S:.0f} s: "
+                              "não foi corrigido (notebook grande ou complexo demais)", arquivo=a.caminho)
+        if a.aluno:
+            com_notebook.add(a.aluno)
+        if isinstance(item, Entrega):
+            item.segundos_leitura = time.monotonic() - t0
+            plan.append(item)
+        else:
+            rows.append(item)
     for nome in ent.inseguros:
         fora.append(("", nome, "caminho que sairia da pasta das entregas (..): não foi lido"))
     for aluno in ent.alunos:
@@ -568,6 +633,63 @@ def plan_class(ent: Entregas, everything: dict, pasta: Path) -> tuple[list[Entre
             rows.append(failed_row(aluno, None, "", "sem_notebooks", "nenhum notebook (.ipynb) na pasta"
                                    + (f" (há: {', '.join(tem[:5])}{'...' if len(tem) > 5 else ''})" if tem else "")))
     return plan, rows, fora
+
+
+class _LeituraDemorada(Exception):
+    """A leitura e o saneamento de uma entrega passaram do limite de tempo."""
+
+
+@contextlib.contextmanager
+def _prazo(segundos: float):
+    """Interrompe o bloco com :class:`_LeituraDemorada` depois de ``segundos`` (SIGALRM; só na thread
+    principal, onde a correção da turma roda; em outra thread, os limites de tamanho e de células bastam)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def estourou(signum, frame):
+        raise _LeituraDemorada
+
+    anterior = signal.signal(signal.SIGALRM, estourou)
+    signal.setitimer(signal.ITIMER_REAL, segundos)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, anterior)
+
+
+def _planejar_um(k: int, a, everything: dict, pasta: Path):
+    """Uma entrega: a :class:`Entrega` arrumada para corrigir, ou a :class:`Row` que diz por que não."""
+    dados = None if (a.motivo or a.dados is None) else a.dados.read_bytes()
+    excesso = grande_demais(len(dados)) if dados is not None else None
+    if excesso:
+        return failed_row(a.aluno, None, nome_base(a.nome), "grande_demais", excesso, arquivo=a.caminho)
+    nb, problema = (None, a.motivo) if dados is None else read_notebook(dados)
+    excesso = grande_demais(len(dados), nb) if nb is not None else None
+    if excesso:
+        return failed_row(a.aluno, None, nome_base(a.nome), "grande_demais", excesso, arquivo=a.caminho)
+    g, nota = identify(everything, nb, a.caminho)
+    rotulo = g.notebook if g else nome_base(a.nome)
+    if not a.aluno:
+        return failed_row("", g, rotulo, "fora_de_pasta",
+                          f"“{a.caminho}” está solto na raiz das entregas, fora da pasta de um aluno: não foi "
+                          "corrigido (ponha-o em <aluno>/ e corrija de novo)", arquivo=a.caminho)
+    if problema is None and g is not None:
+        problema = inspect_notebook(nb)
+    if problema:
+        return failed_row(a.aluno, g, rotulo, "arquivo_invalido", problema, arquivo=a.caminho)
+    if g is None:
+        return failed_row(a.aluno, None, rotulo, "desconhecido",
+                          f"“{a.caminho}” não é um notebook de exercício ou projeto do curso", arquivo=a.caminho)
+    arrumado, notas = sanitize(nb, g, everything)
+    em_branco = blank_answers(arrumado, g)
+    if em_branco:
+        notas.append(f"{len(em_branco)} resposta(s) escrita(s) ainda com o esboço ✍️ (valem 0 na correção do "
+                     f"professor): {', '.join(gid for gid, _, _ in em_branco)}")
+    path = pasta / f"e{k:05d}.ipynb"
+    path.write_text(json.dumps(arrumado, ensure_ascii=False), encoding="utf-8")
+    return Entrega(a.aluno, f"e{k:05d}", g, path, a.caminho, ([nota] if nota else []) + notas)
 
 
 def _marcar_copias(rows: list[Row]) -> None:
@@ -589,24 +711,39 @@ def _marcar_copias(rows: list[Row]) -> None:
 
 
 _TRABALHADOR: Trabalhador | None = None  # um por processo de correção
+MARGEM_ORCAMENTO_S = 5.0  # depois do orçamento, o processo de correção inteiro é morto (SIGKILL)
 
 
-def _iniciar(tmp: Path, gradables: list, limites: Limites, isolar: bool, cell_timeout: int, marca: str,
-             contador, mpl: Path) -> None:
-    """Início de cada processo de correção: o seu curso nbgrader e as suas caixas."""
+def _processo_de_correcao(conn, tmp: Path, gradables: list, limites: Limites, isolar: bool, cell_timeout: int,
+                          marca: str, k: int, mpl: Path) -> None:
+    """Um processo de correção: monta o seu curso nbgrader e as suas caixas, avisa ``("pronto", None)`` e
+    corrige cada :class:`Entrega` recebida (responde ``("linha", (row, segundos))``) até receber ``None``."""
     global _TRABALHADOR
-    with contador.get_lock():
-        k = contador.value
-        contador.value += 1
-    _TRABALHADOR = Trabalhador(tmp / f"processo-{k}", gradables, k, limites, isolar, cell_timeout, marca)
-    _TRABALHADOR.mpl_cache = mpl
+    try:
+        _TRABALHADOR = Trabalhador(tmp / f"processo-{k}", gradables, k, limites, isolar, cell_timeout, marca)
+        _TRABALHADOR.mpl_cache = mpl
+    except Exception as exc:  # noqa: BLE001 - o processo principal mostra o erro
+        conn.send(("erro", f"{type(exc).__name__}: {exc}"))
+        return
+    conn.send(("pronto", None))
+    while True:
+        item = conn.recv()
+        if item is None:
+            return
+        conn.send(("linha", _tarefa(item)))
 
 
 def _esgotou_tempo(row: Row) -> bool:
-    """Tempo esgotado que pode ter sido espera, não trabalho: o kernel usou menos da metade do tempo em CPU
-    (um laço infinito de verdade usa quase todo). Sem a medida (a caixa foi morta), na dúvida, sim."""
+    """Tempo esgotado que foi da máquina, não do aluno: vale corrigir de novo, sozinha.
+
+    Só quando há as duas medidas e as duas apontam a máquina: as caixas do notebook usaram menos da metade
+    do tempo em CPU (um laço infinito de verdade usa quase todo) **e** outros processos ocuparam pelo menos
+    meio núcleo no mesmo período (CPU disputada). Nunca quando o tempo foi do aluno (``row.tempo_do_aluno``:
+    um kernel que ignorou a interrupção, saída cortada por excesso, memória do notebook esgotada), nem sem
+    medida (na dúvida, não: a recorreção custaria outro orçamento inteiro)."""
     esgotou = row.status == "tempo_esgotado" or any("tempo esgotado" in r for r in row.reasons)
-    return esgotou and (row.cpu_ratio is None or row.cpu_ratio < 0.5)
+    return (esgotou and not row.tempo_do_aluno and row.cpu_ratio is not None and row.cpu_ratio < 0.5
+            and row.cpu_outros is not None and row.cpu_outros >= 0.5)
 
 
 def _tarefa(e: Entrega) -> tuple[Row, float]:
@@ -624,28 +761,108 @@ def _tarefa(e: Entrega) -> tuple[Row, float]:
 def _grade_parallel(tmp: Path, plan: list, cell_timeout: int, notebook_timeout: float, workers: int,
                     limites: Limites, isolar: bool, marca: str, log) -> list[Row]:
     """Corrige o plano (na mesma ordem) em ``workers`` processos (cada um com o seu curso nbgrader, que muda de
-    pasta e de variáveis de ambiente durante a correção: por isso processos, e não threads)."""
+    pasta e de variáveis de ambiente durante a correção: por isso processos, e não threads).
+
+    Cada notebook tem um orçamento de ``notebook_timeout`` s contado daqui, do envio ao processo de correção
+    até a linha voltar (o processo já pronto: montar o curso nbgrader não conta). Dentro dele, o
+    :class:`correcao.isolamento.Grupo` mata as caixas no prazo; se ainda assim a linha não volta até
+    ``notebook_timeout`` + :data:`MARGEM_ORCAMENTO_S`, o processo de correção inteiro morre (SIGKILL), com as
+    caixas e os cgroups dele, a linha diz ``tempo_esgotado`` e outro processo assume o resto."""
     import multiprocessing
+    from collections import deque
+    from multiprocessing.connection import wait
 
     if not plan:
         return []
     gradables = sorted({id(e.g): e.g for e in plan}.values(), key=lambda g: (g.assignment, g.notebook))
     ctx = multiprocessing.get_context("spawn")
-    contador = ctx.Value("i", 0)
     mpl = _cache_matplotlib(tmp)
     rows: list = [None] * len(plan)
-    with ProcessPoolExecutor(max(1, min(workers, len(plan))), mp_context=ctx, initializer=_iniciar,
-                             initargs=(tmp, gradables, limites, isolar, cell_timeout, marca, contador, mpl)) as pool:
-        futures = {pool.submit(_tarefa, item): k for k, item in enumerate(plan)}
-        for future in as_completed(futures):
+    pendentes = deque(enumerate(plan))
+    estado: dict = {}  # conexão -> {"proc", "k", "pronto", "tarefa", "t0"}
+    proximo = [0]
+    limite_duro = notebook_timeout + MARGEM_ORCAMENTO_S
+
+    def novo() -> None:
+        a, b = ctx.Pipe()
+        k = proximo[0]
+        proximo[0] += 1
+        proc = ctx.Process(target=_processo_de_correcao, daemon=True,
+                           args=(b, tmp, gradables, limites, isolar, cell_timeout, marca, k, mpl))
+        proc.start()
+        b.close()
+        estado[a] = {"proc": proc, "k": k, "pronto": False, "tarefa": None, "t0": 0.0}
+
+    def acabar(conn) -> None:
+        st = estado.pop(conn)
+        if st["proc"].is_alive():
+            st["proc"].kill()
+        st["proc"].join(10)
+        conn.close()
+        uid = st["k"] % 32
+        encerrar(f"{marca}.{2 * uid}")
+        encerrar(f"{marca}.{2 * uid + 1}")
+        remover_cgroups(f"{marca}-p{st['k']}-")
+
+    def registrar(k: int, row: Row, seconds: float) -> None:
+        log(f"  {row.student} · {row.notebook}: {_num(row.total)}/{_num(row.maximum)} {row.status}"
+            f" ({seconds:.1f} s)")
+        rows[k] = row
+
+    for _ in range(max(1, min(workers, len(plan)))):
+        novo()
+    try:
+        while pendentes or any(st["tarefa"] is not None for st in estado.values()):
+            for conn, st in estado.items():
+                if st["pronto"] and st["tarefa"] is None and pendentes:
+                    k, e = pendentes.popleft()
+                    st["tarefa"], st["t0"] = k, time.monotonic()
+                    conn.send(e)
+            for conn in wait(list(estado), timeout=0.5):
+                st = estado[conn]
+                try:
+                    tipo, dado = conn.recv()
+                except (EOFError, OSError):  # o processo de correção caiu
+                    if st["tarefa"] is not None:
+                        e = plan[st["tarefa"]]
+                        registrar(st["tarefa"], failed_row(e.student, e.g, e.g.notebook, "erro_na_correcao",
+                                                           "o processo de correção parou", arquivo=e.arquivo),
+                                  time.monotonic() - st["t0"])
+                    elif not st["pronto"]:
+                        raise RuntimeError("um processo de correção parou antes de começar") from None
+                    acabar(conn)
+                    if pendentes:
+                        novo()
+                    continue
+                if tipo == "erro":
+                    raise RuntimeError(f"um processo de correção não conseguiu começar: {dado}")
+                if tipo == "pronto":
+                    st["pronto"] = True
+                else:
+                    row, _ = dado
+                    registrar(st["tarefa"], row, time.monotonic() - st["t0"])
+                    st["tarefa"] = None
+            agora = time.monotonic()
+            for conn, st in list(estado.items()):
+                if st["tarefa"] is not None and agora - st["t0"] > limite_duro:
+                    e = plan[st["tarefa"]]
+                    row = failed_row(e.student, e.g, e.g.notebook, "tempo_esgotado",
+                                     f"a correção deste notebook passou do orçamento de {notebook_timeout:.0f} s "
+                                     "(leitura, saneamento, execução e retorno) e foi interrompida; 0 pontos",
+                                     arquivo=e.arquivo)
+                    row.isolation = "sem_isolamento" if not isolar else row.isolation
+                    row.tempo_do_aluno = True
+                    registrar(st["tarefa"], row, agora - st["t0"])
+                    acabar(conn)
+                    if pendentes:
+                        novo()
+    finally:
+        for conn in list(estado):
             try:
-                row, seconds = future.result()
-            except Exception as exc:  # noqa: BLE001 - o processo de correção caiu
-                e = plan[futures[future]]
-                row, seconds = failed_row(e.student, e.g, e.g.notebook, "erro_na_correcao",
-                                          f"o processo de correção parou ({type(exc).__name__})",
-                                          arquivo=e.arquivo), 0.0
-            log(f"  {row.student} · {row.notebook}: {_num(row.total)}/{_num(row.maximum)} {row.status}"
-                f" ({seconds:.1f} s)")
-            rows[futures[future]] = row
+                conn.send(None)
+            except OSError:
+                pass
+        for conn, st in list(estado.items()):
+            st["proc"].join(30)
+            acabar(conn)
     return rows

@@ -19,6 +19,7 @@ SITUACOES = {
     "revisar": "o professor vai revisar esta entrega", "tempo_esgotado": "tempo esgotado",
     "memoria_esgotada": "memória esgotada", "kernel_morreu": "o kernel parou no meio da execução",
     "erro_na_correcao": "não foi possível corrigir", "arquivo_invalido": "arquivo inválido",
+    "grande_demais": "notebook grande demais para corrigir",
     "sem_notebooks": "nenhum notebook entregue",
     "desconhecido": "notebook desconhecido", "fora_de_pasta": "arquivo fora da pasta de um aluno",
 }
@@ -39,7 +40,10 @@ class Row:
     arquivo: str = ""  # o caminho do notebook dentro da entrega do aluno
     retorno: str = ""  # a página de retorno, relativa à saída (preenchida por write_outputs)
     autograded: Path | None = None
-    cpu_ratio: float | None = None  # CPU / relógio da execução no kernel (não vai para o CSV)
+    cpu_ratio: float | None = None  # CPU / relógio das caixas do notebook (não vai para o CSV)
+    cpu_outros: float | None = None  # núcleos ocupados por outros processos enquanto este notebook rodava
+    tempo_do_aluno: bool = False  # o tempo perdido foi do aluno (nunca se corrige de novo sozinha)
+    pico_memoria: int | None = None  # bytes, a soma das caixas do notebook (quando medida)
     corpo: str = ""  # o notebook corrigido em HTML, feito no processo que corrigiu (em paralelo)
 
     def csv(self, columns: list[str]) -> dict:
