@@ -101,7 +101,9 @@ def _relatorio(path: Path, row, nb: dict | None) -> tuple[bool, list[str]]:
     notas = []
     for r in row.reasons:  # o que a correção vai anotar (o que a verificação já imprimiu não se repete)
         gid = next((gid for gid in points if r.startswith(f"{gid}: ")), None)
-        if (gid is None or gid not in com_linha) and "resposta(s) escrita(s) ainda com o esboço" not in r:
+        # a linha que o kernel imprimiu não se repete, a menos que o verificador isolado tenha discordado dela
+        if ((gid is None or gid not in com_linha or "conferência independente" in r)
+                and "resposta(s) escrita(s) ainda com o esboço" not in r):
             notas.append(f"⚠️ {r}")
     esbocos = _esbocos(nb, g)
     report = [f"Notebook {path.name} ({g.assignment}, {g.notebook}): {passed} de {len(points)} verificação(ões) "
