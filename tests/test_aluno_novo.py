@@ -227,7 +227,8 @@ def test_solucao_abre_marcada_e_somente_leitura(gerenciador, tmp_path):
     modelo = asyncio.run(gerenciador.get("solutions/aula/03-exercicios.ipynb"))
     assert modelo["writable"] is False
     faixa, titulo, codigo = modelo["content"].cells
-    assert faixa.source.startswith("> # SOLUÇÃO (somente leitura)") and "trabalho/aula/03-exercicios.ipynb" in faixa.source
+    assert faixa.source.startswith("> # SOLUÇÃO (somente leitura)")
+    assert "trabalho/aula/03-exercicios.ipynb" in faixa.source  # onde ficam as respostas do aluno
     assert titulo.source.startswith("# SOLUÇÃO · Aula 1 — Exercícios")
     assert all(c.metadata["editable"] is False for c in (faixa, titulo, codigo))
     with pytest.raises(HTTPError) as erro:

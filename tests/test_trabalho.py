@@ -118,7 +118,7 @@ def test_configuracoes_do_servidor_e_do_kernel_valem_no_ambiente_do_curso():
         os.environ.pop("NBGRADER_EXECUTION", None)
         os.environ.update(ambiente)
         try:
-            exec(compile(fonte, "ipython_kernel_config.py", "exec"), {"c": c, "get_config": lambda: c})
+            exec(compile(fonte, "ipython_kernel_config.py", "exec"), {"c": c})
         finally:
             os.environ.clear()
             os.environ.update(antes)

@@ -89,6 +89,7 @@ class SolucoesSomenteLeitura(AsyncLargeFileManager):
 
     async def save(self, model, path=""):
         if e_solucao(path):
-            raise web.HTTPError(403, f"{str(path).strip('/')} é uma solução do curso e abre somente leitura: as suas respostas "
-                                     f"ficam em trabalho/. Para editar as soluções, abra o curso com {EDITAVEIS}=1.")
+            raise web.HTTPError(403, f"{str(path).strip('/')} é uma solução do curso e abre somente leitura: as "
+                                     f"suas respostas ficam em trabalho/. Para editar as soluções, abra o curso com "
+                                     f"{EDITAVEIS}=1.")
         return await super().save(model, path)

@@ -625,8 +625,9 @@ def check(title: str):
                 print(_quebrar(f"{MARCAS['nao_feito']} — {title}: ainda não resolvido (o código levanta "
                                "NotImplementedError). Complete a célula do exercício e rode esta verificação de novo."
                                if not quem else
-                               f"{MARCAS['nao_feito']} — {title}: a sua função usa {quem}, que ainda não foi resolvida (levanta "
-                               f"NotImplementedError). Resolva {quem} antes e rode esta verificação de novo."))
+                               f"{MARCAS['nao_feito']} — {title}: a sua função usa {quem}, que ainda não foi "
+                               f"resolvida (levanta NotImplementedError). Resolva {quem} antes e rode esta "
+                               "verificação de novo."))
                 _registrar(args[0] if args else None, status)
                 if grading():
                     raise AssertionError(f"{title}: exercício não resolvido.")
@@ -787,12 +788,11 @@ def passou(fn, avisar: bool = True) -> bool:
         print(_quebrar(f"{MARCAS['nao_feito']} — a demonstração aparece quando {nome} estiver pronta e a verificação "
                        f"acima der {MARCAS['ok']}."))
     elif status == "falhou":
-        print(_quebrar(f"{MARCAS['espera']} — a demonstração espera o {MARCAS['ok']}: corrija {nome} (a verificação acima diz o que falta) "
-                       "e rode de novo a célula da função, a verificação e esta célula."))
+        print(_quebrar(f"{MARCAS['espera']} — a demonstração espera o {MARCAS['ok']}: corrija {nome} (a verificação "
+                       "acima diz o que falta) e rode de novo a célula da função, a verificação e esta célula."))
     else:
         print(_quebrar(f"{MARCAS['espera']} — rode antes a verificação acima: a demonstração usa {nome} só depois "
-                       f"do {MARCAS['ok']} "
-                       "(se você mudou a função, verifique de novo)."))
+                       f"do {MARCAS['ok']} (se você mudou a função, verifique de novo)."))
     return False
 
 
