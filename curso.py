@@ -37,6 +37,11 @@ PORTA = 8888
 SAIDA = Path("build") / "correcao"
 MEMORIA = 2048
 PYTEST = ("-m", "pytest", "-q")
+# Os códigos de saída dos scripts que não são erros do comando: o curso já aberto (scripts/preparar_trabalho.py,
+# que disse o endereço) e o notebook que ainda não está pronto para entregar (scripts/validar.py, que disse o que
+# falta). O curso.py devolve 0 nos dois casos, com ou sem make.
+JA_ABERTO = 3
+AINDA_HA_O_QUE_RESOLVER = 1
 # Os notebooks rodam em paralelo, um arquivo por processo.
 PARALELO = ("-n", "auto", "--dist", "loadfile")
 
@@ -256,7 +261,9 @@ def lab(ex: Execucao, opcoes) -> int:
         py, extra = python_do_venv(), []
     porta = opcoes.porta
     codigo = ex.rodar([py, ROOT / "scripts" / "preparar_trabalho.py", "--porta", str(porta), *extra], eco=False)
-    if codigo:  # o curso já está aberto ou a porta está ocupada: o script disse o que fazer
+    if codigo == JA_ABERTO:  # o script disse o endereço do curso aberto: não é um erro (o make não diz "Error")
+        return 0
+    if codigo:  # a porta está ocupada por outro programa: o script disse o que fazer
         return codigo
     raiz = ["--allow-root"] if getattr(os, "geteuid", lambda: None)() == 0 else []
     return ex.rodar([py, "-m", "jupyterlab", f"--port={porta}", *raiz, f"--ServerApp.root_dir={ROOT}",
@@ -343,14 +350,18 @@ def corrigir(ex: Execucao, opcoes) -> int:
 
 
 def validar(ex: Execucao, opcoes) -> int:
-    """Confere um notebook antes da entrega. Devolve o código do script: 0 (pronto), 1 (ainda há o que resolver,
-    uma resposta e não um erro: o Makefile aceita) ou 2 (uso errado, arquivo que não existe)."""
+    """Confere um notebook antes da entrega. A regra do código de saída, a mesma com e sem ``make``: 0 quando o
+    relatório foi feito, diga ele "Pronto para entregar" ou "Ainda há o que resolver" (é uma resposta, e o
+    relatório diz qual); 2 para o uso errado ou um arquivo que não existe; outro código quando a conferência
+    não conseguiu rodar. O ``scripts/validar.py`` devolve 1 para "ainda há o que resolver" (quem o chama
+    direto, numa CI, pode usar); aqui esse 1 vira 0."""
     if not opcoes.nb:
         print("Uso: make validar NB=caminho/do/notebook.ipynb" if prefixo() == "make"
               else f"Uso: {prefixo()} validar caminho/do/notebook.ipynb")
         return 2
-    return instalar(ex) or ex.rodar([python_do_curso(), ROOT / "scripts" / "validar.py", _caminho(opcoes.nb)],
-                                    eco=False, sem_mplbackend=True)
+    codigo = instalar(ex) or ex.rodar([python_do_curso(), ROOT / "scripts" / "validar.py", _caminho(opcoes.nb)],
+                                      eco=False, sem_mplbackend=True)
+    return 0 if codigo == AINDA_HA_O_QUE_RESOLVER else codigo
 
 
 def limpar(ex: Execucao, opcoes) -> int:

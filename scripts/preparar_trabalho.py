@@ -7,13 +7,17 @@ uma resposta. Só copia o que ainda não existe em ``trabalho/``: nada já copia
 Antes de abrir o JupyterLab, ``make lab`` também confere, com ``--porta N``:
 
 - se o curso **já está aberto** num servidor Jupyter (nesta pasta): diz o endereço e como fechá-lo, em
-  vez de abrir um segundo servidor na mesma pasta (código de saída 3);
-- se a porta está ocupada por outro programa: sugere outra porta (código 3);
+  vez de abrir um segundo servidor na mesma pasta (código de saída 3, que o ``curso.py`` devolve como 0:
+  não é um erro);
+- se a porta está ocupada por outro programa: sugere outra porta (código 4);
 - se o PyTorch instalado é a versão com CUDA: avisa que o curso só usa a CPU (nada quebra).
 
 Com ``--configurar``, aplica ao ambiente Python atual as configurações que ``make lab`` aplica ao
-``.venv``: o JupyterLab sem o pop-up de notícias e sem a busca de atualizações, e a interface do
-nbgrader (que é do professor) fora do JupyterLab do aluno. É o passo que o conda e o Binder usam.
+``.venv``: o JupyterLab sem o pop-up de notícias e sem a busca de atualizações, as linhas de código longas
+quebradas na largura da célula (nada cortado numa tela estreita), as soluções marcadas como SOLUÇÃO e
+somente leitura (:mod:`atencao.solucoes`), as dicas em português para o ``NameError``
+de uma célula rodada fora de ordem (:mod:`atencao.dicas`) e a interface do nbgrader (que é do professor)
+fora do JupyterLab do aluno. É o passo que o conda e o Binder usam.
 
 Uso: ``python scripts/preparar_trabalho.py [--porta 8888] [--configurar]`` (``make lab`` chama sozinho).
 """
@@ -22,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.metadata
+import json
 import os
 import shutil
 import socket
@@ -46,13 +51,43 @@ def prepare() -> list[Path]:
     return copied
 
 
+# Lido pelo IPython ao iniciar um kernel com o Python deste ambiente (<ambiente>/etc/ipython): as dicas em português
+# de atencao.dicas para o NameError de uma célula rodada antes da que ela precisa (fora da correção automática).
+CONFIG_DO_KERNEL = """\
+# Escrito por scripts/preparar_trabalho.py (curso "Self-attention do zero"): as dicas em português para um
+# NameError (célula rodada antes da de importações ou da função), fora da correção automática.
+import os
+
+if not os.environ.get("NBGRADER_EXECUTION"):
+    c.InteractiveShellApp.extensions.append("atencao.dicas")
+"""
+
+
+# Lido pelo servidor Jupyter deste ambiente: os notebooks de solutions/ abrem marcados como SOLUÇÃO e somente
+# leitura (atencao.solucoes; CURSO_SOLUCOES_EDITAVEIS=1 make lab para editá-los).
+CONFIG_DO_SERVIDOR = """\
+# Escrito por scripts/preparar_trabalho.py (curso "Self-attention do zero"): os notebooks de solutions/ abrem
+# marcados como SOLUÇÃO e somente leitura (atencao.solucoes; CURSO_SOLUCOES_EDITAVEIS=1 para editá-los).
+c.ServerApp.contents_manager_class = "atencao.solucoes.SolucoesSomenteLeitura"
+"""
+
+
 def configurar(prefixo: Path | None = None) -> Path:
     """As configurações do curso no JupyterLab do ambiente ``prefixo`` (o atual, por padrão); devolve o
-    arquivo de configurações escrito. Não precisa de ``make`` nem de shell."""
+    arquivo de configurações escrito. Também escreve ``<prefixo>/etc/ipython/ipython_kernel_config.py``, que
+    carrega as dicas de :mod:`atencao.dicas` em cada kernel, e
+    ``<prefixo>/etc/jupyter/jupyter_server_config.py``, que abre as soluções marcadas e
+    somente leitura (:mod:`atencao.solucoes`). Não precisa de ``make`` nem de shell."""
     prefixo = Path(prefixo or sys.prefix)
     destino = prefixo / "share" / "jupyter" / "lab" / "settings" / "overrides.json"
     destino.parent.mkdir(parents=True, exist_ok=True)
     shutil.copy(ROOT / "scripts" / "overrides.json", destino)
+    kernel = prefixo / "etc" / "ipython" / "ipython_kernel_config.py"
+    kernel.parent.mkdir(parents=True, exist_ok=True)
+    kernel.write_text(CONFIG_DO_KERNEL, encoding="utf-8")
+    servidor = prefixo / "etc" / "jupyter" / "jupyter_server_config.py"
+    servidor.parent.mkdir(parents=True, exist_ok=True)
+    servidor.write_text(CONFIG_DO_SERVIDOR, encoding="utf-8")
     jupyter = [sys.executable, "-m", "jupyter"]
     comandos = [jupyter + ["labextension", "disable", "--level=sys_prefix", "@jupyter/nbgrader"]]
     for ext in ("formgrader", "validate_assignment", "assignment_list", "course_list"):
@@ -66,14 +101,30 @@ def configurar(prefixo: Path | None = None) -> Path:
     return destino
 
 
-def servidores_do_curso(root: Path = ROOT) -> list[dict]:
-    """Os servidores Jupyter vivos (do arquivo de estado do Jupyter) que servem a pasta do curso."""
-    try:
-        from jupyter_server.serverapp import list_running_servers
-    except ImportError:  # sem o JupyterLab instalado ainda: não há servidor
-        return []
+def servidores_rodando(runtime_dir: Path | None = None) -> list[dict]:
+    """O que os servidores Jupyter escreveram nos seus arquivos de estado (``jpserver-*.json`` na pasta de
+    execução do Jupyter): o mesmo que ``jupyter_server.serverapp.list_running_servers`` lê, sem importar o
+    servidor (que, numa máquina ocupada, levava dezenas de segundos só para dizer que o curso já está aberto).
+    Arquivos ilegíveis (sendo escritos agora) ficam de fora."""
+    if runtime_dir is None:
+        try:
+            from jupyter_core.paths import jupyter_runtime_dir
+        except ImportError:  # sem o Jupyter instalado ainda: não há servidor
+            return []
+        runtime_dir = Path(jupyter_runtime_dir())
+    infos = []
+    for arquivo in sorted(Path(runtime_dir).glob("jpserver-*.json")):
+        try:
+            infos.append(json.loads(arquivo.read_text(encoding="utf-8")))
+        except (OSError, ValueError):
+            continue
+    return infos
+
+
+def servidores_do_curso(root: Path = ROOT, runtime_dir: Path | None = None) -> list[dict]:
+    """Os servidores Jupyter vivos (dos arquivos de estado do Jupyter) que servem a pasta do curso."""
     vivos = []
-    for info in list_running_servers():
+    for info in servidores_rodando(runtime_dir):
         if Path(info.get("root_dir", "")).resolve() == root.resolve() and _vivo(info.get("pid")):
             vivos.append(info)
     return vivos
@@ -102,19 +153,24 @@ def torch_com_cuda() -> bool:
     return "torch" in nomes and any(n.startswith("nvidia-") for n in nomes)
 
 
+# Os códigos de saída de antes_de_abrir (o curso.py devolve 0 para JA_ABERTO: o endereço já foi dito).
+PODE_ABRIR, JA_ABERTO, PORTA_OCUPADA = 0, 3, 4
+
+
 def antes_de_abrir(porta: int) -> int:
-    """As conferências de ``make lab``; devolve o código de saída (0: pode abrir)."""
+    """As conferências de ``make lab``; devolve o código de saída: 0 (pode abrir), 3 (o curso já está aberto,
+    e o endereço foi impresso) ou 4 (a porta está ocupada por outro programa)."""
     abertos = servidores_do_curso()
     if abertos:
         info = abertos[0]
         print(f"O curso já está aberto: {info.get('url', '')}lab?token={info.get('token', '')}\n"
               f"Abra esse endereço no navegador. Para fechar aquele servidor: Ctrl+C no terminal em que ele roda, "
               f"ou File > Shut Down no JupyterLab; depois rode `make lab` (sem make: `python3 curso.py lab`) de novo.")
-        return 3
+        return JA_ABERTO
     if porta_ocupada(porta):
         print(f"A porta {porta} está ocupada por outro programa. Use outra: make lab PORT={porta + 2} (sem make: "
               f"python3 curso.py lab --porta {porta + 2})")
-        return 3
+        return PORTA_OCUPADA
     if torch_com_cuda():
         print("Aviso: o PyTorch instalado é a versão com CUDA (vários GB); o curso usa só a CPU e funciona assim "
               "mesmo. Para trocar pela versão de CPU (cerca de 190 MB): python -m pip install torch==2.13.0 "

@@ -45,7 +45,7 @@ def nao_feito(*args, **kwargs):
 
 def test_ex3_aceita_resposta_certa(capsys):
     assert aula01.exercicio_3(ex3_certo)
-    assert "✅ Exercício 3" in capsys.readouterr().out
+    assert "✅ OK — Exercício 3" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize("fn, trecho", [

@@ -29,32 +29,47 @@ def test_trabalho_fora_do_git_e_do_pytest():
     assert "trabalho/00-comece-aqui.ipynb" in (ROOT / "curso.py").read_text(encoding="utf-8")  # make lab abre lá
 
 
-def test_curso_ja_aberto_diz_o_endereco_em_vez_de_abrir_outro(monkeypatch, capsys):
-    import jupyter_server.serverapp as serverapp
+def test_curso_ja_aberto_diz_o_endereco_em_vez_de_abrir_outro(monkeypatch, capsys, tmp_path):
+    import json
 
+    # o arquivo de estado que um servidor Jupyter escreve na pasta de execução (JUPYTER_RUNTIME_DIR)
+    monkeypatch.setenv("JUPYTER_RUNTIME_DIR", str(tmp_path))
     falso = {"root_dir": str(preparar_trabalho.ROOT), "pid": os.getpid(), "port": 8888,
              "url": "http://localhost:8888/", "token": "abc"}
-    monkeypatch.setattr(serverapp, "list_running_servers", lambda: iter([falso]))
-    assert preparar_trabalho.antes_de_abrir(8888) == 3
+    (tmp_path / "jpserver-123.json").write_text(json.dumps(falso), encoding="utf-8")
+    (tmp_path / "jpserver-124.json").write_text("{sendo escrito", encoding="utf-8")  # ilegível: fica de fora
+    outro = dict(falso, root_dir=str(tmp_path))  # um servidor de outra pasta não é o curso
+    (tmp_path / "jpserver-125.json").write_text(json.dumps(outro), encoding="utf-8")
+    assert preparar_trabalho.antes_de_abrir(8888) == preparar_trabalho.JA_ABERTO == 3
     out = capsys.readouterr().out
     assert "já está aberto: http://localhost:8888/lab?token=abc" in out
     assert "Ctrl+C" in out and "python3 curso.py lab" in out  # sem caminhos do .venv nem só o make
     morto = dict(falso, pid=2**22 + 7)  # um servidor que não existe mais não conta
-    monkeypatch.setattr(serverapp, "list_running_servers", lambda: iter([morto]))
+    (tmp_path / "jpserver-123.json").write_text(json.dumps(morto), encoding="utf-8")
     assert preparar_trabalho.servidores_do_curso() == []
+
+
+def test_curso_ja_aberto_e_respondido_sem_importar_o_servidor(tmp_path):
+    """Dizer que o curso já está aberto não importa o jupyter_server (numa máquina ocupada, a importação dele
+    levava de 26 s a 30 s; o `make lab` com o curso aberto respondia o endereço e só depois de 29,5 s saía)."""
+    import subprocess
+
+    codigo = ("import sys; sys.path.insert(0, 'scripts'); import preparar_trabalho as p; "
+              "p.servidores_do_curso(); print('jupyter_server' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", codigo], cwd=ROOT, capture_output=True, text=True,
+                         env={**os.environ, "JUPYTER_RUNTIME_DIR": str(tmp_path)})
+    assert out.stdout.strip() == "False", out.stdout + out.stderr
 
 
 def test_porta_ocupada_sugere_outra(monkeypatch, capsys):
     import socket
 
-    import jupyter_server.serverapp as serverapp
-
-    monkeypatch.setattr(serverapp, "list_running_servers", lambda: iter([]))
+    monkeypatch.setattr(preparar_trabalho, "servidores_rodando", lambda runtime_dir=None: [])
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         s.listen()
         porta = s.getsockname()[1]
-        assert preparar_trabalho.antes_de_abrir(porta) == 3
+        assert preparar_trabalho.antes_de_abrir(porta) == preparar_trabalho.PORTA_OCUPADA == 4
     assert f"A porta {porta} está ocupada" in capsys.readouterr().out
 
 
@@ -78,6 +93,53 @@ def test_configurar_escreve_as_configuracoes_no_ambiente(tmp_path):
     destino = preparar_trabalho.configurar(tmp_path)  # outro prefixo: só o arquivo, sem mexer nas extensões
     assert destino == tmp_path / "share" / "jupyter" / "lab" / "settings" / "overrides.json"
     assert destino.read_text(encoding="utf-8") == (ROOT / "scripts" / "overrides.json").read_text(encoding="utf-8")
+    kernel = (tmp_path / "etc" / "ipython" / "ipython_kernel_config.py").read_text(encoding="utf-8")
+    assert kernel == preparar_trabalho.CONFIG_DO_KERNEL and '"atencao.dicas"' in kernel
+    servidor = (tmp_path / "etc" / "jupyter" / "jupyter_server_config.py").read_text(encoding="utf-8")
+    assert servidor == preparar_trabalho.CONFIG_DO_SERVIDOR and "SolucoesSomenteLeitura" in servidor
+
+
+def test_configuracoes_do_servidor_e_do_kernel_valem_no_ambiente_do_curso():
+    """Os arquivos que o `configurar` escreve são lidos de verdade: o servidor Jupyter deste ambiente usa o
+    gerenciador das soluções, e o IPython de um kernel carrega as dicas (fora da correção)."""
+    from jupyter_server.serverapp import ServerApp
+    from traitlets.config import Config
+
+    from atencao.solucoes import SolucoesSomenteLeitura
+
+    app = ServerApp()
+    app.load_config_file()
+    assert app.contents_manager_class is SolucoesSomenteLeitura
+    with open(Path(sys.prefix) / "etc" / "ipython" / "ipython_kernel_config.py", encoding="utf-8") as f:
+        fonte = f.read()
+    for ambiente, carrega in (({}, True), ({"NBGRADER_EXECUTION": "autograde"}, False)):
+        c = Config()
+        antes = dict(os.environ)
+        os.environ.pop("NBGRADER_EXECUTION", None)
+        os.environ.update(ambiente)
+        try:
+            exec(compile(fonte, "ipython_kernel_config.py", "exec"), {"c": c})
+        finally:
+            os.environ.clear()
+            os.environ.update(antes)
+        extensoes = c.InteractiveShellApp.extensions
+        valor = extensoes.get_value([]) if hasattr(extensoes, "get_value") else extensoes
+        assert ("atencao.dicas" in list(valor)) is carrega, (ambiente, valor)
+
+
+def test_overrides_sao_configuracoes_que_o_jupyterlab_conhece():
+    """Cada configuração de scripts/overrides.json existe no esquema do plugin instalado (um nome errado seria
+    ignorado em silêncio): inclusive as linhas longas de código quebradas na largura da célula."""
+    import json
+
+    overrides = json.loads((ROOT / "scripts" / "overrides.json").read_text(encoding="utf-8"))
+    assert overrides["@jupyterlab/notebook-extension:tracker"]["codeCellConfig"]["lineWrap"] is True
+    esquemas = Path(sys.prefix) / "share" / "jupyter" / "lab" / "schemas"
+    for plugin, valores in overrides.items():
+        pacote, nome = plugin.split(":")
+        esquema = json.loads((esquemas / pacote / f"{nome}.json").read_text(encoding="utf-8"))
+        for chave in valores:
+            assert chave in esquema["properties"], (plugin, chave)
 
 
 def test_binder_prepara_o_mesmo_trabalho_e_as_configuracoes(tmp_path):

@@ -18,6 +18,7 @@ Fonte: Módulo 6, Aula 1 (``02-codigo`` e ``04-projeto``).
 from __future__ import annotations
 
 import re
+import unicodedata
 
 import numpy as np
 
@@ -92,6 +93,39 @@ _V = {
     "saudade": [0.0, 0.1, 0.0, 0.0, 0.95, 0.0],
     "amor": [0.0, 0.2, 0.0, 0.0, 1.0, 0.0],
     "feliz": [0.0, 0.3, 0.0, 0.0, 0.9, 0.0],
+    # as palavras comuns de uma primeira frase ("Olá, mundo! Tudo bem?", "Eu gosto de você")
+    "olá": [0.0, 0.3, 0.1, 0.0, 0.5, 0.5],
+    "oi": [0.0, 0.3, 0.1, 0.0, 0.5, 0.5],
+    "tchau": [0.0, 0.3, 0.1, 0.0, 0.5, 0.4],
+    "mundo": [0.0, 0.1, 0.0, 1.0, 0.1, 0.0],
+    "casa": [0.0, 0.1, 0.0, 1.0, 0.2, 0.0],
+    "dia": [0.0, 0.0, 0.0, 0.6, 0.1, 0.3],
+    "tudo": [0.0, 0.0, 0.0, 0.1, 0.1, 0.9],
+    "bem": [0.0, 0.1, 0.1, 0.0, 0.6, 0.4],
+    "bom": [0.0, 0.1, 0.0, 0.0, 0.7, 0.3],
+    "boa": [0.0, 0.1, 0.0, 0.0, 0.7, 0.3],
+    "eu": [0.0, 0.9, 0.0, 0.0, 0.1, 0.5],
+    "você": [0.0, 0.9, 0.0, 0.0, 0.1, 0.5],
+    "ele": [0.0, 0.9, 0.0, 0.0, 0.0, 0.5],
+    "ela": [0.0, 0.9, 0.0, 0.0, 0.0, 0.5],
+    "nós": [0.0, 0.9, 0.0, 0.0, 0.1, 0.5],
+    "é": [0.0, 0.0, 0.4, 0.0, 0.0, 0.8],
+    "está": [0.0, 0.0, 0.4, 0.1, 0.0, 0.8],
+    "estou": [0.0, 0.1, 0.4, 0.1, 0.0, 0.8],
+    "sou": [0.0, 0.1, 0.4, 0.0, 0.0, 0.8],
+    "gosto": [0.0, 0.1, 0.5, 0.0, 0.8, 0.0],
+    "um": [0.0, 0.0, 0.0, 0.0, 0.0, 1.0],
+    "uma": [0.0, 0.0, 0.0, 0.0, 0.0, 1.0],
+    "os": [0.0, 0.0, 0.0, 0.1, 0.0, 1.0],
+    "as": [0.0, 0.1, 0.0, 0.0, 0.0, 1.0],
+    "de": [0.0, 0.0, 0.0, 0.1, 0.0, 0.9],
+    "do": [0.0, 0.0, 0.0, 0.2, 0.0, 0.9],
+    "da": [0.0, 0.0, 0.0, 0.2, 0.0, 0.9],
+    "em": [0.0, 0.0, 0.0, 0.3, 0.0, 0.9],
+    "com": [0.0, 0.0, 0.0, 0.0, 0.1, 0.9],
+    "para": [0.0, 0.0, 0.1, 0.1, 0.0, 0.9],
+    "que": [0.0, 0.0, 0.0, 0.0, 0.0, 0.9],
+    "muito": [0.0, 0.0, 0.0, 0.0, 0.3, 0.7],
 }
 
 #: Os vetores acima são multiplicados por esta escala: vetores mais longos deixam a softmax mais
@@ -116,13 +150,19 @@ class UnknownTokenError(KeyError):
         return str(self.args[0]) if self.args else ""
 
 
-_TOKEN = re.compile(r"\w+", re.UNICODE)
+# uma palavra, ou um caractere que não é palavra nem espaço (pontuação, emoji, símbolo, marca que se combina)
+_PIECE = re.compile(r"\w+|[^\w\s]", re.UNICODE)
+_ZWJ = "\u200d"  # o "zero width joiner" que junta emojis numa figura só (👨‍👩‍👧)
+_REGIONAL = range(0x1F1E6, 0x1F200)  # duas letras regionais formam uma bandeira (🇧🇷)
 
 
 def tokenize(sentence: str) -> list[str]:
-    """Separa uma frase em tokens: palavras em minúsculas, acentos mantidos, pontuação descartada.
+    """Separa uma frase em tokens: palavras em minúsculas, acentos mantidos, pontuação descartada; um emoji ou
+    outro símbolo (``❤``, ``+``, ``€``) é um token, e nunca some.
 
-    ``tokenize("O coração não esquece!") == ["o", "coração", "não", "esquece"]``
+    ``tokenize("O coração não esquece!") == ["o", "coração", "não", "esquece"]``;
+    ``tokenize("Oi 😀!") == ["oi", "😀"]``. Um emoji feito de várias partes (tom de pele, bandeira, família
+    unida por ZWJ, tecla ``1️⃣``) é um token só.
 
     O texto é normalizado em NFC antes (:func:`atencao._validation.nfc`): uma frase colada com acentos
     decompostos (macOS, PDFs) dá exatamente os mesmos tokens que a digitada.
@@ -136,9 +176,32 @@ def tokenize(sentence: str) -> list[str]:
     """
     if not isinstance(sentence, str):
         raise TypeError(f"`sentence` precisa ser um texto (str); recebido {type(sentence).__name__}.")
-    tokens = _TOKEN.findall(nfc(sentence).lower())
+    tokens = _pieces(nfc(sentence).lower())
     if not tokens:
         raise ValueError(f"`sentence` não tem nenhuma palavra: {sentence!r}.")
+    return tokens
+
+
+def _pieces(text: str) -> list[str]:
+    """Os tokens de :func:`tokenize`: palavras e símbolos (categoria Unicode S*), com as partes de um emoji
+    composto (marcas, seletores de variação, ZWJ, modificadores de tom de pele, a segunda letra de uma
+    bandeira) coladas no anterior; a pontuação (categoria P*) fica de fora."""
+    tokens: list[str] = []
+    colar = False  # o caractere anterior foi um ZWJ: o próximo símbolo faz parte do mesmo emoji
+    for m in _PIECE.finditer(text):
+        piece = m.group()
+        if piece[0] == "_" or piece[0].isalnum():  # \w+: uma palavra
+            tokens.append(piece)
+            colar = False
+            continue
+        cat = unicodedata.category(piece)
+        bandeira = (ord(piece) in _REGIONAL and tokens and len(tokens[-1]) == 1 and ord(tokens[-1]) in _REGIONAL)
+        tom_de_pele = 0x1F3FB <= ord(piece) <= 0x1F3FF
+        if tokens and (cat in ("Mn", "Me", "Cf") or tom_de_pele or colar or bandeira):
+            tokens[-1] += piece  # parte do token anterior (1️⃣, 👍🏽, 👨‍👩‍👧, 🇧🇷)
+        elif cat.startswith("S"):
+            tokens.append(piece)
+        colar = piece == _ZWJ
     return tokens
 
 

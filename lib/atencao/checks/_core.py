@@ -1,7 +1,9 @@
 """Mecânica comum das verificações de exercícios.
 
 Uma verificação roda o trabalho do aluno em vários casos e imprime, em português, uma linha por
-critério: ✅ quando passa, ❌ com o esperado, o obtido e uma dica quando falha.
+critério: ✅ OK quando passa, ❌ FALHOU com o esperado, o obtido e uma dica quando falha. Cada símbolo vem
+com uma palavra (:data:`MARCAS`): sem uma fonte de emoji (comum em laboratórios Linux), os três símbolos
+aparecem como o mesmo quadrado vazio, e a palavra ainda diz o resultado.
 
 - Exercício ainda não feito (o código do aluno levanta ``NotImplementedError``): imprime ⏳ e **não**
   levanta erro, para o notebook do aluno rodar de cima a baixo.
@@ -27,6 +29,10 @@ import weakref
 import numpy as np
 
 from .._validation import read_only_copy
+
+# O símbolo e a palavra de cada resultado: a palavra é o que fica legível sem uma fonte de emoji. O símbolo vem
+# primeiro (a conferência antes da entrega, correcao.validar, reconhece as linhas por ele).
+MARCAS = {"ok": "✅ OK", "falhou": "❌ FALHOU", "nao_feito": "⏳ A FAZER", "espera": "⏸️ ESPERANDO"}
 
 # Na conferência da correção (correcao._veredito) os casos são sorteados a cada vez: uma tabela de respostas
 # copiada dos casos fixos do notebook não passa. No notebook, os casos são sempre os mesmos.
@@ -126,21 +132,36 @@ class Checker:
     Sem atributos além destes (``__slots__``): o código avaliado não consegue trocar ``expect`` numa
     instância em uso."""
 
-    __slots__ = ("title", "lines", "failures", "captured")
+    __slots__ = ("title", "lines", "failures", "captured", "caso", "n_casos", "caso_com_falha")
 
     def __init__(self, title: str):
         self.title = title
         self.lines: list[str] = []
         self.failures: list[str] = []
         self.captured = Captura("", [])
+        self.caso: int | None = None  # o caso em andamento (1, 2, ...), quando a verificação usa :meth:`casos`
+        self.n_casos: int | None = None
+        self.caso_com_falha: int | None = None  # o caso do primeiro ❌ (o cabeçalho diz "no caso 2 de 5")
+
+    def casos(self, casos):
+        """Percorre os casos de uma verificação, guardando qual está em andamento e quantos são: o cabeçalho
+        de uma falha diz então "no caso 2 de 5". Devolve os mesmos itens de ``casos`` (que é lido inteiro
+        antes do primeiro caso, para saber quantos são)."""
+        casos = list(casos)
+        self.n_casos = len(casos)
+        for k, caso in enumerate(casos, start=1):
+            self.caso = k
+            yield caso
 
     def expect(self, ok: bool, what: str, expected=None, obtained=None, hint: str | None = None) -> bool:
         """Registra um critério. ``what`` descreve o critério; em falha mostra esperado/obtido/dica."""
         ok = bool(ok)
         if ok:
-            self.lines.append(f"  ✅ {what}")
+            self.lines.append(f"  {MARCAS['ok']} — {what}")
         else:
-            detail = [f"  ❌ {what}"]
+            if self.caso_com_falha is None:
+                self.caso_com_falha = self.caso
+            detail = [f"  {MARCAS['falhou']} — {what}"]
             if expected is not None:
                 detail.append(f"       esperado: {_fmt(expected)}")
             if obtained is not None:
@@ -692,10 +713,12 @@ def check(title: str):
                 _close_new_figures(figs_before)
             if status == "nao_feito":
                 quem = _quem_falta(nao_feito, args[0] if args else None)
-                print(_quebrar(f"⏳ {title}: ainda não resolvido (o código levanta NotImplementedError). "
-                               "Complete a célula do exercício e rode esta verificação de novo." if not quem else
-                               f"⏳ {title}: a sua função usa {quem}, que ainda não foi resolvida (levanta "
-                               f"NotImplementedError). Resolva {quem} antes e rode esta verificação de novo."))
+                print(_quebrar(f"{MARCAS['nao_feito']} — {title}: ainda não resolvido (o código levanta "
+                               "NotImplementedError). Complete a célula do exercício e rode esta verificação de novo."
+                               if not quem else
+                               f"{MARCAS['nao_feito']} — {title}: a sua função usa {quem}, que ainda não foi "
+                               f"resolvida (levanta NotImplementedError). Resolva {quem} antes e rode esta "
+                               "verificação de novo."))
                 _registrar(args[0] if args else None, status)
                 if grading():
                     raise AssertionError(f"{title}: exercício não resolvido.")
@@ -705,12 +728,8 @@ def check(title: str):
             passed = not checker.failures
             status = "ok" if passed else "falhou"
             _registrar(args[0] if args else None, status)
-            n_fail = len(checker.failures)
-            head = f"{'✅' if passed else '❌'} {title}: " + (
-                "tudo certo!" if passed else ("1 critério falhou" if n_fail == 1 else f"{n_fail} critérios falharam")
-                + " no primeiro caso com erro.")
-            linhas = [head, *checker.lines]
-            if not passed:
+            linhas = [_cabecalho(checker, passed), *checker.lines]
+            if not passed and checker.caso_com_falha is not None and checker.caso_com_falha < (checker.n_casos or 0):
                 linhas.append("  (a verificação para no primeiro caso que falha: corrija-o e rode de novo para ver os "
                               "próximos)")
             print(_quebrar("\n".join(linhas)))
@@ -721,6 +740,19 @@ def check(title: str):
         return wrapper
 
     return decorator
+
+
+def _cabecalho(checker: Checker, passed: bool) -> str:
+    """A primeira linha do relatório: ``✅ OK — título: tudo certo!`` ou ``❌ FALHOU — título: 2 critérios
+    falharam no caso 1 de 3.`` (o caso só quando a verificação percorre casos com :meth:`Checker.casos`)."""
+    if passed:
+        return f"{MARCAS['ok']} — {checker.title}: tudo certo!"
+    n_fail = len(checker.failures)
+    texto = "1 critério falhou" if n_fail == 1 else f"{n_fail} critérios falharam"
+    caso, n_casos = checker.caso_com_falha, checker.n_casos
+    if isinstance(caso, int) and isinstance(n_casos, int) and n_casos > 1:
+        texto += f" no caso {caso} de {n_casos}"
+    return f"{MARCAS['falhou']} — {checker.title}: {texto}."
 
 
 # o último resultado de cada função verificada (a função do aluno é a chave; se ela for redefinida, a nova
@@ -844,13 +876,14 @@ def passou(fn, avisar: bool = True) -> bool:
     if not avisar:
         return False
     if status == "nao_feito":
-        print(_quebrar(f"⏳ A demonstração aparece quando {nome} estiver pronta e a verificação acima der ✅."))
+        print(_quebrar(f"{MARCAS['nao_feito']} — a demonstração aparece quando {nome} estiver pronta e a verificação "
+                       f"acima der {MARCAS['ok']}."))
     elif status == "falhou":
-        print(_quebrar(f"⏸️ A demonstração espera o ✅: corrija {nome} (a verificação acima diz o que falta) "
-                       "e rode de novo a célula da função, a verificação e esta célula."))
+        print(_quebrar(f"{MARCAS['espera']} — a demonstração espera o {MARCAS['ok']}: corrija {nome} (a verificação "
+                       "acima diz o que falta) e rode de novo a célula da função, a verificação e esta célula."))
     else:
-        print(_quebrar(f"⏸️ Rode antes a verificação acima: a demonstração usa {nome} só depois do ✅ "
-                       "(se você mudou a função, verifique de novo)."))
+        print(_quebrar(f"{MARCAS['espera']} — rode antes a verificação acima: a demonstração usa {nome} só depois "
+                       f"do {MARCAS['ok']} (se você mudou a função, verifique de novo)."))
     return False
 
 

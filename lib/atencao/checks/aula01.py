@@ -98,7 +98,21 @@ def exercicio_3(c: Checker, embeddings_fn):
              "gato e felino continuam parecidos e atentos um ao outro",
              "cosseno(gato, felino) ≥ 0,8 e gato→felino acima de gato→pulou/alto",
              f"cosseno {_num(cos_gf)}, pesos da linha de gato {np.round(A[GATO], 3)}",
-             "o exercício só pede para mudar pulou e alto.")
+             _dica_gato(E, A) if cos_gf >= 0.8 else "o exercício só pede para mudar pulou e alto.")
+
+
+def _dica_gato(E: np.ndarray, A: np.ndarray) -> str:
+    """Gato e felino não mudaram, mas pulou ou alto ganhou a coordenada de gato: na linha de gato, ele recebe
+    tanto peso quanto felino (ou mais). A dica diz qual e de quanto é o produto escalar."""
+    nomes = {PULOU: "pulou", ALTO: "alto"}
+    quem = max((PULOU, ALTO), key=lambda k: A[GATO, k])
+    nome = nomes[quem]
+    return (f"gato e felino estão como no exemplo, mas o vetor de {nome} ficou parecido com o de gato: "
+            f"gato·{nome} = {_num(E[GATO] @ E[quem])}, contra gato·felino = {_num(E[GATO] @ E[FELINO])} e "
+            f"gato·gato = {_num(E[GATO] @ E[GATO])}, então, na linha de gato, {nome} recebe "
+            f"{_num(A[GATO, quem], '.3f')} e felino só {_num(A[GATO, FELINO], '.3f')}. Deixe pulou e alto com "
+            "valores pequenos (ou 0) nas duas primeiras coordenadas, as de gato e felino, e aproxime-os numa "
+            "das outras.")
 
 
 # o enunciado: "escreva a fórmula você mesmo, sem usar atencao.scaled_dot_product_attention"
@@ -135,7 +149,7 @@ def exercicio_4(c: Checker, attention_fn):
     escala por sqrt(d) em vez de sqrt(d_k), softmax no eixo errado, pesos e saída trocados, V sem
     projeção) e dá uma dica específica.
     """
-    for n_case, (X, W_q, W_k, W_v) in enumerate(_cases(), start=1):
+    for n_case, (X, W_q, W_k, W_v) in enumerate(c.casos(_cases()), start=1):
         label = f"caso {n_case}: X {X.shape}, d_k={W_q.shape[1]}, d_v={W_v.shape[1]}"
         congelados = [_congelar(a) for a in (X, W_q, W_k, W_v)]
         result = c.call(label, attention_fn, X, W_q, W_k, W_v, names=("X", "W_q", "W_k", "W_v"),
@@ -208,7 +222,7 @@ def projeto(c: Checker, visualizer_fn):
     # três frases do projeto (uma com empate exato, uma com tokens repetidos) e uma com vetores próprios: cada
     # chamada desenha uma figura, e desenhar é o que mais custa sob a vigilância
     cases = [(s, None) for s in PROJECT_SENTENCES if not s.startswith("A menina")] + [("sol lua mar", custom)]
-    for sentence, vectors in cases:
+    for sentence, vectors in c.casos(cases):
         label = f"“{sentence}”"
         result = (c.call(label, visualizer_fn, sentence, vectors, names=("frase", "vectors"),
                          forbidden=_PRONTAS_VIS)

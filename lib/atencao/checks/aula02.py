@@ -65,7 +65,7 @@ def aquecimento_softmax(c: Checker, softmax_fn):
         ("três eixos (2, 3, 4), axis=1", T, 1),
         ("uma lista [0.5, 0.5, 2.0]", [0.5, 0.5, 2.0], None),
     ]
-    for label, z, axis in casos:
+    for label, z, axis in c.casos(casos):
         kw = {} if axis is None else {"axis": axis}
         got = c.array(c.call(label, softmax_fn, z, names=("z",), forbidden=_PRONTAS_SOFTMAX, **kw),
                       f"{label}: devolve um array")
@@ -106,7 +106,7 @@ def exercicio_1_passo_1(c: Checker, mask_fn):
     Reconhece o outro triângulo, a diagonal
     bloqueada e a convenção invertida. Fonte: Aula 2, ``04-exercicios`` (a atenção causal do decodificador).
     """
-    for n in (1, 2, 5, 7, 8 + int(np.random.default_rng(semente(12)).integers(0, 9))):
+    for n in c.casos((1, 2, 5, 7, 8 + int(np.random.default_rng(semente(12)).integers(0, 9)))):
         label = f"n = {n}"
         got = c.call(label, mask_fn, n, names=("n",), forbidden=(causal_mask,))
         if not c.expect(isinstance(got, np.ndarray), f"{label}: devolve um array do NumPy", "um np.ndarray",
@@ -164,7 +164,7 @@ def exercicio_1(c: Checker, attention_fn):
         ("pontuações grandes, máscara causal", 60 * Q, 60 * K, V, causal_mask(5)),
     ]
     bloqueio_ok = somas_ok = True
-    for label, q, k, v, mask in cases:
+    for label, q, k, v, mask in c.casos(cases):
         got = c.pair(c.call(label, attention_fn, q, k, v, names=("Q", "K", "V"), forbidden=_PRONTAS, mask=mask),
                      label)
         if got is None:
@@ -266,7 +266,8 @@ def exercicio_2(c: Checker, mha_fn):
     transpor) e a falta da projeção final ``W_o``.
     """
     rng = np.random.default_rng(semente(5))
-    for n, d_model, n_heads, escala in ((6, 8, 2, 1), (5, 16, 4, 1), (4, 6, 1, 1), (1, 8, 4, 1), (5, 8, 2, 60)):
+    for n, d_model, n_heads, escala in c.casos(((6, 8, 2, 1), (5, 16, 4, 1), (4, 6, 1, 1), (1, 8, 4, 1),
+                                                (5, 8, 2, 60))):
         X = escala * rng.normal(size=(n, d_model))  # o último caso: pontuações grandes
         W_q, W_k, W_v, W_o = (rng.normal(size=(d_model, d_model)) / np.sqrt(d_model) for _ in range(4))
         congelados = [_congelar(a) for a in (X, W_q, W_k, W_v, W_o)]
@@ -305,7 +306,7 @@ def exercicio_3(c: Checker, compare_fn):
     sentences = [(SelfAttention(8, 4, 4, seed=semente(2024)),
                   "o gato sentou sobre o tapete", "o cão deitou sobre a cama"),
                  (SelfAttention(8, 3, 5, seed=semente(99)), "a menina leu o livro", "a menina leu o jornal")]
-    for attn, s1, s2 in sentences:
+    for attn, s1, s2 in c.casos(sentences):
         (_, X1), (_, X2) = embed_hashed(s1), embed_hashed(s2)
         label = f"“{s1}” × “{s2}”"
         result = c.call(label, compare_fn, attn, X1, X2, names=("attn", "X1", "X2"))
@@ -374,7 +375,7 @@ def projeto(c: Checker, per_head_fn):
     casos = ((MultiHeadAttention(16, 4, seed=semente(7)), "o gato sentou sobre o tapete",
               "o cachorro dormiu sobre a cama"),
              (MultiHeadAttention(12, 3, seed=semente(2024)), "ela abriu a porta", "ele fechou a janela"))
-    for mha, a, b in casos:
+    for mha, a, b in c.casos(casos):
         label = f"“{a}” × “{b}” (d_model={mha.d_model}, n_heads={mha.n_heads})"
         result = c.call(label, per_head_fn, a, b, mha, names=("frase_a", "frase_b", "mha"))
         ref_a = mha(embed_hashed(a, d_model=mha.d_model)[1])[1]  # depois da chamada: nada a ler na pilha

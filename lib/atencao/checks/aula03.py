@@ -83,7 +83,7 @@ def exercicio_1(c: Checker, fn, encoder):
     """
     encoder = _confiavel(encoder)
     casos = [(*SENTENCES[0], 5), (*SENTENCES[1], 3), (*SENTENCES[0], 8)]
-    for sentence, src, dst, k in casos:
+    for sentence, src, dst, k in c.casos(casos):
         label = f"“{src}” → “{dst}” em “{sentence}”, k={k}"
         bruto = c.call(label, fn, encoder, sentence, src, dst, k=k, names=("encoder", "frase", "origem", "destino"),
                        forbidden=_REFERENCIAS)
@@ -114,7 +114,7 @@ def exercicio_2(c: Checker, fn, encoder):
     rng = np.random.default_rng(semente(3))
     cases = [rng.dirichlet(np.ones(n), size=(2, 3, n)) for n in (4, 7)]
     cases.append(_confiavel(encoder)(SENTENCES[0][0]).attentions)
-    for k, att in enumerate(cases, start=1):
+    for k, att in enumerate(c.casos(cases), start=1):
         got = c.array(c.call(f"caso {k}", fn, att, names=("attentions",), forbidden=_REFERENCIAS),
                       f"caso {k}: devolve um array")
         if got is None:
@@ -133,7 +133,7 @@ def exercicio_2(c: Checker, fn, encoder):
 def exercicio_3(c: Checker, fn, encoder):
     """Confere ``fn(encoder, frase) -> ndarray (n_layers,)``: fração da atenção em ``<s>`` e ``</s>``."""
     encoder = _confiavel(encoder)
-    for sentence in (SENTENCES[0][0], "Não deixe o coração decidir sozinho"):
+    for sentence in c.casos((SENTENCES[0][0], "Não deixe o coração decidir sozinho")):
         got = c.array(c.call(f"“{sentence}”", fn, encoder, sentence, names=("encoder", "frase"),
                              forbidden=_REFERENCIAS),
                       f"“{sentence}”: devolve um array")
@@ -165,7 +165,7 @@ def exercicio_4(c: Checker, fn, encoder):
     biblioteca (≤ 1e-5) e o mesmo estado final. Fonte: Aula 3, ``03-exercicios`` (exercício 4).
     """
     rng = np.random.default_rng(semente(4))
-    for n, d_model, n_heads in ((5, 8, 2), (3, 12, 3), (1, 8, 4)):
+    for n, d_model, n_heads in c.casos(((5, 8, 2), (3, 12, 3), (1, 8, 4))):
         X = rng.normal(size=(n, d_model))
         Ws = [rng.normal(size=(d_model, d_model)) / np.sqrt(d_model) for _ in range(4)]
         bs = [rng.normal(size=d_model) for _ in range(4)]
@@ -207,8 +207,8 @@ def exercicio_4(c: Checker, fn, encoder):
 def projeto(c: Checker, fn, encoder):
     """Confere ``fn(encoder, frase, camada, cabeca, palavra) -> (tokens, linha)``: a linha do token ``▁palavra``."""
     encoder = _confiavel(encoder)
-    for sentence, layer, head, word in ((SENTENCES[0][0], 5, 3, "ele"), (SENTENCES[1][0], 0, 0, "porta"),
-                                        (SENTENCES[1][0], 11, 11, "frio")):
+    for sentence, layer, head, word in c.casos(((SENTENCES[0][0], 5, 3, "ele"), (SENTENCES[1][0], 0, 0, "porta"),
+                                                (SENTENCES[1][0], 11, 11, "frio"))):
         label = f"camada {layer}, cabeça {head}, “{word}”"
         result = c.call(label, fn, encoder, sentence, layer, head, word,
                         names=("encoder", "frase", "camada", "cabeca", "palavra"), forbidden=_REFERENCIAS)
