@@ -404,7 +404,8 @@ COMANDOS = {
     "instalar": (instalar, "instalar", "instalar", "só cria .venv e instala (sem abrir o JupyterLab)"),
     "test": (test, "test", "test", "os testes rápidos: biblioteca, verificações e notebooks com nbval"),
     "test-lento": (test_lento, "test-lento", "test-lento",
-                   "os testes lentos: soluções (nbval), turma de exemplo corrigida, Aula 3 pelo modelo, navegador"),
+                   "os testes lentos: soluções (nbval), turma de exemplo corrigida, Aula 3 pelo modelo, outra CPU, "
+                   "navegador"),
     "test-cpus": (test_cpus, "test-cpus", "test-cpus",
                   "os notebooks de novo com o OpenBLAS de outras CPUs: as saídas guardadas não podem mudar"),
     "test-minimo": (test_minimo, "test-minimo", "test-minimo",
