@@ -10,7 +10,7 @@ PYTHON ?= python3
 MOSTRAR = $(if $(findstring n,$(firstword -$(MAKEFLAGS))),--mostrar,)
 CURSO   = $(strip $(if $(MOSTRAR),+,)$(PYTHON) curso.py $(MOSTRAR))
 
-.PHONY: ajuda lab instalar test test-lento test-lib test-browser lint alunos executar bench corrigir validar \
+.PHONY: ajuda lab instalar test test-lento test-cpus test-minimo test-lib test-browser lint alunos executar bench corrigir validar \
 	turma-exemplo limpar
 
 ajuda:
@@ -34,6 +34,15 @@ test-lento:
 
 test-lib:
 	$(CURSO) test-lib
+
+# Os notebooks de novo com o kernel do OpenBLAS de outras CPUs (OPENBLAS_CORETYPE) e uma thread só: as saídas
+# guardadas não podem mudar. O make test-lento roda a primeira configuração; este alvo roda todas.
+test-cpus:
+	$(CURSO) test-cpus
+
+# As versões mais baixas que o curso permite (requirements-min.txt), num ambiente à parte (build/venv-minimo/).
+test-minimo:
+	$(CURSO) test-minimo
 
 lint:
 	$(CURSO) lint

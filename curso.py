@@ -44,6 +44,8 @@ JA_ABERTO = 3
 AINDA_HA_O_QUE_RESOLVER = 1
 # Os notebooks rodam em paralelo, um arquivo por processo.
 PARALELO = ("-n", "auto", "--dist", "loadfile")
+# O ambiente das versões mais baixas que o curso permite (requirements-min.txt), à parte do .venv.
+VENV_MINIMO = Path("build") / "venv-minimo"
 
 
 def python_do_venv(venv: Path = VENV, sistema: str = os.name) -> Path:
@@ -284,12 +286,43 @@ def test(ex: Execucao, opcoes) -> int:
 
 
 def test_lento(ex: Execucao, opcoes) -> int:
-    """Os testes lentos; o do navegador roda depois, sozinho, porque precisa de uma máquina responsiva (ele é
-    pulado se não houver Chromium)."""
+    """Os testes lentos; depois, os notebooks de novo com outro kernel do OpenBLAS e uma thread só (a primeira
+    configuração de ``test-cpus``); o do navegador roda por último, sozinho, porque precisa de uma máquina
+    responsiva (ele é pulado se não houver Chromium)."""
     py = python_do_curso()
     return instalar_testes(ex) or _roda_em_sequencia(
         ex, [py, *PYTEST, *PARALELO, "-m", "lento", "--ignore=tests/browser", "--durations=15"],
+        [py, ROOT / "scripts" / "outras_cpus.py", "--quantas", "1"],
         [py, *PYTEST, "tests/browser"], sem_mplbackend=True)
+
+
+def test_cpus(ex: Execucao, opcoes) -> int:
+    """Os notebooks cujas saídas o nbval compara (notebooks/ e solutions/), de novo, com os kernels do OpenBLAS de
+    outras CPUs (``OPENBLAS_CORETYPE``) e com uma thread só: as saídas guardadas não podem mudar (veja
+    scripts/outras_cpus.py)."""
+    return instalar_testes(ex) or ex.rodar([python_do_curso(), ROOT / "scripts" / "outras_cpus.py"],
+                                           sem_mplbackend=True)
+
+
+def test_minimo(ex: Execucao, opcoes) -> int:
+    """As versões mais baixas que o curso permite (requirements-min.txt), num ambiente à parte
+    (build/venv-minimo/): os testes da biblioteca e os notebooks de aluno com o nbval. Uma faixa do
+    requirements.txt que não funciona no seu mínimo (matplotlib 3.8, NumPy 2.0) falha aqui."""
+    mensagem = python_insuficiente()
+    if mensagem:
+        print(mensagem)
+        return 1
+    venv = ROOT / VENV_MINIMO
+    py = python_do_venv(venv)
+    passos = [] if py.exists() else [[sys.executable, "-m", "venv", venv]]
+    passos += [
+        [py, "-m", "pip", "install", "--upgrade", "--quiet", "pip"],
+        [py, "-m", "pip", "install", "--quiet", "-r", "requirements-min.txt"],
+        [py, "-m", "pip", "check"],
+        [py, *PYTEST, *PARALELO, "-m", "not lento", "tests", "notebooks", "--ignore=tests/browser",
+         *(f"--ignore=tests/{nome}" for nome in SEM_A_CORRECAO)],
+    ]
+    return _roda_em_sequencia(ex, *passos, sem_mplbackend=True)
 
 
 # Sem a correção da turma (test_correcao*, test_validar, test_isolamento, test_entregas), sem o nbval e sem o
@@ -382,7 +415,12 @@ COMANDOS = {
     "instalar": (instalar, "instalar", "instalar", "só cria .venv e instala (sem abrir o JupyterLab)"),
     "test": (test, "test", "test", "os testes rápidos: biblioteca, verificações e notebooks com nbval"),
     "test-lento": (test_lento, "test-lento", "test-lento",
-                   "os testes lentos: soluções (nbval), turma de exemplo corrigida, Aula 3 pelo modelo, navegador"),
+                   "os testes lentos: soluções (nbval), turma de exemplo corrigida, Aula 3 pelo modelo, outra CPU, "
+                   "navegador"),
+    "test-cpus": (test_cpus, "test-cpus", "test-cpus",
+                  "os notebooks de novo com o OpenBLAS de outras CPUs: as saídas guardadas não podem mudar"),
+    "test-minimo": (test_minimo, "test-minimo", "test-minimo",
+                    "os testes e os notebooks de aluno com as versões mais baixas permitidas (requirements-min.txt)"),
     "test-browser": (test_browser, "test-browser", "test-browser",
                      "só o teste do explorador no JupyterLab com Chromium sem tela"),
     "test-lib": (test_lib, "test-lib", "test-lib",

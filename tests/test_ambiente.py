@@ -8,6 +8,7 @@ from pathlib import Path
 import tomllib
 import yaml
 from packaging.requirements import Requirement
+from packaging.version import Version
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -92,3 +93,44 @@ def test_matplotlib_carregado_so_ao_desenhar():
             "atencao.plot_attention([[1.0]], ['a']); print('matplotlib' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
     assert out == "True"
+
+
+def _minimo_da_faixa(r: Requirement) -> "str | None":
+    """O limite de baixo de uma faixa (``>=``, ``==`` ou ``~=``); ``None`` se ela não tem um."""
+    baixos = [s.version for s in r.specifier if s.operator in (">=", "==", "~=")]
+    return baixos[0] if len(baixos) == 1 else None
+
+
+def test_requirements_min_fixa_o_minimo_de_cada_faixa():
+    """requirements-min.txt (o make test-minimo, que a CI roda) fixa cada pacote do requirements.txt no limite de
+    baixo da faixa declarada, com o mesmo marcador de plataforma: nenhuma faixa fica sem o seu mínimo testado, e
+    subir um mínimo lá sem subir aqui falha."""
+    linhas = [ln.split("#")[0].strip()
+              for ln in (ROOT / "requirements-min.txt").read_text(encoding="utf-8").splitlines()]
+    linhas = [ln for ln in linhas if ln]
+    assert "-e ." in linhas
+    fixados = {}
+    for linha in linhas:
+        if linha == "-e .":
+            continue
+        r = Requirement(linha)
+        (spec,) = r.specifier
+        assert spec.operator == "==", f"{linha}: fixe exatamente (==) a versão mais baixa"
+        fixados[r.name.lower()] = (spec.version, r.marker)
+    reqs = _requirements()
+    assert set(fixados) == set(reqs), "os mesmos pacotes do requirements.txt"
+    for nome, r in reqs.items():
+        minimo = _minimo_da_faixa(r)
+        assert minimo is not None, f"{nome}: a faixa do requirements.txt precisa de um limite de baixo"
+        versao, marcador = fixados[nome]
+        assert Version(versao) == Version(minimo), f"{nome}: esperado =={minimo}, fixado =={versao}"
+        assert marcador == r.marker, f"{nome}: o marcador de plataforma tem de ser o mesmo do requirements.txt"
+    # os mínimos que o curso promete: matplotlib 3.8 e NumPy 2.0
+    assert fixados["matplotlib"][0].startswith("3.8.") and fixados["numpy"][0] == "2.0.0"
+
+
+def test_ci_testa_os_minimos_e_outras_cpus():
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    assert "make test-minimo" in ci
+    curso = (ROOT / "curso.py").read_text(encoding="utf-8")
+    assert '"outras_cpus.py", "--quantas", "1"' in curso  # o make test-lento roda uma configuração do OpenBLAS

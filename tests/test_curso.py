@@ -39,8 +39,9 @@ def _carregar_curso():
 curso = _carregar_curso()
 
 # O Python do .venv de mentira: anota os argumentos e o MPLBACKEND de cada chamada; finge o pip, o pytest, o ruff,
-# o `-c` da configuração (com o código de saída CODIGO_FALSO) e o JupyterLab (roda até o Ctrl+C, que ele anota);
-# o resto (os scripts do curso) roda no Python de verdade.
+# o `-c` da configuração, a reexecução dos notebooks com outros kernels do OpenBLAS (com o código de saída
+# CODIGO_FALSO) e o JupyterLab (roda até o Ctrl+C, que ele anota); o resto (os scripts do curso) roda no Python de
+# verdade.
 PYTHON_FALSO = """#!{python}
 import json, os, signal, sys, time
 
@@ -58,7 +59,8 @@ anotar({{"args": args, "MPLBACKEND": os.environ.get("MPLBACKEND")}})
 if args[:2] == ["-m", "jupyterlab"]:
     while True:
         time.sleep(0.05)
-if args[:1] == ["-c"] or args[:2] in (["-m", "pip"], ["-m", "pytest"], ["-m", "ruff"]):
+if args[:1] == ["-c"] or args[:2] in (["-m", "pip"], ["-m", "pytest"], ["-m", "ruff"]) or (
+        args and args[0].endswith("outras_cpus.py")):
     sys.exit(int(os.environ.get("CODIGO_FALSO", "0")))
 os.execv({python!r}, [{python!r}, *args])
 """
@@ -183,13 +185,38 @@ def test_test_roda_os_rapidos_e_diz_como_rodar_os_lentos(copia, sem_make):
     assert "make test-lento" in out.stdout and "python3 curso.py test-lento" in out.stdout
     lento = [arg if arg != "not lento" else "lento" for arg in PYTEST_RAPIDO]
     navegador = ["-m", "pytest", "-q", "tests/browser"]
+    outras_cpus = [str(copia / "scripts" / "outras_cpus.py"), "--quantas", "1"]
     (copia.parent / "chamadas.jsonl").unlink()
-    assert _curso(sem_make, "test-lento", cwd=copia).returncode == 0
-    assert [c["args"] for c in _chamadas(copia)] == [lento, navegador]
+    assert _curso(sem_make, "test-lento", cwd=copia, MPLBACKEND="Agg").returncode == 0
+    chamadas = _chamadas(copia)
+    assert [c["args"] for c in chamadas] == [lento, outras_cpus, navegador]
+    assert chamadas[1]["MPLBACKEND"] is None
     (copia.parent / "chamadas.jsonl").unlink()
     falha = _curso(sem_make, "test-lento", cwd=copia, CODIGO_FALSO="5")
     assert falha.returncode == 5  # o código do pytest chega ao aluno, e o navegador não roda depois da falha
     assert [c["args"] for c in _chamadas(copia)] == [lento]
+
+
+@so_posix
+def test_test_minimo_instala_os_minimos_num_ambiente_a_parte(copia, sem_make):
+    """make test-minimo: o requirements-min.txt num ambiente próprio (não o .venv do curso), conferido com o
+    pip check, e nele os testes da biblioteca e os notebooks de aluno; uma falha no meio para tudo."""
+    minimo = curso.python_do_venv(copia / curso.VENV_MINIMO)
+    minimo.parent.mkdir(parents=True)
+    shutil.copy2(curso.python_do_venv(copia / ".venv"), minimo)
+    out = _curso(sem_make, "test-minimo", cwd=copia, MPLBACKEND="Agg")
+    assert out.returncode == 0, out.stdout + out.stderr
+    chamadas = [c["args"] for c in _chamadas(copia)]
+    assert chamadas[:3] == [["-m", "pip", "install", "--upgrade", "--quiet", "pip"],
+                            ["-m", "pip", "install", "--quiet", "-r", "requirements-min.txt"],
+                            ["-m", "pip", "check"]]
+    testes = chamadas[3]
+    assert testes[:2] == ["-m", "pytest"] and "not lento" in testes and {"tests", "notebooks"} <= set(testes)
+    assert "solutions" not in testes and "--ignore=tests/test_correcao.py" in testes and len(chamadas) == 4
+    assert {c["MPLBACKEND"] for c in _chamadas(copia)} == {None}
+    (copia.parent / "chamadas.jsonl").unlink()
+    falha = _curso(sem_make, "test-minimo", cwd=copia, CODIGO_FALSO="3")
+    assert falha.returncode == 3 and len(_chamadas(copia)) == 1  # o pip falhou: nada roda depois
 
 
 @so_posix

@@ -21,6 +21,8 @@ def test_um_mapa_com_rotulos_centrados_maximos_destacados_e_barra_de_cores():
     W = _weights()
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # inclusive "Glyph missing" para os acentos
+        # menos as obsolescências entre dependências (o pyparsing novo avisa o matplotlib 3.8, o mínimo do curso)
+        warnings.simplefilter("ignore", DeprecationWarning)
         fig, ax = atencao.plot_attention(W, tokens, title="teste")
         fig.canvas.draw()
     assert [t.get_text() for t in ax.get_xticklabels()] == tokens
@@ -78,6 +80,21 @@ def test_desenha_num_eixo_existente_e_nao_mostra_repr():
     result = atencao.plot_attention(_weights(2), ["a", "b"], ax=ax)
     assert result.fig is fig and result.axes is ax
     assert hasattr(result, "_ipython_display_") and "0x" not in repr(result)
+
+
+def test_desenha_num_eixo_de_subfigura_em_qualquer_matplotlib_da_faixa():
+    """O espaço do painel vem da figura de cima, mesmo com o eixo numa SubFigure dentro de outra (o
+    ``get_figure(root=True)`` do matplotlib 3.10 não existe no 3.8, o mínimo do curso)."""
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(8, 4))
+    interna = fig.subfigures(1, 2)[1].subfigures(2, 1)[0]
+    ax = interna.subplots()
+    result = atencao.plot_attention(_weights(3), ["a", "b", "c"], ax=ax)
+    assert result.axes is ax
+    from atencao.plotting import _root_figure
+
+    assert _root_figure(ax) is fig and _root_figure(fig) is fig
 
 
 @pytest.mark.parametrize("weights, tokens, exc, msg", [
@@ -274,3 +291,36 @@ def test_rotulos_aparecem_literalmente():
         assert [t.get_text() for t in labels] == expected
         assert not any(t.get_parse_math() for t in labels)  # sem mathtext: $x$ não vira um x itálico
     assert atencao.plotting.token_label("a\tb") == "a\\tb"
+
+
+def test_pyplot_liga_a_exibicao_inline_se_o_jupyter_ainda_nao_ligou(monkeypatch):
+    """No matplotlib 3.8 a primeira figura do notebook, desenhada pela biblioteca, aparecia uma célula atrasada:
+    ``pyplot()`` liga a exibição do backend inline na hora, só quando ela falta (no 3.9+ já vem ligada), e
+    nunca fora do Jupyter (o nbval de ``make test-minimo`` confere os notebooks de verdade)."""
+    import sys
+    import types
+
+    import matplotlib
+    import matplotlib.pyplot as plt
+    import matplotlib_inline.backend_inline as inline
+    from IPython.core import pylabtools
+
+    from atencao.plotting import pyplot
+
+    chamadas = []
+    monkeypatch.setattr(pylabtools, "activate_matplotlib", lambda backend: chamadas.append(("ativar", backend)))
+    monkeypatch.setattr(inline, "configure_inline_support", lambda shell, backend: chamadas.append(("ligar", backend)))
+    callbacks = {"post_execute": []}
+    shell = types.SimpleNamespace(events=types.SimpleNamespace(callbacks=callbacks))
+    monkeypatch.setitem(sys.modules, "IPython", types.SimpleNamespace(get_ipython=lambda: shell))
+
+    assert pyplot() is plt and chamadas == []  # o backend destes testes é o Agg: nada a ligar
+    monkeypatch.setitem(matplotlib.rcParams, "backend", "module://matplotlib_inline.backend_inline")
+    assert pyplot() is plt
+    assert chamadas == [("ativar", "module://matplotlib_inline.backend_inline"),
+                        ("ligar", "module://matplotlib_inline.backend_inline")]
+    callbacks["post_execute"].append(inline.flush_figures)  # já ligada (matplotlib 3.9+): nada muda
+    assert pyplot() is plt and len(chamadas) == 2
+    monkeypatch.setitem(sys.modules, "IPython", types.SimpleNamespace(get_ipython=lambda: None))
+    callbacks["post_execute"].clear()
+    assert pyplot() is plt and len(chamadas) == 2  # fora do Jupyter

@@ -94,7 +94,9 @@ def read_e5(path) -> tuple["BertConfig", dict, UnigramTokenizer]:  # noqa: F821
         off += 28
         eps, _qk = struct.unpack_from("<fi", buf, off)
         off += 8
-        config = BertConfig(d, nl, nh, ff, voc, maxp, tvs, float(np.float32(eps)))
+        # o float32 do arquivo com as casas que o identificam (1e-12, não 9.999999960041972e-13, o ruído da
+        # conversão para float64): o mesmo float32 nas contas, e o repr da configuração fica legível
+        config = BertConfig(d, nl, nh, ff, voc, maxp, tvs, float(str(np.float32(eps))))
         n_pieces, bos, eos, pad, unk = struct.unpack_from("<5i", buf, off)
         off += 20
         (blob_len,) = struct.unpack_from("<Q", buf, off)

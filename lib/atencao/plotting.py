@@ -13,6 +13,7 @@ Fonte: Módulo 6, Aula 1 (``02-codigo``, ``04-projeto``) e Aula 2 (``05-projeto`
 
 from __future__ import annotations
 
+import sys
 import unicodedata
 import warnings
 
@@ -127,10 +128,56 @@ def _draw_heatmap(ax, w, tokens_q, tokens_k, norm, cmap, layout, highlight_max, 
     return im
 
 
+_INLINE = ("inline", "module://matplotlib_inline.backend_inline")
+
+
+def pyplot():
+    """O ``matplotlib.pyplot``, com as figuras mostradas no Jupyter no fim da célula que as desenha.
+
+    No matplotlib 3.8 (o mínimo do curso), o backend inline do Jupyter é carregado no meio do
+    ``import matplotlib.pyplot`` e, quando esse import acontece dentro de uma célula (a primeira figura do
+    notebook, desenhada pela biblioteca), o matplotlib-inline só liga a exibição das figuras depois dessa
+    célula: a figura aparecia uma célula atrasada. Aqui a ligação é feita na hora, com as mesmas duas chamadas
+    do matplotlib-inline (``activate_matplotlib`` e ``configure_inline_support``). Fora do Jupyter, com
+    outro backend ou com a exibição já ligada (matplotlib 3.9 ou mais novo), só devolve o pyplot.
+
+    Returns
+    -------
+    module
+        ``matplotlib.pyplot``.
+    """
+    import matplotlib
+    import matplotlib.pyplot as plt
+
+    ipython = sys.modules.get("IPython")
+    shell = ipython.get_ipython() if ipython is not None else None
+    backend = matplotlib.rcParams._get("backend")  # sem resolver o backend (get_backend() o carregaria)
+    if shell is None or backend not in _INLINE:
+        return plt
+    from matplotlib_inline.backend_inline import configure_inline_support, flush_figures
+
+    if flush_figures not in shell.events.callbacks.get("post_execute", []):
+        from IPython.core.pylabtools import activate_matplotlib
+
+        activate_matplotlib(backend)
+        configure_inline_support(shell, backend)
+    return plt
+
+
+def _root_figure(artist):
+    """A figura de cima (a ``Figure``, não uma ``SubFigure``) de um Artist, em qualquer matplotlib da faixa do
+    curso (``get_figure(root=True)`` só existe a partir do 3.10). ``SubFigure.figure`` aponta para a figura
+    de cima (ou para a SubFigure que a contém, no 3.10+); a ``Figure`` aponta para si mesma."""
+    fig = artist.figure
+    while fig.figure is not fig:
+        fig = fig.figure
+    return fig
+
+
 def _axes_space(ax) -> tuple[float, float]:
     """Espaço (polegadas) que um Axes existente terá: a sua célula da grade se a figura tem um layout
     automático (constrained/tight, que a ocupa inteira), senão a posição atual."""
-    fig = ax.get_figure(root=True)
+    fig = _root_figure(ax)
     fw, fh = fig.get_size_inches()
     spec = ax.get_subplotspec()
     if spec is not None and fig.get_layout_engine() is not None:
@@ -256,8 +303,7 @@ def plot_attention_heads(weights, tokens_q, tokens_k=None, titles=None, ncols: i
         fw, fh = figure.bbox.width / figure.dpi, figure.bbox.height / figure.dpi
         layout = _layout.layout_in(fw, fh, n_panels, n_q, n_k, labels_q, labels_k, **common)
     else:
-        import matplotlib.pyplot as plt
-
+        plt = pyplot()
         layout = _layout.grid_layout(n_panels, n_q, n_k, labels_q, labels_k, **common)
         figure = plt.figure(figsize=layout.figsize, layout="constrained")
         figure.get_layout_engine().set(wspace=0.04, hspace=0.04)

@@ -90,9 +90,9 @@ def plot_softmax_saturation(result: dict):
 
     Fonte: Módulo 6, Aula 2, ``02-codigo``.
     """
-    import matplotlib.pyplot as plt
+    from .plotting import AttentionPlot, pyplot
 
-    from .plotting import AttentionPlot
+    plt = pyplot()
 
     d_k = result["d_k"]
     n_keys = result.get("n_keys", 16)
