@@ -337,3 +337,25 @@ def test_recorrecao_so_quando_a_maquina_estava_disputada():
     assert not motor._esgotou_tempo(linha(cpu_ratio=None, cpu_outros=1.5))  # sem medida: não
     assert not motor._esgotou_tempo(linha(cpu_ratio=0.2, cpu_outros=1.5, tempo_do_aluno=True))  # ignorou/inundou
     assert not motor._esgotou_tempo(linha(status="ok", cpu_ratio=0.2, cpu_outros=1.5))
+
+
+@pytest.mark.lento  # corrige notebooks de verdade (make test-lento)
+def test_orcamento_minusculo_mata_o_processo_de_correcao_e_segue(tmp_path, turma):
+    """Orçamento de 1 s: as caixas morrem no prazo e, se o retorno do nbgrader ainda não voltou, o processo de
+    correção inteiro morre (SIGKILL) com os seus cgroups; a linha diz tempo esgotado em até orçamento + 10 s."""
+    import secrets
+
+    pasta = tmp_path / "e"
+    for aluno in ("bruno-parcial", "davi-laco-infinito"):
+        (pasta / aluno).mkdir(parents=True)
+        (pasta / aluno / "03-exercicios.ipynb").write_bytes((turma / aluno / "03-exercicios.ipynb").read_bytes())
+    log: list[str] = []
+    marca = secrets.token_hex(6)
+    rows = motor.grade_class(pasta, tmp_path / "saida", cell_timeout=5, notebook_timeout=1.0, workers=2,
+                             log=log.append, marca=marca)
+    assert [(r.status, r.total) for r in rows] == [("tempo_esgotado", 0.0)] * 2, rows
+    segundos = [float(linha.rsplit("(", 1)[1].split()[0]) for linha in log if linha.rstrip().endswith(" s)")]
+    # com a máquina disputada (as caixas mal usaram a CPU), cada uma pode ser corrigida de novo: também no orçamento
+    assert len(segundos) in (2, 3, 4) and max(segundos) <= 1.0 + 10, log
+    assert isolamento.restantes(marca) == []
+    assert [d for d in isolamento.cgroups_restantes() if marca in d.name] == []

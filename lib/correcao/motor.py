@@ -850,7 +850,7 @@ def _grade_parallel(tmp: Path, plan: list, cell_timeout: int, notebook_timeout: 
                                      f"a correção deste notebook passou do orçamento de {notebook_timeout:.0f} s "
                                      "(leitura, saneamento, execução e retorno) e foi interrompida; 0 pontos",
                                      arquivo=e.arquivo)
-                    row.isolation = "sem_isolamento" if not isolar else row.isolation
+                    row.isolation = "bwrap" if isolar else "sem_isolamento"  # o grupo morreu junto com o processo
                     row.tempo_do_aluno = True
                     registrar(st["tarefa"], row, agora - st["t0"])
                     acabar(conn)
