@@ -446,7 +446,8 @@ def _cache_matplotlib(pasta: Path) -> Path:
 def grade_class(entregas: Path, saida: Path, cell_timeout: int = 30, notebook_timeout: float = 180.0,
                 workers: int | None = None, log=print, memoria_mb: int = 2048, isolar: bool = True,
                 marca: str | None = None, guardar_notebooks: bool = False) -> list[Row]:
-    """Corrige a turma de ``entregas`` (pasta ou .zip) e escreve ``notas.csv`` e os retornos em ``saida``.
+    """Corrige a turma de ``entregas`` (pasta ou .zip, ou uma lista delas: as partes da mesma turma, juntadas
+    por aluno por :func:`correcao.entregas.ler_entregas`) e escreve ``notas.csv`` e os retornos em ``saida``.
 
     ``memoria_mb``: limite de memória por processo do aluno; ``isolar=False`` corrige sem caixa (só com
     o aviso em cada linha); ``marca`` identifica os processos desta correção (veja
@@ -463,7 +464,7 @@ def grade_class(entregas: Path, saida: Path, cell_timeout: int = 30, notebook_ti
     saida = Path(saida).resolve()
     with tempfile.TemporaryDirectory(prefix="correcao-") as tmp_name:
         tmp = Path(tmp_name)
-        entregas_lidas = ler_entregas(Path(entregas), tmp)  # cópia interna: o nbgrader e o aluno não veem o original
+        entregas_lidas = ler_entregas(entregas, tmp)  # cópia interna: o nbgrader e o aluno não veem o original
         plan, rows, fora = plan_class(entregas_lidas, everything, tmp / "saneados")
         if entregas_lidas.lixo:
             log(f"  {len(entregas_lidas.lixo)} resto(s) do macOS/Windows/Jupyter ignorado(s) (__MACOSX, ._*, "
