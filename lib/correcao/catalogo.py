@@ -274,6 +274,9 @@ def _sem_docstrings(tree):
     return tree
 
 
+_MARCA_SOLUCAO = re.compile(r"^\s*#+\s*(BEGIN|END) SOLUTION\s*$")
+
+
 def answer_fingerprint(fonte: str, cell_type: str = "code") -> str:
     """Impressão digital de uma resposta, para achar uma entrega igual às soluções: o código sem comentários,
     docstrings, linhas em branco e formatação (a árvore sintática do Python); um texto sem a formatação, os
@@ -288,6 +291,7 @@ def answer_fingerprint(fonte: str, cell_type: str = "code") -> str:
     import ast
     import hashlib
 
+    fonte = "\n".join(ln for ln in str(fonte).splitlines() if not _MARCA_SOLUCAO.match(ln))
     if cell_type == "code":
         try:
             normal = ast.dump(_sem_docstrings(ast.parse(fonte)), annotate_fields=False)
@@ -308,3 +312,30 @@ def cell_fingerprint(cell) -> str:
 
     tipo = cell.get("cell_type", "") if isinstance(cell, dict) else ""
     return hashlib.sha256(f"{tipo}\0{cell_source(cell)}".encode("utf-8")).hexdigest()[:12]
+
+
+@functools.lru_cache(maxsize=None)
+def checks_of_answers(source: Path) -> dict[str, tuple[str, ...]]:
+    """Resposta de código -> as verificações que a conferem (as que vêm depois dela, até a próxima resposta de
+    código), no notebook de solução ``source``."""
+    out: dict[str, list] = {}
+    atual = None
+    for cell in json.loads(Path(source).read_text(encoding="utf-8"))["cells"]:
+        meta = nbgrader_meta(cell)
+        if meta.get("solution") and cell.get("cell_type") == "code":
+            atual = meta.get("grade_id")
+            out.setdefault(atual, [])
+        elif is_check(cell) and atual:
+            out[atual].append(meta["grade_id"])
+    return {k: tuple(v) for k, v in out.items()}
+
+
+@functools.lru_cache(maxsize=None)
+def solution_fingerprints(source: Path) -> dict[str, str]:
+    """Resposta (``grade_id``) -> impressão digital da resposta de ``solutions/`` (:func:`answer_fingerprint`)."""
+    out = {}
+    for cell in json.loads(Path(source).read_text(encoding="utf-8"))["cells"]:
+        meta = nbgrader_meta(cell)
+        if meta.get("solution") and meta.get("grade_id"):
+            out[meta["grade_id"]] = answer_fingerprint(cell_source(cell), cell.get("cell_type", "code"))
+    return out

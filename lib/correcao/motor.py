@@ -54,8 +54,9 @@ from .catalogo import (
 )
 from .entregas import Entregas, ler_entregas
 from .isolamento import Caixa, Limites, encerrar
-from .relatorio import Row, _num, erro_legivel, failed_row, notebook_body, write_outputs
-from .saneamento import sanitize
+from .nomes_antigos import nota_da_versao, reconhecer_versao, traduzir_ids
+from .relatorio import Row, _num, erro_legivel, failed_row, notebook_body, reter, write_outputs
+from .saneamento import iguais_as_solucoes, sanitize
 from .varredura import modulos_importados, varrer
 
 COURSE_ID = "self-attention-do-zero"
@@ -319,6 +320,8 @@ class Entrega:
     path: Path  # o notebook arrumado (:func:`correcao.saneamento.sanitize`)
     arquivo: str  # o caminho dentro da entrega do aluno
     notas: list = field(default_factory=list)  # renomeado, células repetidas ou coladas...
+    ausentes: list = field(default_factory=list)  # verificações que a versão do curso do aluno não tinha
+    copiadas: tuple = ((), ())  # (respostas iguais às soluções, verificações delas): veja iguais_as_solucoes
 
 
 def grade_one(w: Trabalhador, e: Entrega) -> Row:
@@ -348,9 +351,26 @@ def grade_one(w: Trabalhador, e: Entrega) -> Row:
     row.autograded = keep
     _scores(w, g, e.ident, row)
     _explain(autograded, g, row, e.path)
+    _fora_da_versao(g, row, e.ausentes)
     _aplicar_conferencia(g, row, res)
+    _copia_das_solucoes(row, *e.copiadas)
     row.cpu_ratio = res.cpu_ratio
     return row
+
+
+def _fora_da_versao(g: Gradable, row: Row, ausentes: list) -> None:
+    """Verificações de exercícios que a versão do curso do aluno não tinha: fora da nota e do máximo."""
+    for gid in ausentes:
+        row.scores.pop(gid, None)
+        row.maximum -= g.cells[gid][1]
+    row.reasons = [r for r in row.reasons if not any(r.startswith(f"{gid}: ") for gid in ausentes)]
+
+
+def _copia_das_solucoes(row: Row, respostas, verificacoes) -> None:
+    """Entrega com as respostas iguais às de ``solutions/``: revisar, sem os pontos dessas verificações."""
+    if respostas:
+        reter(row, verificacoes, f"respostas iguais às de solutions/ ({', '.join(respostas)}): cópia da solução? "
+                                 "O professor decide")
 
 
 def _last_error(log: str) -> str:
@@ -398,7 +418,9 @@ def _aplicar_conferencia(g: Gradable, row: Row, res: Resultado) -> None:
             continue
         if not passou and row.scores[gid] > 0:
             row.reasons.append(f"{gid}: passou no notebook, mas falhou na conferência independente"
-                               + (f" (não passou: {detalhe})" if detalhe else "") + "; 0 pontos")
+                               + (f" (não passou: {detalhe})" if detalhe else "") + "; 0 pontos no total, "
+                               f"{_num(row.scores[gid])} em pontos_em_revisao")
+            row.em_revisao[gid] = row.scores[gid]
             row.scores[gid] = 0.0
             revisar = True
     if res.flags:
@@ -421,6 +443,8 @@ def _aplicar_conferencia(g: Gradable, row: Row, res: Resultado) -> None:
     elif res.situacao == "kernel_morreu":
         row.reasons.append(f"o kernel parou em {res.onde} (o processo foi encerrado); "
                            "valem os pontos das verificações que terminaram antes")
+    if (res.flags or res.alteracoes) and any(v > 0 for v in row.scores.values()):  # o kernel inteiro em dúvida
+        reter(row, list(row.scores), "o código mexe na correção: nenhuma verificação vale até a revisão")
     row.total = sum(row.scores.values())
     if revisar:
         row.status = "revisar"
@@ -510,7 +534,12 @@ def plan_class(ent: Entregas, everything: dict, pasta: Path) -> tuple[list[Entre
             fora.append((a.aluno, a.caminho, a.motivo or "não é um notebook (.ipynb): não foi corrigido"))
             continue
         nb, problema = (None, a.motivo) if (a.motivo or a.dados is None) else read_notebook(a.dados.read_bytes())
+        versao = reconhecer_versao(nb, everything) if problema is None else None
+        if versao is not None:  # uma versão anterior do curso: os ids antigos viram os de hoje
+            nb = traduzir_ids(nb, versao)
         g, nota = identify(everything, nb, a.caminho)
+        if g is None or (versao is not None and (g.assignment, g.notebook) != (versao.aula, versao.notebook)):
+            versao = None
         rotulo = g.notebook if g else nome_base(a.nome)
         if not a.aluno:
             rows.append(failed_row("", g, rotulo, "fora_de_pasta",
@@ -528,14 +557,19 @@ def plan_class(ent: Entregas, everything: dict, pasta: Path) -> tuple[list[Entre
                                    f"“{a.caminho}” não é um notebook de exercício ou projeto do curso",
                                    arquivo=a.caminho))
             continue
-        arrumado, notas = sanitize(nb, g, everything)
+        ausentes = [gid for gid in g.checks if gid not in versao.verificacoes] if versao else []
+        copiadas = iguais_as_solucoes(nb, g)
+        arrumado, notas = sanitize(nb, g, everything, versao=versao)
+        if versao is not None:
+            notas.insert(0, nota_da_versao(versao, ausentes))
         em_branco = blank_answers(arrumado, g)
         if em_branco:
             notas.append(f"{len(em_branco)} resposta(s) escrita(s) ainda com o esboço ✍️ (valem 0 na correção do "
                          f"professor): {', '.join(gid for gid, _, _ in em_branco)}")
         path = pasta / f"e{k:05d}.ipynb"
         path.write_text(json.dumps(arrumado, ensure_ascii=False), encoding="utf-8")
-        plan.append(Entrega(a.aluno, f"e{k:05d}", g, path, a.caminho, ([nota] if nota else []) + notas))
+        plan.append(Entrega(a.aluno, f"e{k:05d}", g, path, a.caminho, ([nota] if nota else []) + notas, ausentes,
+                            copiadas))
     for nome in ent.inseguros:
         fora.append(("", nome, "caminho que sairia da pasta das entregas (..): não foi lido"))
     for aluno in ent.alunos:

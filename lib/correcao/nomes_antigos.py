@@ -51,8 +51,10 @@ class Versao:
     @property
     def descricao(self) -> str:
         de, ate = self.datas
-        return f"versão de {de} a {ate} (commits {self.commits[0][:8]} a {self.commits[1][:8]})" if de != ate \
-            else f"versão de {de} (commit {self.commits[0][:8]})"
+        quando = f"de {de} a {ate}" if de != ate else f"de {de}"
+        commits = (f"commits {self.commits[0][:8]} a {self.commits[1][:8]}" if self.commits[0] != self.commits[1]
+                   else f"commit {self.commits[0][:8]}")
+        return f"{quando}, {commits}"
 
 
 @functools.lru_cache(maxsize=1)
@@ -192,7 +194,7 @@ def traduzir_ids(nb: dict, versao: Versao) -> dict:
 def nota_da_versao(versao: Versao, ausentes: list[str]) -> str:
     """O que a linha de ``notas.csv`` diz de uma entrega de uma versão anterior."""
     partes = [f"notebook de uma versão anterior do curso ({versao.descricao}), reconhecido e corrigido com as "
-              "verificações de hoje"]
+              "verificações de hoje, sem perder ponto"]
     if versao.mapa_ids:
         trocas = list(versao.mapa_ids.items())
         partes.append("ids de célula antigos trocados pelos atuais (" + ", ".join(f"{a} → {n}" for a, n in trocas[:3])
