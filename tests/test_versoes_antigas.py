@@ -72,10 +72,9 @@ def test_cada_versao_guardada_e_reconhecida_e_arrumada(tmp_path):
     e as verificações que a versão não tinha fora da nota."""
     ent = entregas.ler_entregas(versoes.ZIP, tmp_path / "tmp")
     plano, linhas, _ = motor.plan_class(ent, EVERYTHING, tmp_path / "saneados")
-    assert not linhas and len(plano) == len(nomes_antigos.versoes())
+    assert not linhas and len(plano) == len(nomes_antigos.versoes()) + len(versoes.ENUNCIADO_MUDOU)
     for e in plano:
-        v = next(v for v in nomes_antigos.versoes() if (versoes.aluno(v), f"{v.notebook}.ipynb") == (e.student,
-                                                                                                    e.arquivo))
+        v = _versao_do_aluno(e.student, e.arquivo)
         assert (e.g.assignment, e.g.notebook) == (v.aula, v.notebook)
         assert any(n.startswith("notebook de uma versão anterior do curso") for n in e.notas), e.notas
         assert not any("de outro notebook" in n for n in e.notas), e.notas
@@ -106,6 +105,13 @@ def test_nomes_antigos_vem_da_versao():
         == ("def top_heads(A):\n    return A\n", [])
     assert nomes_antigos.funcoes_definidas("import numpy as np\ndef a():\n    pass\nasync def b():\n    pass\n") \
         == ["a", "b"]
+
+
+def _versao_do_aluno(aluno: str, arquivo: str) -> nomes_antigos.Versao:
+    if aluno == versoes.COMO_ERA:
+        commit, caminho = next(iter(versoes.ENUNCIADO_MUDOU))
+        return next(v for v in nomes_antigos.versoes() if (v.commits[1], v.caminho) == (commit, caminho))
+    return next(v for v in nomes_antigos.versoes() if (versoes.aluno(v), f"{v.notebook}.ipynb") == (aluno, arquivo))
 
 
 # ---------- cópias de solutions/ ----------
@@ -185,12 +191,15 @@ def test_sem_caminhos_da_maquina():
 def test_cada_versao_anterior_resolvida_tira_a_nota_cheia(tmp_path):
     rows = motor.grade_class(versoes.ZIP, tmp_path / "saida", cell_timeout=20, notebook_timeout=120,
                              log=lambda *_: None)
-    assert len(rows) == len(nomes_antigos.versoes())
+    assert len(rows) == len(nomes_antigos.versoes()) + len(versoes.ENUNCIADO_MUDOU)
     for r in rows:
-        v = next(v for v in nomes_antigos.versoes() if (versoes.aluno(v), f"{v.notebook}.ipynb") == (r.student,
-                                                                                                    r.arquivo))
+        v = _versao_do_aluno(r.student, r.arquivo)
         pontos = sum(EVERYTHING[(v.aula, v.notebook)].cells[gid][1] for gid in v.verificacoes)
-        assert (r.status, r.total, r.maximum) == ("ok", pontos, pontos), (r.student, r.arquivo, r.reasons)
         assert any(m.startswith(f"notebook de uma versão anterior do curso (de {v.datas[0]}") for m in r.reasons)
+        if r.student == versoes.COMO_ERA:  # a resposta como a versão pedia, que a verificação de hoje recusa
+            assert (r.status, r.total, r.maximum) == ("revisar", 0, pontos), (r.student, r.reasons)
+            assert any("o enunciado pode ter mudado desde aquela versão" in m for m in r.reasons), r.reasons
+            continue
+        assert (r.status, r.total, r.maximum) == ("ok", pontos, pontos), (r.student, r.arquivo, r.reasons)
     with zipfile.ZipFile(versoes.ZIP) as z:
         assert len([n for n in z.namelist() if n.endswith(".ipynb")]) == len(rows)

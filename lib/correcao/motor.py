@@ -321,6 +321,7 @@ class Entrega:
     arquivo: str  # o caminho dentro da entrega do aluno
     notas: list = field(default_factory=list)  # renomeado, células repetidas ou coladas...
     ausentes: list = field(default_factory=list)  # verificações que a versão do curso do aluno não tinha
+    versao: str = ""  # a versão anterior do curso do notebook ("" = a atual)
     copiadas: tuple = ((), ())  # (respostas iguais às soluções, verificações delas): veja iguais_as_solucoes
 
 
@@ -354,9 +355,22 @@ def grade_one(w: Trabalhador, e: Entrega) -> Row:
     _fora_da_versao(g, row, e.ausentes)
     _aplicar_conferencia(g, row, res)
     _copia_das_solucoes(row, *e.copiadas)
+    _versao_com_falhas(g, row, e.versao)
     row.cpu_ratio = res.cpu_ratio
     return row
 
+
+def _versao_com_falhas(g: Gradable, row: Row, versao: str) -> None:
+    """Uma entrega de versão anterior com verificações que não passaram vai para revisão: o enunciado pode ter
+    mudado desde então (o projeto da Aula 1 pedia ``atencao.self_attention``, que a verificação de hoje
+    proíbe dentro da função do aluno)."""
+    if not versao or row.status not in ("parcial", "zero"):
+        return
+    falhas = [gid for gid in g.checks if gid in row.scores and row.scores[gid] < g.cells[gid][1]]
+    if falhas:
+        row.status = "revisar"
+        row.reasons.append(f"verificações que não passaram numa entrega da {versao} ({', '.join(falhas)}): o "
+                           "enunciado pode ter mudado desde aquela versão; o professor decide")
 
 def _fora_da_versao(g: Gradable, row: Row, ausentes: list) -> None:
     """Verificações de exercícios que a versão do curso do aluno não tinha: fora da nota e do máximo."""
@@ -569,7 +583,7 @@ def plan_class(ent: Entregas, everything: dict, pasta: Path) -> tuple[list[Entre
         path = pasta / f"e{k:05d}.ipynb"
         path.write_text(json.dumps(arrumado, ensure_ascii=False), encoding="utf-8")
         plan.append(Entrega(a.aluno, f"e{k:05d}", g, path, a.caminho, ([nota] if nota else []) + notas, ausentes,
-                            copiadas))
+                            f"versão anterior do curso ({versao.descricao})" if versao else "", copiadas))
     for nome in ent.inseguros:
         fora.append(("", nome, "caminho que sairia da pasta das entregas (..): não foi lido"))
     for aluno in ent.alunos:

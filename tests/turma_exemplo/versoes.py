@@ -37,20 +37,43 @@ def aluno(versao: nomes_antigos.Versao) -> str:
     return f"{versao.commits[1][:8]}-{versao.aula[:7]}"
 
 
+# Exercícios cujo enunciado mudou desde a versão: o projeto da Aula 1, na primeira versão, pedia a conta com
+# ``atencao.self_attention``; a verificação de hoje proíbe a função pronta dentro da função do aluno. Para essas
+# versões, o aluno "resolvido" escreve a conta com NumPy (a resposta de hoje, com o nome antigo da função), o que
+# a versão dele também aceitava; a resposta como era fica num aluno à parte (COMO_ERA), que vai para revisão.
+ENUNCIADO_MUDOU = {("012b9fa271f4", "modulo-06/aula-01-self-attention/04-projeto.ipynb"): "projeto-solucao"}
+COMO_ERA = "012b9fa2-aula-01-como-era"
+
+
+def _resolver(v: nomes_antigos.Versao, como_era: bool = False) -> dict:
+    commit = v.commits[1]
+    nb = copy.deepcopy(_show(commit, f"notebooks/{v.caminho}"))
+    sol = {c.get("metadata", {}).get("nbgrader", {}).get("grade_id"): c
+           for c in _show(commit, f"solutions/{v.caminho}")["cells"]}
+    mudou = None if como_era else ENUNCIADO_MUDOU.get((commit, v.caminho))
+    hoje = {c.get("metadata", {}).get("nbgrader", {}).get("grade_id"): c
+            for c in json.loads((ROOT / "solutions" / v.caminho).read_text(encoding="utf-8"))["cells"]}
+    for c in nb["cells"]:
+        gid = c.get("metadata", {}).get("nbgrader", {}).get("grade_id")
+        if not c.get("metadata", {}).get("nbgrader", {}).get("solution") or gid not in sol:
+            continue
+        fonte = "".join(sol[gid]["source"])
+        if gid == mudou:
+            fonte = "".join(hoje[v.mapa_ids.get(gid, gid)]["source"])
+            for antigo, novo in v.funcoes.items():
+                fonte = fonte.replace(f"def {novo}(", f"def {antigo}(")
+        c["source"] = gerar.resposta_a_mao(fonte, c["cell_type"])
+    return gerar.clean(nb)
+
+
 def resolvidos() -> dict[tuple[str, str], dict]:
-    """(aluno, arquivo) -> o notebook de aluno de cada versão anterior, resolvido (precisa do histórico)."""
+    """(aluno, arquivo) -> o notebook de aluno de cada versão anterior, resolvido (precisa do histórico), mais
+    a resposta como era de cada exercício de ENUNCIADO_MUDOU (aluno COMO_ERA)."""
     out = {}
     for v in nomes_antigos.versoes():
-        commit = v.commits[1]
-        nb = _show(commit, f"notebooks/{v.caminho}")
-        sol = {c.get("metadata", {}).get("nbgrader", {}).get("grade_id"): c
-               for c in _show(commit, f"solutions/{v.caminho}")["cells"]}
-        nb = copy.deepcopy(nb)
-        for c in nb["cells"]:
-            meta = c.get("metadata", {}).get("nbgrader", {})
-            if meta.get("solution") and meta.get("grade_id") in sol:
-                c["source"] = gerar.resposta_a_mao("".join(sol[meta["grade_id"]]["source"]), c["cell_type"])
-        out[(aluno(v), f"{v.notebook}.ipynb")] = gerar.clean(nb)
+        out[(aluno(v), f"{v.notebook}.ipynb")] = _resolver(v)
+        if (v.commits[1], v.caminho) in ENUNCIADO_MUDOU:
+            out[(COMO_ERA, f"{v.notebook}.ipynb")] = _resolver(v, como_era=True)
     return out
 
 
