@@ -384,10 +384,10 @@ COMANDOS = {
     "executar": (executar, "executar", "executar", "reexecuta e salva todos os notebooks (depois de mudar lib/)"),
     "bench": (bench, "bench", "bench", "mede desempenho"),
     "turma-exemplo": (turma_exemplo, "turma-exemplo", "turma-exemplo",
-                      "regenera a turma fictícia tests/turma-exemplo.zip a partir das soluções"),
+                      "regenera a turma fictícia tests/turma-exemplo.zip (e tests/versoes-antigas.zip, do git)"),
     "limpar": (limpar, "limpar", "limpar", "apaga .venv e build/ (trabalho/, com as suas respostas, fica)"),
     "corrigir": (corrigir, "corrigir ENTREGAS=pasta-ou-zip [SAIDA=pasta] [MEMORIA=MiB] [SEM_ISOLAMENTO=1]",
-                 "corrigir pasta-ou-zip [--saida pasta] [--memoria MiB] [--sem-isolamento]",
+                 "corrigir pasta-ou-zip [outro.zip...] [--saida pasta] [--memoria MiB] [--sem-isolamento]",
                  "corrige uma turma (cada entrega isolada com o bwrap)"),
     "validar": (validar, "validar NB=notebook.ipynb", "validar notebook.ipynb",
                 "confere um notebook antes da entrega"),
@@ -445,7 +445,8 @@ def _parser() -> argparse.ArgumentParser:
             p.add_argument("--porta", type=int, default=PORTA, help=f"a porta do JupyterLab (padrão {PORTA})")
         elif nome == "corrigir":
             p.add_argument("entregas", nargs="*", default=[],
-                           help="pasta(s) ou .zip(s) com <aluno>/<notebook>.ipynb (as partes de uma turma são juntadas)")
+                           help="pasta(s) ou .zip(s) com <aluno>/<notebook>.ipynb (as partes de uma turma são "
+                                "juntadas)")
             p.add_argument("--saida", default=None, help=f"pasta do resultado (padrão {SAIDA.as_posix()})")
             p.add_argument("--memoria", type=int, default=MEMORIA,
                            help=f"MiB de memória por processo do aluno (padrão {MEMORIA})")

@@ -353,7 +353,8 @@ def motor_plan(ent, tmp_path):
     # o zip de um aluno só, com uma pasta por aula: as pastas não são alunos
     ([("ana/aula-01-self-attention/03-exercicios.ipynb", NB), ("ana/aula-02-auto-atencao-do-zero/04-exercicios.ipynb",
                                                                  NB)],
-     {("ana", "aula-01-self-attention/03-exercicios.ipynb"), ("ana", "aula-02-auto-atencao-do-zero/04-exercicios.ipynb")}),
+     {("ana", "aula-01-self-attention/03-exercicios.ipynb"),
+      ("ana", "aula-02-auto-atencao-do-zero/04-exercicios.ipynb")}),
     ([("ana/Aula 1/03-exercicios.ipynb", NB)], {("ana", "Aula 1/03-exercicios.ipynb")}),
     # sem a pasta do aluno: a pasta de aula não é um aluno; o aluno é o do zip
     ([("aula-01-self-attention/03-exercicios.ipynb", NB)],

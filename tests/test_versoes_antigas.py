@@ -22,9 +22,8 @@ from correcao import catalogo, entregas, isolamento, motor, nomes_antigos, relat
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT / "scripts"))
-from turma_exemplo import gerar, versoes  # noqa: E402
-
 import versoes_antigas  # noqa: E402
+from turma_exemplo import gerar, versoes  # noqa: E402
 
 EVERYTHING = catalogo.catalog()
 A1, A2 = "modulo-06/aula-01-self-attention", "modulo-06/aula-02-auto-atencao-do-zero"
@@ -124,9 +123,10 @@ def test_entrega_igual_as_solucoes_vai_para_revisao(tmp_path):
                                     for ln in "".join(c["source"]).splitlines() if "SOLUTION" not in ln)
     uma_so = gerar.clean(gerar.solution(A1, "03-exercicios"))  # só o exercício 3 igual à solução: coincidência
     gerar.fill(uma_so, "aula01-ex3-solucao", "".join(gerar.cell(json.loads(sol), "aula01-ex3-solucao")["source"]))
+    honesto = gerar.clean(gerar.solution(A1, "03-exercicios"))
     plano, _ = _plano([("t/copia/03-exercicios.ipynb", sol), ("t/reformatado/03-exercicios.ipynb",
                                                                gerar._bytes(reformatado)),
-                       ("t/honesto/03-exercicios.ipynb", gerar._bytes(gerar.clean(gerar.solution(A1, "03-exercicios")))),
+                       ("t/honesto/03-exercicios.ipynb", gerar._bytes(honesto)),
                        ("t/uma-so/03-exercicios.ipynb", gerar._bytes(uma_so)),
                        ("t/vazio/03-exercicios.ipynb", (ROOT / "notebooks" / A1 / "03-exercicios.ipynb").read_bytes())],
                       tmp_path)

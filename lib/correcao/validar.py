@@ -18,7 +18,7 @@ import tempfile
 from pathlib import Path
 
 from .catalogo import blank_answers, cell_label, nbgrader_meta
-from .relatorio import SITUACOES
+from .relatorio import SITUACOES, sem_caminhos
 
 CHECK_LINE = re.compile(r"^(✅|❌|⏳) (.+?):")
 
@@ -102,7 +102,7 @@ def _relatorio(path: Path, row, nb: dict | None) -> tuple[bool, list[str]]:
     for r in row.reasons:  # o que a correção vai anotar (o que a verificação já imprimiu não se repete)
         gid = next((gid for gid in points if r.startswith(f"{gid}: ")), None)
         if (gid is None or gid not in com_linha) and "resposta(s) escrita(s) ainda com o esboço" not in r:
-            notas.append(f"⚠️ {r}")
+            notas.append(f"⚠️ {sem_caminhos(r)}")
     esbocos = _esbocos(nb, g)
     report = [f"Notebook {path.name} ({g.assignment}, {g.notebook}): {passed} de {len(points)} verificação(ões) "
               "passando.", *checks, *notas, *esbocos]

@@ -96,8 +96,8 @@ EXPECTED = {
                                     "3 resposta(s) escrita(s) ainda com o esboço ✍️"),
     # terceira rodada: a turma em dois zips (lote-1.zip com dois alunos, lote-2.zip com a reentrega de um deles)
     ("zilda-lote", NB): (A1, "03-exercicios", "ok", "4", "4", ""),
-    ("zeca-dois-zips", NB): (A1, "03-exercicios", "parcial", "2", "4",
-                             "2 cópias deste notebook (esta: “03-exercicios.ipynb”; outras: “lote-2.zip/03-exercicios.ipynb”)"),
+    ("zeca-dois-zips", NB): (A1, "03-exercicios", "parcial", "2", "4", "2 cópias deste notebook (esta: "
+                             "“03-exercicios.ipynb”; outras: “lote-2.zip/03-exercicios.ipynb”)"),
     ("zeca-dois-zips", "lote-2.zip/03-exercicios.ipynb"): (A1, "03-exercicios", "ok", "4", "4", "2 cópias"),
     # dentro da pasta da aula (aula-02-auto-atencao-do-zero/lara-pasta-da-aula/): a aula não é aluna
     ("lara-pasta-da-aula", "04-exercicios.ipynb"): (A2, "04-exercicios", "ok", "10", "10", ""),

@@ -339,8 +339,9 @@ def cases() -> dict[str, dict[str, object]]:
 
 def primeira_versao() -> dict:
     """O notebook 03-exercicios da Aula 1 na primeira versão publicada, resolvido (tests/versoes-antigas.zip)."""
-    from correcao import nomes_antigos
     from turma_exemplo import versoes
+
+    from correcao import nomes_antigos
 
     v = next(v for v in nomes_antigos.versoes() if (v.aula, v.notebook) == (AULA1.split("/")[1], "03-exercicios"))
     return versoes.guardado(versoes.aluno(v), "03-exercicios.ipynb")

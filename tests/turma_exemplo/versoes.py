@@ -13,8 +13,9 @@ import json
 import subprocess
 from pathlib import Path
 
-from correcao import nomes_antigos
 from turma_exemplo import gerar
+
+from correcao import nomes_antigos
 
 ROOT = Path(__file__).resolve().parents[2]
 ZIP = ROOT / "tests" / "versoes-antigas.zip"
@@ -78,7 +79,8 @@ def resolvidos() -> dict[tuple[str, str], dict]:
 
 
 def conteudo() -> bytes:
-    membros = [(f"versoes-antigas/{a}/{arquivo}", gerar._bytes(nb)) for (a, arquivo), nb in sorted(resolvidos().items())]
+    membros = [(f"versoes-antigas/{a}/{arquivo}", gerar._bytes(nb))
+               for (a, arquivo), nb in sorted(resolvidos().items())]
     return gerar._zip(membros)
 
 
