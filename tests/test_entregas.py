@@ -332,14 +332,19 @@ def test_dois_zips_da_turma_dentro_da_pasta_das_entregas(tmp_path):
     pasta = tmp_path / "entregas"
     _zip_em(pasta / "lote-1.zip", [("ana/03-exercicios.ipynb", NB), ("bruno/03-exercicios.ipynb", NB)])
     _zip_em(pasta / "lote-2.zip", [("bruno/03-exercicios.ipynb", NB)])
+    _zip_em(pasta / "lote-3.zip", [("Downloads/turma-b/carla/03-exercicios.ipynb", NB),
+                                   ("Downloads/turma-b/davi/03-exercicios.ipynb", NB)])
     ent = entregas.ler_entregas(pasta, tmp_path / "t")
     assert _mapa(ent) == {("ana", "03-exercicios.ipynb"), ("bruno", "03-exercicios.ipynb"),
-                          ("bruno", "lote-2.zip/03-exercicios.ipynb")}
-    assert ent.alunos == ["ana", "bruno"]
+                          ("bruno", "lote-2.zip/03-exercicios.ipynb"), ("carla", "03-exercicios.ipynb"),
+                          ("davi", "03-exercicios.ipynb")}
+    assert ent.alunos == ["ana", "bruno", "carla", "davi"]
     plano, linhas, _ = motor_plan(ent, tmp_path)
     assert sorted((e.student, e.arquivo) for e in plano) == [("ana", "03-exercicios.ipynb"),
                                                               ("bruno", "03-exercicios.ipynb"),
-                                                              ("bruno", "lote-2.zip/03-exercicios.ipynb")]
+                                                              ("bruno", "lote-2.zip/03-exercicios.ipynb"),
+                                                              ("carla", "03-exercicios.ipynb"),
+                                                              ("davi", "03-exercicios.ipynb")]
     assert not linhas
 
 

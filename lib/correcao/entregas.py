@@ -354,6 +354,8 @@ def ler_entregas(path: Path | list[Path], tmp: Path) -> Entregas:
     turma_em_zips = set()
     for chave, itens in zips.items():  # primeiro, os zips com pastas de alunos: partes da turma
         internos = [q[1:] for q, _, _ in itens]
+        embrulho = _raiz_comum(internos, [])  # Downloads/turma/<aluno>/...: as pastas de embrulho saem
+        internos = [q[embrulho:] if len(q) > embrulho else q for q in internos]
         alunos_dentro = {_de_quem(q)[0] for q in internos if len(q) > 1} - {""}
         if len({a for a in alunos_dentro if not a.lower().endswith(".zip")}) >= 2:
             turma_em_zips.add(chave)
