@@ -10,7 +10,8 @@ função nas respostas. Para cada uma, a tabela guarda o caminho, o primeiro e o
 os ids antigos e o id atual de cada um, os nomes antigos das funções e o atual, as verificações que a
 versão tinha, as impressões digitais das células do notebook de aluno (para distinguir a versão antiga da
 atual quando os ids são os mesmos) e as das respostas de ``solutions/`` (uma entrega igual às soluções de
-qualquer versão vai para revisão).
+qualquer versão vai para revisão). A versão atual não entra (a correção a lê de ``solutions/``): a tabela só
+muda quando os ids ou os nomes das funções de um notebook mudam.
 
 Uso (depois de mudar os ids ou os nomes das funções de um notebook de ``solutions/``)::
 
@@ -101,12 +102,10 @@ def gerar() -> dict:
                 if _meta(c).get("solution") and _meta(c).get("grade_id"):
                     g["respostas"].setdefault(_meta(c)["grade_id"], set()).add(
                         answer_fingerprint(_fonte(c), c.get("cell_type", "code")))
-    versoes, respostas_atuais = [], {}
+    versoes = []
     for (rel, assinatura), g in grupos.items():
         atual = atuais[rel]
-        if assinatura == _assinatura(atual):  # a versão atual, com textos de commits anteriores
-            for gid, v in g["respostas"].items():
-                respostas_atuais.setdefault(rel, {}).setdefault(gid, set()).update(v)
+        if assinatura == _assinatura(atual):  # a versão atual (a correção a conhece por solutions/)
             continue
         aula = rel.split("/")[-2]
         ids_atuais = [_meta(c)["grade_id"] for c in atual["cells"] if _meta(c).get("grade_id")]
@@ -134,9 +133,7 @@ def gerar() -> dict:
             "respostas": {mapa.get(gid, gid): sorted(v) for gid, v in sorted(g["respostas"].items())},
         })
     versoes.sort(key=lambda v: (v["caminho"], v["datas"][0], v["commits"][0]))
-    return {"gerado_por": "scripts/versoes_antigas.py", "versoes": versoes,
-            "respostas_atuais": {rel: {gid: sorted(v) for gid, v in sorted(d.items())}
-                                 for rel, d in sorted(respostas_atuais.items())}}
+    return {"gerado_por": "scripts/versoes_antigas.py", "versoes": versoes}
 
 
 def texto(tabela: dict) -> str:

@@ -60,7 +60,7 @@ class Versao:
 @functools.lru_cache(maxsize=1)
 def _tabela() -> dict:
     if not TABELA.exists():
-        return {"versoes": [], "respostas_atuais": {}}
+        return {"versoes": []}
     return json.loads(TABELA.read_text(encoding="utf-8"))
 
 
@@ -74,13 +74,9 @@ def versoes() -> tuple[Versao, ...]:
 
 
 def respostas_de_todas_as_versoes(aula: str, notebook: str) -> dict[str, frozenset]:
-    """id atual da resposta -> impressões digitais das respostas de ``solutions/`` em todas as versões
-    guardadas desse notebook (anteriores e a atual em commits anteriores)."""
+    """id atual da resposta -> impressões digitais das respostas de ``solutions/`` nas versões anteriores
+    desse notebook (a atual vem de ``solutions/``: :func:`catalogo.solution_fingerprints`)."""
     out: dict[str, set] = {}
-    for rel, d in _tabela().get("respostas_atuais", {}).items():
-        if rel.split("/")[-2:] == [aula, f"{notebook}.ipynb"]:
-            for gid, v in d.items():
-                out.setdefault(gid, set()).update(v)
     for v in versoes():
         if (v.aula, v.notebook) == (aula, notebook):
             for gid, x in v.respostas.items():
