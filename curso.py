@@ -288,7 +288,7 @@ def test_lento(ex: Execucao, opcoes) -> int:
 # Sem a correção da turma (test_correcao*, test_validar, test_isolamento, test_entregas), sem o nbval e sem o
 # navegador.
 SEM_A_CORRECAO = ("test_correcao.py", "test_correcao_extra.py", "test_validar.py", "test_isolamento.py",
-                  "test_entregas.py")
+                  "test_entregas.py", "test_versoes_antigas.py")
 
 
 def test_lib(ex: Execucao, opcoes) -> int:
