@@ -106,13 +106,15 @@ EXPECTED = {
                                    "notebook de uma versão anterior do curso (de 2026-11-29, commit 012b9fa2)"),
     # o notebook de solutions/ como está: revisão, sem os pontos (que ficam em pontos_em_revisao)
     ("caio-copia-da-solucao", NB): (A1, "03-exercicios", "revisar", "0", "4", "respostas iguais às de solutions/"),
-    # sys.exit() no fim da resposta do exercício 3: o resto do notebook roda
-    ("sil-systemexit", NB): (A1, "03-exercicios", "ok", "4", "4", "SystemExit: terminei o exercício 3"),
+    # sys.exit() no fim da resposta do exercício 3: o resto do notebook roda, o erro aparece sem caminhos da máquina;
+    # a varredura aponta o sys.exit (a linha vai para revisão, com os pontos em pontos_em_revisao)
+    ("sil-systemexit", NB): (A1, "03-exercicios", "revisar", "0", "4", "SystemExit: terminei o exercício 3"),
 }
 
 # (aluno, arquivo) -> a coluna pontos_em_revisao (pontos retidos de uma linha "revisar"); as outras linhas: ""
 EM_REVISAO = {
     ("caio-copia-da-solucao", NB): "4",
+    ("sil-systemexit", NB): "4",
     ("dano-processo-fantasma", NB): "4",
     ("dano-muitos-processos", NB): ("2", "4"),
 }
