@@ -189,8 +189,7 @@ def test_sem_caminhos_da_maquina():
 @pytest.mark.lento
 @pular_fora_da_ci(not isolamento.bwrap_disponivel(), "sem bubblewrap nesta máquina (o CI instala)")
 def test_cada_versao_anterior_resolvida_tira_a_nota_cheia(tmp_path):
-    rows = motor.grade_class(versoes.ZIP, tmp_path / "saida", cell_timeout=20, notebook_timeout=120,
-                             log=lambda *_: None)
+    rows = motor.grade_class(versoes.ZIP, tmp_path / "saida", log=lambda *_: None)  # os tempos padrão do professor
     assert len(rows) == len(nomes_antigos.versoes()) + len(versoes.ENUNCIADO_MUDOU)
     for r in rows:
         v = _versao_do_aluno(r.student, r.arquivo)
