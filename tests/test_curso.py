@@ -308,3 +308,14 @@ def test_ajuda_e_opcoes_erradas_em_portugues(sem_make):
     assert "invalid" not in errada.stderr
     desconhecida = _curso(sem_make, "test", "--xyz")
     assert desconhecida.returncode == 2 and "opções desconhecidas: --xyz" in desconhecida.stderr
+
+
+def test_corrigir_aceita_as_partes_de_uma_turma():
+    """Uma turma que chegou em dois zips vai de uma vez ao corretor (que junta por aluno)."""
+    out = subprocess.run([sys.executable, str(CURSO), "--mostrar", "corrigir", "parte-1.zip", "parte-2.zip"],
+                         cwd=ROOT, capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    linha = out.stdout.strip().splitlines()[-1]
+    assert re.search(r"scripts/corrigir\.py \S*parte-1\.zip \S*parte-2\.zip --saida", linha), linha
+    vazio = subprocess.run([sys.executable, str(CURSO), "corrigir", ""], cwd=ROOT, capture_output=True, text=True)
+    assert vazio.returncode == 2 and "corrigir pasta-ou-zip [outro.zip...]" in vazio.stdout
