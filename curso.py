@@ -328,7 +328,7 @@ def test_minimo(ex: Execucao, opcoes) -> int:
 # Sem a correção da turma (test_correcao*, test_validar, test_isolamento, test_entregas), sem o nbval e sem o
 # navegador.
 SEM_A_CORRECAO = ("test_correcao.py", "test_correcao_extra.py", "test_validar.py", "test_isolamento.py",
-                  "test_entregas.py")
+                  "test_entregas.py", "test_versoes_antigas.py")
 
 
 def test_lib(ex: Execucao, opcoes) -> int:
@@ -368,14 +368,17 @@ def turma_exemplo(ex: Execucao, opcoes) -> int:
 def corrigir(ex: Execucao, opcoes) -> int:
     """Corrige uma turma. Cada entrega roda isolada numa caixa do bubblewrap (apt-get install bubblewrap);
     ``--sem-isolamento`` corrige sem a caixa (só para entregas em que você confia), e cada linha de notas.csv
-    diz então 'sem_isolamento'."""
-    if not opcoes.entregas:
+    diz então 'sem_isolamento'. Várias pastas ou zips (as partes de uma turma) são juntados por aluno."""
+    entregas = [e for e in opcoes.entregas if e]  # o make passa "" quando ENTREGAS falta
+    if not entregas:
         if prefixo() == "make":
-            print("Uso: make corrigir ENTREGAS=pasta-ou-zip [SAIDA=pasta] [MEMORIA=MiB] [SEM_ISOLAMENTO=1]")
+            print("Uso: make corrigir ENTREGAS=pasta-ou-zip [SAIDA=pasta] [MEMORIA=MiB] [SEM_ISOLAMENTO=1]\n"
+                  "(uma turma em várias partes: python3 curso.py corrigir parte-1.zip parte-2.zip ...)")
         else:
-            print(f"Uso: {prefixo()} corrigir pasta-ou-zip [--saida pasta] [--memoria MiB] [--sem-isolamento]")
+            print(f"Uso: {prefixo()} corrigir pasta-ou-zip [outro.zip...] [--saida pasta] [--memoria MiB] "
+                  "[--sem-isolamento]")
         return 2
-    cmd = [python_do_curso(), ROOT / "scripts" / "corrigir.py", _caminho(opcoes.entregas),
+    cmd = [python_do_curso(), ROOT / "scripts" / "corrigir.py", *(_caminho(e) for e in entregas),
            "--saida", _caminho(opcoes.saida) if opcoes.saida else ROOT / SAIDA, "--memoria", str(opcoes.memoria)]
     if opcoes.sem_isolamento:
         cmd.append("--sem-isolamento")
@@ -430,10 +433,10 @@ COMANDOS = {
     "executar": (executar, "executar", "executar", "reexecuta e salva todos os notebooks (depois de mudar lib/)"),
     "bench": (bench, "bench", "bench", "mede desempenho"),
     "turma-exemplo": (turma_exemplo, "turma-exemplo", "turma-exemplo",
-                      "regenera a turma fictícia tests/turma-exemplo.zip a partir das soluções"),
+                      "regenera a turma fictícia tests/turma-exemplo.zip (e tests/versoes-antigas.zip, do git)"),
     "limpar": (limpar, "limpar", "limpar", "apaga .venv e build/ (trabalho/, com as suas respostas, fica)"),
     "corrigir": (corrigir, "corrigir ENTREGAS=pasta-ou-zip [SAIDA=pasta] [MEMORIA=MiB] [SEM_ISOLAMENTO=1]",
-                 "corrigir pasta-ou-zip [--saida pasta] [--memoria MiB] [--sem-isolamento]",
+                 "corrigir pasta-ou-zip [outro.zip...] [--saida pasta] [--memoria MiB] [--sem-isolamento]",
                  "corrige uma turma (cada entrega isolada com o bwrap)"),
     "validar": (validar, "validar NB=notebook.ipynb", "validar notebook.ipynb",
                 "confere um notebook antes da entrega"),
@@ -490,7 +493,9 @@ def _parser() -> argparse.ArgumentParser:
         if nome == "lab":
             p.add_argument("--porta", type=int, default=PORTA, help=f"a porta do JupyterLab (padrão {PORTA})")
         elif nome == "corrigir":
-            p.add_argument("entregas", nargs="?", default="", help="pasta ou .zip com <aluno>/<notebook>.ipynb")
+            p.add_argument("entregas", nargs="*", default=[],
+                           help="pasta(s) ou .zip(s) com <aluno>/<notebook>.ipynb (as partes de uma turma são "
+                                "juntadas)")
             p.add_argument("--saida", default=None, help=f"pasta do resultado (padrão {SAIDA.as_posix()})")
             p.add_argument("--memoria", type=int, default=MEMORIA,
                            help=f"MiB de memória por processo do aluno (padrão {MEMORIA})")

@@ -2,10 +2,11 @@
 
 Uso (ou ``make corrigir ENTREGAS=... [SAIDA=...]``):
 
-    python scripts/corrigir.py ENTREGAS [--saida PASTA] [--tempo-celula S] [--tempo-notebook S]
+    python scripts/corrigir.py ENTREGAS [ENTREGAS...] [--saida PASTA] [--tempo-celula S] [--tempo-notebook S]
                                [--memoria MiB] [--processos N] [--sem-isolamento]
 
-``ENTREGAS`` é uma pasta (ou um ``.zip``) no formato do nbgrader: ``<aluno>/<notebook>.ipynb``.
+``ENTREGAS`` é uma pasta (ou um ``.zip``) no formato do nbgrader: ``<aluno>/<notebook>.ipynb``; uma turma que
+chegou em partes (dois zips, um zip e uma pasta) vai toda de uma vez, e as partes são juntadas por aluno.
 Cada entrega roda isolada numa caixa do bubblewrap; veja ``lib/correcao/__init__.py``.
 """
 
@@ -21,7 +22,8 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description="Corrige uma turma com o nbgrader (notas.csv + retorno em HTML).")
-    parser.add_argument("entregas", type=Path, help="pasta ou .zip com <aluno>/<notebook>.ipynb")
+    parser.add_argument("entregas", type=Path, nargs="+",
+                        help="pasta(s) ou .zip(s) com <aluno>/<notebook>.ipynb (partes da mesma turma)")
     parser.add_argument("--saida", type=Path, default=ROOT / "build" / "correcao")
     parser.add_argument("--tempo-celula", type=int, default=30, help="segundos por célula (padrão 30)")
     parser.add_argument("--tempo-notebook", type=float, default=180, help="segundos por notebook (padrão 180)")
@@ -34,7 +36,7 @@ def main(argv=None) -> int:
     from correcao.motor import grade_class
 
     t0 = time.perf_counter()
-    print(f"Corrigindo {args.entregas} ...")
+    print(f"Corrigindo {', '.join(str(e) for e in args.entregas)} ...")
     try:
         rows = grade_class(args.entregas, args.saida, args.tempo_celula, args.tempo_notebook, args.processos,
                            memoria_mb=args.memoria, isolar=not args.sem_isolamento)

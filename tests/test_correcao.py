@@ -63,7 +63,8 @@ def test_notas_csv_tem_a_linha_esperada_para_cada_entrega(correcao):
 def test_colunas_de_pontos_por_exercicio(correcao):
     header = list(correcao["table"][0])
     assert header[:4] == ["aluno", "aula", "notebook", "arquivo"]
-    assert header[-7:] == ["total", "maximo", "correcao_manual_pendente", "situacao", "isolamento", "retorno", "motivo"]
+    assert header[-8:] == ["total", "maximo", "pontos_em_revisao", "correcao_manual_pendente", "situacao",
+                           "isolamento", "retorno", "motivo"]
     row = next(r for r in correcao["table"] if r["aluno"] == "bruno-parcial")
     assert (row["aula01-ex3-verificacao"], row["aula01-ex4-verificacao"]) == ("2", "0")
     ana = next(r for r in correcao["table"] if r["aluno"] == "ana-correta" and r["notebook"] == "03-exercicios")
@@ -156,3 +157,45 @@ def test_arquivos_nao_corrigidos_sao_listados(correcao):
         listados = {(r["aluno"], r["arquivo"]) for r in csv.DictReader(f)}
     assert {("nina-sem-notebooks", "leia-me.txt"), ("quico-desconhecido", "anotacoes.txt")} <= listados
     assert not any("DS_Store" in a or a.startswith("._") or "checkpoint" in a for _, a in listados)
+
+
+def test_linha_em_revisao_guarda_os_pontos_fora_do_total(correcao):
+    """Uma linha "revisar" não soma os pontos em questão: eles ficam em pontos_em_revisao, com o motivo."""
+    for r in correcao["table"]:
+        key = (r["aluno"], r["arquivo"])
+        esperado_ = esperado.EM_REVISAO.get(key, "")
+        aceitos = esperado_ if isinstance(esperado_, tuple) else (esperado_,)
+        if r["aluno"].startswith("trapaca-"):  # quanto o kernel (enganado) daria depende da trapaça
+            assert r["total"] == "0" and (r["pontos_em_revisao"] == "" or r["situacao"] == "revisar"), r
+            continue
+        assert r["pontos_em_revisao"] in aceitos, (key, r["pontos_em_revisao"], r["motivo"])
+        if r["pontos_em_revisao"]:
+            assert r["situacao"] == "revisar" and "pontos_em_revisao" in r["motivo"], r
+    caio = next(r for r in correcao["table"] if r["aluno"] == "caio-copia-da-solucao")
+    assert (caio["aula01-ex3-verificacao"], caio["aula01-ex4-verificacao"], caio["total"]) == ("0", "0", "0")
+    assert "Em revisão pelo professor: 4 ponto(s)" in _pagina(correcao, "caio-copia-da-solucao", NB)
+
+
+def _sem_imagens(texto: str) -> str:
+    return re.sub(r"data:[\w/+.-]+;base64,[A-Za-z0-9+/=\s]+", "", texto)
+
+
+def test_nenhuma_pagina_de_retorno_mostra_caminhos_da_maquina(correcao):
+    """Nem o repositório, nem o venv do corretor, nem a pasta pessoal, nem as temporárias (o SystemExit do IPython
+    avisa com o caminho do interactiveshell.py do venv)."""
+    import os
+    import tempfile
+
+    proibidos = {str(ROOT), sys.prefix, sys.base_prefix, os.path.expanduser("~") + "/", tempfile.gettempdir() + "/",
+                 "/tmp/", "site-packages", ".venv/"}
+    proibidos |= {os.path.realpath(p) for p in (str(ROOT), sys.prefix)}
+    paginas = sorted((correcao["saida"] / "retorno").rglob("*.html"))
+    assert len(paginas) == len(correcao["table"])
+    for pagina in paginas:
+        texto = _sem_imagens(pagina.read_text(encoding="utf-8"))
+        achados = sorted(p for p in proibidos if p in texto)
+        assert not achados, (pagina.relative_to(correcao["saida"]), achados)
+    notas = (correcao["saida"] / "notas.csv").read_text(encoding="utf-8")
+    assert not sorted(p for p in proibidos if p in notas)
+    sil = _pagina(correcao, "sil-systemexit", NB)
+    assert "SystemExit" in sil and "terminei o exercício 3" in sil

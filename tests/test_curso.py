@@ -373,3 +373,14 @@ def test_lab_com_o_curso_ja_aberto_sai_limpo(monkeypatch, do_script, esperado, a
     assert curso.lab(ex, argparse.Namespace(porta=8888)) == esperado
     assert ex.comandos[0][1].endswith("preparar_trabalho.py")
     assert any("jupyterlab" in c for c in ex.comandos[1:]) is abre
+
+
+def test_corrigir_aceita_as_partes_de_uma_turma():
+    """Uma turma que chegou em dois zips vai de uma vez ao corretor (que junta por aluno)."""
+    out = subprocess.run([sys.executable, str(CURSO), "--mostrar", "corrigir", "parte-1.zip", "parte-2.zip"],
+                         cwd=ROOT, capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    linha = out.stdout.strip().splitlines()[-1]
+    assert re.search(r"scripts/corrigir\.py \S*parte-1\.zip \S*parte-2\.zip --saida", linha), linha
+    vazio = subprocess.run([sys.executable, str(CURSO), "corrigir", ""], cwd=ROOT, capture_output=True, text=True)
+    assert vazio.returncode == 2 and "corrigir pasta-ou-zip [outro.zip...]" in vazio.stdout

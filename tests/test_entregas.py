@@ -300,3 +300,87 @@ def test_nomes_antigos_das_funcoes_ganham_o_nome_atual():
     assert "versão anterior" not in " ".join(notas)
     fonte = "def minha_softmax(z, axis=-1):\n    return z\n\ndef my_softmax(z, axis=-1):\n    return z\n"
     assert nomes_antigos.atualizar_resposta(fonte) == (fonte, [])
+
+
+def _zip_em(path: Path, members) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(gerar._zip(members))
+    return path
+
+
+def test_turma_em_dois_zips_na_linha_de_comando_juntada_por_aluno(tmp_path):
+    """O caso do professor: um zip com dois alunos e outro com a reentrega de um deles. Os alunos são os das
+    pastas (nunca os nomes dos zips), e a reentrega é uma segunda cópia do notebook de quem reentregou."""
+    lote1 = _zip_em(tmp_path / "turma-a.zip", [("turma-a/ana/03-exercicios.ipynb", NB),
+                                               ("turma-a/bruno/03-exercicios.ipynb", NB)])
+    lote2 = _zip_em(tmp_path / "reentrega.zip", [("bruno/03-exercicios.ipynb", NB)])
+    ent = entregas.ler_entregas([lote1, lote2], tmp_path / "t")
+    assert _mapa(ent) == {("ana", "03-exercicios.ipynb"), ("bruno", "turma-a.zip/03-exercicios.ipynb"),
+                          ("bruno", "reentrega.zip/03-exercicios.ipynb")}
+    assert ent.alunos == ["ana", "bruno"]
+    # uma pasta e um zip de um aluno só (os notebooks soltos): o aluno tem o nome do zip
+    pasta = tmp_path / "pasta"
+    (pasta / "carla").mkdir(parents=True)
+    (pasta / "carla" / "03-exercicios.ipynb").write_bytes(NB)
+    davi = _zip_em(tmp_path / "davi.zip", [("03-exercicios.ipynb", NB)])
+    ent = entregas.ler_entregas([pasta, davi], tmp_path / "t2")
+    assert _mapa(ent) == {("carla", "03-exercicios.ipynb"), ("davi", "davi.zip/03-exercicios.ipynb")}
+
+
+def test_dois_zips_da_turma_dentro_da_pasta_das_entregas(tmp_path):
+    """Os dois zips da turma baixados na mesma pasta: nenhum vira aluno."""
+    pasta = tmp_path / "entregas"
+    _zip_em(pasta / "lote-1.zip", [("ana/03-exercicios.ipynb", NB), ("bruno/03-exercicios.ipynb", NB)])
+    _zip_em(pasta / "lote-2.zip", [("bruno/03-exercicios.ipynb", NB)])
+    _zip_em(pasta / "lote-3.zip", [("Downloads/turma-b/carla/03-exercicios.ipynb", NB),
+                                   ("Downloads/turma-b/davi/03-exercicios.ipynb", NB)])
+    ent = entregas.ler_entregas(pasta, tmp_path / "t")
+    assert _mapa(ent) == {("ana", "03-exercicios.ipynb"), ("bruno", "03-exercicios.ipynb"),
+                          ("bruno", "lote-2.zip/03-exercicios.ipynb"), ("carla", "03-exercicios.ipynb"),
+                          ("davi", "03-exercicios.ipynb")}
+    assert ent.alunos == ["ana", "bruno", "carla", "davi"]
+    plano, linhas, _ = motor_plan(ent, tmp_path)
+    assert sorted((e.student, e.arquivo) for e in plano) == [("ana", "03-exercicios.ipynb"),
+                                                              ("bruno", "03-exercicios.ipynb"),
+                                                              ("bruno", "lote-2.zip/03-exercicios.ipynb"),
+                                                              ("carla", "03-exercicios.ipynb"),
+                                                              ("davi", "03-exercicios.ipynb")]
+    assert not linhas
+
+
+def motor_plan(ent, tmp_path):
+    from correcao import motor
+
+    return motor.plan_class(ent, EVERYTHING, tmp_path / "saneados")
+
+
+@pytest.mark.parametrize("membros, esperado", [
+    # o zip de um aluno só, com uma pasta por aula: as pastas não são alunos
+    ([("ana/aula-01-self-attention/03-exercicios.ipynb", NB), ("ana/aula-02-auto-atencao-do-zero/04-exercicios.ipynb",
+                                                                 NB)],
+     {("ana", "aula-01-self-attention/03-exercicios.ipynb"),
+      ("ana", "aula-02-auto-atencao-do-zero/04-exercicios.ipynb")}),
+    ([("ana/Aula 1/03-exercicios.ipynb", NB)], {("ana", "Aula 1/03-exercicios.ipynb")}),
+    # sem a pasta do aluno: a pasta de aula não é um aluno; o aluno é o do zip
+    ([("aula-01-self-attention/03-exercicios.ipynb", NB)],
+     {("ana", "ana.zip/aula-01-self-attention/03-exercicios.ipynb")}),
+    ([("03-exercicios/03-exercicios.ipynb", NB), ("modulo-06/04-projeto.ipynb", NB)],
+     {("ana", "ana.zip/03-exercicios/03-exercicios.ipynb"), ("ana", "ana.zip/modulo-06/04-projeto.ipynb")}),
+    # a turma organizada por aula: os alunos estão dentro da pasta da aula
+    ([("turma/aula-01-self-attention/carla/03-exercicios.ipynb", NB),
+      ("turma/aula-01-self-attention/davi/03-exercicios.ipynb", NB),
+      ("turma/aula-02-auto-atencao-do-zero/davi/04-exercicios.ipynb", NB)],
+     {("carla", "03-exercicios.ipynb"), ("davi", "03-exercicios.ipynb"), ("davi", "04-exercicios.ipynb")}),
+])
+def test_pasta_com_nome_de_aula_ou_de_notebook_nunca_e_aluno(tmp_path, membros, esperado):
+    ent = entregas.ler_entregas(_zip_em(tmp_path / "ana.zip", membros), tmp_path / "t")
+    assert _mapa(ent) == esperado
+    assert not {a for a in ent.alunos if entregas.nome_do_curso(a)}
+
+
+def test_nomes_do_curso():
+    for nome in ("aula-01-self-attention", "Aula 1", "aula_02", "modulo-06", "Módulo 6", "03-exercicios",
+                 "04-Projeto", "exercicios", "notebooks", "trabalho"):
+        assert entregas.nome_do_curso(nome), nome
+    for nome in ("ana", "aula-de-reforço-ana", "joão-aula", "tiago-duas-aulas", "03-exercicios-da-ana"):
+        assert not entregas.nome_do_curso(nome), nome

@@ -282,3 +282,82 @@ def original_cells(source: Path) -> dict:
 
     return {nbgrader_meta(c).get("grade_id"): c for c in student_version(nbformat.read(source, as_version=4)).cells
             if nbgrader_meta(c).get("grade_id")}
+
+
+def _sem_docstrings(tree):
+    import ast
+
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.body \
+                and isinstance(node.body[0], ast.Expr) and isinstance(getattr(node.body[0], "value", None),
+                                                                     ast.Constant) \
+                and isinstance(node.body[0].value.value, str):
+            node.body = node.body[1:] or [ast.Pass()]
+    return tree
+
+
+_MARCA_SOLUCAO = re.compile(r"^\s*#+\s*(BEGIN|END) SOLUTION\s*$")
+
+
+def answer_fingerprint(fonte: str, cell_type: str = "code") -> str:
+    """Impressão digital de uma resposta, para achar uma entrega igual às soluções: o código sem comentários,
+    docstrings, linhas em branco e formatação (a árvore sintática do Python); um texto sem a formatação, os
+    espaços e as maiúsculas. Duas respostas com a mesma impressão são a mesma resposta (a cópia de
+    ``solutions/`` com outros comentários, outra indentação ou as marcas ``### BEGIN SOLUTION``).
+
+    Returns
+    -------
+    str
+        16 dígitos hexadecimais (SHA-256), ``""`` para uma resposta vazia.
+    """
+    import ast
+    import hashlib
+
+    fonte = "\n".join(ln for ln in str(fonte).splitlines() if not _MARCA_SOLUCAO.match(ln))
+    if cell_type == "code":
+        try:
+            normal = ast.dump(_sem_docstrings(ast.parse(fonte)), annotate_fields=False)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            normal = "\n".join(ln.split("#", 1)[0].strip() for ln in fonte.splitlines() if ln.split("#", 1)[0].strip())
+        if normal in ("Module([], [])", ""):
+            return ""
+    else:
+        normal = " ".join(re.sub(r"[*_`#>]+", " ", nfc(fonte)).lower().split())
+        if not normal:
+            return ""
+    return hashlib.sha256(normal.encode("utf-8")).hexdigest()[:16]
+
+
+def cell_fingerprint(cell) -> str:
+    """Impressão digital de uma célula (tipo e texto sem espaços nas pontas), para reconhecer a versão do curso."""
+    import hashlib
+
+    tipo = cell.get("cell_type", "") if isinstance(cell, dict) else ""
+    return hashlib.sha256(f"{tipo}\0{cell_source(cell)}".encode("utf-8")).hexdigest()[:12]
+
+
+@functools.lru_cache(maxsize=None)
+def checks_of_answers(source: Path) -> dict[str, tuple[str, ...]]:
+    """Resposta de código -> as verificações que a conferem (as que vêm depois dela, até a próxima resposta de
+    código), no notebook de solução ``source``."""
+    out: dict[str, list] = {}
+    atual = None
+    for cell in json.loads(Path(source).read_text(encoding="utf-8"))["cells"]:
+        meta = nbgrader_meta(cell)
+        if meta.get("solution") and cell.get("cell_type") == "code":
+            atual = meta.get("grade_id")
+            out.setdefault(atual, [])
+        elif is_check(cell) and atual:
+            out[atual].append(meta["grade_id"])
+    return {k: tuple(v) for k, v in out.items()}
+
+
+@functools.lru_cache(maxsize=None)
+def solution_fingerprints(source: Path) -> dict[str, str]:
+    """Resposta (``grade_id``) -> impressão digital da resposta de ``solutions/`` (:func:`answer_fingerprint`)."""
+    out = {}
+    for cell in json.loads(Path(source).read_text(encoding="utf-8"))["cells"]:
+        meta = nbgrader_meta(cell)
+        if meta.get("solution") and meta.get("grade_id"):
+            out[meta["grade_id"]] = answer_fingerprint(cell_source(cell), cell.get("cell_type", "code"))
+    return out

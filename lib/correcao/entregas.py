@@ -17,8 +17,10 @@ travaria a correção).
 
 from __future__ import annotations
 
+import functools
 import io
 import os
+import re
 import stat
 import unicodedata
 import zipfile
@@ -102,6 +104,7 @@ class _Leitor:
         self.pastas: set[tuple[str, ...]] = set()
         self.lixo: list[str] = []
         self.inseguros: list[str] = []  # nomes com ".." (sairiam da pasta): não lidos, mas listados
+        self.raiz_tirada: dict[tuple[str, ...], str] = {}  # zip interno -> a pasta-raiz tirada do caminho
         destino.mkdir(parents=True, exist_ok=True)
 
     def _guardar(self, dados: bytes) -> Path:
@@ -166,11 +169,12 @@ class _Leitor:
         if novos and len(raizes) == 1 and all(len(q) > n + 1 for q, _, _ in novos):
             # o zip da aluna tem uma pasta-raiz (ana.zip → ana/03-exercicios.ipynb): fora do caminho mostrado
             self.itens[inicio:] = [(q[:n] + q[n + 1:], d, m) for q, d, m in novos]
+            self.raiz_tirada[prefixo] = raizes.pop()
 
-    def pasta(self, raiz: Path) -> None:
+    def pasta(self, raiz: Path, prefixo: tuple[str, ...] = ()) -> None:
         for atual, dirs, files in os.walk(raiz, followlinks=False):
             base = Path(atual).relative_to(raiz).parts
-            p_base = tuple(nfc(x) for x in base)
+            p_base = prefixo + tuple(nfc(x) for x in base)
             if p_base:
                 self.pastas.add(p_base)
             for d in list(dirs):
@@ -211,17 +215,54 @@ def _interessa(nome: str) -> bool:
     return ".ipynb" in nome or nome.endswith(".zip")
 
 
+_NOMES_DO_CURSO_FIXOS = {"notebooks", "solutions", "trabalho", "source", "submitted", "autograded", "release",
+                         "exercicios", "exercícios", "projeto", "projetos", "teoria", "codigo", "código"}
+_AULA = re.compile(r"^(aula|m[oó]dulo|lesson|module)[-_ ]*\d+$")
+
+
+@functools.lru_cache(maxsize=1)
+def _nomes_do_curso() -> frozenset:
+    """Os nomes de pasta do próprio curso: aulas (``aula-01-self-attention``), módulos (``modulo-06``) e
+    notebooks (``03-exercicios``), de ``solutions/`` e ``notebooks/``, em minúsculas."""
+    raiz = Path(__file__).resolve().parents[2]
+    nomes = set(_NOMES_DO_CURSO_FIXOS)
+    for pasta in ("solutions", "notebooks"):
+        for nb in (raiz / pasta).rglob("*.ipynb"):
+            rel = nb.relative_to(raiz / pasta)
+            nomes.update(x.lower() for x in rel.parts[:-1])
+            nomes.add(nb.stem.lower())
+            nomes.add(re.sub(r"^\d+[-_ ]*", "", nb.stem.lower()))
+    return frozenset(nomes)
+
+
+def nome_do_curso(nome: str) -> bool:
+    """``nome`` (de uma pasta) é o de uma aula, de um módulo ou de um notebook do curso (``aula-01-self-attention``,
+    ``Aula 1``, ``modulo-06``, ``03-exercicios``)? Uma pasta assim nunca é um aluno: é como o aluno (ou o
+    professor) organizou as entregas."""
+    n = nfc(nome).strip().lower()
+    if ".ipynb" in n:
+        n = n[: n.index(".ipynb")]
+    return n in _nomes_do_curso() or _AULA.match(n) is not None or _AULA.match(n.split("-self")[0]) is not None
+
+
+def _primeira_pasta(pastas: tuple[str, ...]) -> str:
+    return next((x for x in pastas if not nome_do_curso(x)), "")
+
+
 def _raiz_comum(arquivos: list[tuple[str, ...]], pastas: list[tuple[str, ...]]) -> int:
     """Quantas pastas-raiz de embrulho tirar (``turma.zip`` → ``turma/<aluno>/...``): enquanto tudo estiver
     numa pasta só que tem subpastas e, se tiver notebooks direto nela (soltos na raiz), mais de uma subpasta
-    (uma pasta com notebooks e uma subpasta só é a entrega de um aluno)."""
+    (uma pasta com notebooks e uma subpasta só é a entrega de um aluno). Subpastas com nome de aula ou de
+    notebook do curso não contam: ``ana/aula-01/...`` e ``ana/aula-02/...`` são a entrega de "ana"."""
     tirar = 0
     while True:
         resto = [c[tirar:] for c in arquivos if len(c) > tirar]
         dirs = [c[tirar:] for c in pastas if len(c) > tirar]
         if not resto or len({c[0] for c in resto + dirs}) != 1:
             return tirar
-        subpastas = {c[1] for c in resto if len(c) > 2} | {c[1] for c in dirs if len(c) > 1}
+        # a primeira pasta, abaixo desta, que não é de aula nem de notebook (turma/aula-01/carla/...: carla)
+        subpastas = {x for x in (_primeira_pasta(c[1:-1]) for c in resto) if x} | \
+                    {x for x in (_primeira_pasta(c[1:]) for c in dirs) if x}
         direto = any(len(c) == 2 and _interessa(c[-1]) for c in resto)
         if not subpastas or (direto and len(subpastas) < 2):
             return tirar
@@ -231,47 +272,118 @@ def _raiz_comum(arquivos: list[tuple[str, ...]], pastas: list[tuple[str, ...]]) 
 def _de_quem(p: tuple[str, ...]) -> tuple[str, str]:
     """(aluno, caminho dentro da entrega) de um caminho já sem a pasta-raiz de embrulho. Um zip solto na raiz
     (``vitor.zip/03-exercicios.ipynb``) é a entrega de "vitor"; o caminho guarda o nome do zip, para
-    distinguir do que veio na pasta ``vitor/``."""
-    if len(p) == 1:
-        return "", p[0]
-    if p[0].lower().endswith(".zip"):
-        return p[0][:-4], "/".join(x for x in p if x)
-    return p[0], "/".join(x for x in p[1:] if x)
+    distinguir do que veio na pasta ``vitor/``. Pastas com nome de aula ou de notebook antes do aluno
+    (``aula-01-self-attention/ana/03-exercicios.ipynb``) ficam de fora: nunca são um aluno."""
+    k = 0
+    while k < len(p) - 1 and nome_do_curso(p[k]):
+        k += 1
+    if len(p) - k == 1:
+        return "", "/".join(x for x in p if x)
+    if p[k].lower().endswith(".zip"):
+        return p[k][:-4], "/".join(x for x in p[k:] if x)
+    return p[k], "/".join(x for x in p[k + 1:] if x)
 
 
-def ler_entregas(path: Path, tmp: Path) -> Entregas:
-    """Todos os arquivos de ``path`` (pasta ou ``.zip``), por aluno. As cópias internas ficam em ``tmp``.
+def _ler_uma(leitor: _Leitor, path: Path, marca: str) -> int:
+    """Lê uma entrada (pasta ou .zip) no ``leitor``, com os caminhos começando por ``marca``; devolve quantas
+    pastas-raiz de embrulho tirar dela."""
+    if not path.exists():
+        raise SystemExit(f"ENTREGAS: “{path.name}” não existe (esperado: uma pasta ou um .zip com as entregas)")
+    inicio = len(leitor.itens)
+    if path.is_file():
+        if not zipfile.is_zipfile(path):
+            raise SystemExit(f"ENTREGAS precisa ser uma pasta ou um .zip: “{path.name}” não é nenhum dos dois")
+        antes = set(leitor.pastas)
+        leitor.zip(path, (marca,))
+        pastas = sorted(q[1:] for q in leitor.pastas - antes if q[:1] == (marca,))
+        return _raiz_comum([q[1:] for q, _, _ in leitor.itens[inicio:]], pastas)
+    leitor.pasta(path, (marca,))
+    return 0
+
+
+def ler_entregas(path: Path | list[Path], tmp: Path) -> Entregas:
+    """Todos os arquivos de ``path`` (pasta ou ``.zip``, ou uma lista delas), por aluno. As cópias internas
+    ficam em ``tmp``.
+
+    Uma turma pode chegar em várias partes: vários zips ou pastas na linha de comando, ou zips da turma
+    dentro da pasta das entregas (``lote-1.zip`` com dois alunos, ``lote-2.zip`` com a reentrega de um
+    deles). Tudo é juntado por aluno: um zip com pastas de alunos é uma parte da turma, não um aluno; um zip
+    com uma pasta só, com o nome de um aluno da turma, é a entrega desse aluno. Quando um aluno aparece em
+    mais de uma parte, o caminho de cada arquivo dele começa pelo nome da parte (``lote-2.zip/...``), e a
+    reentrega é uma segunda cópia do notebook (o professor decide qual vale). Uma entrada ``.zip`` só com
+    notebooks soltos (sem pasta de aluno) é a entrega do aluno com o nome do zip (``ana.zip`` → "ana").
 
     Raises
     ------
     SystemExit
-        Se ``path`` não existir ou não for pasta nem zip (mensagem em pt-BR).
+        Se uma entrada não existir ou não for pasta nem zip (mensagem em pt-BR, sem o caminho completo).
     """
-    path = Path(path)
-    if not path.exists():
-        raise SystemExit(f"ENTREGAS não existe: {path}")
+    paths = [Path(x) for x in path] if isinstance(path, (list, tuple)) else [Path(path)]
+    if not paths:
+        raise SystemExit("ENTREGAS: nenhuma pasta ou .zip informado")
     leitor = _Leitor(tmp / "arquivos")
-    if path.is_file():
-        if not zipfile.is_zipfile(path):
-            raise SystemExit(f"ENTREGAS precisa ser uma pasta ou um .zip: {path}")
-        leitor.zip(path)
-        tirar = _raiz_comum([p for p, _, _ in leitor.itens], sorted(leitor.pastas))
-    else:
-        leitor.pasta(path)
-        tirar = 0
-    out = Entregas(lixo=sorted(leitor.lixo), inseguros=sorted(leitor.inseguros))
-    alunos = set()
-    for p in sorted(leitor.pastas):
-        if len(p) > tirar:
-            alunos.add(_de_quem(p[tirar:] + ("",))[0])
-    for p, dados, motivo in leitor.itens:
-        p = p[tirar:]
-        if not p:
+    # (aluno, caminho, dados, motivo, parte): parte = de onde veio (a entrada ou o zip da turma lá dentro)
+    lidos: list[tuple[str, str, Path | None, str, str]] = []
+    pastas_alunos: set[str] = set()  # alunos com pasta própria (não um zip com o nome deles)
+    alunos_de_zip: set[str] = set()
+    zips: dict[tuple[str, ...], list] = {}  # zip interno (solto na raiz de uma entrada) -> seus itens
+    for k, entrada in enumerate(paths):
+        marca = f"\0{k}"
+        tirar = _ler_uma(leitor, entrada, marca)
+        parte = entrada.name
+        itens = [(q[1 + tirar:], d, m) for q, d, m in leitor.itens if q[:1] == (marca,)]
+        pastas = [q[1 + tirar:] for q in leitor.pastas if q[:1] == (marca,) and len(q) > 1 + tirar]
+        raizes = {q[1 + tirar:]: r for q, r in leitor.raiz_tirada.items() if q[:1] == (marca,)}
+        entrada_zip = entrada.is_file()
+        com_aluno = [q for q, _, _ in itens if q and _de_quem(q)[0] and not q[0].lower().endswith(".zip")]
+        for q in pastas:
+            aluno = _de_quem(q + ("",))[0]
+            if aluno and not q[0].lower().endswith(".zip"):
+                pastas_alunos.add(aluno)
+        for q, d, m in itens:
+            if not q:
+                continue
+            if q[0].lower().endswith(".zip") and len(q) > 1:  # um zip solto na raiz: decidido depois
+                zips.setdefault((parte, q[0], raizes.get(q[:1], "")), []).append((q, d, m))
+                continue
+            aluno, caminho = _de_quem(q)
+            if not aluno and not com_aluno and (entrada_zip or len(paths) > 1):
+                # a entrada inteira é de um aluno só (ana.zip com os notebooks soltos ou em pastas de aula)
+                aluno, caminho = (entrada.stem if entrada_zip else entrada.name), "/".join((parte, *q))
+            lidos.append((aluno, caminho, d, m, parte))
+    turma_em_zips = set()
+    for chave, itens in zips.items():  # primeiro, os zips com pastas de alunos: partes da turma
+        internos = [q[1:] for q, _, _ in itens]
+        embrulho = _raiz_comum(internos, [])  # Downloads/turma/<aluno>/...: as pastas de embrulho saem
+        internos = [q[embrulho:] if len(q) > embrulho else q for q in internos]
+        alunos_dentro = {_de_quem(q)[0] for q in internos if len(q) > 1} - {""}
+        if len({a for a in alunos_dentro if not a.lower().endswith(".zip")}) >= 2:
+            turma_em_zips.add(chave)
+            for (q, d, m), interno in zip(itens, internos):
+                aluno, caminho = _de_quem(interno)
+                if aluno:
+                    pastas_alunos.add(aluno)
+                lidos.append((aluno, caminho if aluno else "/".join(q), d, m, chave[1]))
+    for chave, itens in zips.items():
+        if chave in turma_em_zips:
             continue
-        aluno, caminho = _de_quem(p)
-        if aluno:
-            alunos.add(aluno)
+        _, nome_zip, raiz = chave
+        stem = nome_zip[:-4]
+        if raiz and raiz in pastas_alunos and raiz != stem and not nome_do_curso(raiz):
+            # lote-2.zip → bruno/03-exercicios.ipynb, e "bruno" é um aluno da turma: a reentrega dele
+            lidos += [(raiz, "/".join(q), d, m, nome_zip) for q, d, m in itens]
+        else:  # o zip de um aluno (ana.zip): o aluno tem o nome do zip
+            alunos_de_zip.add(stem)
+            lidos += [(stem, "/".join(q), d, m, nome_zip) for q, d, m in itens]
+    out = Entregas(lixo=sorted(leitor.lixo), inseguros=sorted(leitor.inseguros))
+    partes_do_aluno: dict[str, set] = {}
+    for aluno, caminho, _, _, parte in lidos:
+        if aluno and not caminho.startswith(parte + "/"):  # o caminho ainda não diz de qual parte veio
+            partes_do_aluno.setdefault(aluno, set()).add(parte)
+    for aluno, caminho, dados, motivo, parte in lidos:
+        if aluno and len(partes_do_aluno.get(aluno, ())) > 1 and not caminho.startswith(parte + "/"):
+            caminho = f"{parte}/{caminho}"  # o aluno está em mais de uma parte da turma: de qual veio
         out.arquivos.append(Arquivo(aluno, caminho, dados, motivo))
-    out.alunos = sorted(alunos)
+    out.alunos = sorted(pastas_alunos | alunos_de_zip | {aluno for aluno, *_ in lidos if aluno})
     out.arquivos.sort(key=lambda a: (a.aluno, a.caminho.count("/"), a.caminho))
     return out

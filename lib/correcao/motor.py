@@ -57,8 +57,9 @@ from .catalogo import (
 )
 from .entregas import Entregas, ler_entregas
 from .isolamento import Caixa, Grupo, Limites, encerrar, remover_cgroups
-from .relatorio import Row, _num, erro_legivel, failed_row, notebook_body, write_outputs
-from .saneamento import sanitize
+from .nomes_antigos import nota_da_versao, reconhecer_versao, traduzir_ids
+from .relatorio import Row, _num, erro_legivel, failed_row, notebook_body, reter, write_outputs
+from .saneamento import iguais_as_solucoes, sanitize
 from .varredura import modulos_importados, varrer
 
 COURSE_ID = "self-attention-do-zero"
@@ -378,6 +379,9 @@ class Entrega:
     arquivo: str  # o caminho dentro da entrega do aluno
     notas: list = field(default_factory=list)  # renomeado, células repetidas ou coladas...
     segundos_leitura: float = 0.0  # o que a leitura e o saneamento já gastaram do orçamento do notebook
+    ausentes: list = field(default_factory=list)  # verificações que a versão do curso do aluno não tinha
+    versao: str = ""  # a versão anterior do curso do notebook ("" = a atual)
+    copiadas: tuple = ((), ())  # (respostas iguais às soluções, verificações delas): veja iguais_as_solucoes
 
 
 RESERVA_RETORNO_S = 15.0  # do orçamento do notebook, o que fica para as notas do nbgrader e o HTML do retorno
@@ -429,11 +433,41 @@ def _grade_one(w: Trabalhador, e: Entrega, grupo: Grupo) -> Row:
     row.autograded = keep
     _scores(w, g, e.ident, row)
     _explain(autograded, g, row, e.path)
+    _fora_da_versao(g, row, e.ausentes)
     _aplicar_conferencia(g, row, res)
+    _copia_das_solucoes(row, *e.copiadas)
+    _versao_com_falhas(g, row, e.versao)
     row.cpu_ratio = res.cpu_ratio
     # o tempo foi do aluno (nunca se corrige de novo): ignorou a interrupção, inundou a saída ou estourou a memória
     row.tempo_do_aluno = bool(res.ignorou or res.cortadas or res.memoria_total)
     return row
+
+
+def _versao_com_falhas(g: Gradable, row: Row, versao: str) -> None:
+    """Uma entrega de versão anterior com verificações que não passaram vai para revisão: o enunciado pode ter
+    mudado desde então (o projeto da Aula 1 pedia ``atencao.self_attention``, que a verificação de hoje
+    proíbe dentro da função do aluno)."""
+    if not versao or row.status not in ("parcial", "zero"):
+        return
+    falhas = [gid for gid in g.checks if gid in row.scores and row.scores[gid] < g.cells[gid][1]]
+    if falhas:
+        row.status = "revisar"
+        row.reasons.append(f"verificações que não passaram numa entrega da {versao} ({', '.join(falhas)}): o "
+                           "enunciado pode ter mudado desde aquela versão; o professor decide")
+
+def _fora_da_versao(g: Gradable, row: Row, ausentes: list) -> None:
+    """Verificações de exercícios que a versão do curso do aluno não tinha: fora da nota e do máximo."""
+    for gid in ausentes:
+        row.scores.pop(gid, None)
+        row.maximum -= g.cells[gid][1]
+    row.reasons = [r for r in row.reasons if not any(r.startswith(f"{gid}: ") for gid in ausentes)]
+
+
+def _copia_das_solucoes(row: Row, respostas, verificacoes) -> None:
+    """Entrega com as respostas iguais às de ``solutions/``: revisar, sem os pontos dessas verificações."""
+    if respostas:
+        reter(row, verificacoes, f"respostas iguais às de solutions/ ({', '.join(respostas)}): cópia da solução? "
+                                 "O professor decide")
 
 
 def _last_error(log: str) -> str:
@@ -484,7 +518,9 @@ def _aplicar_conferencia(g: Gradable, row: Row, res: Resultado) -> None:
         row.scores[gid] = float(g.cells[gid][1]) if passou is True else 0.0
         if passou is not True and no_kernel > 0:
             row.reasons.append(f"{gid}: passou no notebook, mas falhou na conferência independente"
-                               + (f" (não passou: {detalhe})" if detalhe else "") + "; 0 pontos")
+                               + (f" (não passou: {detalhe})" if detalhe else "") + "; 0 pontos no total, "
+                               f"{_num(no_kernel)} em pontos_em_revisao")
+            row.em_revisao[gid] = no_kernel
             revisar = True
     if res.flags:
         revisar = True
@@ -517,6 +553,8 @@ def _aplicar_conferencia(g: Gradable, row: Row, res: Resultado) -> None:
     elif res.situacao == "kernel_morreu":
         row.reasons.append(f"o kernel parou em {res.onde} (o processo foi encerrado); "
                            "valem os pontos das verificações que terminaram antes")
+    if (res.flags or res.alteracoes) and any(v > 0 for v in row.scores.values()):  # o kernel inteiro em dúvida
+        reter(row, list(row.scores), "o código mexe na correção: nenhuma verificação vale até a revisão")
     row.total = sum(row.scores.values())
     if revisar:
         row.status = "revisar"
@@ -543,7 +581,8 @@ def grade_class(entregas: Path, saida: Path, cell_timeout: int = 30, notebook_ti
                 workers: int | None = None, log=print, memoria_mb: int = 2048, isolar: bool = True,
                 marca: str | None = None, guardar_notebooks: bool = False, memoria_total_mb: int = 3072,
                 disco_mb: int = 512) -> list[Row]:
-    """Corrige a turma de ``entregas`` (pasta ou .zip) e escreve ``notas.csv`` e os retornos em ``saida``.
+    """Corrige a turma de ``entregas`` (pasta ou .zip, ou uma lista delas: as partes da mesma turma, juntadas
+    por aluno por :func:`correcao.entregas.ler_entregas`) e escreve ``notas.csv`` e os retornos em ``saida``.
 
     ``memoria_mb``: limite de memória por processo do aluno; ``memoria_total_mb``: a soma de todos os processos
     (e tmpfs) das caixas de um notebook; ``disco_mb``: o tamanho de cada pasta gravável da caixa (a de
@@ -564,7 +603,7 @@ def grade_class(entregas: Path, saida: Path, cell_timeout: int = 30, notebook_ti
     saida = Path(saida).resolve()
     with tempfile.TemporaryDirectory(prefix="correcao-") as tmp_name:
         tmp = Path(tmp_name)
-        entregas_lidas = ler_entregas(Path(entregas), tmp)  # cópia interna: o nbgrader e o aluno não veem o original
+        entregas_lidas = ler_entregas(entregas, tmp)  # cópia interna: o nbgrader e o aluno não veem o original
         plan, rows, fora = plan_class(entregas_lidas, everything, tmp / "saneados")
         if entregas_lidas.lixo:
             log(f"  {len(entregas_lidas.lixo)} resto(s) do macOS/Windows/Jupyter ignorado(s) (__MACOSX, ._*, "
@@ -669,7 +708,12 @@ def _planejar_um(k: int, a, everything: dict, pasta: Path):
     excesso = grande_demais(len(dados), nb) if nb is not None else None
     if excesso:
         return failed_row(a.aluno, None, nome_base(a.nome), "grande_demais", excesso, arquivo=a.caminho)
+    versao = reconhecer_versao(nb, everything) if problema is None else None
+    if versao is not None:  # uma versão anterior do curso: os ids antigos viram os de hoje
+        nb = traduzir_ids(nb, versao)
     g, nota = identify(everything, nb, a.caminho)
+    if g is None or (versao is not None and (g.assignment, g.notebook) != (versao.aula, versao.notebook)):
+        versao = None
     rotulo = g.notebook if g else nome_base(a.nome)
     if not a.aluno:
         return failed_row("", g, rotulo, "fora_de_pasta",
@@ -682,14 +726,19 @@ def _planejar_um(k: int, a, everything: dict, pasta: Path):
     if g is None:
         return failed_row(a.aluno, None, rotulo, "desconhecido",
                           f"“{a.caminho}” não é um notebook de exercício ou projeto do curso", arquivo=a.caminho)
-    arrumado, notas = sanitize(nb, g, everything)
+    ausentes = [gid for gid in g.checks if gid not in versao.verificacoes] if versao else []
+    copiadas = iguais_as_solucoes(nb, g)
+    arrumado, notas = sanitize(nb, g, everything, versao=versao)
+    if versao is not None:
+        notas.insert(0, nota_da_versao(versao, ausentes))
     em_branco = blank_answers(arrumado, g)
     if em_branco:
         notas.append(f"{len(em_branco)} resposta(s) escrita(s) ainda com o esboço ✍️ (valem 0 na correção do "
                      f"professor): {', '.join(gid for gid, _, _ in em_branco)}")
     path = pasta / f"e{k:05d}.ipynb"
     path.write_text(json.dumps(arrumado, ensure_ascii=False), encoding="utf-8")
-    return Entrega(a.aluno, f"e{k:05d}", g, path, a.caminho, ([nota] if nota else []) + notas)
+    return Entrega(a.aluno, f"e{k:05d}", g, path, a.caminho, ([nota] if nota else []) + notas, ausentes=ausentes,
+                   versao=f"versão anterior do curso ({versao.descricao})" if versao else "", copiadas=copiadas)
 
 
 def _marcar_copias(rows: list[Row]) -> None:

@@ -12,7 +12,8 @@ from pathlib import Path
 from atencao.checks._erros import traduzir
 
 CSV_FIXED = ["aluno", "aula", "notebook", "arquivo"]
-CSV_TAIL = ["total", "maximo", "correcao_manual_pendente", "situacao", "isolamento", "retorno", "motivo"]
+CSV_TAIL = ["total", "maximo", "pontos_em_revisao", "correcao_manual_pendente", "situacao", "isolamento", "retorno",
+            "motivo"]
 
 SITUACOES = {
     "ok": "tudo certo", "parcial": "parcialmente correto", "zero": "nenhuma verificação passou",
@@ -45,13 +46,15 @@ class Row:
     tempo_do_aluno: bool = False  # o tempo perdido foi do aluno (nunca se corrige de novo sozinha)
     pico_memoria: int | None = None  # bytes, a soma das caixas do notebook (quando medida)
     corpo: str = ""  # o notebook corrigido em HTML, feito no processo que corrigiu (em paralelo)
+    em_revisao: dict = field(default_factory=dict)  # grade_id -> pontos que teria, retidos até o professor revisar
 
     def csv(self, columns: list[str]) -> dict:
         out = {"aluno": _celula(self.student), "aula": self.assignment, "notebook": _celula(self.notebook),
                "arquivo": _celula(self.arquivo), "total": _num(self.total), "maximo": _num(self.maximum),
+               "pontos_em_revisao": _num(sum(self.em_revisao.values())) if self.em_revisao else "",
                "correcao_manual_pendente": self.manual_pending, "situacao": self.status,
                "isolamento": self.isolation, "retorno": _celula(self.retorno),
-               "motivo": _celula(" | ".join(self.reasons))}
+               "motivo": _celula(sem_caminhos(" | ".join(self.reasons)))}
         out.update({c: _num(self.scores[c]) if c in self.scores else "" for c in columns})
         return out
 
@@ -81,6 +84,24 @@ def _num(x) -> str:
     return "" if x is None else (str(int(x)) if float(x).is_integer() else f"{x:.2f}")
 
 
+def reter(row: Row, gids, motivo: str = "") -> None:
+    """Põe a linha ``row`` em revisão: os pontos das verificações ``gids`` saem de ``total`` (0 em cada uma) e
+    ficam em ``em_revisao`` (coluna ``pontos_em_revisao`` de ``notas.csv``), para o professor decidir; a
+    situação vira ``revisar`` e ``motivo`` (se houver) entra nos motivos, com os pontos retidos."""
+    retidos = []
+    for gid in gids:
+        pontos = row.scores.get(gid) or 0.0
+        if pontos > 0:
+            row.em_revisao[gid] = row.em_revisao.get(gid, 0.0) + pontos
+            row.scores[gid] = 0.0
+            retidos.append(f"{gid}: {_num(pontos)}")
+    row.total = sum(row.scores.values())
+    row.status = "revisar"
+    if motivo:
+        row.reasons.append(motivo + (f"; pontos retidos até a revisão do professor ({', '.join(retidos)}; coluna "
+                                     "pontos_em_revisao), 0 no total" if retidos else ""))
+
+
 def failed_row(student: str, g, notebook: str, status: str, reason: str, arquivo: str = "") -> Row:
     if g is None:
         return Row(student, "", notebook, status=status, reasons=[reason], arquivo=arquivo)
@@ -93,13 +114,15 @@ def feedback_html(row: Row, g) -> str:
     rows = "".join(
         f"<tr><td>{esc(gid)}</td><td>{_num(row.scores.get(gid))}</td><td>{_num(points)}</td></tr>"
         for gid, (_, points, auto) in (g.cells.items() if g else []) if auto)
-    reasons = "".join(f"<li>{esc(r)}</li>" for r in row.reasons) or "<li>Nenhum problema encontrado.</li>"
+    reasons = "".join(f"<li>{esc(sem_caminhos(r))}</li>" for r in row.reasons) or "<li>Nenhum problema encontrado.</li>"
     manual = (f"<p>{row.manual_pending} resposta(s) escrita(s) aguardam a correção do professor.</p>"
               if row.manual_pending else "")
     body = row.corpo or (notebook_body(row.autograded) if row.autograded and row.autograded.exists() else "")
     aluno, aula = esc(row.student or "—"), esc(row.assignment or "—")
     arquivo = f" · <b>Arquivo:</b> {esc(row.arquivo)}" if row.arquivo else ""
     situacao = esc(SITUACOES.get(row.status, row.status))
+    revisao = (f"<p>Em revisão pelo professor: {_num(sum(row.em_revisao.values()))} ponto(s) "
+               f"({esc(', '.join(row.em_revisao))}), fora da nota até a revisão.</p>" if row.em_revisao else "")
     return f"""<!DOCTYPE html>
 <html lang="pt-BR"><head><meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; img-src data:; style-src 'unsafe-inline'">
@@ -115,6 +138,7 @@ table {{border-collapse: collapse}} td, th {{border: 1px solid #ccc; padding: .3
 <p><b>Aluno(a):</b> {aluno} · <b>Aula:</b> {aula} · <b>Notebook:</b> {esc(row.notebook)}
 {arquivo}</p>
 <p class="nota">Nota automática: {_num(row.total)} de {_num(row.maximum)} · situação: {situacao}</p>
+{revisao}
 {manual}
 <table><tr><th>Verificação</th><th>Pontos</th><th>Máximo</th></tr>{rows}</table>
 <h3>O que a correção encontrou</h3><ul>{reasons}</ul>
@@ -144,7 +168,8 @@ def notebook_body(path: Path) -> str:
                 if meta.get("grade") and not meta.get("solution"):
                     out["traceback"] = [f"{out.get('ename', '')}: {out.get('evalue', '')}"]
                 else:
-                    out["traceback"] = [_CAMINHO.sub(r"\2", str(line)) for line in out.get("traceback", [])]
+                    out["traceback"] = [sem_caminhos(str(line)) for line in out.get("traceback", [])]
+            _limpar_saida(out)
     nb.metadata.pop("widgets", None)
     exporter = HTMLExporter(template_name="basic")
     body, _ = exporter.from_notebook_node(nb)
@@ -153,6 +178,57 @@ def notebook_body(path: Path) -> str:
 
 
 _CAMINHO = re.compile(r"(/[^\s:'\"()]+/)([^/\s:'\"()]+\.py)")
+
+
+def _prefixos_da_maquina() -> list[str]:
+    """Pastas desta máquina que não podem aparecer num retorno: o repositório, o ambiente Python (venv e o
+    Python de base), a pasta pessoal e as temporárias, cada uma também com os atalhos resolvidos."""
+    import os
+    import sys
+    import tempfile
+
+    raiz = Path(__file__).resolve().parents[2]
+    pastas = {str(raiz), sys.prefix, sys.base_prefix, sys.exec_prefix, os.path.expanduser("~"),
+              tempfile.gettempdir(), "/tmp", "/var/tmp", "/dev/shm"}
+    pastas |= {os.path.realpath(x) for x in list(pastas)}
+    return sorted((x.rstrip("/") for x in pastas if x and x.rstrip("/")), key=len, reverse=True)
+
+
+_PREFIXOS: list[str] = []
+
+
+def sem_caminhos(texto: str) -> str:
+    """``texto`` (uma saída do notebook, um motivo) sem os caminhos desta máquina: ``/home/prof/curso/.venv/lib/
+    python3.11/site-packages/IPython/core/interactiveshell.py:3585: UserWarning`` → ``interactiveshell.py:3585:
+    UserWarning``; o que sobra de uma pasta conhecida (repositório, venv, pasta pessoal, temporárias) vira ``…``."""
+    if not isinstance(texto, str) or "/" not in texto:
+        return texto
+    if not _PREFIXOS:
+        _PREFIXOS.extend(_prefixos_da_maquina())
+    partes = _DADOS.split(texto)  # imagens embutidas (base64, que também tem "/") ficam como estão
+    for k in range(0, len(partes), 2):
+        parte = _CAMINHO.sub(r"\2", partes[k])
+        for prefixo in _PREFIXOS:
+            parte = re.sub(re.escape(prefixo) + r"(?=[/\s'\":),]|$)[^\s'\":),<]*", "…", parte)
+        partes[k] = parte
+    return "".join(partes)
+
+
+_DADOS = re.compile(r"(data:[\w/+.-]+;base64,[A-Za-z0-9+/=\s]+)")
+
+
+def _limpar_saida(out) -> None:
+    """Os textos de uma saída de célula sem caminhos desta máquina (imagens ficam como estão)."""
+    if "text" in out:
+        texto = out["text"]
+        out["text"] = sem_caminhos("".join(texto) if isinstance(texto, list) else texto)
+    if "evalue" in out:
+        out["evalue"] = sem_caminhos(str(out["evalue"]))
+    data = out.get("data", {})
+    for mime in ("text/plain", "text/html", "text/markdown", "text/latex"):
+        if mime in data:
+            valor = data[mime]
+            data[mime] = sem_caminhos("".join(valor) if isinstance(valor, list) else valor)
 
 
 _TAGS = {"a", "abbr", "b", "blockquote", "br", "code", "del", "details", "div", "em", "h1", "h2", "h3", "h4", "h5",

@@ -49,7 +49,7 @@ def _desmarcar(cell: dict) -> None:
     cell.get("metadata", {}).pop("nbgrader", None)
 
 
-def sanitize(nb: dict, g: Gradable, everything: dict | None = None) -> tuple[dict, list[str]]:
+def sanitize(nb: dict, g: Gradable, everything: dict | None = None, versao=None) -> tuple[dict, list[str]]:
     """Devolve (cópia arrumada de ``nb``, notas em pt-BR). ``nb`` é o JSON do notebook (não muda).
 
     Parameters
@@ -60,6 +60,9 @@ def sanitize(nb: dict, g: Gradable, everything: dict | None = None) -> tuple[dic
         O notebook do curso que ele é (:func:`catalogo.identify`).
     everything : dict, opcional
         O catálogo, para dizer de onde veio uma célula colada de outro notebook.
+    versao : correcao.nomes_antigos.Versao, opcional
+        A versão anterior do curso de que ``nb`` é (já com os ids de hoje, :func:`nomes_antigos.traduzir_ids`):
+        as verificações que ela não tinha não voltam, e os nomes antigos das funções são os dela.
     """
     nb = copy.deepcopy(nb)
     originais = original_cells(g.source)
@@ -115,24 +118,25 @@ def sanitize(nb: dict, g: Gradable, everything: dict | None = None) -> tuple[dic
         notas.append(f"células de outro notebook coladas aqui ({', '.join(estranhas)}{origem}): ignoradas na "
                      "correção (respostas coladas ficaram como células comuns)")
     nb["cells"] = [c for i, c in enumerate(cells) if i not in remover]
-    notas += _recolocar(nb, originais)
-    notas += _nomes_antigos(nb)
+    ausentes = set(g.checks) - set(versao.verificacoes) if versao is not None else set()
+    notas += _recolocar(nb, {gid: c for gid, c in originais.items() if gid not in ausentes})
+    notas += _nomes_antigos(nb, RENOMEADAS | versao.funcoes if versao is not None else RENOMEADAS)
     return nb, notas
 
 
-def _nomes_antigos(nb: dict) -> list[str]:
+def _nomes_antigos(nb: dict, renomeadas: dict) -> list[str]:
     """Respostas com o nome de função de uma versão anterior do curso ganham o nome atual."""
     antigos: list[str] = []
     for cell in nb["cells"]:
         if isinstance(cell, dict) and cell.get("cell_type") == "code" and _tipo(cell) == "resposta" \
                 and "nbgrader" in cell.get("metadata", {}):
-            fonte, achados = atualizar_resposta(cell_source(cell))
+            fonte, achados = atualizar_resposta(cell_source(cell), renomeadas)
             if achados:
                 cell["source"] = fonte
                 antigos += achados
     if not antigos:
         return []
-    pares = ", ".join(f"{a} → {RENOMEADAS[a]}" for a in antigos)
+    pares = ", ".join(f"{a} → {renomeadas[a]}" for a in antigos)
     return [f"função com o nome de uma versão anterior do curso ({pares}): corrigida com o nome atual, sem perder "
             "ponto"]
 
@@ -224,3 +228,45 @@ def _compila(fonte: str) -> bool:
         return False
     return True
 
+
+
+def iguais_as_solucoes(nb: dict, g: Gradable) -> tuple[list[str], list[str]]:
+    """Respostas iguais às de ``solutions/`` (de hoje ou de uma versão anterior do curso): código com a mesma
+    árvore sintática (comentários, docstrings e formatação não contam), texto igual sem a formatação.
+
+    Só quando mais da metade das respostas que o aluno preencheu (as que não são o esboço) são iguais às
+    soluções: uma resposta curta pode coincidir por acaso; a entrega inteira, não (o próprio notebook de
+    ``solutions/`` entregue como está, por exemplo).
+
+    Returns
+    -------
+    (respostas, verificacoes)
+        Os ``grade_id`` das respostas iguais às soluções e das verificações que conferem essas respostas
+        (listas vazias se a entrega não é uma cópia das soluções).
+    """
+    from .catalogo import CODE_STUB, TEXT_STUB, answer_fingerprint, checks_of_answers, solution_fingerprints
+    from .nomes_antigos import respostas_de_todas_as_versoes
+
+    conhecidas = respostas_de_todas_as_versoes(g.assignment, g.notebook)
+    atuais = solution_fingerprints(g.source)
+    originais = original_cells(g.source)
+    esbocos = {answer_fingerprint(CODE_STUB), answer_fingerprint(TEXT_STUB, "markdown"), ""}
+    preenchidas, iguais, vistas = [], [], set()
+    for cell in nb.get("cells", []):
+        meta = nbgrader_meta(cell)
+        gid = meta.get("grade_id")
+        if not meta.get("solution") or gid not in atuais or gid in vistas:
+            continue
+        vistas.add(gid)
+        tipo = cell.get("cell_type", "code")
+        digital = answer_fingerprint(cell_source(cell), tipo)
+        original = originais.get(gid)
+        if digital in esbocos or (original is not None and digital == answer_fingerprint(original.source, tipo)):
+            continue
+        preenchidas.append(gid)
+        if digital == atuais[gid] or digital in conhecidas.get(gid, ()):
+            iguais.append(gid)
+    if not iguais or 2 * len(iguais) <= len(preenchidas):
+        return [], []
+    por_resposta = checks_of_answers(g.source)
+    return iguais, [c for gid in iguais for c in por_resposta.get(gid, ())]

@@ -18,7 +18,7 @@ import tempfile
 from pathlib import Path
 
 from .catalogo import blank_answers, cell_label, nbgrader_meta
-from .relatorio import SITUACOES
+from .relatorio import SITUACOES, sem_caminhos
 
 CHECK_LINE = re.compile(r"^(✅|❌|⏳) (.+?):")
 
@@ -104,7 +104,7 @@ def _relatorio(path: Path, row, nb: dict | None) -> tuple[bool, list[str]]:
         # a linha que o kernel imprimiu não se repete, a menos que o verificador isolado tenha discordado dela
         if ((gid is None or gid not in com_linha or "conferência independente" in r)
                 and "resposta(s) escrita(s) ainda com o esboço" not in r):
-            notas.append(f"⚠️ {r}")
+            notas.append(f"⚠️ {sem_caminhos(r)}")
     esbocos = _esbocos(nb, g)
     report = [f"Notebook {path.name} ({g.assignment}, {g.notebook}): {passed} de {len(points)} verificação(ões) "
               "passando.", *checks, *notas, *esbocos]

@@ -57,12 +57,13 @@ EXPECTED = {
     ("dano-le-respostas", NB): (A1, "03-exercicios", "zero", "0", "4", "não resolvido"),
     ("dano-escreve-fora", NB): (A1, "03-exercicios", "ok", "4", "4", ""),
     ("dano-estraga-colega", NB): (A1, "03-exercicios", "ok", "4", "4", ""),
-    ("dano-processo-fantasma", NB): (A1, "03-exercicios", "revisar", "4", "4", "importa subprocess"),
+    # o código mexe na correção: os pontos ficam em pontos_em_revisao (EM_REVISAO), 0 no total
+    ("dano-processo-fantasma", NB): (A1, "03-exercicios", "revisar", "0", "4", "importa subprocess"),
     ("dano-memoria", NB): (A1, "03-exercicios", "memoria_esgotada", "2", "4",
                            "memória esgotada em célula 8 (aula01-ex3-solucao"),
     # os processos ocupam o limite da caixa: se a verificação do ex. 4 ainda consegue rodar depende do momento em
     # que o kernel para; os 2 pontos do ex. 3 (verificado antes) valem sempre, e a linha vai para revisão
-    ("dano-muitos-processos", NB): (A1, "03-exercicios", "revisar", ("2", "4"), "4", "os.fork"),
+    ("dano-muitos-processos", NB): (A1, "03-exercicios", "revisar", "0", "4", "os.fork"),
     # a turma bagunçada: ninguém some, nenhum ponto se perde
     ("paulo-zip-windows", NB): (A1, "03-exercicios", "ok", "4", "4", ""),
     ("joão-sem-marca-utf8", NB): (A1, "03-exercicios", "ok", "4", "4", ""),
@@ -93,4 +94,27 @@ EXPECTED = {
                                 "as linhas acrescentadas a aula01-03-exercicios-importacoes rodaram"),
     ("neto-resposta-embaixo", NB): (A1, "03-exercicios", "ok", "4", "4",
                                     "3 resposta(s) escrita(s) ainda com o esboço ✍️"),
+    # terceira rodada: a turma em dois zips (lote-1.zip com dois alunos, lote-2.zip com a reentrega de um deles)
+    ("zilda-lote", NB): (A1, "03-exercicios", "ok", "4", "4", ""),
+    ("zeca-dois-zips", NB): (A1, "03-exercicios", "parcial", "2", "4", "2 cópias deste notebook (esta: "
+                             "“03-exercicios.ipynb”; outras: “lote-2.zip/03-exercicios.ipynb”)"),
+    ("zeca-dois-zips", "lote-2.zip/03-exercicios.ipynb"): (A1, "03-exercicios", "ok", "4", "4", "2 cópias"),
+    # dentro da pasta da aula (aula-02-auto-atencao-do-zero/lara-pasta-da-aula/): a aula não é aluna
+    ("lara-pasta-da-aula", "04-exercicios.ipynb"): (A2, "04-exercicios", "ok", "10", "10", ""),
+    # a primeira versão publicada do notebook (ids ex3-solucao..., embeddings_pulou_alto_parecidos...)
+    ("yuri-primeira-versao", NB): (A1, "03-exercicios", "ok", "4", "4",
+                                   "notebook de uma versão anterior do curso (de 2026-11-29, commit 012b9fa2)"),
+    # o notebook de solutions/ como está: revisão, sem os pontos (que ficam em pontos_em_revisao)
+    ("caio-copia-da-solucao", NB): (A1, "03-exercicios", "revisar", "0", "4", "respostas iguais às de solutions/"),
+    # sys.exit() no fim da resposta do exercício 3: o resto do notebook roda, o erro aparece sem caminhos da máquina;
+    # a varredura aponta o sys.exit (a linha vai para revisão, com os pontos em pontos_em_revisao)
+    ("sil-systemexit", NB): (A1, "03-exercicios", "revisar", "0", "4", "SystemExit: terminei o exercício 3"),
+}
+
+# (aluno, arquivo) -> a coluna pontos_em_revisao (pontos retidos de uma linha "revisar"); as outras linhas: ""
+EM_REVISAO = {
+    ("caio-copia-da-solucao", NB): "4",
+    ("sil-systemexit", NB): "4",
+    ("dano-processo-fantasma", NB): "4",
+    ("dano-muitos-processos", NB): ("2", "4"),
 }

@@ -12,6 +12,7 @@ Uso: ``python tests/turma_exemplo/gerar.py [ARQUIVO.zip]`` (padrão: ``tests/tur
 
 from __future__ import annotations
 
+import ast
 import copy
 import json
 import re
@@ -33,7 +34,45 @@ def load(kind: str, lesson: str, name: str) -> dict:
 
 
 def solution(lesson, name):
-    return load("solutions", lesson, name)
+    """O notebook resolvido por um aluno honesto: as respostas de ``solutions/`` escritas com outra forma
+    (:func:`a_mao`), para a correção não confundir com uma cópia das soluções."""
+    return a_mao(load("solutions", lesson, name))
+
+
+class _SaidaNomeada(ast.NodeTransformer):
+    """``return expressao`` → ``resultado = expressao`` + ``return resultado`` (o mesmo cálculo, outro código)."""
+
+    def visit_FunctionDef(self, node):
+        self.generic_visit(node)
+        corpo = []
+        for st in node.body:
+            if isinstance(st, ast.Return) and st.value is not None:
+                corpo += [ast.Assign(targets=[ast.Name("resultado", ast.Store())], value=st.value),
+                          ast.Return(ast.Name("resultado", ast.Load()))]
+            else:
+                corpo.append(st)
+        node.body = corpo
+        return node
+
+
+def resposta_a_mao(fonte: str, tipo: str = "code") -> str:
+    """Uma resposta de ``solutions/`` como um aluno a escreveria (outra forma, o mesmo resultado)."""
+    if tipo != "code":
+        return "Com as minhas palavras: " + fonte
+    arvore = ast.fix_missing_locations(_SaidaNomeada().visit(ast.parse(fonte)))
+    novo = ast.unparse(arvore)
+    if ast.dump(ast.parse(novo)) == ast.dump(ast.parse(fonte)):
+        novo += "\nfeito_por_mim = True"
+    return novo + "\n"
+
+
+def a_mao(nb: dict) -> dict:
+    """Cópia de ``nb`` com cada resposta reescrita por :func:`resposta_a_mao`."""
+    nb = copy.deepcopy(nb)
+    for c in nb["cells"]:
+        if c.get("metadata", {}).get("nbgrader", {}).get("solution"):
+            c["source"] = resposta_a_mao("".join(c["source"]), c["cell_type"])
+    return nb
 
 
 def student(lesson, name):
@@ -287,7 +326,25 @@ def cases() -> dict[str, dict[str, object]]:
         "olga-aula-3": {"03-exercicios.ipynb": clean(solution(AULA3, "03-exercicios"))},
         # feito com uma versão anterior do curso, com os nomes antigos das funções (minha_softmax...)
         "xande-versao-antiga": {"04-exercicios.ipynb": versao_antiga(clean(solution(AULA2, "04-exercicios")))},
+        # a primeira versão publicada do notebook (outros ids de célula, outros nomes de função), resolvida
+        "yuri-primeira-versao": {"03-exercicios.ipynb": primeira_versao()},
+        # o notebook de solutions/ entregue como está (com as saídas e as marcas BEGIN SOLUTION)
+        "caio-copia-da-solucao": {"03-exercicios.ipynb": (ROOT / "solutions" / AULA1 / "03-exercicios.ipynb")
+                                  .read_bytes()},
+        # sys.exit() no fim de uma resposta: o resto roda; o retorno não mostra caminhos desta máquina
+        "sil-systemexit": {"03-exercicios.ipynb": fill(clean(sol1), "aula01-ex3-solucao",
+                                                       ex3_src + "\nimport sys\nsys.exit('terminei o exercício 3')\n")},
     }
+
+
+def primeira_versao() -> dict:
+    """O notebook 03-exercicios da Aula 1 na primeira versão publicada, resolvido (tests/versoes-antigas.zip)."""
+    from turma_exemplo import versoes
+
+    from correcao import nomes_antigos
+
+    v = next(v for v in nomes_antigos.versoes() if (v.aula, v.notebook) == (AULA1.split("/")[1], "03-exercicios"))
+    return versoes.guardado(versoes.aluno(v), "03-exercicios.ipynb")
 
 
 def versao_antiga(nb: dict) -> dict:
@@ -421,6 +478,16 @@ def files() -> list[tuple[object, bytes]]:
             else:
                 out.append((f"turma-exemplo/{name}/{fname}", data))
     out.append(("turma-exemplo/03-exercicios.ipynb", _bytes(clean(solution(AULA1, "03-exercicios")))))
+    # a turma em dois zips: um com dois alunos, o outro com a reentrega de um deles
+    parcial = _bytes(messy_cases()["sofia-duas-copias"]["03-exercicios.ipynb"])
+    out.append(("turma-exemplo/lote-1.zip", _zip([("lote-1/zeca-dois-zips/03-exercicios.ipynb", parcial),
+                                                   ("lote-1/zilda-lote/03-exercicios.ipynb",
+                                                    _bytes(clean(solution(AULA1, "03-exercicios"))))])))
+    out.append(("turma-exemplo/lote-2.zip", _zip([("zeca-dois-zips/03-exercicios.ipynb",
+                                                   _bytes(clean(solution(AULA1, "03-exercicios"))))])))
+    # a pasta da aula com a pasta da aluna dentro: a aula não é aluna
+    out.append(("turma-exemplo/aula-02-auto-atencao-do-zero/lara-pasta-da-aula/04-exercicios.ipynb",
+                _bytes(clean(solution(AULA2, "04-exercicios")))))
     out.append(("turma-exemplo/yara.zip",
                 _zip([("03-exercicios.ipynb", _bytes(clean(solution(AULA1, "03-exercicios"))))])))
     return out
@@ -449,4 +516,11 @@ def write(dest: Path = DEFAULT) -> Path:
 
 
 if __name__ == "__main__":
+    sys.path.insert(0, str(ROOT / "tests"))
+    from turma_exemplo import versoes
+
+    if versoes.raso():
+        print(f"clone raso (sem o histórico do git): {versoes.ZIP.name} fica como está")
+    else:
+        print(versoes.write())
     print(write(Path(sys.argv[1]) if len(sys.argv) > 1 else DEFAULT))
