@@ -461,13 +461,42 @@ def projeto_valida_pelos_tokens_do_embed(frase_a, frase_b, mha):  # válida: com
     Wa, Wb = mha.forward(Xa)[1], mha.forward(Xb)[1]
     return Wa, Wb, np.array([np.abs(Wa[h] - Wb[h]).mean() for h in range(mha.n_heads)])
 
+def ex4_escala_d_v(X, W_q, W_k, W_v):  # divide pela raiz da dimensão de V
+    Q, K, V = X @ W_q, X @ W_k, X @ W_v
+    A = softmax(Q @ K.T / np.sqrt(V.shape[1]))
+    return A @ V, A
+
+
+def ex4_softmax_com_keepdims_a_mao(X, W_q, W_k, W_v):  # válida: tudo escrito, softmax por linha
+    S = (X @ W_q) @ (X @ W_k).T / np.sqrt(W_k.shape[1])
+    E = np.exp(S - S.max(axis=1).reshape(-1, 1))
+    A = E / E.sum(axis=1).reshape(-1, 1)
+    return (A @ (X @ W_v), A)
+
+
+def proj_segundo_maior_com_argsort(frase, vectors=None):  # válida: o 2º da ordem quando o 1º é o próprio token
+    import matplotlib.pyplot as plt
+
+    tokens, X = atencao.embed(frase, vectors)
+    A = atencao.self_attention(X)[1]
+    plt.figure()
+    plt.imshow(A)
+    destaques = []
+    for i, t in enumerate(tokens):
+        ordem = [j for j in np.argsort(-A[i], kind="stable") if j != i]
+        destaques.append((t, tokens[ordem[0]], float(A[i, ordem[0]])))
+        print(t, "→", tokens[ordem[0]], round(float(A[i, ordem[0]]), 2))
+    return tokens, A, destaques
+
+
 # ---------- o corpus ----------
 VALIDAS = {
     aula02.aquecimento_softmax: [sm_certa, sm_moveaxis_e_laco, sm_float32, sm_logsumexp, sm_transpoe_e_usa_menos_um],
     aula02.exercicio_1_passo_1: [mc_tril, mc_arange, mc_nao_triu, mc_laco],
     aula01.exercicio_3: [t1.ex3_certo, te.ex3_quinta_coordenada, ex3_copia_a_linha, ex3_lista_float32],
-    aula01.exercicio_4: [t1.ex4_certo, t1.ex4_float32_einsum, ex4_lacos, ex4_escala_em_W_q],
-    aula01.projeto: [t1.proj_certo, proj_a_mao, proj_tabela_de_texto],
+    aula01.exercicio_4: [t1.ex4_certo, t1.ex4_float32_einsum, ex4_lacos, ex4_escala_em_W_q,
+                         ex4_softmax_com_keepdims_a_mao],
+    aula01.projeto: [t1.proj_certo, proj_a_mao, proj_tabela_de_texto, proj_segundo_maior_com_argsort],
     aula02.exercicio_1: [t2.mask_certo, mask_no_lugar_numa_copia, mask_float32],
     aula02.exercicio_2: [t2.mha_certo, mha_laco_nas_cabecas, mha_einsum, mha_escala_em_W_q],
     aula02.exercicio_3: [t2.comparar_certo, t2.comparar_mensagem_com_broadcast, comparar_forward_e_numpy],
@@ -499,7 +528,7 @@ ERRADAS = {
         (t1.ex4_trocado, "ordem do retorno"), (t1.ex4_sem_projetar_v, "saída"), (te.ex4_escala_por_n, "pesos"),
         (te.ex4_escala_W_q_no_lugar, "não altera as entradas"), (te.ex4_chama_a_biblioteca, "sem a função pronta"),
         (ex4_pesos_transpostos, "pesos"), (ex4_esquece_softmax, "pesos"), (ex4_devolve_so_saida, "devolve (saida"),
-        (ex4_softmax_ingenua, "caso 5"),
+        (ex4_softmax_ingenua, "caso 5"), (ex4_escala_d_v, "pesos"),
     ],
     aula01.projeto: [
         (t1.proj_sem_figura_nem_texto, "desenha"), (t1.proj_so_figura, "desenha"),
@@ -545,6 +574,7 @@ def _id(x):
 
 # (verificação, resposta errada, trecho da dica): a dica nomeia o engano de cada uma
 DICAS = [
+    (aula01.exercicio_4, ex4_escala_d_v, "dividiu por sqrt(d_v)"),
     (aula02.aquecimento_softmax, sm_sem_eixo, "o argumento axis foi ignorado"),
     (aula02.aquecimento_softmax, sm_eixo_zero_sempre, "ao longo do eixo 0, não do eixo pedido (axis=-1)"),
     (aula02.exercicio_1_passo_1, mc_sem_diagonal, "a diagonal precisa ser True"),
