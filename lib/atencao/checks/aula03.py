@@ -139,9 +139,10 @@ def _dica_top(got: list, ref: list, attentions: np.ndarray, tokens: list, src: s
     if ultimas != (i, j):
         for ii, jj in {ultimas, (ultimas[0], j), (i, ultimas[1])}:
             if got == _top_heads(attentions, ii, jj, k):
-                repetidas = " e ".join(f"“{p}”" for p, a, b in ((src, i, ultimas[0]), (dst, j, ultimas[1])) if a != b)
-                return (f"{repetidas} aparece(m) duas vezes na frase e a sua função usou a última ocorrência; o "
-                        f"enunciado pede a primeira: out.tokens.index(\"▁\" + palavra) (um dicionário "
+                repetidas = [f"“{p}”" for p, a, b in ((src, i, ultimas[0]), (dst, j, ultimas[1])) if a != b]
+                verbo = "aparecem" if len(repetidas) > 1 else "aparece"
+                return (f"{' e '.join(repetidas)} {verbo} duas vezes na frase e a sua função usou a última "
+                        f"ocorrência; o enunciado pede a primeira: out.tokens.index(\"▁\" + palavra) (um dicionário "
                         f"{{token: índice}} ou um laço sem break guarda a última).")
     if got == [(h, c) for c, h in ref]:
         return "cada par é (camada, cabeça), nessa ordem: a camada é o 1º índice de out.attentions."
