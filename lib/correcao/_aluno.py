@@ -36,10 +36,17 @@ def _refazer(nome: str, dados):
     """Um objeto da biblioteca que a verificação passou (refeito aqui com os mesmos dados)."""
     import importlib
 
-    if nome == _remoto.ENCODER:
-        from atencao.bert import load_e5
+    if nome == _remoto.ENCODER:  # o modelo da biblioteca; um recorte dele se vieram menos camadas
+        import dataclasses
 
-        return load_e5()
+        from atencao.bert import BertEncoder, load_e5
+
+        encoder = load_e5()
+        n_layers = dados.get("n_layers") if isinstance(dados, dict) else None
+        if isinstance(n_layers, int) and 0 < n_layers < encoder.config.n_layers:
+            config = dataclasses.replace(encoder.config, n_layers=n_layers)
+            encoder = BertEncoder(config, encoder.weights, encoder.tokenizer)
+        return encoder
     if nome not in _remoto.CLASSES or not isinstance(dados, dict):
         raise _remoto.MensagemInvalida(f"objeto desconhecido: {nome}")
     cls = getattr(importlib.import_module(_remoto.CLASSES[nome]), nome)

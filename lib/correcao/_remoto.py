@@ -91,8 +91,8 @@ def encode(valor, fundo: int = 0):
         dados = {k: v for k, v in vars(valor).items()
                  if v is None or isinstance(v, (np.ndarray, int, float, str, bool))}
         return {"__objeto__": nome, "dados": encode(dados, fundo + 1)}
-    if nome == ENCODER:
-        return {"__objeto__": ENCODER}
+    if nome == ENCODER:  # o modelo (ou um recorte dele, com as primeiras camadas): refeito do outro lado
+        return {"__objeto__": ENCODER, "dados": encode({"n_layers": int(valor.config.n_layers)}, fundo + 1)}
     raise MensagemInvalida(f"um valor do tipo {nome}")
 
 

@@ -28,6 +28,8 @@ _TRADUCOES = [
     (r"^index (-?\d+) is out of bounds for axis (\d+) with size (\d+)",
      r"índice \1 fora dos limites do eixo \2 (tamanho \3)"),
     (r"^list index out of range", "índice fora da lista"),
+    (r"^(.+) is not in list$", r"\1 não está na lista (list.index não achou o item)"),
+    (r"^(tuple|list)\.index\(x\): x not in (?:tuple|list)$", r"\1.index não achou o item"),
     (r"^(\w+)\(\) missing (\d+) required positional arguments?: (.+)",
      r"\1() precisa de \2 argumento(s) que faltaram: \3"),
     (r"^(\w+)\(\) takes (\d+) positional arguments? but (\d+) (?:was|were) given",

@@ -121,7 +121,7 @@ _PRONTAS = (scaled_dot_product_attention, attend, self_attention, SelfAttention,
 
 def _reference_projected(X, W_q, W_k, W_v, scale="d_k", axis=-1):
     Q, K, V = X @ W_q, X @ W_k, X @ W_v
-    d = {"d_k": W_q.shape[1], "d_model": X.shape[1], "n": X.shape[0], "none": 1}[scale]
+    d = {"d_k": W_q.shape[1], "d_model": X.shape[1], "n": X.shape[0], "d_v": W_v.shape[1], "none": 1}[scale]
     A = softmax(Q @ K.T / np.sqrt(d), axis=axis)
     return A @ V, A
 
@@ -180,6 +180,8 @@ def _diagnose(X, W_q, W_k, W_v, A) -> str:
         "parece que faltou dividir as pontuações por sqrt(d_k).": dict(scale="none"),
         "dividiu por sqrt(d) do embedding; o certo é sqrt(d_k), a dimensão das chaves.": dict(scale="d_model"),
         "dividiu pela raiz do número de tokens (n); o certo é sqrt(d_k), a dimensão das chaves.": dict(scale="n"),
+        "dividiu por sqrt(d_v), a dimensão dos valores; o certo é sqrt(d_k), a dimensão das consultas e chaves "
+        "(W_q.shape[1]).": dict(scale="d_v"),
         "a softmax foi aplicada por coluna; aplique em cada linha (axis=-1).": dict(axis=0),
     }
     for hint, kw in wrong.items():

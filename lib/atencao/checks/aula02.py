@@ -11,7 +11,7 @@ import re
 import numpy as np
 
 from ..attention import attend, scaled_dot_product_attention, self_attention, softmax, softmax_
-from ..embeddings import embed_hashed
+from ..embeddings import embed_hashed, tokenize
 from ..masks import causal_mask
 from ..multihead import MultiHeadAttention, merge_heads, split_heads
 from ..projections import SelfAttention
@@ -89,11 +89,15 @@ def _dica_softmax(z, axis, got, ref) -> str:
     e = np.exp(z - np.where(np.isfinite(z.max(axis=axis, keepdims=True)), z.max(axis=axis, keepdims=True), 0))
     if np.allclose(got, e, atol=1e-6):
         return "faltou dividir pela soma: os pesos de cada linha precisam somar 1."
+    pedido = axis % z.ndim
+    for outro in range(z.ndim):  # a conta certa, mas ao longo de outro eixo: o axis recebido não foi usado
+        if outro != pedido and np.allclose(got, softmax(z, axis=outro), atol=1e-6):
+            return (f"a softmax foi feita ao longo do eixo {outro}, não do eixo pedido (axis={axis}): o argumento "
+                    f"axis foi ignorado. Use-o no máximo e na soma: np.max(z, axis=axis, keepdims=True) e "
+                    f"e.sum(axis=axis, keepdims=True).")
     if z.ndim > 1 and (np.abs(got.sum(axis=axis) - 1) > 1e-6).any():
         return ("alguma linha não soma 1: o máximo subtraído precisa ser o de cada linha "
                 "(np.max(z, axis=axis, keepdims=True)), não o do array inteiro.")
-    if z.ndim > 1 and axis not in (-1, z.ndim - 1) and np.allclose(got, softmax(z, axis=-1), atol=1e-6):
-        return "o argumento axis foi ignorado: use-o no máximo e na soma (np.max(z, axis=axis, keepdims=True))."
     if z.ndim > 1 and np.isfinite(z).all() and np.allclose(got, np.exp(z - z.max()) / np.exp(z - z.max()).sum()):
         return "a soma foi sobre o array inteiro: some só ao longo do eixo, com e.sum(axis=axis, keepdims=True)."
     return "softmax(z) = exp(z - máximo) / soma de exp(z - máximo), ao longo de axis (com keepdims=True)."
@@ -127,10 +131,12 @@ def exercicio_1_passo_1(c: Checker, mask_fn):
         if n > 1 and np.array_equal(arr, ref.T):
             hint = ("o outro triângulo: com True acima da diagonal, cada token olharia os que vêm DEPOIS dele "
                     "(o futuro). A linha i pode olhar as colunas j ≤ i.")
+        elif np.array_equal(arr, np.tril(np.ones((n, n), dtype=bool), k=-1)):  # antes da invertida: com n = 1, é
+            # a mesma matriz [[False]], e o que falta é a diagonal
+            hint = ("a diagonal precisa ser True: cada token pode olhar para si mesmo (j ≤ i, não j < i; "
+                    "np.tril(..., k=0), sem o k=-1)." + (" Com n = 1, a máscara é [[True]]." if n == 1 else ""))
         elif np.array_equal(arr, ~ref):
             hint = "a convenção está invertida: aqui True = pode olhar, False = bloqueado."
-        elif np.array_equal(arr, np.tril(np.ones((n, n), dtype=bool), k=-1)):
-            hint = "a diagonal precisa ser True: cada token pode olhar para si mesmo."
         elif n > 1 and arr.all():
             hint = "nada foi bloqueado: acima da diagonal (j > i) deve ser False."
         if not c.expect(np.array_equal(arr, ref), f"{label}: True na diagonal e abaixo dela (j ≤ i)",
@@ -363,21 +369,48 @@ def _dica_ex3(A1, A2, diff, ref1, ref2, saida1) -> str | None:
     return None
 
 
+# as mensagens de erro da biblioteca começam pelo nome do argumento: "`query` precisa ter forma ..."
+_BIBLIOTECA = re.compile(r"`\w+` precisa")
+
+
+def _contagens(a: str, b: str) -> str:
+    """As contagens de palavras (``split``) e de tokens das duas frases, quando elas não batem entre si."""
+    pa, pb, ta, tb = len(a.split()), len(b.split()), len(tokenize(a)), len(tokenize(b))
+    return f"palavras (frase.split()): {pa} e {pb}; tokens (atencao.tokenize): {ta} e {tb}"
+
+
 @check("Projeto (padrões por cabeça)")
 def projeto(c: Checker, per_head_fn):
     """Confere ``per_head_fn(frase_a, frase_b, mha) -> (pesos_a, pesos_b, diferenca_por_cabeca)``.
 
     Os pesos são (n_heads, n, n) da atenção multicabeça ``mha`` sobre ``embed_hashed(frase,
     d_model=mha.d_model)``; ``diferenca_por_cabeca`` (n_heads,) é a média de ``|pesos_a - pesos_b|``
-    em cada cabeça. Usa duas instâncias diferentes (tamanhos e sementes que não são os do notebook), para
-    que a função use a ``mha`` que recebe; frases de tamanhos diferentes devem levantar ``ValueError``.
+    em cada cabeça. Usa três instâncias diferentes (tamanhos e sementes que não são os do notebook), para
+    que a função use a ``mha`` que recebe; frases com números de tokens diferentes devem levantar
+    ``ValueError``. O tamanho é o número de tokens, não o de palavras separadas por espaço: um par tem o mesmo
+    número de tokens e números de palavras diferentes (não pode levantar) e outro o contrário (precisa levantar).
     """
     casos = ((MultiHeadAttention(16, 4, seed=semente(7)), "o gato sentou sobre o tapete",
               "o cachorro dormiu sobre a cama"),
-             (MultiHeadAttention(12, 3, seed=semente(2024)), "ela abriu a porta", "ele fechou a janela"))
+             (MultiHeadAttention(12, 3, seed=semente(2024)), "ela abriu a porta", "ele fechou a janela"),
+             # 3 e 4 palavras, 4 tokens cada ("guarda-chuva" são dois)
+             (MultiHeadAttention(8, 2, seed=semente(31)), "o guarda-chuva molhou", "o gato dormiu cedo"))
     for mha, a, b in c.casos(casos):
         label = f"“{a}” × “{b}” (d_model={mha.d_model}, n_heads={mha.n_heads})"
-        result = c.call(label, per_head_fn, a, b, mha, names=("frase_a", "frase_b", "mha"))
+        try:
+            result = c.call(label, per_head_fn, a, b, mha, names=("frase_a", "frase_b", "mha"))
+        except ValueError as exc:
+            if _erro_do_numpy(str(exc)) or _BIBLIOTECA.match(str(exc)):  # a conta do aluno quebrou: o erro já diz
+                raise
+            compare = "compare os tokens, X_a.shape[0] com X_b.shape[0] (ou len(atencao.tokenize(frase)))"
+            c.expect(False, f"{label}: frases com o mesmo número de tokens não levantam erro", "nenhum erro",
+                     f"ValueError: {str(exc)[:100]}",
+                     f"as duas frases têm o mesmo número de tokens, mas não de palavras ({_contagens(a, b)}): "
+                     f"{compare}, e não frase.split(), que não separa “guarda-chuva” e mantém a pontuação."
+                     if len(a.split()) != len(b.split()) else
+                     f"as duas frases têm {len(tokenize(a))} tokens cada: só frases com números de TOKENS diferentes "
+                     f"levantam ValueError; {compare}, e não o número de caracteres (len(frase)) nem outra medida.")
+            return
         ref_a = mha(embed_hashed(a, d_model=mha.d_model)[1])[1]  # depois da chamada: nada a ler na pilha
         ref_b = mha(embed_hashed(b, d_model=mha.d_model)[1])[1]
         if not c.expect(isinstance(result, (tuple, list)) and len(result) == 3,
@@ -396,18 +429,27 @@ def projeto(c: Checker, per_head_fn):
                       hint="np.abs(pesos_a - pesos_b).mean(axis=(1, 2)): um número por cabeça.")
         if not ok:
             return
-    got = "nenhum erro"
-    try:
-        c.call("frases de tamanhos diferentes", per_head_fn, "o gato dormiu", "uma frase bem mais comprida que a outra",
-               casos[0][0], names=("frase_a", "frase_b", "mha"))
-    except ValueError as exc:
-        got = f"ValueError: {exc}"
-    except Exception as exc:  # noqa: BLE001 - outro erro (ex.: o de broadcast do NumPy) não é o pedido
-        got = f"{type(exc).__name__}: {exc}"
-    c.expect(got.startswith("ValueError") and not _erro_do_numpy(got),
-             "frases de tamanhos diferentes levantam ValueError, como pede o enunciado",
-             "ValueError levantado pela sua função", got[:120],
-             "compare o número de tokens das duas frases antes de calcular e levante ValueError com uma mensagem sua.")
+    # dois pares de tamanhos diferentes: um com números de palavras diferentes e outro com o mesmo número de
+    # palavras (3) e de tokens diferentes (3 e 4)
+    for a, b, label in (("o gato dormiu", "uma frase bem mais comprida que a outra", "frases de tamanhos diferentes"),
+                        ("o gato dormiu", "o guarda-chuva molhou",
+                         "frases com o mesmo número de palavras e números de tokens diferentes")):
+        got = "nenhum erro"
+        try:
+            c.call(label, per_head_fn, a, b, casos[0][0], names=("frase_a", "frase_b", "mha"))
+        except ValueError as exc:
+            got = f"ValueError: {exc}"
+        except Exception as exc:  # noqa: BLE001 - outro erro (ex.: o de broadcast do NumPy) não é o pedido
+            got = f"{type(exc).__name__}: {exc}"
+        dica = "compare o número de tokens das duas frases antes de calcular e levante ValueError com uma mensagem sua."
+        if len(a.split()) == len(b.split()):
+            dica = (f"“{a}” × “{b}”: {_contagens(a, b)}. O tamanho que importa é o número de tokens: compare "
+                    "X_a.shape[0] com X_b.shape[0] (ou len(atencao.tokenize(frase))), não frase.split(), e levante "
+                    "ValueError com uma mensagem sua.")
+        if not c.expect(got.startswith("ValueError") and not _erro_do_numpy(got),
+                        f"{label} levantam ValueError, como pede o enunciado",
+                        "ValueError levantado pela sua função", got[:120], dica):
+            return
 
 
 proteger()  # a foto da biblioteca e desta verificação, antes do código do aluno

@@ -5,6 +5,9 @@ As referências são calculadas aqui a partir de ``EncoderOutput.attentions`` (n
 
 from __future__ import annotations
 
+import dataclasses
+import re
+
 import numpy as np
 
 from ..attention import attend, scaled_dot_product_attention, self_attention
@@ -19,6 +22,32 @@ __all__ = ["passou", "exercicio_1", "exercicio_2", "exercicio_3", "exercicio_4",
 def _token_index(tokens: list, word: str) -> int:
     """Índice da primeira peça que é a palavra ``word`` inteira (``▁word``)."""
     return tokens.index("▁" + word)
+
+
+def _ultima(tokens: list, word: str) -> int:
+    """Índice da última peça ``▁word`` (o engano de quem monta um dicionário token → índice)."""
+    return len(tokens) - 1 - tokens[::-1].index("▁" + word)
+
+
+def _sem_marca(exc: BaseException, palavras) -> str | None:
+    """A palavra procurada sem o ``▁`` quando o erro é o ``ValueError: 'ele' is not in list`` de ``list.index``
+    (pela mensagem: a função do aluno pode rodar em outro processo); ``None`` se o erro é outro."""
+    if not isinstance(exc, ValueError):
+        return None
+    m = re.fullmatch(r"'(.*)' is not in list|(?:tuple|list)\.index\(x\): x not in (?:tuple|list)", str(exc).strip())
+    if m is None:
+        return None
+    if m.group(1) is None:  # tuple.index: a mensagem não diz qual; a primeira palavra procurada serve de exemplo
+        return palavras[0]
+    return m.group(1) if m.group(1) in palavras else None
+
+
+def _dica_sem_marca(c: Checker, label: str, palavra: str, exc: BaseException) -> None:
+    """O ❌ de quem procurou a palavra sem o ``▁`` (no lugar do ``ValueError`` cru de ``list.index``)."""
+    c.expect(False, f"{label}: acha a peça da palavra “{palavra}” em out.tokens", f"o índice de '▁{palavra}'",
+             f"ValueError: {exc}",
+             f"as peças do modelo marcam o começo de cada palavra com ▁ (o caractere U+2581, não um _): em out.tokens "
+             f"está '▁{palavra}', e não '{palavra}'. Procure a peça com o ▁: out.tokens.index(\"▁\" + palavra).")
 
 
 def _top_heads(attentions: np.ndarray, i: int, j: int, k: int = 5) -> list:
@@ -75,19 +104,91 @@ def _pares(got):
         return None
 
 
+# "ele" e "gato" duas vezes: o enunciado pede a primeira ocorrência (list.index), e um dicionário token → índice
+# (ou um laço sem break) acha a última
+FRASE_REPETIDA = "o gato olhou para ele e ele olhou para o gato"
+
+# o modelo tem 12 camadas e 12 cabeças: trocar uma contagem pela outra só aparece num recorte com menos camadas
+CAMADAS_DO_RECORTE = 7
+_RECORTES: dict = {}
+
+
+def _recorte(encoder, n_layers: int = CAMADAS_DO_RECORTE):
+    """O mesmo codificador só com as ``n_layers`` primeiras camadas (os mesmos pesos, sem cópia): as atenções
+    têm forma (n_layers, 12, n, n), com números de camadas e de cabeças diferentes."""
+    from ..bert import BertEncoder
+
+    chave = (id(encoder), n_layers)
+    if chave not in _RECORTES or _RECORTES[chave][0] is not encoder:
+        config = dataclasses.replace(encoder.config, n_layers=n_layers)
+        _RECORTES[chave] = (encoder, BertEncoder(config, encoder.weights, encoder.tokenizer))
+    return _RECORTES[chave][1]
+
+
+def _dica_top(got: list, ref: list, attentions: np.ndarray, tokens: list, src: str, dst: str, k: int) -> str | None:
+    """Dica para uma lista de cabeças errada, reconhecendo os enganos comuns; ``None`` se nenhum."""
+    i, j = _token_index(tokens, src), _token_index(tokens, dst)
+    n_layers, n_heads = attentions.shape[:2]
+    if len(got) != len(ref):
+        return f"devolva exatamente k = {k} pares (use o argumento k da função)."
+    if sorted(got) == sorted(ref):
+        return "as cabeças certas, mas fora de ordem: ordene do maior peso para o menor."
+    if got == _top_heads(attentions, j, i, k):
+        return "linha e coluna trocadas: a linha é quem olha (origem), a coluna é para quem (destino)."
+    ultimas = (_ultima(tokens, src), _ultima(tokens, dst))
+    if ultimas != (i, j):
+        for ii, jj in {ultimas, (ultimas[0], j), (i, ultimas[1])}:
+            if got == _top_heads(attentions, ii, jj, k):
+                repetidas = [f"“{p}”" for p, a, b in ((src, i, ultimas[0]), (dst, j, ultimas[1])) if a != b]
+                verbo = "aparecem" if len(repetidas) > 1 else "aparece"
+                return (f"{' e '.join(repetidas)} {verbo} duas vezes na frase e a sua função usou a última "
+                        f"ocorrência; o enunciado pede a primeira: out.tokens.index(\"▁\" + palavra) (um dicionário "
+                        f"{{token: índice}} ou um laço sem break guarda a última).")
+    if got == [(h, c) for c, h in ref]:
+        return "cada par é (camada, cabeça), nessa ordem: a camada é o 1º índice de out.attentions."
+    w = attentions[:, :, i, j]
+    ordem = np.argsort(-w, axis=None, kind="stable")[:k]
+    if n_layers != n_heads and got == [tuple(int(x) for x in np.unravel_index(o, (n_heads, n_layers))) for o in ordem]:
+        return (f"o índice achatado virou (camada, cabeça) com as contagens trocadas: aqui há {n_layers} camadas e "
+                f"{n_heads} cabeças, e w = out.attentions[:, :, i, j] tem forma ({n_layers}, {n_heads}). Use "
+                f"np.unravel_index(o, w.shape) (ou camada = o // n_cabecas, cabeca = o % n_cabecas).")
+    return None
+
+
 @check("Exercício 1 (as cabeças em que “ele” olha para “gato”)")
 def exercicio_1(c: Checker, fn, encoder):
     """Confere ``fn(encoder, frase, origem, destino, k=5) -> [(camada, cabeça), ...]`` (maior peso primeiro).
 
-    O ``k`` varia (5, 3 e 8): uma resposta que ignora ``k`` não passa. Aceita lista, tupla ou array (k, 2).
+    O ``k`` varia (5, 3 e 8): uma resposta que ignora ``k`` não passa. Uma frase tem a origem e o destino duas
+    vezes (vale a primeira ocorrência, como pede o enunciado), e o último caso usa um recorte do modelo com
+    7 camadas e 12 cabeças (trocar as contagens de camadas e de cabeças não passa). Aceita lista, tupla ou
+    array (k, 2).
     """
     encoder = _confiavel(encoder)
-    casos = [(*SENTENCES[0], 5), (*SENTENCES[1], 3), (*SENTENCES[0], 8)]
-    for sentence, src, dst, k in c.casos(casos):
+    casos = [(*SENTENCES[0], 5, encoder), (*SENTENCES[1], 3, encoder), (FRASE_REPETIDA, "ele", "gato", 5, encoder),
+             (*SENTENCES[0], 8, _recorte(encoder))]
+    for sentence, src, dst, k, modelo in c.casos(casos):
         label = f"“{src}” → “{dst}” em “{sentence}”, k={k}"
-        bruto = c.call(label, fn, encoder, sentence, src, dst, k=k, names=("encoder", "frase", "origem", "destino"),
-                       forbidden=_REFERENCIAS)
-        out = encoder(sentence)  # a referência, depois da chamada
+        if modelo is not encoder:
+            label += f", num recorte do modelo ({modelo.config.n_layers} camadas × {modelo.config.n_heads} cabeças)"
+        try:
+            bruto = c.call(label, fn, modelo, sentence, src, dst, k=k,
+                           names=("encoder", "frase", "origem", "destino"), forbidden=_REFERENCIAS)
+        except ValueError as exc:
+            palavra = _sem_marca(exc, (src, dst))
+            if palavra is None:
+                raise
+            _dica_sem_marca(c, label, palavra, exc)
+            return
+        except IndexError as exc:
+            if modelo is encoder:
+                raise
+            c.expect(False, f"{label}: a função usa as formas de out.attentions", "nenhum erro",
+                     f"IndexError: {exc}",
+                     f"este modelo tem {modelo.config.n_layers} camadas e {modelo.config.n_heads} cabeças: tire as "
+                     "contagens de out.attentions.shape (ou de w.shape), em vez de escrever 12.")
+            return
+        out = modelo(sentence)  # a referência, depois da chamada
         i, j = _token_index(out.tokens, src), _token_index(out.tokens, dst)
         ref = _top_heads(out.attentions, i, j, k)
         got = _pares(bruto)
@@ -96,23 +197,50 @@ def exercicio_1(c: Checker, fn, encoder):
                         "faltou um `return` no fim da função?" if bruto is None else
                         "devolva uma lista de tuplas (camada, cabeça), por exemplo [(5, 3), (4, 1)]; sem o peso."):
             return
-        hint = None
-        if len(got) != len(ref):
-            hint = f"devolva exatamente k = {k} pares (use o argumento k da função)."
-        elif sorted(got) == sorted(ref) and got != ref:
-            hint = "as cabeças certas, mas fora de ordem: ordene do maior peso para o menor."
-        elif got == _top_heads(out.attentions, j, i, k):
-            hint = "linha e coluna trocadas: a linha é quem olha (origem), a coluna é para quem (destino)."
+        hint = _dica_top(got, ref, out.attentions, out.tokens, src, dst, k) if got != ref else None
         if not c.expect(got == ref, label, ref, got,
                         hint or "use out.attentions[:, :, i, j] (camadas × cabeças) e ordene pelos maiores pesos."):
             return
 
 
+def _dica_por_candidatos(got: np.ndarray, ref: np.ndarray, candidatos: list) -> str | None:
+    """A dica do primeiro candidato (um engano comum, já calculado) igual ao que a função devolveu e diferente da
+    referência; ``None`` se nenhum bate."""
+    for dica, cand in candidatos:
+        cand = np.asarray(cand, dtype=float)
+        if cand.shape == got.shape and np.allclose(got, cand, atol=1e-5) and not (
+                cand.shape == ref.shape and np.allclose(cand, ref, atol=1e-5)):
+            return dica
+    return None
+
+
+def _dica_forma(got: np.ndarray, attentions: np.ndarray) -> str | None:
+    """Dica para um resultado que não tem a forma (n_layers,): por cabeça, por consulta, por cabeça em vez de
+    por camada."""
+    n_layers, n_heads, n = attentions.shape[:3]
+    if got.shape == (n_layers,):
+        return None
+    if got.shape == (n_layers, n_heads):
+        return ("um valor por camada: tire a média também sobre as cabeças, .mean(axis=(1, 2)) no array "
+                "(n_layers, n_heads, n), não só sobre as consultas.")
+    if got.shape == (n_layers, n):
+        return "um valor por camada: tire a média também sobre as consultas (eixo 2), não só sobre as cabeças."
+    if got.shape == (n_heads,) and n_heads != n_layers:
+        return (f"saiu um valor por cabeça ({n_heads}): a média é sobre as cabeças (eixo 1) e as consultas (eixo 2), "
+                f"e sobra um valor por camada (eixo 0, {n_layers} camadas).")
+    if got.ndim == 0 or got.shape == (1,):
+        return "um valor por camada, não um número só: tire a média só sobre as cabeças e as consultas (eixos 1 e 2)."
+    return f"devolva um array de forma (n_layers,) = ({n_layers},): um valor por camada."
+
+
 @check("Exercício 2 (distância média da atenção por camada)")
 def exercicio_2(c: Checker, fn, encoder):
-    """Confere ``fn(attentions) -> ndarray (n_layers,)`` em atenções sorteadas e nas do modelo."""
+    """Confere ``fn(attentions) -> ndarray (n_layers,)`` em atenções sorteadas (2 camadas × 3 cabeças e
+    3 camadas × 5 cabeças) e nas do modelo. Reconhece os enganos comuns (sem os pesos, sem o valor absoluto,
+    a distância ao quadrado, média em vez de soma sobre j, uma cabeça só, a média das camadas, soma em vez de
+    média nas cabeças, só o token de maior peso) e dá a dica de cada um."""
     rng = np.random.default_rng(semente(3))
-    cases = [rng.dirichlet(np.ones(n), size=(2, 3, n)) for n in (4, 7)]
+    cases = [rng.dirichlet(np.ones(n), size=(L, H, n)) for L, H, n in ((2, 3, 4), (3, 5, 7))]
     cases.append(_confiavel(encoder)(SENTENCES[0][0]).attentions)
     for k, att in enumerate(c.casos(cases), start=1):
         got = c.array(c.call(f"caso {k}", fn, att, names=("attentions",), forbidden=_REFERENCIAS),
@@ -120,18 +248,41 @@ def exercicio_2(c: Checker, fn, encoder):
         if got is None:
             return
         ref = _mean_attention_distance(att)
-        n = att.shape[-1]
-        plain = np.full(att.shape[0], np.abs(np.arange(n)[:, None] - np.arange(n)).mean())
-        hint = ("a distância precisa ser ponderada pelos pesos: Σ_j w_ij · |i − j|."
-                if got.shape == ref.shape and np.allclose(got, plain)
-                else "para cada camada: média sobre cabeças e consultas de Σ_j w_ij |i − j|.")
+        hint = _dica_forma(got, att) or _dica_distancia(got, ref, np.asarray(att, dtype=float))
         if not c.close(got, ref, f"caso {k}: atenções de forma {att.shape}", hint=hint):
             return
 
 
+def _dica_distancia(got: np.ndarray, ref: np.ndarray, att: np.ndarray) -> str:
+    n = att.shape[-1]
+    diff = np.arange(n)[:, None] - np.arange(n)[None, :]  # i − j
+    dist = np.abs(diff)
+    por = lambda d: (att * d).sum(-1)  # noqa: E731 - (n_layers, n_heads, n): Σ_j w_ij d_ij
+    candidatos = [
+        ("a distância precisa ser ponderada pelos pesos: Σ_j w_ij · |i − j|.", np.full(att.shape[0], dist.mean())),
+        ("faltou o valor absoluto: use |i − j| (np.abs), senão olhar para trás e para a frente se cancelam.",
+         por(diff).mean(axis=(1, 2))),
+        ("a distância é |i − j|, não (i − j)² (sem elevar ao quadrado).", por(diff ** 2).mean(axis=(1, 2))),
+        ("para cada consulta, SOME sobre j (Σ_j w_ij |i − j|): os pesos já somam 1, então .mean(-1) divide por n "
+         "a mais.", (att * dist).mean(-1).mean(axis=(1, 2))),
+        ("média sobre as cabeças, não soma: .mean(axis=(1, 2)) no array (n_layers, n_heads, n).",
+         por(dist).sum(1).mean(-1)),
+        ("a média inclui todas as cabeças, não só a primeira.", por(dist)[:, 0].mean(-1)),
+        ("um valor para cada camada: não tire a média também sobre as camadas.",
+         np.full(att.shape[0], por(dist).mean())),
+        ("a distância média usa todos os pesos da linha (Σ_j w_ij |i − j|), não só a do token de maior peso.",
+         np.abs(att.argmax(-1) - np.arange(n)).mean(axis=(1, 2))),
+    ]
+    return _dica_por_candidatos(got, ref, candidatos) or (
+        "para cada camada: média sobre cabeças e consultas de Σ_j w_ij |i − j| (a soma sobre as colunas j "
+        "de cada linha).")
+
+
 @check("Exercício 3 (atenção nos tokens especiais)")
 def exercicio_3(c: Checker, fn, encoder):
-    """Confere ``fn(encoder, frase) -> ndarray (n_layers,)``: fração da atenção em ``<s>`` e ``</s>``."""
+    """Confere ``fn(encoder, frase) -> ndarray (n_layers,)``: fração da atenção em ``<s>`` e ``</s>``. Reconhece
+    os enganos comuns (uma coluna só, as linhas em vez das colunas, a média das duas colunas, a coluna errada,
+    sem as consultas especiais, uma cabeça só, soma nas cabeças) e dá a dica de cada um."""
     encoder = _confiavel(encoder)
     for sentence in c.casos((SENTENCES[0][0], "Não deixe o coração decidir sozinho")):
         got = c.array(c.call(f"“{sentence}”", fn, encoder, sentence, names=("encoder", "frase"),
@@ -141,11 +292,32 @@ def exercicio_3(c: Checker, fn, encoder):
         if got is None:
             return
         ref = _special_token_mass(out.attentions)
-        hint = ("some as duas colunas: a de <s> (posição 0) e a de </s> (última)."
-                if got.shape == ref.shape and np.allclose(got, out.attentions[..., 0].mean(axis=(1, 2)))
-                else "por camada: média, sobre cabeças e consultas, de w[:, 0] + w[:, -1].")
+        hint = _dica_forma(got, out.attentions) or _dica_especiais(got, ref, out.attentions.astype(float))
         if not c.close(got, ref, f"“{sentence}”: fração por camada", hint=hint):
             return
+
+
+def _dica_especiais(got: np.ndarray, ref: np.ndarray, a: np.ndarray) -> str:
+    media = lambda x: x.mean(axis=(1, 2))  # noqa: E731 - (n_layers, n_heads, n) -> (n_layers,)
+    candidatos = [
+        ("some as duas colunas: a de <s> (posição 0) e a de </s> (última); faltou a de </s>.", media(a[..., 0])),
+        ("some as duas colunas: a de <s> (posição 0) e a de </s> (última); faltou a de <s>.", media(a[..., -1])),
+        ("a fração é o peso em <s> MAIS o peso em </s>: some as duas colunas, sem dividir por 2.",
+         media((a[..., 0] + a[..., -1]) / 2)),
+        ("use as COLUNAS de <s> e </s> (quanto cada token dá a eles, a[..., 0] e a[..., -1]), não as linhas "
+         "(a[..., 0, :] é para onde o próprio <s> olha).", media(a[..., 0, :] + a[..., -1, :])),
+        ("<s> é a posição 0 (a primeira coluna), não a 1.", media(a[..., 1] + a[..., -1])),
+        ("</s> é a última posição (coluna -1).", media(a[..., 0] + a[..., -2])),
+        ("a média é sobre todas as consultas, inclusive as linhas de <s> e </s>.",
+         media(a[..., 1:-1, 0] + a[..., 1:-1, -1])),
+        ("a média inclui todas as cabeças, não só a primeira.", (a[:, 0, :, 0] + a[:, 0, :, -1]).mean(-1)),
+        ("média sobre as cabeças, não soma: .mean(axis=(1, 2)) no array (n_layers, n_heads, n).",
+         (a[..., 0] + a[..., -1]).sum(1).mean(-1)),
+        ("um valor para cada camada: não tire a média também sobre as camadas.",
+         np.full(a.shape[0], (a[..., 0] + a[..., -1]).mean())),
+    ]
+    return _dica_por_candidatos(got, ref, candidatos) or (
+        "por camada: média, sobre cabeças e consultas, de w[:, 0] + w[:, -1] (a coluna de <s> mais a de </s>).")
 
 
 # o exercício 4 é a atenção multicabeça do aluno: as prontas ficam fora, como na Aula 2
@@ -186,9 +358,8 @@ def exercicio_4(c: Checker, fn, encoder):
         else:  # os mesmos enganos da Aula 2, exercício 2 (escala, divisão em cabeças, softmax), agora com vieses
             dica = _diagnose_heads(X, W_q, W_k, n_heads, A, b_q, b_k)
         ok = c.close(A, ref_A, f"{label}: pesos por cabeça (n_heads, n, n)", hint=dica)
-        dica = ("a saída é concat @ W_o + b_o (faltou o b_o?)." if ok and out.shape == ref_out.shape and np.allclose(
-            out + b_o, ref_out, atol=1e-6) else "a saída depende dos pesos: corrija primeiro os pesos (acima)."
-            if not ok else "concatene as cabeças de volta para (n, d_model), multiplique por W_o e some b_o.")
+        dica = (_dica_saida(out, ref_out, X, W_q, W_k, W_v, W_o, n_heads, b_q, b_k, b_v, b_o) if ok else
+                "a saída depende dos pesos: corrija primeiro os pesos (acima).")
         if not (ok and c.close(out, ref_out, f"{label}: saída (n, d_model)", hint=dica)):
             return
     encoder = _confiavel(encoder)
@@ -203,15 +374,46 @@ def exercicio_4(c: Checker, fn, encoder):
             atol=1e-3, rtol=1e-3, hint="as atenções batem: confira a saída (concat @ W_o + b_o) em cada camada.")
 
 
+def _dica_saida(out, ref_out, X, W_q, W_k, W_v, W_o, n_heads, b_q, b_k, b_v, b_o) -> str:
+    """Dica para uma saída errada com os pesos certos: qual viés (ou passo) ficou de fora."""
+    zero = np.zeros_like(b_v)
+
+    def mha(bv, bo, W=W_o):
+        return MultiHeadAttention.from_weights(W_q, W_k, W_v, W, b_q, b_k, bv, bo, n_heads=n_heads)(X)[0]
+
+    candidatos = [
+        ("faltou somar b_v: V = X @ W_v + b_v. Os pesos não mudam sem ele (b_v só entra nos valores), mas a saída "
+         "muda.", mha(zero, b_o)),
+        ("faltou somar b_o no fim: saida = concat @ W_o + b_o.", mha(b_v, zero)),
+        ("faltaram dois vieses: b_v nos valores (V = X @ W_v + b_v) e b_o no fim (saida = concat @ W_o + b_o).",
+         mha(zero, zero)),
+        ("faltou a projeção final: saida = concat @ W_o + b_o (a concatenação das cabeças ainda passa por W_o).",
+         mha(b_v, zero, np.eye(len(b_o))) + b_o),
+    ]
+    for dica, cand in candidatos:
+        if out.shape == cand.shape and np.allclose(out, cand, atol=1e-6) and not np.allclose(cand, ref_out, atol=1e-6):
+            return dica
+    return ("os pesos estão certos: concatene as cabeças de volta para (n, d_model), na ordem, multiplique por W_o e "
+            "some b_o (com V = X @ W_v + b_v).")
+
+
 @check("Projeto (a linha de atenção de um token)")
 def projeto(c: Checker, fn, encoder):
-    """Confere ``fn(encoder, frase, camada, cabeca, palavra) -> (tokens, linha)``: a linha do token ``▁palavra``."""
+    """Confere ``fn(encoder, frase, camada, cabeca, palavra) -> (tokens, linha)``: a linha do token ``▁palavra``
+    (a primeira ocorrência: um caso tem a palavra duas vezes). Reconhece a palavra procurada sem o ``▁``, a
+    última ocorrência, a coluna em vez da linha, camada e cabeça trocadas e a média das cabeças."""
     encoder = _confiavel(encoder)
     for sentence, layer, head, word in c.casos(((SENTENCES[0][0], 5, 3, "ele"), (SENTENCES[1][0], 0, 0, "porta"),
-                                                (SENTENCES[1][0], 11, 11, "frio"))):
-        label = f"camada {layer}, cabeça {head}, “{word}”"
-        result = c.call(label, fn, encoder, sentence, layer, head, word,
-                        names=("encoder", "frase", "camada", "cabeca", "palavra"), forbidden=_REFERENCIAS)
+                                                (SENTENCES[1][0], 11, 11, "frio"), (FRASE_REPETIDA, 8, 2, "ele"))):
+        label = f"camada {layer}, cabeça {head}, “{word}”" + (f" em “{sentence}”" if sentence == FRASE_REPETIDA else "")
+        try:
+            result = c.call(label, fn, encoder, sentence, layer, head, word,
+                            names=("encoder", "frase", "camada", "cabeca", "palavra"), forbidden=_REFERENCIAS)
+        except ValueError as exc:
+            if _sem_marca(exc, (word,)) is None:
+                raise
+            _dica_sem_marca(c, label, word, exc)
+            return
         if not c.expect(isinstance(result, (tuple, list)) and len(result) == 2, f"{label}: devolve (tokens, linha)",
                         "uma tupla (tokens, linha)", _descricao(result), _dica_retorno(result, "tokens", "linha")):
             return
@@ -221,9 +423,21 @@ def projeto(c: Checker, fn, encoder):
                         out.tokens, list(tokens) if isinstance(tokens, (list, tuple)) else _descricao(tokens),
                         "o 1º item são os tokens, encoder(frase).tokens; a ordem do return é (tokens, linha)."):
             return
-        ref = out.attentions[layer, head, _token_index(out.tokens, word)]
-        if not c.close(row, ref, f"{label}: linha de atenção",
-                       hint="out.attentions[camada, cabeca, i], com i o índice de '▁' + palavra em tokens."):
+        i, a = _token_index(out.tokens, word), out.attentions
+        ref = a[layer, head, i]
+        got = c.array(row, f"{label}: a linha é um array de números")
+        if got is None:
+            return
+        hint = _dica_por_candidatos(got, ref, [
+            (f"“{word}” aparece duas vezes na frase e a sua função usou a última ocorrência; o enunciado pede a "
+             "primeira: out.tokens.index(\"▁\" + palavra).", a[layer, head, _ultima(out.tokens, word)]),
+            ("é a linha do token (para onde ele olha), out.attentions[camada, cabeca, i], não a coluna "
+             "[..., :, i] (quem olha para ele).", a[layer, head, :, i]),
+            ("camada e cabeça trocadas: out.attentions[camada, cabeca, i], com a camada no 1º índice.",
+             a[head, layer, i]),
+            ("use só a cabeça pedida, não a média das cabeças da camada.", a[layer].mean(0)[i]),
+        ]) or "out.attentions[camada, cabeca, i], com i o índice de '▁' + palavra em tokens (a primeira ocorrência)."
+        if not c.close(got, ref, f"{label}: linha de atenção", hint=hint):
             return
 
 
