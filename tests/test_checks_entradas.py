@@ -5,6 +5,8 @@ era calculada depois, com os pesos já alterados)."""
 
 from types import SimpleNamespace
 
+import json
+
 import numpy as np
 import pytest
 from test_checks_aula01 import ex4_certo  # a resposta certa é uma só
@@ -160,15 +162,55 @@ def test_referencias_da_aula03_nao_sao_publicas():
         assert not hasattr(aula03, nome) and nome not in aula03.__all__
 
 
-def test_copia_privada_da_correcao_tambem_ve_a_biblioteca_publica(capsys):
-    """A conferência independente usa uma cópia privada das verificações; a função do aluno chama a
-    biblioteca pública: a chamada proibida é vista do mesmo jeito."""
-    from correcao._veredito import carregar_privado
+def test_na_correcao_a_funcao_do_aluno_roda_em_outro_processo_e_a_proibida_e_vista_la(tmp_path, capsys):
+    """Na correção, a verificação roda num processo sem código do aluno e chama a função dele no processo do aluno
+    (correcao._aluno, aqui sem a caixa) pela ponte: a conta certa passa, a chamada proibida é vista lá, e um
+    truque que o aluno roda no próprio processo (aqui: o resultado da verificação sempre aprovado) não muda nada."""
+    import inspect
+    import os
+    import subprocess
+    import sys
 
-    privadas = carregar_privado()
-    assert not privadas["aula01"].exercicio_4(ex4_chama_a_biblioteca)
-    assert "chamou atencao.scaled_dot_product_attention" in capsys.readouterr().out
-    assert privadas["aula01"].exercicio_4(ex4_certo)
+    from correcao import _remoto, _veredito
+
+    celulas = [{"fonte": "import numpy as np\nimport atencao\nfrom atencao.checks import aula01"},
+               {"fonte": "def certo(X, W_q, W_k, W_v):\n"
+                         "    Q, K, V = X @ W_q, X @ W_k, X @ W_v\n"
+                         "    S = Q @ K.T / np.sqrt(K.shape[-1])\n"
+                         "    A = np.exp(S - S.max(axis=-1, keepdims=True))\n"
+                         "    A = A / A.sum(axis=-1, keepdims=True)\n"
+                         "    return A @ V, A\n"},
+               {"fonte": inspect.getsource(ex4_chama_a_biblioteca).replace("def ex4_chama_a_biblioteca", "def pronta")},
+               {"fonte": "def errada(X, W_q, W_k, W_v):\n    return X, X\n"
+                         "import atencao.checks._core as c\n"
+                         "c.CheckResult.passed = property(lambda s: True, lambda s, v: None)"}]
+    pedidos_ler, pedidos_escrever = os.pipe()
+    respostas_ler, respostas_escrever = os.pipe()
+    env = {**os.environ, "CORRECAO_FD_LER": str(pedidos_ler), "CORRECAO_FD_ESCREVER": str(respostas_escrever),
+           "HOME": str(tmp_path), "MPLCONFIGDIR": str(tmp_path / "mpl")}
+    aluno = subprocess.Popen([sys.executable, "-m", "correcao._aluno"], stdin=subprocess.PIPE, env=env, cwd=tmp_path,
+                             pass_fds=(pedidos_ler, respostas_escrever), stdout=subprocess.DEVNULL)
+    os.close(pedidos_ler)
+    os.close(respostas_escrever)
+    try:
+        aluno.communicate(json.dumps({"nonce": "x", "celulas": celulas, "tempo_celula": 60}).encode(), timeout=0.1)
+    except subprocess.TimeoutExpired:
+        pass
+    canal = _remoto.Canal(respostas_ler, pedidos_escrever)
+    try:
+        assert canal.receber(120) == {"pronto": True}
+        remota = _veredito._make_remote_base()
+        assert aula01.exercicio_4(remota(canal, "certo", 60))
+        assert not aula01.exercicio_4(remota(canal, "pronta", 60))
+        assert "chamou atencao.scaled_dot_product_attention" in capsys.readouterr().out
+        assert not aula01.exercicio_4(remota(canal, "errada", 60))
+        assert not aula01.exercicio_3(remota(canal, "nao_existe", 60))
+        assert not canal.parou
+    finally:
+        aluno.kill()
+        aluno.wait()
+        os.close(respostas_ler)
+        os.close(pedidos_escrever)
 
 
 # ---------- comportamento pedido e variantes válidas (Aula 1, exercício 3) ----------

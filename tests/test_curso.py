@@ -382,5 +382,10 @@ def test_corrigir_aceita_as_partes_de_uma_turma():
     assert out.returncode == 0, out.stderr
     linha = out.stdout.strip().splitlines()[-1]
     assert re.search(r"scripts/corrigir\.py \S*parte-1\.zip \S*parte-2\.zip --saida", linha), linha
-    vazio = subprocess.run([sys.executable, str(CURSO), "corrigir", ""], cwd=ROOT, capture_output=True, text=True)
+    sem_make = {k: v for k, v in os.environ.items() if k not in ("MAKELEVEL", "MAKEFLAGS", "MFLAGS")}
+    vazio = subprocess.run([sys.executable, str(CURSO), "corrigir", ""], cwd=ROOT, capture_output=True, text=True,
+                           env=sem_make)
     assert vazio.returncode == 2 and "corrigir pasta-ou-zip [outro.zip...]" in vazio.stdout
+    pelo_make = subprocess.run([sys.executable, str(CURSO), "corrigir", ""], cwd=ROOT, capture_output=True,
+                               text=True, env={**sem_make, "MAKELEVEL": "1"})
+    assert pelo_make.returncode == 2 and "várias partes" in pelo_make.stdout
