@@ -3,9 +3,8 @@ objeto) que recebeu não passa, a mensagem diz qual argumento, e a referência d
 (inclusive a resposta que escala ``W_q`` no lugar e ainda divide de novo, que passava porque a referência
 era calculada depois, com os pesos já alterados)."""
 
-from types import SimpleNamespace
-
 import json
+from types import SimpleNamespace
 
 import numpy as np
 import pytest

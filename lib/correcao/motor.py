@@ -293,7 +293,8 @@ class Trabalhador:
             verificador = _iniciar(self.caixa_conferencia, work_ver, "correcao._veredito",
                                    {"nonce": nonce, "verificacoes": verificacoes, "tempo_celula": self.tempo_celula,
                                     "tempo_pronto": limite},
-                                   {"CORRECAO_FD_LER": str(respostas_ler), "CORRECAO_FD_ESCREVER": str(pedidos_escrever)},
+                                   {"CORRECAO_FD_LER": str(respostas_ler),
+                                    "CORRECAO_FD_ESCREVER": str(pedidos_escrever)},
                                    (respostas_ler, pedidos_escrever), subprocess.PIPE)
         finally:
             for fd in (pedidos_ler, pedidos_escrever, respostas_ler, respostas_escrever):
