@@ -321,7 +321,9 @@ class Trabalhador:
                 passou = msg.get("passou")
                 res.veredito[msg["grade_id"]] = (passou is True, str(msg.get("detalhe", ""))[:300])
                 iniciada = None
-        motivo = "tempo esgotado" if tempo_esgotado else "o processo parou"
+        morta = self.grupo.motivo if self.grupo is not None else ""
+        motivo = ("tempo esgotado" if tempo_esgotado else
+                  "memória do notebook esgotada" if morta == "memoria" else "o processo parou")
         for gid in pendentes:
             if gid not in res.veredito:
                 onde = "nesta verificação" if gid == iniciada else "antes desta verificação"
