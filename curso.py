@@ -210,7 +210,7 @@ def instalar(ex: Execucao, opcoes=None) -> int:
         # curso offline: sem pop-up de notícias nem busca de atualizações do JupyterLab, e a interface do nbgrader
         # (é para professores; o comando corrigir usa a linha de comando) fora do JupyterLab do aluno: o mesmo
         # passo que o conda e o Binder rodam (scripts/preparar_trabalho.py --configurar)
-        [py, "-c", "import sys; sys.path.insert(0, \"scripts\"); import preparar_trabalho as p; p.configurar()"],
+        _configurar(py),
     ]
     codigo = _roda_em_sequencia(ex, *passos)
     if codigo:
@@ -219,6 +219,11 @@ def instalar(ex: Execucao, opcoes=None) -> int:
     if not ex.mostrar:
         print(f"Ambiente pronto em {_texto(VENV)}/")
     return 0
+
+
+def _configurar(py) -> list:
+    """O passo que aplica as configurações do curso ao ambiente de ``py`` (scripts/preparar_trabalho.py)."""
+    return [py, "-c", "import sys; sys.path.insert(0, \"scripts\"); import preparar_trabalho as p; p.configurar()"]
 
 
 def instalar_testes(ex: Execucao, opcoes=None) -> int:
@@ -319,6 +324,7 @@ def test_minimo(ex: Execucao, opcoes) -> int:
         [py, "-m", "pip", "install", "--upgrade", "--quiet", "pip"],
         [py, "-m", "pip", "install", "--quiet", "-r", "requirements-min.txt"],
         [py, "-m", "pip", "check"],
+        _configurar(py),  # as mesmas configurações do ambiente do curso (kernel, servidor)
         [py, *PYTEST, *PARALELO, "-m", "not lento", "tests", "notebooks", "--ignore=tests/browser",
          *(f"--ignore=tests/{nome}" for nome in SEM_A_CORRECAO)],
     ]

@@ -178,14 +178,36 @@ for _n, _m in list(sys.modules.items()):
             if _k.startswith(("encode", "decode", "enviar", "receber")):
                 setattr(_m, _k, lambda *a, **k: {"passou": True})
 ''',
+    # o aviso de função proibida, apagado da resposta antes de ela sair do processo do aluno, com a conta feita pela
+    # função pronta da biblioteca (o exercício 4 "certo" sem saber a matéria)
+    "apaga-o-aviso-da-ponte": '''import os, re
+_escrever = os.write
+def _limpa(fd, dados):
+    try:
+        dados = re.sub(rb'"proibidas_usadas": \\[[^\\]]*\\]', b'"proibidas_usadas": []', bytes(dados))
+    except Exception:
+        pass
+    return _escrever(fd, dados)
+os.write = _limpa
+''',
 }
+
+# o truque acima devolve a conta certa (feita pela biblioteca) no exercício 4: o kernel reprova, o verificador
+# isolado não vê a função proibida (o aviso foi apagado) e aprova; os pontos esperam o professor, fora do total
+COM_A_BIBLIOTECA = {"apaga-o-aviso-da-ponte"}
+EX4_PELA_BIBLIOTECA = ("def attention_with_projections(X, W_q, W_k, W_v):\n"
+                       "    return atencao.scaled_dot_product_attention(X @ W_q, X @ W_k, X @ W_v)\n")
 
 
 def _entrega(truque: str) -> dict:
     nb = copy.deepcopy(gerar.student("modulo-06/aula-01-self-attention", "03-exercicios"))
     gerar.fill(nb, "aula01-ex3-solucao", EX3_ERRADO)
-    gerar.fill(nb, "aula01-ex4-solucao", EX4_ERRADO if truque != "objeto-igual-a-tudo" else
-               "def attention_with_projections(X, W_q, W_k, W_v):\n    return similar_embeddings(), 0\n")
+    ex4 = EX4_ERRADO
+    if truque == "objeto-igual-a-tudo":
+        ex4 = "def attention_with_projections(X, W_q, W_k, W_v):\n    return similar_embeddings(), 0\n"
+    elif truque in COM_A_BIBLIOTECA:
+        ex4 = EX4_PELA_BIBLIOTECA
+    gerar.fill(nb, "aula01-ex4-solucao", ex4)
     primeira = next(i for i, c in enumerate(nb["cells"]) if c["cell_type"] == "code")
     nb["cells"].insert(primeira + 1, {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None,
                                       "source": TRUQUES[truque]})
@@ -219,6 +241,10 @@ def test_trabalho_errado_com_truque_tira_zero(turma_forjada, truque):
     assert linha["aula01-ex4-verificacao"] in ("0", "0.0"), linha
     assert float(linha["total"]) == 0, linha
     assert linha["situacao"] != "ok", linha
+    if truque in COM_A_BIBLIOTECA:  # kernel e verificador discordam: o professor decide, fora do total
+        assert linha["situacao"] == "revisar" and "reprovada no notebook, mas aprovada" in linha["motivo"], linha
+    else:  # uma resposta errada não deixa pontos nem para a revisão (o verificador reprovou)
+        assert float(linha.get("pontos_em_revisao") or 0) == 0, linha
 
 
 def test_nada_do_aluno_sobra_rodando(turma_forjada):

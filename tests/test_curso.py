@@ -210,9 +210,10 @@ def test_test_minimo_instala_os_minimos_num_ambiente_a_parte(copia, sem_make):
     assert chamadas[:3] == [["-m", "pip", "install", "--upgrade", "--quiet", "pip"],
                             ["-m", "pip", "install", "--quiet", "-r", "requirements-min.txt"],
                             ["-m", "pip", "check"]]
-    testes = chamadas[3]
+    assert chamadas[3][0] == "-c" and "configurar()" in chamadas[3][1]  # as configurações do curso, como no .venv
+    testes = chamadas[4]
     assert testes[:2] == ["-m", "pytest"] and "not lento" in testes and {"tests", "notebooks"} <= set(testes)
-    assert "solutions" not in testes and "--ignore=tests/test_correcao.py" in testes and len(chamadas) == 4
+    assert "solutions" not in testes and "--ignore=tests/test_correcao.py" in testes and len(chamadas) == 5
     assert {c["MPLBACKEND"] for c in _chamadas(copia)} == {None}
     (copia.parent / "chamadas.jsonl").unlink()
     falha = _curso(sem_make, "test-minimo", cwd=copia, CODIGO_FALSO="3")

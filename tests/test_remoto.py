@@ -92,6 +92,9 @@ def test_canal_le_linhas_e_recusa_lixo_e_linhas_enormes(monkeypatch):
     canal = Canal(ler, escrever)
     canal.enviar({"a": 1})
     assert canal.receber(1) == {"a": 1}
+    os.write(escrever, b"[" * 5_000 + b"]" * 5_000 + b"\n")  # aninhada demais para o json
+    with pytest.raises(MensagemInvalida):
+        canal.receber(1)
     os.write(escrever, b"isto nao e json\n")
     with pytest.raises(MensagemInvalida):
         canal.receber(1)

@@ -218,8 +218,8 @@ class Canal:
             raise MensagemInvalida("mensagem grande demais")
         try:
             return json.loads(linha.decode("utf-8"))
-        except (UnicodeDecodeError, ValueError) as exc:
-            raise MensagemInvalida("mensagem que não é JSON") from exc
+        except (UnicodeDecodeError, ValueError, RecursionError) as exc:  # aninhamento sem fim também
+            raise MensagemInvalida("mensagem que não é JSON (ou aninhada demais)") from exc
 
 
 def canal_do_ambiente() -> Canal:

@@ -82,6 +82,7 @@ class Resultado:
     cpu_ratio: float | None = None  # tempo de CPU / tempo de relógio do kernel (None: não informado)
     onde: str = ""  # a célula em que a execução parou
     continuou: bool = False  # tempo esgotado numa célula só: ela foi interrompida e o resto do notebook rodou
+    reprovadas_no_kernel: set = field(default_factory=set)  # verificações que rodaram no kernel e reprovaram
     cortadas: list = field(default_factory=list)  # (célula, "celula"/"notebook"): saídas cortadas por excesso
     ignorou: str = ""  # a célula em que o kernel ignorou a interrupção (e foi encerrado)
     memoria_total: bool = False  # a soma da memória do notebook passou do limite (não a de um processo)
@@ -249,6 +250,13 @@ class Trabalhador:
         if memory and not res.memoria_total:
             res.situacao = "memoria_esgotada"
             res.onde = _nome_celula(nb, memory[0])
+        # as verificações que rodaram no kernel e reprovaram (no modo de correção, AssertionError): se o verificador
+        # isolado aprovar uma delas, os dois discordam e a linha vai para revisão
+        for index in executed:
+            cell = nb.cells[index]
+            if is_check(cell) and any(o.get("output_type") == "error" and o.get("ename") == "AssertionError"
+                                      for o in cell.outputs):
+                res.reprovadas_no_kernel.add(nbgrader_meta(cell)["grade_id"])
         # célula de verificação que não rodou não pode valer ponto (o nbgrader daria, por não ter erro)
         for index, cell in enumerate(nb.cells):
             if cell.cell_type == "code" and index not in executed and is_check(cell):
@@ -513,18 +521,23 @@ def _aplicar_conferencia(g: Gradable, row: Row, res: Resultado) -> None:
     (o que o nbgrader leu) só serve ao retorno, e uma verificação que passou lá e não no verificador vai
     para revisão. Depois, a situação e os motivos."""
     revisar = False
+    discordam = []
     for gid in g.checks:
         if gid not in row.scores:
             continue
         passou, detalhe = res.veredito.get(gid, (False, "a conferência não chegou a esta verificação"))
         no_kernel = row.scores[gid]
         row.scores[gid] = float(g.cells[gid][1]) if passou is True else 0.0
-        if passou is not True and no_kernel > 0:
+        if passou is not True and no_kernel > 0:  # o verificador decide: 0, e a discordância vai para revisão
             row.reasons.append(f"{gid}: passou no notebook, mas falhou na conferência independente"
-                               + (f" (não passou: {detalhe})" if detalhe else "") + "; 0 pontos no total, "
-                               f"{_num(no_kernel)} em pontos_em_revisao")
-            row.em_revisao[gid] = no_kernel
+                               + (f" (não passou: {detalhe})" if detalhe else "") + "; 0 pontos")
             revisar = True
+        elif passou is True and gid in res.reprovadas_no_kernel:
+            discordam.append(gid)
+    if discordam:  # o kernel reprovou e o verificador aprovou: os pontos esperam o professor
+        reter(row, discordam, "reprovada no notebook, mas aprovada na conferência independente ("
+              + ", ".join(discordam) + "): o professor confere a resposta")
+        revisar = True
     if res.flags:
         revisar = True
         row.reasons.append("o código mexe na correção: " + "; ".join(res.flags[:8])

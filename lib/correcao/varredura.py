@@ -27,7 +27,7 @@ import ast
 MAGICAS_COMUNS = {"timeit", "time", "matplotlib", "precision", "pprint", "who", "whos", "config", "xmode"}
 MODULOS_PROIBIDOS = {"importlib", "gc", "inspect", "ctypes", "builtins", "subprocess", "signal", "threading",
                      "multiprocessing", "_thread", "pty", "socket", "sys", "resource", "atexit", "code", "codeop",
-                     "types", "traceback", "pickle", "marshal", "runpy", "shutil"}
+                     "types", "traceback", "pickle", "marshal", "runpy", "shutil", "zipimport", "pkgutil"}
 ATRIBUTOS_PROIBIDOS = {"__globals__", "__code__", "__closure__", "__defaults__", "__kwdefaults__", "__dict__",
                        "__subclasses__", "__bases__", "__mro__", "__class__", "__builtins__", "__import__",
                        "__loader__", "__spec__", "__wrapped__", "__self__", "__func__", "__getattribute__",
