@@ -182,7 +182,8 @@ def test_na_correcao_a_funcao_do_aluno_roda_em_outro_processo_e_a_proibida_e_vis
                {"fonte": inspect.getsource(ex4_chama_a_biblioteca).replace("def ex4_chama_a_biblioteca", "def pronta")},
                {"fonte": "def errada(X, W_q, W_k, W_v):\n    return X, X\n"
                          "import atencao.checks._core as c\n"
-                         "c.CheckResult.passed = property(lambda s: True, lambda s, v: None)"}]
+                         "c.CheckResult.passed = property(lambda s: True, lambda s, v: None)"},
+               {"verificacao": "v1"}]
     pedidos_ler, pedidos_escrever = os.pipe()
     respostas_ler, respostas_escrever = os.pipe()
     env = {**os.environ, "CORRECAO_FD_LER": str(pedidos_ler), "CORRECAO_FD_ESCREVER": str(respostas_escrever),
@@ -197,7 +198,7 @@ def test_na_correcao_a_funcao_do_aluno_roda_em_outro_processo_e_a_proibida_e_vis
         pass
     canal = _remoto.Canal(respostas_ler, pedidos_escrever)
     try:
-        assert canal.receber(120) == {"pronto": True}
+        assert canal.receber(120) == {"pronto": "v1"}
         remota = _veredito._make_remote_base()
         assert aula01.exercicio_4(remota(canal, "certo", 60))
         assert not aula01.exercicio_4(remota(canal, "pronta", 60))

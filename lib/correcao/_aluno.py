@@ -2,11 +2,14 @@
 
 1. roda as células de código do notebook (as protegidas na versão original, as do aluno como ele
    escreveu; as de verificação, não) num shell do IPython, com tempo limite por célula;
-2. avisa o verificador (``{"pronto": true}`` no canal, veja :mod:`correcao._remoto`) e atende os pedidos
-   dele: cada pedido chama uma função do aluno, **num processo filho** (``fork``), que o pai mata ao passar do
-   tempo; cada chamada começa do mesmo estado (o que uma chamada muda não passa para a próxima).
+2. antes de cada célula de verificação, avisa o verificador (``{"pronto": grade_id}`` no canal, veja
+   :mod:`correcao._remoto`) e atende os pedidos dele até ``{"continuar": true}``, como no notebook: uma
+   célula que derruba o processo depois só tira as verificações que vêm depois dela. Cada pedido chama uma
+   função do aluno **num processo filho** (``fork``), que o pai mata ao passar do tempo; cada chamada
+   começa do mesmo estado (o que uma chamada muda não passa para a próxima).
 
-Pedido (JSON na entrada padrão): ``nonce``, ``celulas`` (``[{"fonte": ...}]``), ``tempo_celula`` (s).
+Pedido (JSON na entrada padrão): ``nonce``, ``celulas`` (``[{"fonte": ...}]`` para as de código e
+``{"verificacao": grade_id}`` no lugar de cada verificação), ``tempo_celula`` (s).
 O código do aluno roda neste processo: ele pode mudar tudo aqui, inclusive este arquivo já carregado; o
 que ele conseguir mudar são só os valores das respostas, e esses o verificador julga.
 """
@@ -167,6 +170,23 @@ def _atender(ns: dict, canal: _remoto.Canal, pedido: dict, tempo: float) -> None
     canal.enviar(resposta)
 
 
+def _atender_ate_continuar(ns: dict, canal: _remoto.Canal, limite: float) -> bool:
+    """Atende os pedidos do verificador até ele mandar ``{"continuar": true}`` (``True``) ou fechar o canal."""
+    while True:
+        try:
+            pedido = canal.receber(None)
+        except _remoto.MensagemInvalida:
+            return False
+        if not isinstance(pedido, dict):
+            return False
+        if pedido.get("continuar") is True:
+            return True
+        try:
+            _atender(ns, canal, pedido, float(pedido.get("tempo", limite)))
+        except BaseException:  # noqa: BLE001 - o canal fechou: a conferência acabou
+            return False
+
+
 def main() -> None:
     pedido, _enviar = _caixa.abrir()
     canal = _remoto.canal_do_ambiente()
@@ -180,8 +200,15 @@ def main() -> None:
     config.HistoryManager.enabled = False
     shell = InteractiveShell.instance(config=config)
     limite = float(pedido.get("tempo_celula", 20))
-    signal.signal(signal.SIGALRM, _alarme)
+    ns = shell.user_ns
     for celula in pedido.get("celulas", []):
+        if "verificacao" in celula:  # tudo o que vem antes desta verificação já rodou: o verificador julga agora
+            sys.stdout.flush()
+            canal.enviar({"pronto": celula["verificacao"]})
+            if not _atender_ate_continuar(ns, canal, limite):
+                break
+            continue
+        signal.signal(signal.SIGALRM, _alarme)
         try:
             signal.setitimer(signal.ITIMER_REAL, limite)
             shell.run_cell(celula["fonte"], store_history=False)
@@ -189,21 +216,7 @@ def main() -> None:
             pass
         finally:
             signal.setitimer(signal.ITIMER_REAL, 0)
-    signal.signal(signal.SIGALRM, signal.SIG_DFL)
-    ns = shell.user_ns
-    sys.stdout.flush()
-    canal.enviar({"pronto": True})
-    while True:
-        try:
-            pedido_chamada = canal.receber(None)
-        except _remoto.MensagemInvalida:
-            break
-        if not isinstance(pedido_chamada, dict):
-            break
-        try:
-            _atender(ns, canal, pedido_chamada, float(pedido_chamada.get("tempo", limite)))
-        except BaseException:  # noqa: BLE001 - o canal fechou: a conferência acabou
-            break
+            signal.signal(signal.SIGALRM, signal.SIG_DFL)
     os._exit(0)
 
 

@@ -210,23 +210,31 @@ def main() -> None:
     modulos = carregar_verificacoes()
     remota = _make_remote_base()
     tempo = float(pedido.get("tempo_celula", 20))
-    try:
-        pronto = canal.receber(float(pedido.get("tempo_pronto", 600)))
-    except _remoto.MensagemInvalida:
-        pronto = None
-    vivo = isinstance(pronto, dict) and pronto.get("pronto") is True
+    espera = float(pedido.get("tempo_pronto", 600))
+    vivo = True
     for celula in pedido.get("verificacoes", []):
         gid = celula["grade_id"]
         enviar({"inicio": gid})
+        if vivo:  # o processo do aluno rodou as células até esta verificação?
+            try:
+                pronto = canal.receber(espera)
+            except _remoto.MensagemInvalida:
+                pronto = None
+            vivo = isinstance(pronto, dict) and pronto.get("pronto") == gid
         if not vivo:
             enviar({"grade_id": gid, "passou": False,
-                    "detalhe": "o código do notebook não terminou de rodar (tempo esgotado ou processo parado)"})
+                    "detalhe": "o código do notebook parou antes desta verificação "
+                               "(tempo esgotado ou processo parado)"})
             continue
         try:
             passou, detalhe = _julgar(celula, modulos, remota, canal, tempo)
         except BaseException as exc:  # noqa: BLE001 - nada do aluno roda aqui; um erro é da conferência
             passou, detalhe = False, f"{type(exc).__name__}: {str(exc)[:200]}"
         enviar({"grade_id": gid, "passou": passou, "detalhe": detalhe})
+        try:
+            canal.enviar({"continuar": True})
+        except OSError:
+            vivo = False
     enviar({"fim": "ok"})
     sys.stdout.flush()
     os._exit(0)

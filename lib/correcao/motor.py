@@ -285,7 +285,7 @@ class Trabalhador:
         pendentes = [v["grade_id"] for v in verificacoes]
         if not pendentes:
             return
-        codigo = [{"fonte": c["fonte"]} for c in celulas if c["tipo"] == "codigo"]
+        codigo = [{"fonte": c["fonte"]} if c["tipo"] == "codigo" else {"verificacao": c["grade_id"]} for c in celulas]
         nonce = secrets.token_hex(16)
         work_aluno = self._workdir(f"{ident}-aluno", self.caixa_aluno)
         work_ver = self._workdir(f"{ident}-verificador", self.caixa_conferencia)

@@ -97,7 +97,8 @@ def _relatorio(path: Path, row, nb: dict | None) -> tuple[bool, list[str]]:
                 if any(CHECK_LINE.match(line) for line in linhas):
                     com_linha.add(nbgrader_meta(c).get("grade_id"))
     points = {gid: p for gid, (_, p, auto) in g.cells.items() if auto}
-    passed = sum(1 for gid, p in points.items() if row.scores.get(gid, 0) >= p)
+    # passa o que o verificador aprovou, mesmo com os pontos retidos para a revisão do professor (o aviso diz por quê)
+    passed = sum(1 for gid, p in points.items() if row.scores.get(gid, 0) + row.em_revisao.get(gid, 0) >= p)
     notas = []
     for r in row.reasons:  # o que a correção vai anotar (o que a verificação já imprimiu não se repete)
         gid = next((gid for gid in points if r.startswith(f"{gid}: ")), None)

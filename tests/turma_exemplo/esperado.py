@@ -50,8 +50,8 @@ EXPECTED = {
     ("trapaca-esconde-traceback", NB): (A1, "03-exercicios", "revisar", "0", "4", "get_ipython().showtraceback"),
     ("trapaca-troca-o-nome", NB): (A1, "03-exercicios", "revisar", "0", "4", "troca o nome aula01"),
     ("trapaca-imprime-aprovado", NB): (A1, "03-exercicios", "zero", "0", "4", "Exercício 4"),
-    ("trapaca-introspeccao", NB): (A1, "03-exercicios", "revisar", "0", "4", "Checker.expect"),
-    ("trapaca-troca-codigo", NB): (A1, "03-exercicios", "revisar", "0", "4", "_reference_projected"),
+    ("trapaca-introspeccao", NB): (A1, "03-exercicios", "revisar", "0", "4", "o código mexe na correção"),
+    ("trapaca-troca-codigo", NB): (A1, "03-exercicios", "revisar", "0", "4", "o código mexe na correção"),
     ("trapaca-tabela", NB): (A1, "03-exercicios", "revisar", "0", "4", "falhou na conferência independente"),
     # danos: nada acontece fora da caixa; o trabalho certo continua valendo
     ("dano-le-respostas", NB): (A1, "03-exercicios", "zero", "0", "4", "não resolvido"),
@@ -116,5 +116,7 @@ EM_REVISAO = {
     ("caio-copia-da-solucao", NB): "4",
     ("sil-systemexit", NB): "4",
     ("dano-processo-fantasma", NB): "4",
-    ("dano-muitos-processos", NB): ("2", "4"),
+    # os processos sem fim esgotam o limite de processos do próprio aluno: a conferência pode não conseguir chamar
+    # as funções dele (nenhum ponto), ou conseguir antes (os pontos esperam a revisão)
+    ("dano-muitos-processos", NB): ("", "2", "4"),
 }
