@@ -353,7 +353,12 @@ def test_orcamento_minusculo_mata_o_processo_de_correcao_e_segue(tmp_path, turma
     marca = secrets.token_hex(6)
     rows = motor.grade_class(pasta, tmp_path / "saida", cell_timeout=5, notebook_timeout=1.0, workers=2,
                              log=log.append, marca=marca)
-    assert [(r.status, r.total) for r in rows] == [("tempo_esgotado", 0.0)] * 2, rows
+    assert [r.status for r in rows] == ["tempo_esgotado"] * 2, rows
+    # o verificador isolado é leve (sem kernel): numa máquina folgada, o exercício 3 do bruno (certo) pode ser julgado
+    # dentro do segundo, e vale; o laço infinito do davi, nunca
+    bruno, davi = rows
+    assert davi.total == 0.0 and bruno.total in (0.0, 2.0), rows
+    assert bruno.scores.get("aula01-ex4-verificacao") == 0.0, rows
     segundos = [float(linha.rsplit("(", 1)[1].split()[0]) for linha in log if linha.rstrip().endswith(" s)")]
     # com a máquina disputada (as caixas mal usaram a CPU), cada uma pode ser corrigida de novo: também no orçamento
     assert len(segundos) in (2, 3, 4) and max(segundos) <= 1.0 + 10, log
