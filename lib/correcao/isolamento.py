@@ -438,10 +438,8 @@ class Grupo:
                 if rss > self.limites.memoria_total_mb * 1024:
                     self.matar("memoria")
 
-    def matar(self, motivo: str = "tempo") -> None:
-        """Mata (SIGKILL) todas as caixas do grupo agora; ``motivo`` fica em :attr:`motivo`."""
-        if not self.motivo:
-            self.motivo = motivo
+    def _vivos(self) -> tuple[list, list]:
+        """SIGKILL no grupo de processos de cada caixa ainda viva; devolve (processos, caixas) do grupo."""
         with self._lock:
             procs, caixas = list(self._procs), list(self._caixas)
         for proc in procs:
@@ -450,6 +448,13 @@ class Grupo:
                     os.killpg(proc.pid, signal.SIGKILL)
                 except (ProcessLookupError, PermissionError):
                     pass
+        return procs, caixas
+
+    def matar(self, motivo: str = "tempo") -> None:
+        """Mata (SIGKILL) todas as caixas do grupo agora; ``motivo`` fica em :attr:`motivo`."""
+        if not self.motivo:
+            self.motivo = motivo
+        procs, caixas = self._vivos()
         if self.cgroup:
             self.cgroup.matar()
         for caixa in caixas:
@@ -464,14 +469,8 @@ class Grupo:
         if self._medidas is not None:
             return
         self._fim.set()
-        with self._lock:
-            procs, caixas = list(self._procs), list(self._caixas)
+        procs, caixas = self._vivos()
         for proc in procs:
-            if proc.poll() is None:
-                try:
-                    os.killpg(proc.pid, signal.SIGKILL)
-                except (ProcessLookupError, PermissionError):
-                    pass
             try:
                 proc.wait(timeout=10)
             except subprocess.TimeoutExpired:
