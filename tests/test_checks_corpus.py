@@ -5,7 +5,9 @@ pelo nome; as novas estão abaixo.
 """
 
 import re
+from pathlib import Path
 
+import corpus
 import numpy as np
 import pytest
 import test_checks_aula01 as t1
@@ -15,6 +17,7 @@ import test_checks_entradas as te
 import atencao
 from atencao import softmax
 from atencao.checks import aula01, aula02
+from correcao import catalogo
 
 
 def _softmax_a_mao(s):
@@ -568,8 +571,8 @@ ERRADAS = {
 }
 
 
-def _id(x):
-    return getattr(x, "__name__", str(x))
+_id = corpus.nome
+_falhas_sem_dica = corpus.falhas_sem_dica
 
 
 # (verificação, resposta errada, trecho da dica): a dica nomeia o engano de cada uma
@@ -608,9 +611,15 @@ def _verificacoes() -> list:
 
 
 def _corpus_completo() -> tuple[dict, dict]:
-    import test_checks_aula03_corpus as t3  # aqui dentro: ele importa deste arquivo
+    """Este corpus e os de ``tests/test_checks_aulaNN_corpus.py``, achados pelo nome do arquivo."""
+    import importlib
 
-    return {**VALIDAS, **t3.VALIDAS}, {**ERRADAS, **t3.ERRADAS}
+    validas, erradas = dict(VALIDAS), dict(ERRADAS)
+    for arquivo in sorted(Path(__file__).parent.glob("test_checks_aula[0-9][0-9]_corpus.py")):
+        mod = importlib.import_module(arquivo.stem)  # aqui dentro: eles importam deste arquivo
+        validas.update(mod.VALIDAS)
+        erradas.update(mod.ERRADAS)
+    return validas, erradas
 
 
 def _faltas(verificacoes: list, validas: dict, erradas: dict) -> list[str]:
@@ -621,7 +630,8 @@ def _faltas(verificacoes: list, validas: dict, erradas: dict) -> list[str]:
 
 def test_o_corpus_tem_3_validas_e_8_erradas_por_exercicio():
     verificacoes = _verificacoes()
-    assert {v.__module__.rsplit(".", 1)[1] for v in verificacoes} == {"aula01", "aula02", "aula03"}
+    # cada aula achada nas pastas tem verificações, e cada verificação, o seu corpus
+    assert {v.__module__.rsplit(".", 1)[1] for v in verificacoes} == {a.module for a in catalogo.lessons()}
     assert len(verificacoes) >= 14, [v.__name__ for v in verificacoes]
     assert not _faltas(verificacoes, *_corpus_completo())
 
@@ -641,43 +651,7 @@ def test_uma_verificacao_sem_entradas_no_corpus_faz_a_contagem_falhar(monkeypatc
     assert _faltas(verificacoes, *_corpus_completo()) == ["atencao.checks.aula02.exercicio_9: 0 válidas, 0 erradas"]
 
 
-@pytest.mark.parametrize("check, fn", [(c, f) for c, fs in VALIDAS.items() for f in fs],
-                         ids=lambda x: _id(x))
-def test_validas_passam(check, fn, capsys, monkeypatch):
-    monkeypatch.delenv("NBGRADER_EXECUTION", raising=False)
-    result = check(fn)
-    out = capsys.readouterr().out
-    assert result and result.status == "ok", out
-    assert "❌" not in out
-
-
-def _falhas_sem_dica(out: str) -> list[str]:
-    """Os critérios ❌ (não o cabeçalho) que não têm uma linha ``dica:`` antes do próximo critério."""
-    linhas = out.splitlines()
-    sem = []
-    for i, linha in enumerate(linhas):
-        if linha.startswith("  ❌"):
-            bloco = []
-            for seguinte in linhas[i + 1:]:
-                if re.match(r"\s{2}[✅❌]", seguinte):
-                    break
-                bloco.append(seguinte)
-            if not any(b.strip().startswith("dica:") for b in bloco):
-                sem.append(linha.strip())
-    return sem
-
-
-@pytest.mark.parametrize("check, fn, trecho", [(c, f, t) for c, fs in ERRADAS.items() for f, t in fs],
-                         ids=lambda x: _id(x))
-def test_erradas_falham_com_dica(check, fn, trecho, capsys, monkeypatch):
-    monkeypatch.delenv("NBGRADER_EXECUTION", raising=False)
-    result = check(fn)
-    out = capsys.readouterr().out
-    assert not result and result.status == "falhou", out
-    assert any(trecho in f for f in result.failures), (result.failures, out)
-    assert not _falhas_sem_dica(out), out
-    if "levantou" not in trecho:  # a verificação não quebra: um erro só aparece quando é do código do aluno
-        assert "o seu código levantou" not in out, out
+test_validas_passam, test_erradas_falham_com_dica = corpus.testes(VALIDAS, ERRADAS)
 
 
 @pytest.mark.parametrize("check, fn", [(aula01.exercicio_4, ex4_softmax_ingenua),

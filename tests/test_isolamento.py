@@ -51,7 +51,7 @@ SONDA = textwrap.dedent("""
 
 def _rodar(caixa: isolamento.Caixa, workdir: Path, codigo: str, *args: str) -> subprocess.CompletedProcess:
     cmd, env = caixa.comando(workdir, "x")
-    cmd = cmd[:-2] + ["-c", codigo, *args]  # troca "-m x" pelo código da sonda
+    cmd = cmd[:cmd.index("-I") + 1] + ["-c", codigo, *args]  # troca a entrada pelo código da sonda
     workdir.mkdir(parents=True, exist_ok=True)
     if caixa.root:
         os.chown(workdir, caixa.uid, caixa.uid)
@@ -120,7 +120,7 @@ class CaixaDeTeste(isolamento.Caixa):
 
     def comando(self, workdir, modulo, extra_env=None):
         cmd, env = super().comando(workdir, modulo, extra_env)
-        return cmd[:-2] + ["-c", self.codigo], env
+        return cmd[:cmd.index("-I") + 1] + ["-c", self.codigo], env
 
 
 def _caixa(codigo: str, limites, grupo, numero: int, marca: str) -> CaixaDeTeste:

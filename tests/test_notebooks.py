@@ -15,6 +15,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))
 import gerar_alunos  # noqa: E402
 
+from correcao import catalogo  # noqa: E402
 from correcao.nomes_antigos import RENOMEADAS  # noqa: E402
 
 NOTEBOOKS = sorted(p for d in ("notebooks", "solutions") for p in (ROOT / d).rglob("*.ipynb")
@@ -27,11 +28,7 @@ MACHINE_PATH = re.compile(r"(/root/|/tmp/|/work/|/home/[A-Za-z0-9_.-]+/|/Users/|
 # um tempo ou tamanho medido (``3.2 ms``, ``41.5 MB``). scripts/outras_cpus.py (make test-cpus) prova o resto.
 NOISE = re.compile(r"\b\d\.\d+e[-+]?\d+\b|\b\d+[.,]\d+ ?(?:ms|µs|s|segundos|kB|KB|MB|MiB|GB|GiB)\b")
 EMBEDDED_IMAGE = re.compile(r"data:image/png;base64,[A-Za-z0-9+/=]+")
-LESSON_SECTIONS = {
-    "aula-01-self-attention": ["01-teoria", "02-codigo", "03-exercicios", "04-projeto"],
-    "aula-02-auto-atencao-do-zero": ["01-teoria", "02-codigo", "03-uso", "04-exercicios", "05-projeto"],
-    "aula-03-atencao-num-transformer-real": ["01-teoria", "02-codigo", "03-exercicios", "04-projeto"],
-}
+LESSONS = catalogo.lessons()  # achadas nas pastas: uma aula nova entra aqui sozinha
 
 
 def _load(path):
@@ -48,14 +45,18 @@ def _text(output) -> str:
 
 
 def test_ha_os_notebooks_de_cada_secao_e_as_solucoes():
-    """Exatamente os notebooks esperados: a página inicial, uma seção por notebook em cada aula e uma solução
-    para cada notebook de exercícios ou projeto (um notebook perdido não passa despercebido pelo nbval)."""
+    """Exatamente os notebooks esperados: a página inicial, as seções de cada aula e uma solução para cada
+    notebook de exercícios ou projeto (um notebook perdido não passa despercebido pelo nbval), cada aula com o
+    seu módulo de verificações."""
+    assert LESSONS, "nenhuma aula em notebooks/modulo-*/aula-NN-*/"
     esperados = {"notebooks/00-comece-aqui.ipynb"}
-    for aula, secoes in LESSON_SECTIONS.items():
-        for secao in secoes:
-            esperados.add(f"notebooks/modulo-06/{aula}/{secao}.ipynb")
+    for lesson in LESSONS:
+        for secao in lesson.sections:
+            esperados.add(f"notebooks/modulo-06/{lesson.folder}/{secao}.ipynb")
             if "exercicios" in secao or "projeto" in secao:
-                esperados.add(f"solutions/modulo-06/{aula}/{secao}.ipynb")
+                esperados.add(f"solutions/modulo-06/{lesson.folder}/{secao}.ipynb")
+        assert (ROOT / "lib" / "atencao" / "checks" / f"{lesson.module}.py").exists(), lesson
+        assert sorted(lesson.max_points) == [s for s in lesson.sections if "exercicios" in s or "projeto" in s]
     assert set(IDS) == esperados
 
 
@@ -118,10 +119,11 @@ def test_solucoes_passam_em_todas_as_verificacoes_e_alunos_rodam_ate_o_fim():
         assert "### BEGIN SOLUTION" not in json.dumps(_load(stu)), stu
 
 
-def test_cada_aula_tem_uma_secao_por_notebook():
-    for lesson, sections in LESSON_SECTIONS.items():
-        folder = ROOT / "notebooks" / "modulo-06" / lesson
-        assert sorted(p.stem for p in folder.glob("*.ipynb")) == sections
+def test_as_secoes_de_cada_aula_sao_numeradas_sem_buracos():
+    """``01-...``, ``02-...``, sem número faltando nem repetido: uma seção apagada ou renomeada aparece."""
+    for lesson in LESSONS:
+        numeros = [int(re.match(r"(\d+)-", s).group(1)) if re.match(r"\d+-", s) else None for s in lesson.sections]
+        assert numeros == list(range(1, len(numeros) + 1)), (lesson.folder, lesson.sections)
 
 
 def test_links_relativos_dos_notebooks_existem():
@@ -155,8 +157,23 @@ def test_funcoes_dos_exercicios_com_nomes_em_ingles():
     padrao = re.compile(r"\b(" + "|".join(NOMES_ANTIGOS) + r")\b")
     arquivos = [p for d in ("notebooks", "solutions", "lib") for p in sorted((ROOT / d).rglob("*"))
                 if p.suffix in {".py", ".ipynb", ".md"} and ".ipynb_checkpoints" not in p.parts]
-    assert len([p for p in arquivos if p.parts[-4] == "solutions" and "-exercicios" in p.name]) == 3
+    # a busca vê as soluções de exercícios de todas as aulas
+    assert ({f"{p.parent.name}/{p.stem}" for p in arquivos if p.parts[-4] == "solutions" and "-exercicios" in p.name}
+            == {f"{a.folder}/{s}" for a in LESSONS for s in a.max_points if "-exercicios" in s})
     sobras = [f"{p.relative_to(ROOT)}: {m}" for p in arquivos if p.name != "nomes_antigos.py"
               for linha in p.read_text(encoding="utf-8").splitlines() if "versão anterior do curso" not in linha
               for m in sorted(set(padrao.findall(linha)))]
     assert not sobras, sobras
+
+
+def test_o_readme_e_a_pagina_inicial_listam_cada_aula():
+    """A tabela de aulas do README e a página inicial acompanham as pastas: uma aula nova que não aparece nelas
+    (ou uma seção que falta na tabela) faz este teste falhar."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    inicio = json.dumps(_load(ROOT / "notebooks" / "00-comece-aqui.ipynb"), ensure_ascii=False)
+    for lesson in LESSONS:
+        linha = next((li for li in readme.splitlines() if f"notebooks/modulo-06/{lesson.folder}/" in li), "")
+        assert linha, f"README.md: falta a linha da aula {lesson.folder} na tabela de aulas"
+        faltam = [s for s in lesson.sections if f"`{s}`" not in linha]
+        assert not faltam, f"README.md, linha da aula {lesson.folder}: faltam as seções {faltam}"
+        assert f"modulo-06/{lesson.folder}/" in inicio, f"00-comece-aqui.ipynb: falta o link da aula {lesson.folder}"

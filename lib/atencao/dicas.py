@@ -21,8 +21,9 @@ import re
 __all__ = ["dica_name_error", "load_ipython_extension", "unload_ipython_extension"]
 
 # Os nomes que as células de importações dos notebooks criam: sem eles, a célula de importações não rodou.
-NOMES_DA_IMPORTACAO = frozenset({"atencao", "aula01", "aula02", "aula03", "np", "plt", "load_e5", "encoder", "attn",
-                                 "frase_gato", "out_gato"})
+# (os módulos de verificação de cada aula, ``aula01``, ``aula02``..., pelo padrão do nome: ver _MODULO_DE_AULA)
+NOMES_DA_IMPORTACAO = frozenset({"atencao", "np", "plt", "load_e5", "encoder", "attn", "frase_gato", "out_gato"})
+_MODULO_DE_AULA = re.compile(r"aula\d{2}")
 
 _NOME = re.compile(r"name '(\w+)' is not defined")
 
@@ -51,7 +52,7 @@ def dica_name_error(exc: BaseException, funcao: str | None = None) -> str | None
     if funcao:
         return (f"Dica: dentro de {funcao}, o nome '{nome}' não existe. Confira se ele está escrito igual ao "
                 f"lugar em que foi criado (erro de digitação?) e se a célula que o cria já rodou neste kernel.")
-    if nome in NOMES_DA_IMPORTACAO:
+    if nome in NOMES_DA_IMPORTACAO or _MODULO_DE_AULA.fullmatch(nome):
         return (f"Dica: '{nome}' é criado pela célula de importações, no começo do notebook, que ainda não rodou "
                 "neste kernel (depois de reiniciar o kernel, nada do que rodou antes existe mais). Rode o notebook "
                 "de cima até aqui: menu Run > Run All Above Selected Cell, e depois esta célula.")

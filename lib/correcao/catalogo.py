@@ -361,3 +361,41 @@ def solution_fingerprints(source: Path) -> dict[str, str]:
         if meta.get("solution") and meta.get("grade_id"):
             out[meta["grade_id"]] = answer_fingerprint(cell_source(cell), cell.get("cell_type", "code"))
     return out
+
+
+@dataclass(frozen=True)
+class Lesson:
+    """Uma aula do curso, achada nas pastas (nunca numa lista escrita à mão).
+
+    ``folder`` é o nome da pasta (``aula-01-self-attention``), igual em ``notebooks/modulo-NN/`` e em
+    ``solutions/modulo-NN/``; ``module`` é o módulo das verificações (``aula01`` →
+    ``lib/atencao/checks/aula01.py``); ``sections`` são os notebooks do aluno, na ordem do número
+    (``01-teoria``...); ``max_points`` dá, para cada notebook corrigível, o máximo das verificações automáticas.
+    """
+
+    folder: str
+    module: str
+    sections: tuple[str, ...]
+    max_points: dict = field(default_factory=dict, compare=False, hash=False)
+
+    @property
+    def number(self) -> int:
+        return int(self.module[len("aula"):])
+
+
+_PASTA_DE_AULA = re.compile(r"aula-(\d{2})(?:-[a-z0-9-]+)?")
+
+
+def lessons(root: Path = ROOT) -> list[Lesson]:
+    """As aulas de ``notebooks/modulo-*/aula-NN-*/``, na ordem do número, com as seções, o módulo de
+    verificações e o máximo de cada notebook de ``solutions/`` (o mesmo :func:`catalog` da correção)."""
+    gradable = catalog(root / "solutions")
+    found = []
+    for folder in sorted((root / "notebooks").glob("modulo-*/aula-*")):
+        m = _PASTA_DE_AULA.fullmatch(folder.name)
+        if not folder.is_dir() or not m:
+            continue
+        sections = tuple(sorted(p.stem for p in folder.glob("*.ipynb")))
+        points = {nb: g.max_auto for (aula, nb), g in gradable.items() if aula == folder.name}
+        found.append(Lesson(folder.name, f"aula{m.group(1)}", sections, points))
+    return sorted(found, key=lambda lesson: lesson.number)

@@ -529,13 +529,24 @@ def _sistema() -> list[str]:
     return args
 
 
-def python_da_caixa() -> tuple[str, list[str]]:
-    """O interpretador a usar dentro da caixa e as pastas que ele precisa ver (ambiente e biblioteca)."""
+def biblioteca() -> str:
+    """A pasta ``lib/`` (com ``atencao/`` e ``correcao/``) que este processo importou: a caixa monta e importa
+    esta mesma, e não a que o ambiente instalou (uma cópia do curso corrige com as verificações dela)."""
     import atencao
 
-    lib = Path(atencao.__file__).resolve().parents[1]  # lib/, com atencao/ e correcao/
-    needed = {sys.prefix, sys.base_prefix, str(lib)}
+    return str(Path(atencao.__file__).resolve().parents[1])
+
+
+def python_da_caixa() -> tuple[str, list[str]]:
+    """O interpretador a usar dentro da caixa e as pastas que ele precisa ver (ambiente e biblioteca)."""
+    needed = {sys.prefix, sys.base_prefix, biblioteca()}
     return sys.executable, sorted(needed)
+
+
+# ``python -I`` ignora PYTHONPATH: o processo de entrada põe a biblioteca montada no começo do caminho e roda o
+# módulo como ``-m`` rodaria (o kernel, sem ``-I``, acha a mesma biblioteca pelo PYTHONPATH do ambiente limpo)
+_INICIO = ("import runpy, sys; lib, mod = sys.argv[1:3]; del sys.argv[1:3]; sys.path.insert(0, lib); "
+           "runpy.run_module(mod, run_name='__main__', alter_sys=True)")
 
 
 ENTRADA = "/caixa-entrada"  # o conteúdo de ``workdir``, somente leitura, copiado para HOME ao entrar
@@ -597,7 +608,7 @@ class Caixa:
             "JUPYTER_DATA_DIR": f"{home}/.jupyter-data", "PYTHONDONTWRITEBYTECODE": "1",
             "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
             "MALLOC_ARENA_MAX": "2", "PYDEVD_DISABLE_FILE_VALIDATION": "1",
-            "CORRECAO_CAIXA": self.marca,
+            "CORRECAO_CAIXA": self.marca, "PYTHONPATH": biblioteca(),
             "CORRECAO_LIMITES": f"{self.limites.memoria_mb},{self.limites.cpu_s},{processos}",
         }
         if self.isolar:
@@ -613,7 +624,7 @@ class Caixa:
     def comando(self, workdir: Path, modulo: str, extra_env: dict | None = None) -> tuple[list[str], dict | None]:
         """A linha de comando (e o ambiente, fora da caixa) que roda ``python -I -m modulo``; ``workdir`` entra
         somente leitura em ``/caixa-entrada`` e vira o conteúdo inicial do HOME (um tmpfs limitado)."""
-        py = [self.python, "-I", "-m", modulo]
+        py = [self.python, "-I", "-c", _INICIO, biblioteca(), modulo]
         if not self.isolar:
             return py, self.ambiente(str(workdir), extra_env)
         disco = str(self.limites.disco_mb * 2**20)
