@@ -241,5 +241,6 @@ def test_uma_aula_nova_com_tres_arquivos(tmp_path):
     # nenhum arquivo do curso mudou, fora os da aula nova e os que saem dela (o notebook do aluno)
     depois = _arquivos(copia)
     mudou = {p for p in depois if antes.get(p) != depois[p]} | (set(antes) - set(depois))
-    assert mudou == {f"solutions/modulo-06/{AULA}/01-exercicios.ipynb", f"notebooks/modulo-06/{AULA}/01-exercicios.ipynb",
+    assert mudou == {f"solutions/modulo-06/{AULA}/01-exercicios.ipynb",
+                     f"notebooks/modulo-06/{AULA}/01-exercicios.ipynb",
                      "lib/atencao/checks/aula09.py", "tests/test_checks_aula09_corpus.py"}, mudou
