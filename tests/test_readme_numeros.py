@@ -1,4 +1,4 @@
-"""Cada tempo e cada tamanho do README tem a sua fonte aqui, ao lado dele.
+"""Cada tempo e cada tamanho do README (e do guia do professor e do CONTRIBUTING.md) tem a sua fonte aqui.
 
 Duas espécies de número:
 
@@ -20,7 +20,9 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-README = (ROOT / "README.md").read_text(encoding="utf-8")
+# os três guias, um por leitor, lidos como um texto só: um número pode mudar de guia sem perder a fonte
+DOCS = ("README.md", "docs/professor.md", "CONTRIBUTING.md")
+README = "\n\n".join((ROOT / d).read_text(encoding="utf-8") for d in DOCS)
 MAQUINA = "2 núcleos, 24 GiB, sem GPU, Python 3.11"
 
 
