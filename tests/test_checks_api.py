@@ -141,3 +141,48 @@ def test_as_verificacoes_das_aulas_importam_so_do_arcabouco_publico():
         tree = ast.parse(arquivo.read_text(encoding="utf-8"))
         internos = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.level == 1}
         assert internos <= {"framework", "multihead_hints"}, (arquivo.name, internos)
+
+
+def _exemplo_do_guia():
+    """O exemplo mínimo de ``checks/README.md``, carregado como um módulo (os imports relativos viram absolutos)."""
+    import re
+    import types
+
+    texto = (CHECKS / "README.md").read_text(encoding="utf-8")
+    codigo = re.search(r"## Um exemplo mínimo\n+```python\n(.*?)```", texto, re.S).group(1)
+    codigo = codigo.replace("from ..attention", "from atencao.attention").replace("from .framework",
+                                                                                  "from atencao.checks.framework")
+    mod = types.ModuleType("exemplo_do_guia")
+    exec(compile(codigo, "exemplo_do_guia.py", "exec"), mod.__dict__)  # noqa: S102 - o texto do guia, do repositório
+    return mod
+
+
+def test_o_exemplo_do_guia_aprova_a_resposta_certa_e_rejeita_as_erradas(capsys, monkeypatch):
+    """O exemplo de "como escrever uma verificação" funciona: ✅ para a softmax certa, ❌ (com a dica) para a que
+    não subtrai o máximo, ❌ para a que chama a pronta e ⏳ para o exercício não feito."""
+    import numpy as np
+
+    from atencao.attention import softmax
+
+    monkeypatch.delenv("NBGRADER_EXECUTION", raising=False)
+    mod = _exemplo_do_guia()
+
+    def certa(z):
+        e = np.exp(z - z.max(axis=-1, keepdims=True))
+        return e / e.sum(axis=-1, keepdims=True)
+
+    def sem_maximo(z):
+        return np.exp(z) / np.exp(z).sum(axis=-1, keepdims=True)
+
+    def nao_feita(z):
+        raise NotImplementedError
+
+    assert mod.exercicio_1(certa) and mod.passou(certa, avisar=False)
+    assert "✅ OK — Exercício 1 (a softmax de cada linha): tudo certo!" in capsys.readouterr().out
+    assert not mod.exercicio_1(sem_maximo)
+    out = capsys.readouterr().out
+    assert "no caso 3 de 3" in out and "exp(z - máximo) / soma" in out
+    assert not mod.exercicio_1(lambda z: softmax(z))
+    assert "sem a função pronta" in capsys.readouterr().out
+    resultado = mod.exercicio_1(nao_feita)
+    assert resultado.status == "nao_feito" and "⏳ A FAZER" in capsys.readouterr().out

@@ -38,7 +38,7 @@ __all__ = ["passou", "exercicio_3", "exercicio_4", "projeto"]
 GATO, FELINO, PULOU, ALTO = range(4)
 
 
-def _cos(a, b) -> float:
+def _cosine(a, b) -> float:
     na, nb = np.linalg.norm(a), np.linalg.norm(b)
     return float(a @ b / (na * nb)) if na > 0 and nb > 0 else 0.0
 
@@ -82,7 +82,7 @@ def exercicio_3(c: Checker, embeddings_fn):
                     "o exercício pede para mudar só pulou e alto: deixe gato e felino como estavam (numa coordenada "
                     "nova, use 0 para eles). Multiplicar a matriz inteira também muda gato e felino."):
         return
-    cos_pa = _cos(E[PULOU], E[ALTO])
+    cos_pa = _cosine(E[PULOU], E[ALTO])
     c.expect(cos_pa >= 0.8, "pulou e alto são parecidos (cosseno ≥ 0,8)", "≥ 0,8", format_number(cos_pa),
              "aproxime os vetores de pulou e de alto (por exemplo, valores altos na mesma coordenada).")
     _, A = self_attention(E)
@@ -92,15 +92,15 @@ def exercicio_3(c: Checker, embeddings_fn):
                  f"{nome_q} presta mais atenção em {nome_k} do que em gato e felino",
                  f"peso({nome_q}→{nome_k}) > {format_number(outros, '.3f')}", format_number(A[q, k], ".3f"),
                  f"{nome_q} e {nome_k} precisam ser mais parecidos entre si do que com gato e felino.")
-    cos_gf = _cos(E[GATO], E[FELINO])
+    cos_gf = _cosine(E[GATO], E[FELINO])
     c.expect(cos_gf >= 0.8 and A[GATO, FELINO] > max(A[GATO, PULOU], A[GATO, ALTO]),
              "gato e felino continuam parecidos e atentos um ao outro",
              "cosseno(gato, felino) ≥ 0,8 e gato→felino acima de gato→pulou/alto",
              f"cosseno {format_number(cos_gf)}, pesos da linha de gato {np.round(A[GATO], 3)}",
-             _dica_gato(E, A) if cos_gf >= 0.8 else "o exercício só pede para mudar pulou e alto.")
+             _cat_hint(E, A) if cos_gf >= 0.8 else "o exercício só pede para mudar pulou e alto.")
 
 
-def _dica_gato(E: np.ndarray, A: np.ndarray) -> str:
+def _cat_hint(E: np.ndarray, A: np.ndarray) -> str:
     """Gato e felino não mudaram, mas pulou ou alto ganhou a coordenada de gato: na linha de gato, ele recebe
     tanto peso quanto felino (ou mais). A dica diz qual e de quanto é o produto escalar."""
     nomes = {PULOU: "pulou", ALTO: "alto"}
@@ -116,7 +116,7 @@ def _dica_gato(E: np.ndarray, A: np.ndarray) -> str:
 
 
 # o enunciado: "escreva a fórmula você mesmo, sem usar atencao.scaled_dot_product_attention"
-_PRONTAS = (scaled_dot_product_attention, attend, self_attention, SelfAttention, MultiHeadAttention)
+_FORBIDDEN = (scaled_dot_product_attention, attend, self_attention, SelfAttention, MultiHeadAttention)
 
 
 def _reference_projected(X, W_q, W_k, W_v, scale="d_k", axis=-1):
@@ -153,7 +153,7 @@ def exercicio_4(c: Checker, attention_fn):
         label = f"caso {n_case}: X {X.shape}, d_k={W_q.shape[1]}, d_v={W_v.shape[1]}"
         congelados = [frozen_copy(a) for a in (X, W_q, W_k, W_v)]
         result = c.call(label, attention_fn, X, W_q, W_k, W_v, names=("X", "W_q", "W_k", "W_v"),
-                        forbidden=_PRONTAS)
+                        forbidden=_FORBIDDEN)
         got = c.pair(result, label)
         if got is None:
             return
@@ -201,7 +201,7 @@ def _diagnose(X, W_q, W_k, W_v, A) -> str:
 
 
 # o visualizador é do aluno: o destaque de cada linha e o resumo impresso (o mapa pode ser o da biblioteca)
-_PRONTAS_VIS = (strongest_attention, attention_summary)
+_FORBIDDEN_VIS = (strongest_attention, attention_summary)
 
 
 @check("Projeto (visualizador de atenção)")
@@ -216,7 +216,7 @@ def projeto(c: Checker, visualizer_fn):
     as figuras desenhadas durante a verificação são fechadas e o texto impresso fica fora do relatório.
     """
     if not isinstance(visualizer_fn, RemoteCall):  # na correção, a figura é desenhada no processo do aluno
-        _aquecer_o_matplotlib()
+        _warm_up_matplotlib()
     rng = np.random.default_rng(case_seed(0))
     custom = {"sol": [1.0, 0.2, 0.0], "lua": [0.9, 0.3, 0.0], "mar": [0.0, 0.1, 1.0]}
     if case_seed(0):  # na conferência da correção, vetores sorteados (uma tabela de respostas não passa)
@@ -227,9 +227,9 @@ def projeto(c: Checker, visualizer_fn):
     for sentence, vectors in c.cases(cases):
         label = f"“{sentence}”"
         result = (c.call(label, visualizer_fn, sentence, vectors, names=("frase", "vectors"),
-                         forbidden=_PRONTAS_VIS)
+                         forbidden=_FORBIDDEN_VIS)
                   if vectors is not None else
-                  c.call(label, visualizer_fn, sentence, names=("frase",), forbidden=_PRONTAS_VIS))
+                  c.call(label, visualizer_fn, sentence, names=("frase",), forbidden=_FORBIDDEN_VIS))
         # o que a chamada desenhou e imprimiu (com acentos compostos, como os tokens)
         figuras, texto = c.captured.figures, nfc(c.captured.printed)
         itens = c.returns(result, label, "tokens", "pesos", "destaques")
@@ -254,12 +254,12 @@ def projeto(c: Checker, visualizer_fn):
                         "um trio por token, na ordem da frase: (token, o outro token que recebe mais atenção, o peso), "
                         "por exemplo ('gato', 'telhado', 0.31)."):
             return
-        ok &= _destaques(c, label, triples, ref_A, ref_tokens)
+        ok &= _check_highlights(c, label, triples, ref_A, ref_tokens)
         if not ok:
             return
         n = len(ref_tokens)
-        desenhou = _tem_mapa(figuras, n, ref_A)
-        falta = _linha_que_falta(nfc(texto), ref_A, ref_tokens)
+        desenhou = _has_heatmap(figuras, n, ref_A)
+        falta = _missing_summary_line(nfc(texto), ref_A, ref_tokens)
         resumiu = bool(texto.strip()) and falta is None
         if not c.expect(desenhou and resumiu, f"{label}: desenha o mapa de calor e imprime o resumo",
                         f"uma figura nova com a matriz de atenção {n} × {n} e um resumo impresso com, para cada "
@@ -272,7 +272,7 @@ def projeto(c: Checker, visualizer_fn):
             return
 
 
-def _aquecer_o_matplotlib() -> None:
+def _warm_up_matplotlib() -> None:
     """Carrega o matplotlib e desenha um mapa pequeno antes da vigilância: a primeira figura importa módulos e
     fontes, e fazer isso sob ``sys.setprofile`` custaria segundos (na correção, perto do tempo limite)."""
     from ..plotting import plot_attention
@@ -283,7 +283,7 @@ def _aquecer_o_matplotlib() -> None:
     close_new_figures(antes)
 
 
-def _destaques(c: Checker, label: str, triples: list, ref_A: np.ndarray, tokens: list) -> bool:
+def _check_highlights(c: Checker, label: str, triples: list, ref_A: np.ndarray, tokens: list) -> bool:
     """Cada destaque aponta o outro token de maior peso da linha (num empate exato, qualquer um dos empatados)."""
     n = len(tokens)
     if not c.expect(len(triples) == n, f"{label}: um destaque por token", n, len(triples),
@@ -291,7 +291,7 @@ def _destaques(c: Checker, label: str, triples: list, ref_A: np.ndarray, tokens:
         return False
     certos, obtidos, pesos_ok, destaques_ok = [], [], True, True
     for i, (q, k, w) in enumerate(triples):
-        maximo, empatados = _destaque_certo(ref_A, tokens, i)
+        maximo, empatados = _expected_highlight(ref_A, tokens, i)
         certos.append(f"{tokens[i]}→{'/'.join(sorted(empatados))}")
         obtidos.append(f"{q}→{k}")
         if nfc(str(q)) != tokens[i] or nfc(str(k)) not in empatados:
@@ -311,7 +311,7 @@ def _destaques(c: Checker, label: str, triples: list, ref_A: np.ndarray, tokens:
                     [w for _, _, w in triples], "o peso é pesos[i, j] do token que recebe mais atenção (um número).")
 
 
-def _destaque_certo(ref_A: np.ndarray, tokens: list, i: int) -> tuple[float, set]:
+def _expected_highlight(ref_A: np.ndarray, tokens: list, i: int) -> tuple[float, set]:
     """O maior peso da linha ``i`` fora da diagonal e os tokens que o recebem (todos, num empate exato)."""
     linha = ref_A[i].astype(float)  # uma cópia: o próprio token não conta
     linha[i] = -np.inf
@@ -320,7 +320,7 @@ def _destaque_certo(ref_A: np.ndarray, tokens: list, i: int) -> tuple[float, set
                                                                                      atol=1e-12)}
 
 
-def _linha_que_falta(texto: str, ref_A: np.ndarray, tokens: list):
+def _missing_summary_line(texto: str, ref_A: np.ndarray, tokens: list):
     """O primeiro token sem uma linha do resumo com ele e, depois dele, o outro token que recebe mais atenção
     (num empate, qualquer um dos empatados): ``"“gato” → “telhado”"``; ``None`` se não falta nenhuma."""
     import re
@@ -331,14 +331,14 @@ def _linha_que_falta(texto: str, ref_A: np.ndarray, tokens: list):
         return [m.start() for m in re.finditer(r"(?<!\w)" + re.escape(palavra) + r"(?!\w)", linha)]
 
     for i, token in enumerate(tokens):
-        _, alvos = _destaque_certo(ref_A, tokens, i)
+        _, alvos = _expected_highlight(ref_A, tokens, i)
         if not any(p < q for linha in linhas for p in posicoes(linha, token) for alvo in alvos
                    for q in posicoes(linha, alvo)):
             return f"“{token}” → “{'/'.join(sorted(alvos))}”"
     return None
 
 
-def _tem_mapa(figuras: list, n: int, ref_A: np.ndarray) -> bool:
+def _has_heatmap(figuras: list, n: int, ref_A: np.ndarray) -> bool:
     """Alguma das figuras novas (os arrays desenhados em cada uma: imagens ou malhas de cores) mostra a matriz
     de atenção ``ref_A`` (n × n)?"""
     for arrays in figuras:

@@ -35,11 +35,11 @@ __all__ = ["passou", "aquecimento_softmax", "exercicio_1_passo_1", "exercicio_1"
 # o enunciado: "não use atencao.scaled_dot_product_attention nem atencao.MultiHeadAttention dentro das suas funções"
 # (e nem as peças de dentro delas, que já fazem a conta: attend, self_attention; na multicabeça, também
 # split_heads e merge_heads, que são a etapa "dividir em cabeças" do exercício)
-_PRONTAS = (scaled_dot_product_attention, attend, self_attention, MultiHeadAttention, SelfAttention)
-_PRONTAS_MHA = (*_PRONTAS, split_heads, merge_heads)
+_FORBIDDEN = (scaled_dot_product_attention, attend, self_attention, MultiHeadAttention, SelfAttention)
+_FORBIDDEN_MHA = (*_FORBIDDEN, split_heads, merge_heads)
 
 
-_PRONTAS_SOFTMAX = (softmax, softmax_, scaled_dot_product_attention, attend, self_attention)
+_FORBIDDEN_SOFTMAX = (softmax, softmax_, scaled_dot_product_attention, attend, self_attention)
 
 
 @check("Aquecimento (a sua softmax)")
@@ -67,17 +67,17 @@ def aquecimento_softmax(c: Checker, softmax_fn):
     ]
     for label, z, axis in c.cases(casos):
         kw = {} if axis is None else {"axis": axis}
-        got = c.array(c.call(label, softmax_fn, z, names=("z",), forbidden=_PRONTAS_SOFTMAX, **kw),
+        got = c.array(c.call(label, softmax_fn, z, names=("z",), forbidden=_FORBIDDEN_SOFTMAX, **kw),
                       f"{label}: devolve um array")
         if got is None:
             return
         zz = np.asarray(z, dtype=float)
         ref = softmax(zz, axis=-1 if axis is None else axis)
-        if not c.close(got, ref, label, hint=_dica_softmax(zz, -1 if axis is None else axis, got, ref)):
+        if not c.close(got, ref, label, hint=_softmax_hint(zz, -1 if axis is None else axis, got, ref)):
             return
 
 
-def _dica_softmax(z, axis, got, ref) -> str:
+def _softmax_hint(z, axis, got, ref) -> str:
     """A dica para uma softmax errada, reconhecendo os enganos comuns."""
     if got.shape != ref.shape:
         return "a softmax devolve um array com a mesma forma da entrada (um peso por posição)."
@@ -140,11 +140,11 @@ def exercicio_1_passo_1(c: Checker, mask_fn):
         elif n > 1 and arr.all():
             hint = "nada foi bloqueado: acima da diagonal (j > i) deve ser False."
         if not c.expect(np.array_equal(arr, ref), f"{label}: True na diagonal e abaixo dela (j ≤ i)",
-                        _fmt_mask(ref), _fmt_mask(arr), hint or "np.tril(np.ones((n, n), dtype=bool))"):
+                        _format_mask(ref), _format_mask(arr), hint or "np.tril(np.ones((n, n), dtype=bool))"):
             return
 
 
-def _fmt_mask(m) -> str:
+def _format_mask(m) -> str:
     return "\n" + "\n".join(" " * 17 + " ".join("1" if v else "0" for v in linha) for linha in np.atleast_2d(m))
 
 
@@ -171,13 +171,13 @@ def exercicio_1(c: Checker, attention_fn):
     ]
     bloqueio_ok = somas_ok = True
     for label, q, k, v, mask in c.cases(cases):
-        got = c.pair(c.call(label, attention_fn, q, k, v, names=("Q", "K", "V"), forbidden=_PRONTAS, mask=mask),
+        got = c.pair(c.call(label, attention_fn, q, k, v, names=("Q", "K", "V"), forbidden=_FORBIDDEN, mask=mask),
                      label)
         if got is None:
             return
         out, A = got
         ref_out, ref_A = scaled_dot_product_attention(q, k, v, mask=mask)
-        hint = _dica_mascara(q, k, mask, A, ref_A, v.shape[-1]) if A.shape == ref_A.shape else (
+        hint = _mask_hint(q, k, mask, A, ref_A, v.shape[-1]) if A.shape == ref_A.shape else (
             f"os pesos têm forma (n_q, n_k) = {ref_A.shape}: uma linha por consulta, uma coluna por chave.")
         if hint is None and mask is not None and A.shape == ref_A.shape:
             inverted = scaled_dot_product_attention(q, k, v, mask=~mask)[1]
@@ -212,7 +212,7 @@ def exercicio_1(c: Checker, attention_fn):
                   "peso minúsculo, mas não zero, nas posições bloqueadas).")
 
 
-def _dica_mascara(q, k, mask, A, ref_A, d_v: int = 0) -> str | None:
+def _mask_hint(q, k, mask, A, ref_A, d_v: int = 0) -> str | None:
     """Dica para os enganos comuns da atenção com máscara que não dependem da máscara estar invertida."""
     if np.allclose(np.nan_to_num(A), ref_A, atol=1e-6):
         return None
@@ -279,7 +279,7 @@ def exercicio_2(c: Checker, mha_fn):
         congelados = [frozen_copy(a) for a in (X, W_q, W_k, W_v, W_o)]
         label = f"n={n}, d_model={d_model}, n_heads={n_heads}"
         got = c.pair(c.call(label, mha_fn, X, W_q, W_k, W_v, W_o, n_heads,
-                           names=("X", "W_q", "W_k", "W_v", "W_o", "n_heads"), forbidden=_PRONTAS_MHA), label)
+                           names=("X", "W_q", "W_k", "W_v", "W_o", "n_heads"), forbidden=_FORBIDDEN_MHA), label)
         if got is None:
             return
         X, W_q, W_k, W_v, W_o = congelados  # a referência vem das cópias imutáveis, calculada só agora
@@ -321,7 +321,7 @@ def exercicio_3(c: Checker, compare_fn):
         if itens is None:
             return
         A1, A2, diff = itens
-        dica = _dica_ex3(A1, A2, diff, ref1, ref2, attn(X1)[0])
+        dica = _compare_hint(A1, A2, diff, ref1, ref2, attn(X1)[0])
         ok = c.close(A1, ref1, f"{label}: pesos da 1ª frase",
                      hint=dica or "use attn.forward(X1): a instância attn que a função recebe, não uma nova.")
         ok &= c.close(A2, ref2, f"{label}: pesos da 2ª frase",
@@ -342,7 +342,7 @@ def exercicio_3(c: Checker, compare_fn):
                               "erro não contam).")
 
 
-def _dica_ex3(A1, A2, diff, ref1, ref2, saida1) -> str | None:
+def _compare_hint(A1, A2, diff, ref1, ref2, saida1) -> str | None:
     """Dica para os itens trocados ou errados da tupla do exercício 3, ou ``None``."""
     def igual(a, b):
         try:
@@ -362,10 +362,10 @@ def _dica_ex3(A1, A2, diff, ref1, ref2, saida1) -> str | None:
 
 
 # as mensagens de erro da biblioteca começam pelo nome do argumento: "`query` precisa ter forma ..."
-_BIBLIOTECA = re.compile(r"`\w+` precisa")
+_LIBRARY_ERROR = re.compile(r"`\w+` precisa")
 
 
-def _contagens(a: str, b: str) -> str:
+def _counts(a: str, b: str) -> str:
     """As contagens de palavras (``split``) e de tokens das duas frases, quando elas não batem entre si."""
     pa, pb, ta, tb = len(a.split()), len(b.split()), len(tokenize(a)), len(tokenize(b))
     return f"palavras (frase.split()): {pa} e {pb}; tokens (atencao.tokenize): {ta} e {tb}"
@@ -392,12 +392,12 @@ def projeto(c: Checker, per_head_fn):
         try:
             result = c.call(label, per_head_fn, a, b, mha, names=("frase_a", "frase_b", "mha"))
         except ValueError as exc:
-            if is_numpy_shape_error(str(exc)) or _BIBLIOTECA.match(str(exc)):  # a conta do aluno quebrou: o erro já diz
+            if is_numpy_shape_error(str(exc)) or _LIBRARY_ERROR.match(str(exc)):  # a conta do aluno quebrou
                 raise
             compare = "compare os tokens, X_a.shape[0] com X_b.shape[0] (ou len(atencao.tokenize(frase)))"
             c.expect(False, f"{label}: frases com o mesmo número de tokens não levantam erro", "nenhum erro",
                      f"ValueError: {str(exc)[:100]}",
-                     f"as duas frases têm o mesmo número de tokens, mas não de palavras ({_contagens(a, b)}): "
+                     f"as duas frases têm o mesmo número de tokens, mas não de palavras ({_counts(a, b)}): "
                      f"{compare}, e não frase.split(), que não separa “guarda-chuva” e mantém a pontuação."
                      if len(a.split()) != len(b.split()) else
                      f"as duas frases têm {len(tokenize(a))} tokens cada: só frases com números de TOKENS diferentes "
@@ -427,7 +427,7 @@ def projeto(c: Checker, per_head_fn):
                          "frases com o mesmo número de palavras e números de tokens diferentes")):
         dica = "compare o número de tokens das duas frases antes de calcular e levante ValueError com uma mensagem sua."
         if len(a.split()) == len(b.split()):
-            dica = (f"“{a}” × “{b}”: {_contagens(a, b)}. O tamanho que importa é o número de tokens: compare "
+            dica = (f"“{a}” × “{b}”: {_counts(a, b)}. O tamanho que importa é o número de tokens: compare "
                     "X_a.shape[0] com X_b.shape[0] (ou len(atencao.tokenize(frase))), não frase.split(), e levante "
                     "ValueError com uma mensagem sua.")
         if not c.expect_value_error(label, per_head_fn, a, b, casos[0][0], names=("frase_a", "frase_b", "mha"),

@@ -74,15 +74,15 @@ class Checker:
         self.n_cases: int | None = None
         self.failed_case: int | None = None  # o caso do primeiro ❌ (o cabeçalho diz "no caso 2 de 5")
 
-    def cases(self, casos):
+    def cases(self, items):
         """Percorre os casos de uma verificação, guardando qual está em andamento e quantos são: o cabeçalho
-        de uma falha diz então "no caso 2 de 5". Devolve os mesmos itens de ``casos`` (que é lido inteiro
-        antes do primeiro caso, para saber quantos são)."""
-        casos = list(casos)
-        self.n_cases = len(casos)
-        for k, caso in enumerate(casos, start=1):
+        de uma falha diz então "no caso 2 de 5". Devolve os mesmos itens de ``items`` (um iterável, lido
+        inteiro antes do primeiro caso, para saber quantos são)."""
+        items = list(items)
+        self.n_cases = len(items)
+        for k, item in enumerate(items, start=1):
             self.case = k
-            yield caso
+            yield item
 
     def expect(self, ok: bool, what: str, expected=None, obtained=None, hint: str | None = None) -> bool:
         """Registra um critério (uma linha do relatório).

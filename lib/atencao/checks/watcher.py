@@ -49,38 +49,38 @@ class Watcher:
     """
 
     def __init__(self, forbidden: tuple):
-        self.codigos, self.conteudos, self._cache_conteudo = {}, {}, {}
+        self.codes, self.contents, self._content_cache = {}, {}, {}
         for f in forbidden:
             for nome, g in ([(f.__name__, f)] if not isinstance(f, type) else
                             [(f"{f.__name__}.{k}", v) for k, v in vars(f).items()]):
                 g = getattr(g, "__func__", g)
                 code = getattr(getattr(g, "__wrapped__", g), "__code__", None)
                 if code is not None:
-                    self.codigos[_code_key(code)] = nome.replace(".__init__", "").replace(".__call__", "")
-                    self.conteudos[_code_content(code)] = self.codigos[_code_key(code)]
+                    self.codes[_code_key(code)] = nome.replace(".__init__", "").replace(".__call__", "")
+                    self.contents[_code_content(code)] = self.codes[_code_key(code)]
         self.used: set[str] = set()
-        self._antes = None
-        self._primeira = True
-        self._cache_aluno: dict = {}
-        self._cache_fora: dict = {}
-        self.biblioteca = _library_code_ids()
-        self._fugas = {f: f"{n} (desliga a vigilância da verificação)" for f, n in (
+        self._previous = None
+        self._first = True
+        self._student_cache: dict = {}
+        self._outside_cache: dict = {}
+        self.library = _library_code_ids()
+        self._escapes = {f: f"{n} (desliga a vigilância da verificação)" for f, n in (
             (sys.setprofile, "sys.setprofile"), (sys.settrace, "sys.settrace"),
             (threading.setprofile, "threading.setprofile"), (threading.settrace, "threading.settrace"))}
         for nome in ("start_new_thread", "start_new", "start_joinable_thread"):
             if hasattr(_thread, nome):
-                self._fugas[getattr(_thread, nome)] = f"uma thread (_thread.{nome})"
+                self._escapes[getattr(_thread, nome)] = f"uma thread (_thread.{nome})"
         for nome in ("fork", "forkpty", "system", "popen", "posix_spawn", "posix_spawnp", "execv", "execve"):
             if hasattr(os, nome):
-                self._fugas[getattr(os, nome)] = f"outro processo (os.{nome})"
+                self._escapes[getattr(os, nome)] = f"outro processo (os.{nome})"
 
-    def _perfil(self, frame, event, arg):
+    def _profile(self, frame, event, arg):
         # chamado a cada chamada de função (o matplotlib faz milhares): só consultas a dicionários e conjuntos
         if event == "c_call":
             code = frame.f_code
-            if id(code) in self.biblioteca or not self._is_student(code.co_filename):
+            if id(code) in self.library or not self._is_student(code.co_filename):
                 return  # a biblioteca, o matplotlib, o IPython... usam threads e o perfil por conta própria
-            nome = self._fugas.get(arg)
+            nome = self._escapes.get(arg)
             if nome:
                 self.used.add(nome)
             raiz = (getattr(arg, "__module__", None) or "").split(".")[0]
@@ -92,22 +92,22 @@ class Watcher:
         if event != "call":
             return
         code, de_quem = frame.f_code, frame.f_back.f_code if frame.f_back else None
-        do_aluno = de_quem is not None and id(de_quem) not in self.biblioteca
-        if self._primeira:  # a chamada direta, feita por Checker.call: a "função do aluno" pode ser uma pronta
-            self._primeira, do_aluno = False, True
+        do_aluno = de_quem is not None and id(de_quem) not in self.library
+        if self._first:  # a chamada direta, feita por Checker.call: a "função do aluno" pode ser uma pronta
+            self._first, do_aluno = False, True
         if not do_aluno:
             return
-        if id(code) in self.biblioteca:
-            nome = self.codigos.get(_code_key(code))
+        if id(code) in self.library:
+            nome = self.codes.get(_code_key(code))
             if nome:
                 self.used.add(f"atencao.{nome}")
             elif code.co_filename.startswith(CHECKS_DIR) and code.co_name != "passou":
                 self.used.add(f"atencao.checks ({code.co_name}), que é a própria verificação")
             return
-        if self.conteudos:  # uma cópia do código de uma função proibida (exec do código-fonte, __code__ copiado)
-            nome = self._cache_conteudo.get(id(code), _MISSING)
+        if self.contents:  # uma cópia do código de uma função proibida (exec do código-fonte, __code__ copiado)
+            nome = self._content_cache.get(id(code), _MISSING)
             if nome is _MISSING:
-                nome = self._cache_conteudo[id(code)] = self.conteudos.get(_code_content(code))
+                nome = self._content_cache[id(code)] = self.contents.get(_code_content(code))
             if nome:
                 self.used.add(f"atencao.{nome} (uma cópia do código dela)")
         de_fora = self._outside(code.co_filename)
@@ -115,29 +115,29 @@ class Watcher:
             self.used.add(de_fora)
 
     def _is_student(self, arquivo: str) -> bool:
-        r = self._cache_aluno.get(arquivo)
+        r = self._student_cache.get(arquivo)
         if r is None:
-            r = self._cache_aluno[arquivo] = is_student_file(arquivo)
+            r = self._student_cache[arquivo] = is_student_file(arquivo)
         return r
 
     def _outside(self, arquivo: str):
-        if arquivo not in self._cache_fora:
+        if arquivo not in self._outside_cache:
             m = _OUTSIDE.search(arquivo)
-            self._cache_fora[arquivo] = next(v for k, v in _OUTSIDE_NAMES.items() if k in m.group(1)) if m else None
-        return self._cache_fora[arquivo]
+            self._outside_cache[arquivo] = next(v for k, v in _OUTSIDE_NAMES.items() if k in m.group(1)) if m else None
+        return self._outside_cache[arquivo]
 
     def __enter__(self):
-        if self.codigos:
-            self._antes = sys.getprofile()
-            threading.setprofile(self._perfil)
-            sys.setprofile(self._perfil)
+        if self.codes:
+            self._previous = sys.getprofile()
+            threading.setprofile(self._profile)
+            sys.setprofile(self._profile)
         return self
 
     def __exit__(self, *exc):
-        if self.codigos:
-            if sys.getprofile() != self._perfil:  # desligada por fora do Python (ctypes: PyEval_SetProfile)
+        if self.codes:
+            if sys.getprofile() != self._profile:  # desligada por fora do Python (ctypes: PyEval_SetProfile)
                 self.used.add("um desligamento da vigilância da verificação")
-            sys.setprofile(self._antes)
+            sys.setprofile(self._previous)
             threading.setprofile(None)
         return False
 
