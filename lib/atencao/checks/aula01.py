@@ -17,21 +17,20 @@ from ..embeddings import PROJECT_SENTENCES, embed, gato_felino
 from ..multihead import MultiHeadAttention
 from ..projections import SelfAttention
 from ..text import attention_summary, strongest_attention
-from ._core import (
-    DICA_INSTAVEL,
-    ChamadaExterna,
+from .framework import (
+    UNSTABLE_SOFTMAX_HINT,
     Checker,
-    _close_new_figures,
-    _congelar,
-    _descricao,
-    _dica_retorno,
-    _fmt,
-    _num,
-    _open_figures,
+    RemoteCall,
+    case_seed,
     check,
+    close_new_figures,
+    describe,
+    format_number,
+    format_value,
+    frozen_copy,
+    open_figures,
     passou,
-    proteger,
-    semente,
+    protect,
 )
 
 __all__ = ["passou", "exercicio_3", "exercicio_4", "projeto"]
@@ -39,7 +38,7 @@ __all__ = ["passou", "exercicio_3", "exercicio_4", "projeto"]
 GATO, FELINO, PULOU, ALTO = range(4)
 
 
-def _cos(a, b) -> float:
+def _cosine(a, b) -> float:
     na, nb = np.linalg.norm(a), np.linalg.norm(b)
     return float(a @ b / (na * nb)) if na > 0 and nb > 0 else 0.0
 
@@ -79,44 +78,45 @@ def exercicio_3(c: Checker, embeddings_fn):
     extra = E[[GATO, FELINO], d:]  # uma coordenada nova é permitida; para gato e felino, ela fica 0
     if not c.expect(np.allclose(E[[GATO, FELINO], :d], original[[GATO, FELINO]]) and np.allclose(extra, 0),
                     "as linhas de gato e felino continuam as do exemplo",
-                    _fmt(original[[GATO, FELINO]]), _fmt(E[[GATO, FELINO]]),
+                    format_value(original[[GATO, FELINO]]), format_value(E[[GATO, FELINO]]),
                     "o exercício pede para mudar só pulou e alto: deixe gato e felino como estavam (numa coordenada "
                     "nova, use 0 para eles). Multiplicar a matriz inteira também muda gato e felino."):
         return
-    cos_pa = _cos(E[PULOU], E[ALTO])
-    c.expect(cos_pa >= 0.8, "pulou e alto são parecidos (cosseno ≥ 0,8)", "≥ 0,8", _num(cos_pa),
+    cos_pa = _cosine(E[PULOU], E[ALTO])
+    c.expect(cos_pa >= 0.8, "pulou e alto são parecidos (cosseno ≥ 0,8)", "≥ 0,8", format_number(cos_pa),
              "aproxime os vetores de pulou e de alto (por exemplo, valores altos na mesma coordenada).")
     _, A = self_attention(E)
     for q, k, nome_q, nome_k in ((PULOU, ALTO, "pulou", "alto"), (ALTO, PULOU, "alto", "pulou")):
         outros = max(A[q, GATO], A[q, FELINO])
         c.expect(A[q, k] > outros + 1e-9,
                  f"{nome_q} presta mais atenção em {nome_k} do que em gato e felino",
-                 f"peso({nome_q}→{nome_k}) > {_num(outros, '.3f')}", _num(A[q, k], ".3f"),
+                 f"peso({nome_q}→{nome_k}) > {format_number(outros, '.3f')}", format_number(A[q, k], ".3f"),
                  f"{nome_q} e {nome_k} precisam ser mais parecidos entre si do que com gato e felino.")
-    cos_gf = _cos(E[GATO], E[FELINO])
+    cos_gf = _cosine(E[GATO], E[FELINO])
     c.expect(cos_gf >= 0.8 and A[GATO, FELINO] > max(A[GATO, PULOU], A[GATO, ALTO]),
              "gato e felino continuam parecidos e atentos um ao outro",
              "cosseno(gato, felino) ≥ 0,8 e gato→felino acima de gato→pulou/alto",
-             f"cosseno {_num(cos_gf)}, pesos da linha de gato {np.round(A[GATO], 3)}",
-             _dica_gato(E, A) if cos_gf >= 0.8 else "o exercício só pede para mudar pulou e alto.")
+             f"cosseno {format_number(cos_gf)}, pesos da linha de gato {np.round(A[GATO], 3)}",
+             _cat_hint(E, A) if cos_gf >= 0.8 else "o exercício só pede para mudar pulou e alto.")
 
 
-def _dica_gato(E: np.ndarray, A: np.ndarray) -> str:
+def _cat_hint(E: np.ndarray, A: np.ndarray) -> str:
     """Gato e felino não mudaram, mas pulou ou alto ganhou a coordenada de gato: na linha de gato, ele recebe
     tanto peso quanto felino (ou mais). A dica diz qual e de quanto é o produto escalar."""
     nomes = {PULOU: "pulou", ALTO: "alto"}
     quem = max((PULOU, ALTO), key=lambda k: A[GATO, k])
     nome = nomes[quem]
     return (f"gato e felino estão como no exemplo, mas o vetor de {nome} ficou parecido com o de gato: "
-            f"gato·{nome} = {_num(E[GATO] @ E[quem])}, contra gato·felino = {_num(E[GATO] @ E[FELINO])} e "
-            f"gato·gato = {_num(E[GATO] @ E[GATO])}, então, na linha de gato, {nome} recebe "
-            f"{_num(A[GATO, quem], '.3f')} e felino só {_num(A[GATO, FELINO], '.3f')}. Deixe pulou e alto com "
+            f"gato·{nome} = {format_number(E[GATO] @ E[quem])}, contra gato·felino = "
+            f"{format_number(E[GATO] @ E[FELINO])} e gato·gato = {format_number(E[GATO] @ E[GATO])}, então, na "
+            f"linha de gato, {nome} recebe {format_number(A[GATO, quem], '.3f')} e felino só "
+            f"{format_number(A[GATO, FELINO], '.3f')}. Deixe pulou e alto com "
             "valores pequenos (ou 0) nas duas primeiras coordenadas, as de gato e felino, e aproxime-os numa "
             "das outras.")
 
 
 # o enunciado: "escreva a fórmula você mesmo, sem usar atencao.scaled_dot_product_attention"
-_PRONTAS = (scaled_dot_product_attention, attend, self_attention, SelfAttention, MultiHeadAttention)
+_FORBIDDEN = (scaled_dot_product_attention, attend, self_attention, SelfAttention, MultiHeadAttention)
 
 
 def _reference_projected(X, W_q, W_k, W_v, scale="d_k", axis=-1):
@@ -127,7 +127,7 @@ def _reference_projected(X, W_q, W_k, W_v, scale="d_k", axis=-1):
 
 
 def _cases():
-    rng = np.random.default_rng(semente(2017))
+    rng = np.random.default_rng(case_seed(2017))
     _, E = gato_felino()
     # o primeiro caso tem n ≠ d ≠ d_k: cada engano de escala (sqrt(n), sqrt(d), nenhuma) dá um resultado diferente
     # e a dica aponta o engano certo; depois, o exemplo da aula (n = d = 4), um token só e d_k = d
@@ -149,11 +149,11 @@ def exercicio_4(c: Checker, attention_fn):
     escala por sqrt(d) em vez de sqrt(d_k), softmax no eixo errado, pesos e saída trocados, V sem
     projeção) e dá uma dica específica.
     """
-    for n_case, (X, W_q, W_k, W_v) in enumerate(c.casos(_cases()), start=1):
+    for n_case, (X, W_q, W_k, W_v) in enumerate(c.cases(_cases()), start=1):
         label = f"caso {n_case}: X {X.shape}, d_k={W_q.shape[1]}, d_v={W_v.shape[1]}"
-        congelados = [_congelar(a) for a in (X, W_q, W_k, W_v)]
+        congelados = [frozen_copy(a) for a in (X, W_q, W_k, W_v)]
         result = c.call(label, attention_fn, X, W_q, W_k, W_v, names=("X", "W_q", "W_k", "W_v"),
-                        forbidden=_PRONTAS)
+                        forbidden=_FORBIDDEN)
         got = c.pair(result, label)
         if got is None:
             return
@@ -175,7 +175,7 @@ def exercicio_4(c: Checker, attention_fn):
 
 def _diagnose(X, W_q, W_k, W_v, A) -> str:
     if A.size and not np.isfinite(A).all():
-        return DICA_INSTAVEL
+        return UNSTABLE_SOFTMAX_HINT
     wrong = {
         "parece que faltou dividir as pontuações por sqrt(d_k).": dict(scale="none"),
         "dividiu por sqrt(d) do embedding; o certo é sqrt(d_k), a dimensão das chaves.": dict(scale="d_model"),
@@ -201,7 +201,7 @@ def _diagnose(X, W_q, W_k, W_v, A) -> str:
 
 
 # o visualizador é do aluno: o destaque de cada linha e o resumo impresso (o mapa pode ser o da biblioteca)
-_PRONTAS_VIS = (strongest_attention, attention_summary)
+_FORBIDDEN_VIS = (strongest_attention, attention_summary)
 
 
 @check("Projeto (visualizador de atenção)")
@@ -215,32 +215,31 @@ def projeto(c: Checker, visualizer_fn):
     (com o destaque de cada token);
     as figuras desenhadas durante a verificação são fechadas e o texto impresso fica fora do relatório.
     """
-    if not isinstance(visualizer_fn, ChamadaExterna):  # na correção, a figura é desenhada no processo do aluno
-        _aquecer_o_matplotlib()
-    rng = np.random.default_rng(semente(0))
+    if not isinstance(visualizer_fn, RemoteCall):  # na correção, a figura é desenhada no processo do aluno
+        _warm_up_matplotlib()
+    rng = np.random.default_rng(case_seed(0))
     custom = {"sol": [1.0, 0.2, 0.0], "lua": [0.9, 0.3, 0.0], "mar": [0.0, 0.1, 1.0]}
-    if semente(0):  # na conferência da correção, vetores sorteados (uma tabela de respostas não passa)
+    if case_seed(0):  # na conferência da correção, vetores sorteados (uma tabela de respostas não passa)
         custom = {w: rng.normal(size=3).round(2).tolist() for w in custom}
     # três frases do projeto (uma com empate exato, uma com tokens repetidos) e uma com vetores próprios: cada
     # chamada desenha uma figura, e desenhar é o que mais custa sob a vigilância
     cases = [(s, None) for s in PROJECT_SENTENCES if not s.startswith("A menina")] + [("sol lua mar", custom)]
-    for sentence, vectors in c.casos(cases):
+    for sentence, vectors in c.cases(cases):
         label = f"“{sentence}”"
         result = (c.call(label, visualizer_fn, sentence, vectors, names=("frase", "vectors"),
-                         forbidden=_PRONTAS_VIS)
+                         forbidden=_FORBIDDEN_VIS)
                   if vectors is not None else
-                  c.call(label, visualizer_fn, sentence, names=("frase",), forbidden=_PRONTAS_VIS))
+                  c.call(label, visualizer_fn, sentence, names=("frase",), forbidden=_FORBIDDEN_VIS))
         # o que a chamada desenhou e imprimiu (com acentos compostos, como os tokens)
         figuras, texto = c.captured.figures, nfc(c.captured.printed)
-        if not c.expect(isinstance(result, (tuple, list)) and len(result) == 3,
-                        f"{label}: devolve (tokens, pesos, destaques)", "uma tupla com 3 itens", _descricao(result),
-                        _dica_retorno(result, "tokens", "pesos", "destaques")):
+        itens = c.returns(result, label, "tokens", "pesos", "destaques")
+        if itens is None:
             return
-        tokens, A, highlights = result
+        tokens, A, highlights = itens
         ref_tokens, X = embed(sentence, vectors)
         _, ref_A = self_attention(X)
         if not c.expect(isinstance(tokens, (list, tuple)) and [nfc(str(t)) for t in tokens] == ref_tokens,
-                        f"{label}: tokens (1º item)", ref_tokens, _descricao(tokens) if not isinstance(
+                        f"{label}: tokens (1º item)", ref_tokens, describe(tokens) if not isinstance(
                             tokens, (list, tuple)) else list(tokens),
                         "o 1º item é a lista de tokens: use atencao.tokenize(frase) ou atencao.embed(frase); a "
                         "ordem do return é (tokens, pesos, destaques)."):
@@ -255,12 +254,12 @@ def projeto(c: Checker, visualizer_fn):
                         "um trio por token, na ordem da frase: (token, o outro token que recebe mais atenção, o peso), "
                         "por exemplo ('gato', 'telhado', 0.31)."):
             return
-        ok &= _destaques(c, label, triples, ref_A, ref_tokens)
+        ok &= _check_highlights(c, label, triples, ref_A, ref_tokens)
         if not ok:
             return
         n = len(ref_tokens)
-        desenhou = _tem_mapa(figuras, n, ref_A)
-        falta = _linha_que_falta(nfc(texto), ref_A, ref_tokens)
+        desenhou = _has_heatmap(figuras, n, ref_A)
+        falta = _missing_summary_line(nfc(texto), ref_A, ref_tokens)
         resumiu = bool(texto.strip()) and falta is None
         if not c.expect(desenhou and resumiu, f"{label}: desenha o mapa de calor e imprime o resumo",
                         f"uma figura nova com a matriz de atenção {n} × {n} e um resumo impresso com, para cada "
@@ -273,18 +272,18 @@ def projeto(c: Checker, visualizer_fn):
             return
 
 
-def _aquecer_o_matplotlib() -> None:
+def _warm_up_matplotlib() -> None:
     """Carrega o matplotlib e desenha um mapa pequeno antes da vigilância: a primeira figura importa módulos e
     fontes, e fazer isso sob ``sys.setprofile`` custaria segundos (na correção, perto do tempo limite)."""
     from ..plotting import plot_attention
 
-    antes = _open_figures()
+    antes = open_figures()
     with contextlib.redirect_stdout(io.StringIO()):
         plot_attention(np.eye(2), ["a", "b"], title="aquecimento")
-    _close_new_figures(antes)
+    close_new_figures(antes)
 
 
-def _destaques(c: Checker, label: str, triples: list, ref_A: np.ndarray, tokens: list) -> bool:
+def _check_highlights(c: Checker, label: str, triples: list, ref_A: np.ndarray, tokens: list) -> bool:
     """Cada destaque aponta o outro token de maior peso da linha (num empate exato, qualquer um dos empatados)."""
     n = len(tokens)
     if not c.expect(len(triples) == n, f"{label}: um destaque por token", n, len(triples),
@@ -292,7 +291,7 @@ def _destaques(c: Checker, label: str, triples: list, ref_A: np.ndarray, tokens:
         return False
     certos, obtidos, pesos_ok, destaques_ok = [], [], True, True
     for i, (q, k, w) in enumerate(triples):
-        maximo, empatados = _destaque_certo(ref_A, tokens, i)
+        maximo, empatados = _expected_highlight(ref_A, tokens, i)
         certos.append(f"{tokens[i]}→{'/'.join(sorted(empatados))}")
         obtidos.append(f"{q}→{k}")
         if nfc(str(q)) != tokens[i] or nfc(str(k)) not in empatados:
@@ -312,7 +311,7 @@ def _destaques(c: Checker, label: str, triples: list, ref_A: np.ndarray, tokens:
                     [w for _, _, w in triples], "o peso é pesos[i, j] do token que recebe mais atenção (um número).")
 
 
-def _destaque_certo(ref_A: np.ndarray, tokens: list, i: int) -> tuple[float, set]:
+def _expected_highlight(ref_A: np.ndarray, tokens: list, i: int) -> tuple[float, set]:
     """O maior peso da linha ``i`` fora da diagonal e os tokens que o recebem (todos, num empate exato)."""
     linha = ref_A[i].astype(float)  # uma cópia: o próprio token não conta
     linha[i] = -np.inf
@@ -321,7 +320,7 @@ def _destaque_certo(ref_A: np.ndarray, tokens: list, i: int) -> tuple[float, set
                                                                                      atol=1e-12)}
 
 
-def _linha_que_falta(texto: str, ref_A: np.ndarray, tokens: list):
+def _missing_summary_line(texto: str, ref_A: np.ndarray, tokens: list):
     """O primeiro token sem uma linha do resumo com ele e, depois dele, o outro token que recebe mais atenção
     (num empate, qualquer um dos empatados): ``"“gato” → “telhado”"``; ``None`` se não falta nenhuma."""
     import re
@@ -332,14 +331,14 @@ def _linha_que_falta(texto: str, ref_A: np.ndarray, tokens: list):
         return [m.start() for m in re.finditer(r"(?<!\w)" + re.escape(palavra) + r"(?!\w)", linha)]
 
     for i, token in enumerate(tokens):
-        _, alvos = _destaque_certo(ref_A, tokens, i)
+        _, alvos = _expected_highlight(ref_A, tokens, i)
         if not any(p < q for linha in linhas for p in posicoes(linha, token) for alvo in alvos
                    for q in posicoes(linha, alvo)):
             return f"“{token}” → “{'/'.join(sorted(alvos))}”"
     return None
 
 
-def _tem_mapa(figuras: list, n: int, ref_A: np.ndarray) -> bool:
+def _has_heatmap(figuras: list, n: int, ref_A: np.ndarray) -> bool:
     """Alguma das figuras novas (os arrays desenhados em cada uma: imagens ou malhas de cores) mostra a matriz
     de atenção ``ref_A`` (n × n)?"""
     for arrays in figuras:
@@ -351,4 +350,4 @@ def _tem_mapa(figuras: list, n: int, ref_A: np.ndarray) -> bool:
     return False
 
 
-proteger()  # a foto da biblioteca e desta verificação, antes do código do aluno
+protect()  # a foto da biblioteca e desta verificação, antes do código do aluno

@@ -12,8 +12,8 @@ import numpy as np
 
 from ..attention import attend, scaled_dot_product_attention, self_attention
 from ..multihead import MultiHeadAttention, merge_heads, split_heads
-from ._core import Checker, _congelar, _descricao, _dica_retorno, check, passou, proteger, semente
-from ._multicabeca import _diagnose_heads
+from .framework import Checker, case_seed, check, describe, frozen_copy, matching_hint, passou, protect
+from .multihead_hints import diagnose_heads
 
 # As referências (_top_heads, ...) ficam privadas: são as respostas dos exercícios, não ferramentas do aluno.
 __all__ = ["passou", "exercicio_1", "exercicio_2", "exercicio_3", "exercicio_4", "projeto"]
@@ -24,12 +24,12 @@ def _token_index(tokens: list, word: str) -> int:
     return tokens.index("▁" + word)
 
 
-def _ultima(tokens: list, word: str) -> int:
+def _last_index(tokens: list, word: str) -> int:
     """Índice da última peça ``▁word`` (o engano de quem monta um dicionário token → índice)."""
     return len(tokens) - 1 - tokens[::-1].index("▁" + word)
 
 
-def _sem_marca(exc: BaseException, palavras) -> str | None:
+def _word_without_marker(exc: BaseException, palavras) -> str | None:
     """A palavra procurada sem o ``▁`` quando o erro é o ``ValueError: 'ele' is not in list`` de ``list.index``
     (pela mensagem: a função do aluno pode rodar em outro processo); ``None`` se o erro é outro."""
     if not isinstance(exc, ValueError):
@@ -42,7 +42,7 @@ def _sem_marca(exc: BaseException, palavras) -> str | None:
     return m.group(1) if m.group(1) in palavras else None
 
 
-def _dica_sem_marca(c: Checker, label: str, palavra: str, exc: BaseException) -> None:
+def _flag_missing_marker(c: Checker, label: str, palavra: str, exc: BaseException) -> None:
     """O ❌ de quem procurou a palavra sem o ``▁`` (no lugar do ``ValueError`` cru de ``list.index``)."""
     c.expect(False, f"{label}: acha a peça da palavra “{palavra}” em out.tokens", f"o índice de '▁{palavra}'",
              f"ValueError: {exc}",
@@ -70,7 +70,7 @@ def _special_token_mass(attentions: np.ndarray) -> np.ndarray:
     return (attentions[..., 0] + attentions[..., -1]).mean(axis=(1, 2))  # (n_layers,)
 
 
-def _confiavel(encoder):
+def _trusted_encoder(encoder):
     """O codificador da verificação: o ``load_e5()`` desta cópia da biblioteca, não o que a célula passou.
 
     As referências vêm dele, e é ele que a função do aluno recebe: um codificador trocado ou "ajeitado"
@@ -84,7 +84,7 @@ def _confiavel(encoder):
 
 # ligam a vigilância nas chamadas da função do aluno: as referências acima (e qualquer função da verificação)
 # não são ferramentas da resposta
-_REFERENCIAS = (_top_heads, _mean_attention_distance, _special_token_mass)
+_REFERENCES = (_top_heads, _mean_attention_distance, _special_token_mass)
 
 SENTENCES = [
     ("O gato pulou no muro porque ele estava assustado", "ele", "gato"),
@@ -92,7 +92,7 @@ SENTENCES = [
 ]
 
 
-def _pares(got):
+def _as_pairs(got):
     """A resposta como lista de (camada, cabeça); aceita lista, tupla ou array (k, 2). ``None`` se não der."""
     if isinstance(got, np.ndarray):
         got = got.tolist()
@@ -106,26 +106,27 @@ def _pares(got):
 
 # "ele" e "gato" duas vezes: o enunciado pede a primeira ocorrência (list.index), e um dicionário token → índice
 # (ou um laço sem break) acha a última
-FRASE_REPETIDA = "o gato olhou para ele e ele olhou para o gato"
+REPEATED_SENTENCE = "o gato olhou para ele e ele olhou para o gato"
 
 # o modelo tem 12 camadas e 12 cabeças: trocar uma contagem pela outra só aparece num recorte com menos camadas
-CAMADAS_DO_RECORTE = 7
-_RECORTES: dict = {}
+TRUNCATED_LAYERS = 7
+_TRUNCATED: dict = {}
 
 
-def _recorte(encoder, n_layers: int = CAMADAS_DO_RECORTE):
+def _truncated(encoder, n_layers: int = TRUNCATED_LAYERS):
     """O mesmo codificador só com as ``n_layers`` primeiras camadas (os mesmos pesos, sem cópia): as atenções
     têm forma (n_layers, 12, n, n), com números de camadas e de cabeças diferentes."""
     from ..bert import BertEncoder
 
     chave = (id(encoder), n_layers)
-    if chave not in _RECORTES or _RECORTES[chave][0] is not encoder:
+    if chave not in _TRUNCATED or _TRUNCATED[chave][0] is not encoder:
         config = dataclasses.replace(encoder.config, n_layers=n_layers)
-        _RECORTES[chave] = (encoder, BertEncoder(config, encoder.weights, encoder.tokenizer))
-    return _RECORTES[chave][1]
+        _TRUNCATED[chave] = (encoder, BertEncoder(config, encoder.weights, encoder.tokenizer))
+    return _TRUNCATED[chave][1]
 
 
-def _dica_top(got: list, ref: list, attentions: np.ndarray, tokens: list, src: str, dst: str, k: int) -> str | None:
+def _top_heads_hint(got: list, ref: list, attentions: np.ndarray, tokens: list, src: str, dst: str,
+                    k: int) -> str | None:
     """Dica para uma lista de cabeças errada, reconhecendo os enganos comuns; ``None`` se nenhum."""
     i, j = _token_index(tokens, src), _token_index(tokens, dst)
     n_layers, n_heads = attentions.shape[:2]
@@ -135,7 +136,7 @@ def _dica_top(got: list, ref: list, attentions: np.ndarray, tokens: list, src: s
         return "as cabeças certas, mas fora de ordem: ordene do maior peso para o menor."
     if got == _top_heads(attentions, j, i, k):
         return "linha e coluna trocadas: a linha é quem olha (origem), a coluna é para quem (destino)."
-    ultimas = (_ultima(tokens, src), _ultima(tokens, dst))
+    ultimas = (_last_index(tokens, src), _last_index(tokens, dst))
     if ultimas != (i, j):
         for ii, jj in {ultimas, (ultimas[0], j), (i, ultimas[1])}:
             if got == _top_heads(attentions, ii, jj, k):
@@ -164,21 +165,21 @@ def exercicio_1(c: Checker, fn, encoder):
     7 camadas e 12 cabeças (trocar as contagens de camadas e de cabeças não passa). Aceita lista, tupla ou
     array (k, 2).
     """
-    encoder = _confiavel(encoder)
-    casos = [(*SENTENCES[0], 5, encoder), (*SENTENCES[1], 3, encoder), (FRASE_REPETIDA, "ele", "gato", 5, encoder),
-             (*SENTENCES[0], 8, _recorte(encoder))]
-    for sentence, src, dst, k, modelo in c.casos(casos):
+    encoder = _trusted_encoder(encoder)
+    casos = [(*SENTENCES[0], 5, encoder), (*SENTENCES[1], 3, encoder), (REPEATED_SENTENCE, "ele", "gato", 5, encoder),
+             (*SENTENCES[0], 8, _truncated(encoder))]
+    for sentence, src, dst, k, modelo in c.cases(casos):
         label = f"“{src}” → “{dst}” em “{sentence}”, k={k}"
         if modelo is not encoder:
             label += f", num recorte do modelo ({modelo.config.n_layers} camadas × {modelo.config.n_heads} cabeças)"
         try:
             bruto = c.call(label, fn, modelo, sentence, src, dst, k=k,
-                           names=("encoder", "frase", "origem", "destino"), forbidden=_REFERENCIAS)
+                           names=("encoder", "frase", "origem", "destino"), forbidden=_REFERENCES)
         except ValueError as exc:
-            palavra = _sem_marca(exc, (src, dst))
+            palavra = _word_without_marker(exc, (src, dst))
             if palavra is None:
                 raise
-            _dica_sem_marca(c, label, palavra, exc)
+            _flag_missing_marker(c, label, palavra, exc)
             return
         except IndexError as exc:
             if modelo is encoder:
@@ -191,30 +192,19 @@ def exercicio_1(c: Checker, fn, encoder):
         out = modelo(sentence)  # a referência, depois da chamada
         i, j = _token_index(out.tokens, src), _token_index(out.tokens, dst)
         ref = _top_heads(out.attentions, i, j, k)
-        got = _pares(bruto)
+        got = _as_pairs(bruto)
         if not c.expect(got is not None, f"{label}: devolve uma lista de pares (camada, cabeça)",
                         "[(camada, cabeça), ...]", repr(bruto)[:80] if bruto is not None else "None (nada)",
                         "faltou um `return` no fim da função?" if bruto is None else
                         "devolva uma lista de tuplas (camada, cabeça), por exemplo [(5, 3), (4, 1)]; sem o peso."):
             return
-        hint = _dica_top(got, ref, out.attentions, out.tokens, src, dst, k) if got != ref else None
+        hint = _top_heads_hint(got, ref, out.attentions, out.tokens, src, dst, k) if got != ref else None
         if not c.expect(got == ref, label, ref, got,
                         hint or "use out.attentions[:, :, i, j] (camadas × cabeças) e ordene pelos maiores pesos."):
             return
 
 
-def _dica_por_candidatos(got: np.ndarray, ref: np.ndarray, candidatos: list) -> str | None:
-    """A dica do primeiro candidato (um engano comum, já calculado) igual ao que a função devolveu e diferente da
-    referência; ``None`` se nenhum bate."""
-    for dica, cand in candidatos:
-        cand = np.asarray(cand, dtype=float)
-        if cand.shape == got.shape and np.allclose(got, cand, atol=1e-5) and not (
-                cand.shape == ref.shape and np.allclose(cand, ref, atol=1e-5)):
-            return dica
-    return None
-
-
-def _dica_forma(got: np.ndarray, attentions: np.ndarray) -> str | None:
+def _shape_hint(got: np.ndarray, attentions: np.ndarray) -> str | None:
     """Dica para um resultado que não tem a forma (n_layers,): por cabeça, por consulta, por cabeça em vez de
     por camada."""
     n_layers, n_heads, n = attentions.shape[:3]
@@ -239,21 +229,21 @@ def exercicio_2(c: Checker, fn, encoder):
     3 camadas × 5 cabeças) e nas do modelo. Reconhece os enganos comuns (sem os pesos, sem o valor absoluto,
     a distância ao quadrado, média em vez de soma sobre j, uma cabeça só, a média das camadas, soma em vez de
     média nas cabeças, só o token de maior peso) e dá a dica de cada um."""
-    rng = np.random.default_rng(semente(3))
+    rng = np.random.default_rng(case_seed(3))
     cases = [rng.dirichlet(np.ones(n), size=(L, H, n)) for L, H, n in ((2, 3, 4), (3, 5, 7))]
-    cases.append(_confiavel(encoder)(SENTENCES[0][0]).attentions)
-    for k, att in enumerate(c.casos(cases), start=1):
-        got = c.array(c.call(f"caso {k}", fn, att, names=("attentions",), forbidden=_REFERENCIAS),
+    cases.append(_trusted_encoder(encoder)(SENTENCES[0][0]).attentions)
+    for k, att in enumerate(c.cases(cases), start=1):
+        got = c.array(c.call(f"caso {k}", fn, att, names=("attentions",), forbidden=_REFERENCES),
                       f"caso {k}: devolve um array")
         if got is None:
             return
         ref = _mean_attention_distance(att)
-        hint = _dica_forma(got, att) or _dica_distancia(got, ref, np.asarray(att, dtype=float))
+        hint = _shape_hint(got, att) or _distance_hint(got, ref, np.asarray(att, dtype=float))
         if not c.close(got, ref, f"caso {k}: atenções de forma {att.shape}", hint=hint):
             return
 
 
-def _dica_distancia(got: np.ndarray, ref: np.ndarray, att: np.ndarray) -> str:
+def _distance_hint(got: np.ndarray, ref: np.ndarray, att: np.ndarray) -> str:
     n = att.shape[-1]
     diff = np.arange(n)[:, None] - np.arange(n)[None, :]  # i − j
     dist = np.abs(diff)
@@ -273,7 +263,7 @@ def _dica_distancia(got: np.ndarray, ref: np.ndarray, att: np.ndarray) -> str:
         ("a distância média usa todos os pesos da linha (Σ_j w_ij |i − j|), não só a do token de maior peso.",
          np.abs(att.argmax(-1) - np.arange(n)).mean(axis=(1, 2))),
     ]
-    return _dica_por_candidatos(got, ref, candidatos) or (
+    return matching_hint(got, candidatos, ref) or (
         "para cada camada: média sobre cabeças e consultas de Σ_j w_ij |i − j| (a soma sobre as colunas j "
         "de cada linha).")
 
@@ -283,21 +273,21 @@ def exercicio_3(c: Checker, fn, encoder):
     """Confere ``fn(encoder, frase) -> ndarray (n_layers,)``: fração da atenção em ``<s>`` e ``</s>``. Reconhece
     os enganos comuns (uma coluna só, as linhas em vez das colunas, a média das duas colunas, a coluna errada,
     sem as consultas especiais, uma cabeça só, soma nas cabeças) e dá a dica de cada um."""
-    encoder = _confiavel(encoder)
-    for sentence in c.casos((SENTENCES[0][0], "Não deixe o coração decidir sozinho")):
+    encoder = _trusted_encoder(encoder)
+    for sentence in c.cases((SENTENCES[0][0], "Não deixe o coração decidir sozinho")):
         got = c.array(c.call(f"“{sentence}”", fn, encoder, sentence, names=("encoder", "frase"),
-                             forbidden=_REFERENCIAS),
+                             forbidden=_REFERENCES),
                       f"“{sentence}”: devolve um array")
         out = encoder(sentence)
         if got is None:
             return
         ref = _special_token_mass(out.attentions)
-        hint = _dica_forma(got, out.attentions) or _dica_especiais(got, ref, out.attentions.astype(float))
+        hint = _shape_hint(got, out.attentions) or _special_hint(got, ref, out.attentions.astype(float))
         if not c.close(got, ref, f"“{sentence}”: fração por camada", hint=hint):
             return
 
 
-def _dica_especiais(got: np.ndarray, ref: np.ndarray, a: np.ndarray) -> str:
+def _special_hint(got: np.ndarray, ref: np.ndarray, a: np.ndarray) -> str:
     media = lambda x: x.mean(axis=(1, 2))  # noqa: E731 - (n_layers, n_heads, n) -> (n_layers,)
     candidatos = [
         ("some as duas colunas: a de <s> (posição 0) e a de </s> (última); faltou a de </s>.", media(a[..., 0])),
@@ -316,14 +306,14 @@ def _dica_especiais(got: np.ndarray, ref: np.ndarray, a: np.ndarray) -> str:
         ("um valor para cada camada: não tire a média também sobre as camadas.",
          np.full(a.shape[0], (a[..., 0] + a[..., -1]).mean())),
     ]
-    return _dica_por_candidatos(got, ref, candidatos) or (
+    return matching_hint(got, candidatos, ref) or (
         "por camada: média, sobre cabeças e consultas, de w[:, 0] + w[:, -1] (a coluna de <s> mais a de </s>).")
 
 
 # o exercício 4 é a atenção multicabeça do aluno: as prontas ficam fora, como na Aula 2
-_PRONTAS_MHA = (*_REFERENCIAS, scaled_dot_product_attention, attend, self_attention, MultiHeadAttention,
+_FORBIDDEN_MHA = (*_REFERENCES, scaled_dot_product_attention, attend, self_attention, MultiHeadAttention,
                 split_heads, merge_heads)
-_NOMES_MHA = ("X", "W_q", "W_k", "W_v", "W_o", "n_heads", "b_q", "b_k", "b_v", "b_o")
+_MHA_NAMES = ("X", "W_q", "W_k", "W_v", "W_o", "n_heads", "b_q", "b_k", "b_v", "b_o")
 
 
 @check("Exercício 4 (a sua atenção multicabeça no modelo de verdade)")
@@ -336,14 +326,14 @@ def exercicio_4(c: Checker, fn, encoder):
     modelo inteiro, ``encoder(frase, attention_fn=fn)``, com as atenções das 12 camadas iguais às da
     biblioteca (≤ 1e-5) e o mesmo estado final. Fonte: Aula 3, ``03-exercicios`` (exercício 4).
     """
-    rng = np.random.default_rng(semente(4))
-    for n, d_model, n_heads in c.casos(((5, 8, 2), (3, 12, 3), (1, 8, 4))):
+    rng = np.random.default_rng(case_seed(4))
+    for n, d_model, n_heads in c.cases(((5, 8, 2), (3, 12, 3), (1, 8, 4))):
         X = rng.normal(size=(n, d_model))
         Ws = [rng.normal(size=(d_model, d_model)) / np.sqrt(d_model) for _ in range(4)]
         bs = [rng.normal(size=d_model) for _ in range(4)]
-        congelados = [_congelar(a) for a in (X, *Ws, *bs)]
+        congelados = [frozen_copy(a) for a in (X, *Ws, *bs)]
         label = f"n={n}, d_model={d_model}, n_heads={n_heads}, com vieses"
-        result = c.call(label, fn, X, *Ws, n_heads, *bs, names=_NOMES_MHA, forbidden=_PRONTAS_MHA)
+        result = c.call(label, fn, X, *Ws, n_heads, *bs, names=_MHA_NAMES, forbidden=_FORBIDDEN_MHA)
         got = c.pair(result, label)
         if got is None:
             return
@@ -356,16 +346,16 @@ def exercicio_4(c: Checker, fn, encoder):
         elif np.allclose(A, sem_vieses[1], atol=1e-6):
             dica = "faltou somar os vieses: Q = X @ W_q + b_q, K = X @ W_k + b_k, V = X @ W_v + b_v."
         else:  # os mesmos enganos da Aula 2, exercício 2 (escala, divisão em cabeças, softmax), agora com vieses
-            dica = _diagnose_heads(X, W_q, W_k, n_heads, A, b_q, b_k)
+            dica = diagnose_heads(X, W_q, W_k, n_heads, A, b_q, b_k)
         ok = c.close(A, ref_A, f"{label}: pesos por cabeça (n_heads, n, n)", hint=dica)
-        dica = (_dica_saida(out, ref_out, X, W_q, W_k, W_v, W_o, n_heads, b_q, b_k, b_v, b_o) if ok else
+        dica = (_output_hint(out, ref_out, X, W_q, W_k, W_v, W_o, n_heads, b_q, b_k, b_v, b_o) if ok else
                 "a saída depende dos pesos: corrija primeiro os pesos (acima).")
         if not (ok and c.close(out, ref_out, f"{label}: saída (n, d_model)", hint=dica)):
             return
-    encoder = _confiavel(encoder)
+    encoder = _trusted_encoder(encoder)
     frase = SENTENCES[0][0]
     label = f"no modelo (12 camadas), “{frase}”"
-    got = c.call(label, encoder.forward, frase, attention_fn=fn, names=("frase",), forbidden=_PRONTAS_MHA)
+    got = c.call(label, encoder.forward, frase, attention_fn=fn, names=("frase",), forbidden=_FORBIDDEN_MHA)
     ref = encoder(frase)  # a referência, depois: a biblioteca, sem a função do aluno
     if not c.close(got.attentions, ref.attentions, f"{label}: as atenções de todas as camadas", atol=1e-5,
                    hint="nos casos pequenos deu certo: confira os tipos (o modelo usa float32) e a escala sqrt(d_k)."):
@@ -374,7 +364,7 @@ def exercicio_4(c: Checker, fn, encoder):
             atol=1e-3, rtol=1e-3, hint="as atenções batem: confira a saída (concat @ W_o + b_o) em cada camada.")
 
 
-def _dica_saida(out, ref_out, X, W_q, W_k, W_v, W_o, n_heads, b_q, b_k, b_v, b_o) -> str:
+def _output_hint(out, ref_out, X, W_q, W_k, W_v, W_o, n_heads, b_q, b_k, b_v, b_o) -> str:
     """Dica para uma saída errada com os pesos certos: qual viés (ou passo) ficou de fora."""
     zero = np.zeros_like(b_v)
 
@@ -390,11 +380,9 @@ def _dica_saida(out, ref_out, X, W_q, W_k, W_v, W_o, n_heads, b_q, b_k, b_v, b_o
         ("faltou a projeção final: saida = concat @ W_o + b_o (a concatenação das cabeças ainda passa por W_o).",
          mha(b_v, zero, np.eye(len(b_o))) + b_o),
     ]
-    for dica, cand in candidatos:
-        if out.shape == cand.shape and np.allclose(out, cand, atol=1e-6) and not np.allclose(cand, ref_out, atol=1e-6):
-            return dica
-    return ("os pesos estão certos: concatene as cabeças de volta para (n, d_model), na ordem, multiplique por W_o e "
-            "some b_o (com V = X @ W_v + b_v).")
+    return matching_hint(out, candidatos, ref_out, atol=1e-6) or (
+        "os pesos estão certos: concatene as cabeças de volta para (n, d_model), na ordem, multiplique por W_o e "
+        "some b_o (com V = X @ W_v + b_v).")
 
 
 @check("Projeto (a linha de atenção de um token)")
@@ -402,25 +390,27 @@ def projeto(c: Checker, fn, encoder):
     """Confere ``fn(encoder, frase, camada, cabeca, palavra) -> (tokens, linha)``: a linha do token ``▁palavra``
     (a primeira ocorrência: um caso tem a palavra duas vezes). Reconhece a palavra procurada sem o ``▁``, a
     última ocorrência, a coluna em vez da linha, camada e cabeça trocadas e a média das cabeças."""
-    encoder = _confiavel(encoder)
-    for sentence, layer, head, word in c.casos(((SENTENCES[0][0], 5, 3, "ele"), (SENTENCES[1][0], 0, 0, "porta"),
-                                                (SENTENCES[1][0], 11, 11, "frio"), (FRASE_REPETIDA, 8, 2, "ele"))):
-        label = f"camada {layer}, cabeça {head}, “{word}”" + (f" em “{sentence}”" if sentence == FRASE_REPETIDA else "")
+    encoder = _trusted_encoder(encoder)
+    for sentence, layer, head, word in c.cases(((SENTENCES[0][0], 5, 3, "ele"), (SENTENCES[1][0], 0, 0, "porta"),
+                                                (SENTENCES[1][0], 11, 11, "frio"), (REPEATED_SENTENCE, 8, 2, "ele"))):
+        label = f"camada {layer}, cabeça {head}, “{word}”"
+        if sentence == REPEATED_SENTENCE:
+            label += f" em “{sentence}”"
         try:
             result = c.call(label, fn, encoder, sentence, layer, head, word,
-                            names=("encoder", "frase", "camada", "cabeca", "palavra"), forbidden=_REFERENCIAS)
+                            names=("encoder", "frase", "camada", "cabeca", "palavra"), forbidden=_REFERENCES)
         except ValueError as exc:
-            if _sem_marca(exc, (word,)) is None:
+            if _word_without_marker(exc, (word,)) is None:
                 raise
-            _dica_sem_marca(c, label, word, exc)
+            _flag_missing_marker(c, label, word, exc)
             return
-        if not c.expect(isinstance(result, (tuple, list)) and len(result) == 2, f"{label}: devolve (tokens, linha)",
-                        "uma tupla (tokens, linha)", _descricao(result), _dica_retorno(result, "tokens", "linha")):
+        itens = c.returns(result, label, "tokens", "linha")
+        if itens is None:
             return
-        tokens, row = result
+        tokens, row = itens
         out = encoder(sentence)
         if not c.expect(isinstance(tokens, (list, tuple)) and list(tokens) == out.tokens, f"{label}: tokens (1º item)",
-                        out.tokens, list(tokens) if isinstance(tokens, (list, tuple)) else _descricao(tokens),
+                        out.tokens, list(tokens) if isinstance(tokens, (list, tuple)) else describe(tokens),
                         "o 1º item são os tokens, encoder(frase).tokens; a ordem do return é (tokens, linha)."):
             return
         i, a = _token_index(out.tokens, word), out.attentions
@@ -428,17 +418,19 @@ def projeto(c: Checker, fn, encoder):
         got = c.array(row, f"{label}: a linha é um array de números")
         if got is None:
             return
-        hint = _dica_por_candidatos(got, ref, [
+        mistakes = [
             (f"“{word}” aparece duas vezes na frase e a sua função usou a última ocorrência; o enunciado pede a "
-             "primeira: out.tokens.index(\"▁\" + palavra).", a[layer, head, _ultima(out.tokens, word)]),
+             "primeira: out.tokens.index(\"▁\" + palavra).", a[layer, head, _last_index(out.tokens, word)]),
             ("é a linha do token (para onde ele olha), out.attentions[camada, cabeca, i], não a coluna "
              "[..., :, i] (quem olha para ele).", a[layer, head, :, i]),
             ("camada e cabeça trocadas: out.attentions[camada, cabeca, i], com a camada no 1º índice.",
              a[head, layer, i]),
             ("use só a cabeça pedida, não a média das cabeças da camada.", a[layer].mean(0)[i]),
-        ]) or "out.attentions[camada, cabeca, i], com i o índice de '▁' + palavra em tokens (a primeira ocorrência)."
+        ]
+        hint = matching_hint(got, mistakes, ref) or (
+            "out.attentions[camada, cabeca, i], com i o índice de '▁' + palavra em tokens (a primeira ocorrência).")
         if not c.close(got, ref, f"{label}: linha de atenção", hint=hint):
             return
 
 
-proteger()  # a foto da biblioteca e desta verificação, antes do código do aluno
+protect()  # a foto da biblioteca e desta verificação, antes do código do aluno
