@@ -547,3 +547,135 @@ def test_as_pecas_do_bloco_atravessam_a_ponte_da_correcao():
         assert type(refeita) is type(peca)
         a, b = peca(x), refeita(x)
         np.testing.assert_array_equal(a[0] if isinstance(a, tuple) else a, b[0] if isinstance(b, tuple) else b)
+
+
+# ---------------------------------------------------------------- projeto: o KV cache
+
+def _qkv_novo(attn, x_new):
+    from atencao.multihead import split_heads
+
+    return [split_heads(x_new @ W + b, attn.n_heads) for W, b in
+            ((attn.W_q, attn.b_q), (attn.W_k, attn.b_k), (attn.W_v, attn.b_v))]  # (n_heads, 1, d_k) cada
+
+
+def kv_certo(attn, x_new, K_cache, V_cache):
+    from atencao.multihead import merge_heads
+
+    q, k, v = _qkv_novo(attn, x_new)
+    K = np.concatenate([K_cache, k], axis=1)  # (n_heads, t + 1, d_k)
+    V = np.concatenate([V_cache, v], axis=1)
+    w = atencao.softmax(q @ np.swapaxes(K, -1, -2) / np.sqrt(attn.d_k))  # (n_heads, 1, t + 1)
+    return merge_heads(w @ V) @ attn.W_o + attn.b_o, K, V
+
+
+def kv_certo_por_cabeca(attn, x_new, K_cache, V_cache):
+    d_k = attn.d_k
+    k = (x_new @ attn.W_k + attn.b_k).reshape(attn.n_heads, 1, d_k)  # uma linha só: reshape basta
+    v = (x_new @ attn.W_v + attn.b_v).reshape(attn.n_heads, 1, d_k)
+    q = (x_new @ attn.W_q + attn.b_q).reshape(attn.n_heads, d_k)
+    K, V = np.concatenate((K_cache, k), 1), np.concatenate((V_cache, v), 1)
+    cabecas = []
+    for h in range(attn.n_heads):
+        s = K[h] @ q[h] / d_k ** 0.5
+        e = np.exp(s - s.max())
+        cabecas.append((e / e.sum()) @ V[h])
+    return (np.concatenate(cabecas) @ attn.W_o + attn.b_o)[None, :], K, V
+
+
+def kv_certo_einsum(attn, x_new, K_cache, V_cache):
+    q, k, v = _qkv_novo(attn, x_new)
+    K, V = np.append(K_cache, k, axis=1), np.append(V_cache, v, axis=1)
+    s = np.einsum("hqd,hkd->hqk", q, K) / np.sqrt(K.shape[-1])
+    w = np.exp(s - s.max(-1, keepdims=True))
+    w /= w.sum(-1, keepdims=True)
+    heads = np.einsum("hqk,hkd->qhd", w, V).reshape(1, -1)
+    return [heads @ attn.W_o + attn.b_o, K, V]
+
+
+def kv_esquece_o_cache(attn, x_new, K_cache, V_cache):
+    from atencao.multihead import merge_heads
+
+    q, k, v = _qkv_novo(attn, x_new)
+    w = atencao.softmax(q @ np.swapaxes(k, -1, -2) / np.sqrt(attn.d_k))
+    return merge_heads(w @ v) @ attn.W_o + attn.b_o, np.concatenate([K_cache, k], 1), np.concatenate([V_cache, v], 1)
+
+
+def kv_concatena_depois(attn, x_new, K_cache, V_cache):
+    from atencao.multihead import merge_heads
+
+    q, k, v = _qkv_novo(attn, x_new)
+    if K_cache.shape[1] == 0:
+        return kv_certo(attn, x_new, K_cache, V_cache)
+    w = atencao.softmax(q @ np.swapaxes(K_cache, -1, -2) / np.sqrt(attn.d_k))
+    out = merge_heads(w @ V_cache) @ attn.W_o + attn.b_o
+    return out, np.concatenate([K_cache, k], 1), np.concatenate([V_cache, v], 1)
+
+
+def kv_escala_d_model(attn, x_new, K_cache, V_cache):
+    from atencao.multihead import merge_heads
+
+    q, k, v = _qkv_novo(attn, x_new)
+    K, V = np.concatenate([K_cache, k], 1), np.concatenate([V_cache, v], 1)
+    w = atencao.softmax(q @ np.swapaxes(K, -1, -2) / np.sqrt(attn.d_model))
+    return merge_heads(w @ V) @ attn.W_o + attn.b_o, K, V
+
+
+def kv_sem_W_o(attn, x_new, K_cache, V_cache):
+    from atencao.multihead import merge_heads
+
+    q, k, v = _qkv_novo(attn, x_new)
+    K, V = np.concatenate([K_cache, k], 1), np.concatenate([V_cache, v], 1)
+    return merge_heads(atencao.softmax(q @ np.swapaxes(K, -1, -2) / np.sqrt(attn.d_k)) @ V), K, V
+
+
+def kv_nao_atualiza(attn, x_new, K_cache, V_cache):
+    out, _, _ = kv_certo(attn, x_new, K_cache, V_cache)
+    return out, K_cache, V_cache
+
+
+def kv_novo_no_comeco(attn, x_new, K_cache, V_cache):
+    out, K, V = kv_certo(attn, x_new, K_cache, V_cache)
+    return out, np.concatenate([K[:, -1:], K[:, :-1]], 1), np.concatenate([V[:, -1:], V[:, :-1]], 1)
+
+
+def kv_sem_vies(attn, x_new, K_cache, V_cache):
+    from atencao.multihead import merge_heads, split_heads
+
+    q, k, v = (split_heads(x_new @ W, attn.n_heads) for W in (attn.W_q, attn.W_k, attn.W_v))
+    K, V = np.concatenate([K_cache, k], 1), np.concatenate([V_cache, v], 1)
+    w = atencao.softmax(q @ np.swapaxes(K, -1, -2) / np.sqrt(attn.d_k))
+    return merge_heads(w @ V) @ attn.W_o + attn.b_o, K, V
+
+
+def kv_so_a_saida(attn, x_new, K_cache, V_cache):
+    return kv_certo(attn, x_new, K_cache, V_cache)[0]
+
+
+def kv_usa_a_camada(attn, x_new, K_cache, V_cache):
+    out, K, V = kv_certo(attn, x_new, K_cache, V_cache)
+    return attn(x_new)[0], K, V
+
+
+VALIDAS[aula04.projeto] = [kv_certo, kv_certo_por_cabeca, kv_certo_einsum]
+DICAS_PROJETO = [
+    (aula04.projeto, kv_esquece_o_cache, "a consulta nova olha para TODAS as chaves"),
+    (aula04.projeto, kv_concatena_depois, "concatene a chave e o valor dele ao cache ANTES"),
+    (aula04.projeto, kv_escala_d_model, "não por sqrt(d_model)"),
+    (aula04.projeto, kv_sem_W_o, "faltou a projeção de saída"),
+    (aula04.projeto, kv_nao_atualiza, "devolva o cache com o token novo"),
+    (aula04.projeto, kv_novo_no_comeco, "o token novo entra no FIM do cache"),
+    (aula04.projeto, kv_sem_vies, "a última linha da atenção recalculada"),
+    (aula04.projeto, kv_so_a_saida, "return saida, K_cache, V_cache"),
+    (aula04.projeto, kv_usa_a_camada, "a sua função chamou"),
+]
+ERRADAS[aula04.projeto] = [(fn, "") for _, fn, _ in DICAS_PROJETO]
+
+
+@pytest.mark.parametrize("check, fn", [(aula04.projeto, f) for f in VALIDAS[aula04.projeto]], ids=_id)
+def test_projeto_validas_passam(check, fn, capsys, monkeypatch):
+    test_validas_passam(check, fn, capsys, monkeypatch)
+
+
+@pytest.mark.parametrize("check, fn, dica", DICAS_PROJETO, ids=_id)
+def test_projeto_erradas_falham_com_a_dica(check, fn, dica, capsys, monkeypatch):
+    test_erradas_falham_e_a_dica_nomeia_o_engano(check, fn, dica, capsys, monkeypatch)

@@ -10,13 +10,14 @@ import numpy as np
 
 from ..attention import attend, scaled_dot_product_attention, softmax, softmax_
 from ..feedforward import FeedForward
-from ..multihead import MultiHeadAttention
+from ..masks import causal_mask
+from ..multihead import MultiHeadAttention, merge_heads, split_heads
 from ..normalization import LayerNorm
 from ..positional import positional_encoding
 from ..transformer import TransformerEncoderBlock
 from .framework import Checker, case_seed, check, frozen_copy, is_numpy_shape_error, matching_hint, passou, protect
 
-__all__ = ["passou", "exercicio_1", "exercicio_2", "exercicio_3", "exercicio_4"]
+__all__ = ["passou", "exercicio_1", "exercicio_2", "exercicio_3", "exercicio_4", "projeto"]
 
 
 # ---------------------------------------------------------------- exercício 1: a codificação senoidal
@@ -370,6 +371,92 @@ def exercicio_4(c: Checker, fn):
             hint = "os valores vêm de memory, como as chaves: V = memory @ W_v (não x @ W_v)."
         if not c.close(out, ref_out, f"{label}: saída (n_q, d_v) = ({n_q}, {d_v})", hint=hint):
             return
+
+
+# ---------------------------------------------------------------- projeto: o KV cache
+
+def _kv(attn: MultiHeadAttention, X: np.ndarray):
+    """As chaves e os valores de todos os tokens de ``X`` (t, d_model), por cabeça: (n_heads, t, d_k) cada."""
+    K = split_heads(X @ attn.W_k + (attn.b_k if attn.b_k is not None else 0.0), attn.n_heads)
+    V = split_heads(X @ attn.W_v + (attn.b_v if attn.b_v is not None else 0.0), attn.n_heads)
+    return K, V
+
+
+def _passo_variantes(attn: MultiHeadAttention, X: np.ndarray, t: int) -> list:
+    """(dica, saída) dos enganos comuns no passo ``t`` com cache (X tem os tokens 0..t)."""
+    x = X[t:t + 1]
+    q = split_heads(x @ attn.W_q + attn.b_q, attn.n_heads)  # (n_heads, 1, d_k)
+    K, V = _kv(attn, X[: t + 1])
+
+    def fim(Kc, Vc, escala=None, W_o=True):
+        s = q @ np.swapaxes(Kc, -1, -2) / (np.sqrt(attn.d_k) if escala is None else escala)
+        heads = merge_heads(softmax(s) @ Vc)  # (1, d_model)
+        return heads @ attn.W_o + attn.b_o if W_o else heads
+
+    return [
+        ("a consulta nova olha para TODAS as chaves até aqui: concatene a chave e o valor novos ao cache "
+         "(np.concatenate([K_cache, k], axis=1)) e use o cache inteiro, não só o token novo.",
+         fim(K[:, -1:], V[:, -1:])),
+        ("o token novo também olha para si mesmo: concatene a chave e o valor dele ao cache ANTES de calcular a "
+         "atenção.", fim(K[:, :-1], V[:, :-1]) if t > 0 else None),
+        ("cada cabeça é escalada por sqrt(d_k) = sqrt(d_model / n_heads), não por sqrt(d_model).",
+         fim(K, V, escala=np.sqrt(attn.d_model))),
+        ("faltou a projeção de saída: concatene as cabeças e multiplique por W_o (e some b_o).", fim(K, V, W_o=False)),
+    ]
+
+
+@check("Projeto (a atenção com KV cache)")
+def projeto(c: Checker, fn):
+    """Confere ``fn(attn, x_new, K_cache, V_cache) -> (saida, K_cache_novo, V_cache_novo)`` passo a passo.
+
+    ``attn`` é uma :class:`MultiHeadAttention` com vieses; ``x_new`` (1, d_model) é o token novo;
+    ``K_cache``, ``V_cache`` (n_heads, t, d_k) são as chaves e os valores dos t tokens anteriores (t = 0 no
+    primeiro passo). A saída de cada passo precisa ser a última linha da atenção causal recalculada sobre os
+    t + 1 tokens, e o cache novo, o antigo com a chave e o valor do token novo no fim. Casos: 2 e 4 cabeças,
+    7 e 5 passos. Reconhece o cache esquecido (só o token novo), o token novo fora do próprio cache, a escala
+    por sqrt(d_model), a falta de W_o, o cache não atualizado e o token novo no começo do cache.
+    """
+    rng = np.random.default_rng(case_seed(2023))
+    for n, d_model, n_heads in c.cases([(7, 8, 2), (5, 16, 4)]):
+        mats = [rng.normal(size=(d_model, d_model)) / np.sqrt(d_model) for _ in range(4)]
+        vieses = [0.2 * rng.normal(size=d_model) for _ in range(4)]
+        X = rng.normal(size=(n, d_model))
+        d_k = d_model // n_heads
+        K_c, V_c = np.zeros((n_heads, 0, d_k)), np.zeros((n_heads, 0, d_k))
+        for t in range(n):
+            label = f"{n_heads} cabeças, d_model={d_model}, passo {t} (cache com {t} token(s))"
+            attn = MultiHeadAttention.from_weights(*mats, *vieses, n_heads=n_heads)
+            ret = c.returns(c.call(label, fn, attn, X[t:t + 1], K_c, V_c,
+                                   names=("attn", "x_new", "K_cache", "V_cache"),
+                                   forbidden=(MultiHeadAttention.forward, scaled_dot_product_attention, attend)),
+                            label, "saida", "K_cache", "V_cache")
+            if ret is None:
+                return
+            out, K_novo, V_novo = (c.array(r, f"{label}: saida, K_cache e V_cache são arrays") for r in ret)
+            if out is None or K_novo is None or V_novo is None:
+                return
+            attn = MultiHeadAttention.from_weights(*mats, *vieses, n_heads=n_heads)  # a referência, depois
+            ref = attn(X[: t + 1], mask=causal_mask(t + 1))[0][t:t + 1]  # a última linha, recalculando tudo
+            K_ref, V_ref = _kv(attn, X[: t + 1])
+            hint = None
+            if out.shape == ref.shape:
+                hint = matching_hint(out, [(h, v) for h, v in _passo_variantes(attn, X, t) if v is not None], ref)
+            else:
+                hint = f"a saída é a do token novo: forma (1, d_model) = (1, {d_model})."
+            if not c.close(out, ref, f"{label}: a saída = a última linha da atenção recalculada", atol=1e-8,
+                           hint=hint or "q do token novo contra K_cache e V_cache já com o token novo, por cabeça; "
+                                        "depois junte as cabeças e aplique W_o."):
+                return
+            for got, esperado, nome in ((K_novo, K_ref, "K_cache"), (V_novo, V_ref, "V_cache")):
+                dica = (f"devolva o cache com o token novo: forma (n_heads, t + 1, d_k) = {esperado.shape}."
+                        if got.shape != esperado.shape else
+                        "o token novo entra no FIM do cache (axis=1): a ordem do cache é a ordem das posições."
+                        if np.allclose(got, np.concatenate([esperado[:, -1:], esperado[:, :-1]], axis=1)) else
+                        f"{nome} novo = o antigo com {'a chave' if nome == 'K_cache' else 'o valor'} do token novo "
+                        "no fim (a projeção com o viés, dividida em cabeças: forma (n_heads, 1, d_k)).")
+                if not c.close(got, esperado, f"{label}: {nome} novo", atol=1e-8, hint=dica):
+                    return
+            K_c, V_c = K_ref, V_ref  # o próximo passo parte do cache certo
 
 
 protect()  # a foto da biblioteca, antes do código do aluno
