@@ -39,14 +39,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._core import Checker, check
+from .framework import Checker, case_seed, check, protect
+
+__all__ = ["exercicio_1"]
 
 
 @check("Exercício 1 (pontuações escaladas)")
 def exercicio_1(c: Checker, scores_fn):
     """Confere ``scores_fn(Q, K) -> S``, ``S = Q Kᵀ / √d_k`` com forma (n, m), em dois casos."""
-    rng = np.random.default_rng(9)
-    for n, m, d_k in c.casos([(3, 3, 4), (2, 5, 8)]):
+    rng = np.random.default_rng(case_seed(9))  # casos fixos no notebook, sorteados na correção
+    for n, m, d_k in c.cases([(3, 3, 4), (2, 5, 8)]):
         Q, K = rng.normal(size=(n, d_k)), rng.normal(size=(m, d_k))
         S = c.array(c.call("scores_fn", scores_fn, Q, K, names=("Q", "K")), "a função devolve uma matriz")
         if S is None:
@@ -57,6 +59,9 @@ def exercicio_1(c: Checker, scores_fn):
         if not c.expect(np.allclose(S, Q @ K.T / np.sqrt(d_k)), "S = Q Kᵀ / √d_k",
                         hint="divida Q @ K.T por np.sqrt(d_k), com d_k = Q.shape[1]."):
             return
+
+
+protect()  # no fim do módulo: a foto da biblioteca, antes do código do aluno
 '''
 
 CORPUS = '''"""Corpus da Aula 9 (exemplo): 3 respostas válidas e 8 erradas."""

@@ -12,6 +12,9 @@ Pequena de propósito: cada módulo cuida de um conceito e cabe numa leitura.
 - :mod:`atencao.explorer`: o explorador interativo (``explorar``), com ipywidgets, feito de
   :mod:`atencao.views` (o cálculo puro), :mod:`atencao.rendering` (HTML e PNG) e
   :mod:`atencao.explorer_widget` (a ligação dos controles, comum aos dois exploradores);
+- :mod:`atencao.positional`, :mod:`atencao.normalization`, :mod:`atencao.feedforward` e
+  :mod:`atencao.transformer` (Aula 4): ``positional_encoding``, ``LayerNorm``, ``FeedForward`` e os blocos
+  ``TransformerEncoderBlock`` e ``TransformerDecoderBlock``;
 - :mod:`atencao.bert` e :mod:`atencao.model_explorer` (Aula 3): o multilingual-e5-small em NumPy, com a
   atenção multicabeça do curso, e o seu explorador (importe-os explicitamente);
 - :mod:`atencao.checks`: as verificações automáticas dos exercícios.
@@ -22,17 +25,22 @@ Importar o pacote não carrega matplotlib, PyTorch nem ipywidgets.
 from .attention import scaled_dot_product_attention, self_attention, softmax
 from .embeddings import FEATURES, HAND_MADE_VECTORS, PROJECT_SENTENCES, embed, embed_hashed, gato_felino, tokenize
 from .explorer import AttentionExplorer, explorar
+from .feedforward import FeedForward
 from .masks import causal_mask, padding_mask
 from .multihead import MultiHeadAttention
+from .normalization import LayerNorm
 from .plotting import AttentionPlot, plot_attention, plot_attention_heads
+from .positional import positional_encoding
 from .projections import SelfAttention
 from .text import ascii_heatmap, attention_summary, format_weights, strongest_attention
+from .transformer import TransformerDecoderBlock, TransformerEncoderBlock
 
 __version__ = "0.1.0"
 
 __all__ = [
     "softmax", "scaled_dot_product_attention", "self_attention",
     "causal_mask", "padding_mask", "SelfAttention", "MultiHeadAttention",
+    "positional_encoding", "LayerNorm", "FeedForward", "TransformerEncoderBlock", "TransformerDecoderBlock",
     "FEATURES", "HAND_MADE_VECTORS", "PROJECT_SENTENCES", "embed", "embed_hashed", "gato_felino", "tokenize",
     "ascii_heatmap", "attention_summary", "format_weights", "strongest_attention",
     "AttentionPlot", "plot_attention", "plot_attention_heads", "AttentionExplorer", "explorar",

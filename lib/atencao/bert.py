@@ -23,6 +23,7 @@ import numpy as np
 
 from ._validation import read_only_copy, tensor_to_numpy
 from .e5_file import ModelUnavailable, e5_model_path, read_e5
+from .feedforward import gelu as _gelu
 from .multihead import MultiHeadAttention
 from .unigram import UnigramTokenizer
 
@@ -100,18 +101,6 @@ def _layer_norm(x: np.ndarray, w: np.ndarray, b: np.ndarray, eps: float) -> np.n
     mean = x.mean(axis=-1, keepdims=True)
     var = ((x - mean) ** 2).mean(axis=-1, keepdims=True)
     return (x - mean) / np.sqrt(var + eps) * w + b
-
-
-def _erf(x: np.ndarray) -> np.ndarray:
-    """Função de erro (Abramowitz e Stegun, 7.1.26; erro absoluto < 1.5e-7, abaixo da precisão do float32)."""
-    t = 1.0 / (1.0 + 0.3275911 * np.abs(x))
-    poly = t * (0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027 + t * 1.061405429))))
-    return np.sign(x) * (1.0 - poly * np.exp(-x * x))
-
-
-def _gelu(x: np.ndarray) -> np.ndarray:
-    """GELU: ``x · Φ(x) = x/2 · (1 + erf(x/√2))``, a ativação do BERT."""
-    return (0.5 * x * (1.0 + _erf(x.astype(np.float64) / np.sqrt(2.0)))).astype(x.dtype)
 
 
 @dataclass

@@ -38,7 +38,8 @@ MAX_FUNDO = 12  # aninhamento de listas/tuplas/dicionários
 MAX_TEXTO = 2**20  # caracteres de uma string
 TIPOS_ARRAY = {"b1", "i1", "i2", "i4", "i8", "u1", "u2", "u4", "u8", "f2", "f4", "f8", "c8", "c16"}
 # objetos da biblioteca que a verificação passa à função do aluno (refeitos do lado do aluno)
-CLASSES = {"SelfAttention": "atencao.projections", "MultiHeadAttention": "atencao.multihead"}
+CLASSES = {"SelfAttention": "atencao.projections", "MultiHeadAttention": "atencao.multihead",
+           "LayerNorm": "atencao.normalization", "FeedForward": "atencao.feedforward"}
 ENCODER = "BertEncoder"
 
 

@@ -1,0 +1,681 @@
+"""Corpus de respostas da Aula 4 (como um aluno escreveria, a partir dos enunciados): as válidas passam, as erradas
+não passam e recebem a dica do seu engano, e a verificação nunca quebra com um erro dela mesma ("o seu código
+levantou" só quando o erro é do aluno). ``VALIDAS`` e ``ERRADAS`` entram na contagem de ``test_checks_corpus``
+(pelo menos 3 válidas e 8 erradas por verificação)."""
+
+import numpy as np
+import pytest
+from test_checks_corpus import _falhas_sem_dica  # todo ❌ com uma dica
+
+import atencao
+from atencao.checks import aula04
+
+# ---------------------------------------------------------------- exercício 1: a codificação senoidal
+
+
+def pe_certo(n, d_model):
+    pos = np.arange(n)[:, None]
+    ang = pos / 10000 ** (np.arange(0, d_model, 2) / d_model)
+    pe = np.zeros((n, d_model))
+    pe[:, 0::2] = np.sin(ang)
+    pe[:, 1::2] = np.cos(ang[:, : d_model // 2])
+    return pe
+
+
+def pe_certo_lacos(n, d_model):
+    pe = [[0.0] * d_model for _ in range(n)]
+    for pos in range(n):
+        for i in range(0, d_model, 2):
+            ang = pos / (10000 ** (i / d_model))
+            pe[pos][i] = np.sin(ang)
+            if i + 1 < d_model:
+                pe[pos][i + 1] = np.cos(ang)
+    return pe  # uma lista de listas
+
+
+def pe_certo_exp_log(n, d_model):  # como no Annotated Transformer, com o cuidado do d_model ímpar
+    pos = np.arange(n, dtype=np.float32)[:, None]
+    div = np.exp(np.arange(0, d_model, 2) * (-np.log(10000.0) / d_model))
+    pe = np.zeros((n, d_model), dtype=np.float32)
+    pe[:, 0::2] = np.sin(pos * div)
+    pe[:, 1::2] = np.cos(pos * div)[:, : d_model // 2]
+    return pe
+
+
+def pe_certo_intercalado(n, d_model):
+    ang = np.arange(n)[:, None] / 10000 ** (np.arange(0, d_model, 2) / d_model)
+    pares = np.stack([np.sin(ang), np.cos(ang)], axis=-1).reshape(n, -1)  # sen, cos, sen, cos...
+    return pares[:, :d_model]
+
+
+def pe_seno_cosseno_trocados(n, d_model):
+    pe = pe_certo(n, d_model + 1)[:, :d_model]
+    ang = np.arange(n)[:, None] / 10000 ** (np.arange(0, d_model, 2) / d_model)
+    pe = np.zeros((n, d_model))
+    pe[:, 0::2] = np.cos(ang)
+    pe[:, 1::2] = np.sin(ang[:, : d_model // 2])
+    return pe
+
+
+def pe_em_metades(n, d_model):
+    ang = np.arange(n)[:, None] / 10000 ** (np.arange(0, d_model, 2) / d_model)
+    return np.concatenate([np.sin(ang), np.cos(ang)], axis=1)[:, :d_model]
+
+
+def pe_expoente_por_coluna(n, d_model):
+    ang = np.arange(n)[:, None] / 10000 ** (np.arange(d_model) / d_model)
+    pe = np.sin(ang)
+    pe[:, 1::2] = np.cos(ang[:, 1::2])
+    return pe
+
+
+def pe_expoente_i(n, d_model):
+    i = np.arange(0, d_model, 2) // 2
+    ang = np.arange(n)[:, None] / 10000 ** (i / d_model)
+    pe = np.zeros((n, d_model))
+    pe[:, 0::2] = np.sin(ang)
+    pe[:, 1::2] = np.cos(ang[:, : d_model // 2])
+    return pe
+
+
+def pe_sem_dividir_por_d(n, d_model):
+    ang = np.arange(n)[:, None] / 10000.0 ** np.arange(0, d_model, 2)
+    pe = np.zeros((n, d_model))
+    pe[:, 0::2] = np.sin(ang)
+    pe[:, 1::2] = np.cos(ang[:, : d_model // 2])
+    return pe
+
+
+def pe_posicoes_de_1(n, d_model):
+    return pe_certo(n + 1, d_model)[1:]
+
+
+def pe_transposta(n, d_model):
+    return pe_certo(n, d_model).T
+
+
+def pe_quebra_com_d_impar(n, d_model):  # o Annotated Transformer sem o cuidado do ímpar
+    pos = np.arange(n)[:, None]
+    div = np.exp(np.arange(0, d_model, 2) * (-np.log(10000.0) / d_model))
+    pe = np.zeros((n, d_model))
+    pe[:, 0::2] = np.sin(pos * div)
+    pe[:, 1::2] = np.cos(pos * div)
+    return pe
+
+
+def pe_calcula_com_d_mais_1(n, d_model):
+    d = d_model + d_model % 2
+    return pe_certo(n, d)[:, :d_model]
+
+
+def pe_multiplica(n, d_model):
+    ang = np.arange(n)[:, None] * 10000 ** (np.arange(0, d_model, 2) / d_model)
+    pe = np.zeros((n, d_model))
+    pe[:, 0::2] = np.sin(ang)
+    pe[:, 1::2] = np.cos(ang[:, : d_model // 2])
+    return pe
+
+
+def pe_sem_return(n, d_model):
+    pe_certo(n, d_model)
+
+
+def pe_usa_a_da_biblioteca(n, d_model):
+    return atencao.positional_encoding(n, d_model)
+
+
+# ---------------------------------------------------------------- exercício 2: a LayerNorm
+
+
+def ln_certo(x, weight, bias, eps=1e-5):
+    m = x.mean(axis=-1, keepdims=True)
+    v = ((x - m) ** 2).mean(axis=-1, keepdims=True)
+    return (x - m) / np.sqrt(v + eps) * weight + bias
+
+
+def ln_certo_np_var(x, weight, bias, eps=1e-5):
+    return weight * (x - np.mean(x, -1, keepdims=True)) / np.sqrt(np.var(x, -1, keepdims=True) + eps) + bias
+
+
+def ln_certo_linha_a_linha(x, weight, bias, eps=1e-5):
+    x = np.asarray(x)
+    planas = x.reshape(-1, x.shape[-1])
+    out = np.empty_like(planas)
+    for k, linha in enumerate(planas):
+        out[k] = (linha - linha.mean()) / np.sqrt(linha.var() + eps) * weight + bias
+    return out.reshape(x.shape)
+
+
+def ln_certo_std(x, weight, bias, eps=1e-5):
+    std = np.sqrt(x.var(axis=-1, keepdims=True) + eps)
+    return bias + weight * ((x - x.mean(axis=-1, keepdims=True)) / std)
+
+
+def ln_eixo_0(x, weight, bias, eps=1e-5):
+    m = x.mean(axis=0, keepdims=True)
+    return (x - m) / np.sqrt(x.var(axis=0, keepdims=True) + eps) * weight + bias
+
+
+def ln_array_inteiro(x, weight, bias, eps=1e-5):
+    return (x - x.mean()) / np.sqrt(x.var() + eps) * weight + bias
+
+
+def ln_eps_fora_da_raiz(x, weight, bias, eps=1e-5):
+    m = x.mean(axis=-1, keepdims=True)
+    return (x - m) / (x.std(axis=-1, keepdims=True) + eps) * weight + bias
+
+
+def ln_ddof_1(x, weight, bias, eps=1e-5):
+    m = x.mean(axis=-1, keepdims=True)
+    return (x - m) / np.sqrt(x.var(axis=-1, ddof=1, keepdims=True) + eps) * weight + bias
+
+
+def ln_eps_fixo(x, weight, bias, eps=1e-5):
+    return ln_certo(x, weight, bias, 1e-5)
+
+
+def ln_sem_eps(x, weight, bias, eps=1e-5):
+    m = x.mean(axis=-1, keepdims=True)
+    return (x - m) / x.std(axis=-1, keepdims=True) * weight + bias
+
+
+def ln_divide_pela_variancia(x, weight, bias, eps=1e-5):
+    m = x.mean(axis=-1, keepdims=True)
+    return (x - m) / (x.var(axis=-1, keepdims=True) + eps) * weight + bias
+
+
+def ln_sem_centrar(x, weight, bias, eps=1e-5):
+    return x / np.sqrt(x.var(axis=-1, keepdims=True) + eps) * weight + bias
+
+
+def ln_sem_ganho_e_vies(x, weight, bias, eps=1e-5):
+    return ln_certo(x, 1.0, 0.0, eps)
+
+
+def ln_ganho_e_vies_trocados(x, weight, bias, eps=1e-5):
+    return ln_certo(x, bias, weight, eps)
+
+
+def ln_sem_keepdims(x, weight, bias, eps=1e-5):  # quebra: (4,) não se alinha com (4, 6)
+    return (x - x.mean(axis=-1)) / np.sqrt(x.var(axis=-1) + eps) * weight + bias
+
+
+def ln_usa_a_da_biblioteca(x, weight, bias, eps=1e-5):
+    return atencao.LayerNorm.from_weights(weight, bias, eps=eps)(x)
+
+
+# ---------------------------------------------------------------- exercício 3: o bloco codificador
+
+
+def bloco_certo(x, attn, ffn, norm1, norm2, norm_first, mask=None):
+    if norm_first:
+        a, w = attn(norm1(x), mask=mask)
+        x = x + a
+        return x + ffn(norm2(x)), w
+    a, w = attn(x, mask=mask)
+    x = norm1(x + a)
+    return norm2(x + ffn(x)), w
+
+
+def bloco_certo_forward(x, attn, ffn, norm1, norm2, norm_first, mask=None):
+    entrada = norm1.forward(x) if norm_first else x
+    saida_attn, pesos = attn.forward(entrada, entrada, entrada, mask=mask)
+    h = x + saida_attn if norm_first else norm1.forward(x + saida_attn)
+    if norm_first:
+        return h + ffn.forward(norm2.forward(h)), pesos
+    return norm2.forward(h + ffn.forward(h)), pesos
+
+
+def bloco_certo_subcamada(x, attn, ffn, norm1, norm2, norm_first, mask=None):
+    pesos = []
+
+    def atencao_(h):
+        out, w = attn(h, mask=mask)
+        pesos.append(w)
+        return out
+
+    def subcamada(x, f, norm):
+        return x + f(norm(x)) if norm_first else norm(x + f(x))
+
+    x = subcamada(x, atencao_, norm1)
+    x = subcamada(x, ffn, norm2)
+    return [x, pesos[0]]
+
+
+def bloco_sempre_pos(x, attn, ffn, norm1, norm2, norm_first, mask=None):
+    return bloco_certo(x, attn, ffn, norm1, norm2, False, mask)
+
+
+def bloco_sempre_pre(x, attn, ffn, norm1, norm2, norm_first, mask=None):
+    return bloco_certo(x, attn, ffn, norm1, norm2, True, mask)
+
+
+def bloco_ln_antes_do_residuo(x, attn, ffn, norm1, norm2, norm_first, mask=None):
+    if norm_first:
+        return bloco_certo(x, attn, ffn, norm1, norm2, True, mask)
+    a, w = attn(x, mask=mask)
+    x = x + norm1(a)
+    return x + norm2(ffn(x)), w
+
+
+def bloco_pre_ln_depois(x, attn, ffn, norm1, norm2, norm_first, mask=None):
+    a, w = attn(x, mask=mask)
+    if not norm_first:
+        x = norm1(x + a)
+        return norm2(x + ffn(x)), w
+    x = x + norm1(a)
+    return x + norm2(ffn(x)), w
+
+
+def bloco_residuo_normalizado(x, attn, ffn, norm1, norm2, norm_first, mask=None):
+    if not norm_first:
+        return bloco_certo(x, attn, ffn, norm1, norm2, False, mask)
+    h = norm1(x)
+    a, w = attn(h, mask=mask)
+    x = h + a
+    h = norm2(x)
+    return h + ffn(h), w
+
+
+def bloco_sem_residuo(x, attn, ffn, norm1, norm2, norm_first, mask=None):
+    a, w = attn(norm1(x) if norm_first else x, mask=mask)
+    if norm_first:
+        return ffn(norm2(a)), w
+    x = norm1(a)
+    return norm2(ffn(x)), w
+
+
+def bloco_normas_trocadas(x, attn, ffn, norm1, norm2, norm_first, mask=None):
+    return bloco_certo(x, attn, ffn, norm2, norm1, norm_first, mask)
+
+
+def bloco_ffn_na_entrada(x, attn, ffn, norm1, norm2, norm_first, mask=None):
+    if norm_first:
+        return bloco_certo(x, attn, ffn, norm1, norm2, True, mask)
+    a, w = attn(x, mask=mask)
+    h = norm1(x + a)
+    return norm2(h + ffn(x)), w
+
+
+def bloco_sem_mascara(x, attn, ffn, norm1, norm2, norm_first, mask=None):
+    return bloco_certo(x, attn, ffn, norm1, norm2, norm_first, None)
+
+
+def bloco_so_a_saida(x, attn, ffn, norm1, norm2, norm_first, mask=None):
+    return bloco_certo(x, attn, ffn, norm1, norm2, norm_first, mask)[0]
+
+
+def bloco_pesos_medios(x, attn, ffn, norm1, norm2, norm_first, mask=None):
+    out, w = bloco_certo(x, attn, ffn, norm1, norm2, norm_first, mask)
+    return out, w.mean(axis=-3)
+
+
+def bloco_usa_o_da_biblioteca(x, attn, ffn, norm1, norm2, norm_first, mask=None):
+    bloco = atencao.TransformerEncoderBlock.__new__(atencao.TransformerEncoderBlock)
+    bloco.self_attn, bloco.ffn, bloco.norm1, bloco.norm2, bloco.norm_first = attn, ffn, norm1, norm2, norm_first
+    return bloco(x, mask=mask)
+
+
+# ---------------------------------------------------------------- exercício 4: a atenção cruzada
+
+
+def cruzada_certa(x, memory, W_q, W_k, W_v):
+    Q, K, V = x @ W_q, memory @ W_k, memory @ W_v
+    w = atencao.softmax(Q @ np.swapaxes(K, -1, -2) / np.sqrt(K.shape[-1]))
+    return w @ V, w
+
+
+def cruzada_certa_einsum(x, memory, W_q, W_k, W_v):
+    Q = np.einsum("...qd,dk->...qk", x, W_q)
+    K = np.einsum("...nd,dk->...nk", memory, W_k)
+    s = np.einsum("...qk,...nk->...qn", Q, K) / np.sqrt(W_k.shape[1])
+    s = s - s.max(axis=-1, keepdims=True)
+    w = np.exp(s) / np.exp(s).sum(axis=-1, keepdims=True)
+    return np.einsum("...qn,...nv->...qv", w, memory @ W_v), w
+
+
+def cruzada_certa_escala_em_q(x, memory, W_q, W_k, W_v):
+    d_k = W_q.shape[-1]
+    Q = (x @ W_q) / d_k ** 0.5
+    K = memory @ W_k
+    w = atencao.softmax(np.matmul(Q, np.moveaxis(K, -1, -2)), axis=-1)
+    return (w @ (memory @ W_v)).tolist(), w.tolist()
+
+
+def cruzada_chaves_do_decodificador(x, memory, W_q, W_k, W_v):
+    return cruzada_certa(x, x, W_q, W_k, W_v)
+
+
+def cruzada_papeis_trocados(x, memory, W_q, W_k, W_v):
+    Q, K, V = memory @ W_q, x @ W_k, x @ W_v
+    w = atencao.softmax(Q @ np.swapaxes(K, -1, -2) / np.sqrt(K.shape[-1]))
+    return w @ V, w
+
+
+def cruzada_valores_do_decodificador(x, memory, W_q, W_k, W_v):
+    Q, K, V = x @ W_q, memory @ W_k, x @ W_v
+    w = atencao.softmax(Q @ np.swapaxes(K, -1, -2) / np.sqrt(K.shape[-1]))
+    return w @ V, w
+
+
+def cruzada_sem_escala(x, memory, W_q, W_k, W_v):
+    Q, K, V = x @ W_q, memory @ W_k, memory @ W_v
+    w = atencao.softmax(Q @ np.swapaxes(K, -1, -2))
+    return w @ V, w
+
+
+def cruzada_escala_n_k(x, memory, W_q, W_k, W_v):
+    Q, K, V = x @ W_q, memory @ W_k, memory @ W_v
+    w = atencao.softmax(Q @ np.swapaxes(K, -1, -2) / np.sqrt(K.shape[-2]))
+    return w @ V, w
+
+
+def cruzada_escala_d_model(x, memory, W_q, W_k, W_v):
+    Q, K, V = x @ W_q, memory @ W_k, memory @ W_v
+    w = atencao.softmax(Q @ np.swapaxes(K, -1, -2) / np.sqrt(x.shape[-1]))
+    return w @ V, w
+
+
+def cruzada_softmax_nas_colunas(x, memory, W_q, W_k, W_v):
+    Q, K, V = x @ W_q, memory @ W_k, memory @ W_v
+    w = atencao.softmax(Q @ np.swapaxes(K, -1, -2) / np.sqrt(K.shape[-1]), axis=-2)
+    return w @ V, w
+
+
+def cruzada_com_mascara_causal(x, memory, W_q, W_k, W_v):
+    Q, K, V = x @ W_q, memory @ W_k, memory @ W_v
+    s = Q @ np.swapaxes(K, -1, -2) / np.sqrt(K.shape[-1])
+    s = np.where(np.tril(np.ones(s.shape[-2:], dtype=bool)), s, -np.inf)
+    w = atencao.softmax(s)
+    return w @ V, w
+
+
+def cruzada_pesos_transpostos(x, memory, W_q, W_k, W_v):
+    out, w = cruzada_certa(x, memory, W_q, W_k, W_v)
+    return out, np.swapaxes(w, -1, -2)
+
+
+def cruzada_transposta_2d(x, memory, W_q, W_k, W_v):  # .T inverte também os eixos de lote
+    Q, K, V = x @ W_q, memory @ W_k, memory @ W_v
+    w = atencao.softmax(Q @ K.T / np.sqrt(K.shape[-1]))
+    return w @ V, w
+
+
+def cruzada_usa_a_pronta(x, memory, W_q, W_k, W_v):
+    return atencao.scaled_dot_product_attention(x @ W_q, memory @ W_k, memory @ W_v)
+
+
+# ---------------------------------------------------------------- o corpus
+
+VALIDAS = {
+    aula04.exercicio_1: [pe_certo, pe_certo_lacos, pe_certo_exp_log, pe_certo_intercalado],
+    aula04.exercicio_2: [ln_certo, ln_certo_np_var, ln_certo_linha_a_linha, ln_certo_std],
+    aula04.exercicio_3: [bloco_certo, bloco_certo_forward, bloco_certo_subcamada],
+    aula04.exercicio_4: [cruzada_certa, cruzada_certa_einsum, cruzada_certa_escala_em_q],
+}
+
+# (verificação, resposta errada, trecho da dica): a dica nomeia o engano
+DICAS = [
+    (aula04.exercicio_1, pe_seno_cosseno_trocados, "seno e cosseno trocados"),
+    (aula04.exercicio_1, pe_em_metades, "estão em metades"),
+    (aula04.exercicio_1, pe_expoente_por_coluna, "usa o índice de cada coluna"),
+    (aula04.exercicio_1, pe_expoente_i, "usa i/d_model"),
+    (aula04.exercicio_1, pe_sem_dividir_por_d, "faltou dividir o expoente por d_model"),
+    (aula04.exercicio_1, pe_posicoes_de_1, "começam em 0"),
+    (aula04.exercicio_1, pe_transposta, "saiu transposta"),
+    (aula04.exercicio_1, pe_quebra_com_d_impar, "colunas de seno e só"),
+    (aula04.exercicio_1, pe_calcula_com_d_mais_1, "não calcule com d_model + 1"),
+    (aula04.exercicio_1, pe_multiplica, "uma divisão"),
+    (aula04.exercicio_1, pe_sem_return, "faltou um `return`"),
+    (aula04.exercicio_1, pe_usa_a_da_biblioteca, "a sua função chamou"),
+    (aula04.exercicio_2, ln_eixo_0, "no ÚLTIMO eixo"),
+    (aula04.exercicio_2, ln_array_inteiro, "não do array inteiro"),
+    (aula04.exercicio_2, ln_eps_fora_da_raiz, "o eps fica DENTRO da raiz"),
+    (aula04.exercicio_2, ln_ddof_1, "não por d_model - 1"),
+    (aula04.exercicio_2, ln_eps_fixo, "use o eps recebido"),
+    (aula04.exercicio_2, ln_sem_eps, "só o eps, somado DENTRO da raiz"),
+    (aula04.exercicio_2, ln_divide_pela_variancia, "não pela variância"),
+    (aula04.exercicio_2, ln_sem_centrar, "faltou subtrair a média"),
+    (aula04.exercicio_2, ln_sem_ganho_e_vies, "faltou aplicar o ganho e o viés"),
+    (aula04.exercicio_2, ln_ganho_e_vies_trocados, "weight e bias trocados"),
+    (aula04.exercicio_2, ln_usa_a_da_biblioteca, "a sua função chamou"),
+    (aula04.exercicio_3, bloco_sempre_pos, "o bloco seguiu a outra ordem"),
+    (aula04.exercicio_3, bloco_sempre_pre, "o bloco seguiu a outra ordem"),
+    (aula04.exercicio_3, bloco_ln_antes_do_residuo, "a normalização vem DEPOIS da soma com o resíduo"),
+    (aula04.exercicio_3, bloco_pre_ln_depois, "a normalização vem ANTES da subcamada"),
+    (aula04.exercicio_3, bloco_residuo_normalizado, "o resíduo é a entrada SEM normalizar"),
+    (aula04.exercicio_3, bloco_sem_residuo, "faltou a conexão residual"),
+    (aula04.exercicio_3, bloco_normas_trocadas, "norm1 vai com a atenção"),
+    (aula04.exercicio_3, bloco_ffn_na_entrada, "a FFN recebe a saída da primeira subcamada"),
+    (aula04.exercicio_3, bloco_sem_mascara, "passe a máscara para a atenção"),
+    (aula04.exercicio_3, bloco_so_a_saida, "return saida, pesos"),
+    (aula04.exercicio_3, bloco_pesos_medios, "os pesos da atenção por cabeça"),
+    (aula04.exercicio_3, bloco_usa_o_da_biblioteca, "a sua função chamou"),
+    (aula04.exercicio_4, cruzada_chaves_do_decodificador, "as chaves e os valores vêm de memory"),
+    (aula04.exercicio_4, cruzada_papeis_trocados, "os papéis estão trocados"),
+    (aula04.exercicio_4, cruzada_valores_do_decodificador, "K = memory @ W_k e V = memory @ W_v têm n_k linhas"),
+    (aula04.exercicio_4, cruzada_sem_escala, "faltou dividir as pontuações por sqrt(d_k)"),
+    (aula04.exercicio_4, cruzada_escala_n_k, "não sqrt(n_k)"),
+    (aula04.exercicio_4, cruzada_escala_d_model, "não sqrt(d_model)"),
+    (aula04.exercicio_4, cruzada_softmax_nas_colunas, "a softmax é em cada LINHA"),
+    (aula04.exercicio_4, cruzada_com_mascara_causal, "não tem máscara causal"),
+    (aula04.exercicio_4, cruzada_pesos_transpostos, "os papéis estão trocados"),
+    (aula04.exercicio_4, cruzada_usa_a_pronta, "a sua função chamou"),
+    (aula04.exercicio_4, cruzada_transposta_2d, "np.swapaxes(K, -1, -2)"),
+]
+
+ERRADAS: dict = {}
+for _check, _fn, _dica in DICAS:
+    ERRADAS.setdefault(_check, []).append((_fn, ""))  # trecho vazio: a dica é conferida em test_a_dica_nomeia
+ERRADAS[aula04.exercicio_2].append((ln_sem_keepdims, "levantou"))
+
+
+def _id(x):
+    return getattr(x, "__name__", str(x))
+
+
+@pytest.mark.parametrize("check, fn", [(c, f) for c, fs in VALIDAS.items() for f in fs], ids=_id)
+def test_validas_passam(check, fn, capsys, monkeypatch):
+    monkeypatch.delenv("NBGRADER_EXECUTION", raising=False)
+    result = check(fn)
+    out = capsys.readouterr().out
+    assert result and result.status == "ok", out
+    assert "❌" not in out
+
+
+@pytest.mark.parametrize("check, fn, dica", DICAS, ids=_id)
+def test_erradas_falham_e_a_dica_nomeia_o_engano(check, fn, dica, capsys, monkeypatch):
+    monkeypatch.delenv("NBGRADER_EXECUTION", raising=False)
+    result = check(fn)
+    out = capsys.readouterr().out
+    assert not result and result.status == "falhou", out
+    assert dica in " ".join(out.split()), out
+    assert not _falhas_sem_dica(out), out
+    assert "o seu código levantou" not in out, out  # a verificação não quebra com um erro dela
+
+
+@pytest.mark.parametrize("check, fn", [(aula04.exercicio_2, ln_sem_keepdims)], ids=_id)
+def test_o_erro_do_aluno_vira_um_x_com_a_linha_dele(check, fn, capsys, monkeypatch):
+    monkeypatch.delenv("NBGRADER_EXECUTION", raising=False)
+    result = check(fn)
+    out = capsys.readouterr().out
+    assert not result and "levantou" in out and not _falhas_sem_dica(out), out
+
+
+@pytest.mark.parametrize("check, fn", [(aula04.exercicio_1, pe_em_metades), (aula04.exercicio_3, bloco_sempre_pos)],
+                         ids=_id)
+def test_na_correcao_a_falha_levanta(check, fn, monkeypatch, capsys):
+    monkeypatch.setenv("NBGRADER_EXECUTION", "autograde")
+    with pytest.raises(AssertionError):
+        check(fn)
+
+
+def test_exercicio_nao_feito_diz_a_fazer(capsys, monkeypatch):
+    monkeypatch.delenv("NBGRADER_EXECUTION", raising=False)
+
+    def ainda_nao(*args, **kwargs):
+        raise NotImplementedError
+
+    for check in VALIDAS:
+        assert check(ainda_nao).status == "nao_feito"
+    assert capsys.readouterr().out.count("⏳") == len(VALIDAS)
+
+
+def test_a_verificacao_do_bloco_nao_confia_nas_pecas_alteradas(capsys, monkeypatch):
+    """Uma resposta que altera os pesos recebidos (para "acertar" a referência) é apontada e não passa."""
+    monkeypatch.delenv("NBGRADER_EXECUTION", raising=False)
+
+    def zera_a_ffn(x, attn, ffn, norm1, norm2, norm_first, mask=None):
+        ffn.W_2[...] = 0.0
+        return bloco_certo(x, attn, ffn, norm1, norm2, norm_first, mask)
+
+    assert not aula04.exercicio_3(zera_a_ffn)
+    assert "não altera as entradas" in capsys.readouterr().out
+
+
+def test_as_pecas_do_bloco_atravessam_a_ponte_da_correcao():
+    """Na correção, a função do aluno roda em outro processo: a atenção, a FFN e as LayerNorm do exercício 3
+    vão para lá como dados e são refeitas iguais (a mesma saída)."""
+    import json
+
+    from correcao import _aluno, _remoto
+
+    x = np.random.default_rng(0).normal(size=(2, 5, 8))
+    for peca in aula04._partes(7, 8, 2, "gelu"):
+        refeita = _remoto.decode(json.loads(json.dumps(_remoto.encode(peca))), objetos=True,
+                                 refazer=_aluno._refazer)
+        assert type(refeita) is type(peca)
+        a, b = peca(x), refeita(x)
+        np.testing.assert_array_equal(a[0] if isinstance(a, tuple) else a, b[0] if isinstance(b, tuple) else b)
+
+
+# ---------------------------------------------------------------- projeto: o KV cache
+
+def _qkv_novo(attn, x_new):
+    from atencao.multihead import split_heads
+
+    return [split_heads(x_new @ W + b, attn.n_heads) for W, b in
+            ((attn.W_q, attn.b_q), (attn.W_k, attn.b_k), (attn.W_v, attn.b_v))]  # (n_heads, 1, d_k) cada
+
+
+def kv_certo(attn, x_new, K_cache, V_cache):
+    from atencao.multihead import merge_heads
+
+    q, k, v = _qkv_novo(attn, x_new)
+    K = np.concatenate([K_cache, k], axis=1)  # (n_heads, t + 1, d_k)
+    V = np.concatenate([V_cache, v], axis=1)
+    w = atencao.softmax(q @ np.swapaxes(K, -1, -2) / np.sqrt(attn.d_k))  # (n_heads, 1, t + 1)
+    return merge_heads(w @ V) @ attn.W_o + attn.b_o, K, V
+
+
+def kv_certo_por_cabeca(attn, x_new, K_cache, V_cache):
+    d_k = attn.d_k
+    k = (x_new @ attn.W_k + attn.b_k).reshape(attn.n_heads, 1, d_k)  # uma linha só: reshape basta
+    v = (x_new @ attn.W_v + attn.b_v).reshape(attn.n_heads, 1, d_k)
+    q = (x_new @ attn.W_q + attn.b_q).reshape(attn.n_heads, d_k)
+    K, V = np.concatenate((K_cache, k), 1), np.concatenate((V_cache, v), 1)
+    cabecas = []
+    for h in range(attn.n_heads):
+        s = K[h] @ q[h] / d_k ** 0.5
+        e = np.exp(s - s.max())
+        cabecas.append((e / e.sum()) @ V[h])
+    return (np.concatenate(cabecas) @ attn.W_o + attn.b_o)[None, :], K, V
+
+
+def kv_certo_einsum(attn, x_new, K_cache, V_cache):
+    q, k, v = _qkv_novo(attn, x_new)
+    K, V = np.append(K_cache, k, axis=1), np.append(V_cache, v, axis=1)
+    s = np.einsum("hqd,hkd->hqk", q, K) / np.sqrt(K.shape[-1])
+    w = np.exp(s - s.max(-1, keepdims=True))
+    w /= w.sum(-1, keepdims=True)
+    heads = np.einsum("hqk,hkd->qhd", w, V).reshape(1, -1)
+    return [heads @ attn.W_o + attn.b_o, K, V]
+
+
+def kv_esquece_o_cache(attn, x_new, K_cache, V_cache):
+    from atencao.multihead import merge_heads
+
+    q, k, v = _qkv_novo(attn, x_new)
+    w = atencao.softmax(q @ np.swapaxes(k, -1, -2) / np.sqrt(attn.d_k))
+    return merge_heads(w @ v) @ attn.W_o + attn.b_o, np.concatenate([K_cache, k], 1), np.concatenate([V_cache, v], 1)
+
+
+def kv_concatena_depois(attn, x_new, K_cache, V_cache):
+    from atencao.multihead import merge_heads
+
+    q, k, v = _qkv_novo(attn, x_new)
+    if K_cache.shape[1] == 0:
+        return kv_certo(attn, x_new, K_cache, V_cache)
+    w = atencao.softmax(q @ np.swapaxes(K_cache, -1, -2) / np.sqrt(attn.d_k))
+    out = merge_heads(w @ V_cache) @ attn.W_o + attn.b_o
+    return out, np.concatenate([K_cache, k], 1), np.concatenate([V_cache, v], 1)
+
+
+def kv_escala_d_model(attn, x_new, K_cache, V_cache):
+    from atencao.multihead import merge_heads
+
+    q, k, v = _qkv_novo(attn, x_new)
+    K, V = np.concatenate([K_cache, k], 1), np.concatenate([V_cache, v], 1)
+    w = atencao.softmax(q @ np.swapaxes(K, -1, -2) / np.sqrt(attn.d_model))
+    return merge_heads(w @ V) @ attn.W_o + attn.b_o, K, V
+
+
+def kv_sem_W_o(attn, x_new, K_cache, V_cache):
+    from atencao.multihead import merge_heads
+
+    q, k, v = _qkv_novo(attn, x_new)
+    K, V = np.concatenate([K_cache, k], 1), np.concatenate([V_cache, v], 1)
+    return merge_heads(atencao.softmax(q @ np.swapaxes(K, -1, -2) / np.sqrt(attn.d_k)) @ V), K, V
+
+
+def kv_nao_atualiza(attn, x_new, K_cache, V_cache):
+    out, _, _ = kv_certo(attn, x_new, K_cache, V_cache)
+    return out, K_cache, V_cache
+
+
+def kv_novo_no_comeco(attn, x_new, K_cache, V_cache):
+    out, K, V = kv_certo(attn, x_new, K_cache, V_cache)
+    return out, np.concatenate([K[:, -1:], K[:, :-1]], 1), np.concatenate([V[:, -1:], V[:, :-1]], 1)
+
+
+def kv_sem_vies(attn, x_new, K_cache, V_cache):
+    from atencao.multihead import merge_heads, split_heads
+
+    q, k, v = (split_heads(x_new @ W, attn.n_heads) for W in (attn.W_q, attn.W_k, attn.W_v))
+    K, V = np.concatenate([K_cache, k], 1), np.concatenate([V_cache, v], 1)
+    w = atencao.softmax(q @ np.swapaxes(K, -1, -2) / np.sqrt(attn.d_k))
+    return merge_heads(w @ V) @ attn.W_o + attn.b_o, K, V
+
+
+def kv_so_a_saida(attn, x_new, K_cache, V_cache):
+    return kv_certo(attn, x_new, K_cache, V_cache)[0]
+
+
+def kv_usa_a_camada(attn, x_new, K_cache, V_cache):
+    out, K, V = kv_certo(attn, x_new, K_cache, V_cache)
+    return attn(x_new)[0], K, V
+
+
+VALIDAS[aula04.projeto] = [kv_certo, kv_certo_por_cabeca, kv_certo_einsum]
+DICAS_PROJETO = [
+    (aula04.projeto, kv_esquece_o_cache, "a consulta nova olha para TODAS as chaves"),
+    (aula04.projeto, kv_concatena_depois, "concatene a chave e o valor dele ao cache ANTES"),
+    (aula04.projeto, kv_escala_d_model, "não por sqrt(d_model)"),
+    (aula04.projeto, kv_sem_W_o, "faltou a projeção de saída"),
+    (aula04.projeto, kv_nao_atualiza, "devolva o cache com o token novo"),
+    (aula04.projeto, kv_novo_no_comeco, "o token novo entra no FIM do cache"),
+    (aula04.projeto, kv_sem_vies, "a última linha da atenção recalculada"),
+    (aula04.projeto, kv_so_a_saida, "return saida, K_cache, V_cache"),
+    (aula04.projeto, kv_usa_a_camada, "a sua função chamou"),
+]
+ERRADAS[aula04.projeto] = [(fn, "") for _, fn, _ in DICAS_PROJETO]
+
+
+@pytest.mark.parametrize("check, fn", [(aula04.projeto, f) for f in VALIDAS[aula04.projeto]], ids=_id)
+def test_projeto_validas_passam(check, fn, capsys, monkeypatch):
+    test_validas_passam(check, fn, capsys, monkeypatch)
+
+
+@pytest.mark.parametrize("check, fn, dica", DICAS_PROJETO, ids=_id)
+def test_projeto_erradas_falham_com_a_dica(check, fn, dica, capsys, monkeypatch):
+    test_erradas_falham_e_a_dica_nomeia_o_engano(check, fn, dica, capsys, monkeypatch)
