@@ -18,12 +18,12 @@ RANDOMIZE_CASES = False
 def case_seed(fixed: int) -> int:
     """A semente dos casos de uma verificação.
 
-    Parâmetros
+    Parameters
     ----------
     fixed : int
         A semente usada no notebook (os mesmos casos a cada execução).
 
-    Devolve
+    Returns
     -------
     int
         ``fixed`` no notebook; quando :data:`RANDOMIZE_CASES` está ligado (a conferência da correção), uma

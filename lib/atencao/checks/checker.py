@@ -87,7 +87,7 @@ class Checker:
     def expect(self, ok: bool, what: str, expected=None, obtained=None, hint: str | None = None) -> bool:
         """Registra um critério (uma linha do relatório).
 
-        Parâmetros
+        Parameters
         ----------
         ok : bool
             Se o critério passou (qualquer valor vira ``bool``).
@@ -98,7 +98,7 @@ class Checker:
         hint : str, opcional
             A dica numa falha: o que fazer para acertar.
 
-        Devolve
+        Returns
         -------
         bool
             ``ok``; o padrão é ``if not c.expect(...): return`` (parar no primeiro caso que falha).
@@ -208,7 +208,7 @@ class Checker:
     def returns(self, result, label: str, *names: str):
         """Critério "devolve (a, b, ...)": ``result`` é uma tupla (ou lista) com um item por nome de ``names``.
 
-        Parâmetros
+        Parameters
         ----------
         result : object
             O que a função do aluno devolveu.
@@ -218,7 +218,7 @@ class Checker:
         *names : str
             Os nomes dos itens pedidos, na ordem do enunciado.
 
-        Devolve
+        Returns
         -------
         tuple ou None
             Os itens de ``result`` (como tupla), ou ``None`` depois de registrar o ❌, com o obtido em palavras
@@ -234,7 +234,7 @@ class Checker:
     def pair(self, result, label: str, first: str = "saida", second: str = "pesos"):
         """Critério "devolve (saida, pesos)" com os dois itens convertidos em arrays de floats (:meth:`array`).
 
-        Devolve
+        Returns
         -------
         tuple de dois ndarray ou None
             ``(first, second)`` como arrays float; ``None`` depois de registrar o ❌ se ``result`` não é uma
@@ -249,7 +249,7 @@ class Checker:
     def array(self, value, what: str):
         """Converte o que a função do aluno devolveu num array de floats.
 
-        Devolve
+        Returns
         -------
         ndarray ou None
             O array (float; números complexos com parte imaginária nula viram reais); ``None`` depois de
@@ -296,7 +296,7 @@ class Checker:
         espera um ``ValueError`` levantado pelo aluno, não o erro de formas do NumPy
         (:func:`is_numpy_shape_error`) nem outro tipo de erro.
 
-        Parâmetros
+        Parameters
         ----------
         label, fn, *args, names, **kwargs
             Como em :meth:`call` (``label`` também aparece nos ❌ de função pronta ou entrada alterada).
@@ -310,7 +310,7 @@ class Checker:
             Se ``True``, o ``ValueError`` precisa ter uma mensagem (um ``raise ValueError()`` vazio não conta;
             o obtido diz "ValueError sem mensagem").
 
-        Devolve
+        Returns
         -------
         bool
             Se passou. O obtido é ``"nenhum erro"`` ou ``"Tipo: mensagem"`` (até 120 caracteres).

@@ -70,7 +70,7 @@ def translate(mensagem: str) -> str:
 def student_error(exc: BaseException) -> tuple[str, None, None, str]:
     """Os argumentos de :meth:`.checker.Checker.expect` para um erro levantado pelo código do aluno.
 
-    Devolve
+    Returns
     -------
     tuple
         ``(critério, None, None, dica)``: o critério diz o erro (a mensagem em português quando é uma das

@@ -83,12 +83,12 @@ class CheckResult:
 def check(title: str):
     """Decorador: transforma ``f(checker, fn, *args)`` numa verificação completa.
 
-    Parâmetros
+    Parameters
     ----------
     title : str
         O título do relatório (``"Exercício 4 (projeções Q, K, V)"``).
 
-    Devolve
+    Returns
     -------
     callable
         Um decorador. A verificação decorada recebe a função do aluno (e o que mais a célula passar), cria
@@ -184,7 +184,7 @@ def passou(fn, avisar: bool = True) -> bool:
     função do aluno depois do ✅, em vez de quebrar com um erro de dentro da biblioteca. Quando não
     passou, imprime o que falta (resolver, corrigir ou rodar a verificação) e devolve ``False``.
 
-    Parâmetros
+    Parameters
     ----------
     fn : callable
         A função do aluno, a mesma passada à verificação. Se a célula da função rodou de novo depois da
@@ -252,7 +252,7 @@ def frozen_copy(a) -> np.ndarray:
 def matching_hint(got: np.ndarray, candidates, ref=None, atol: float = 1e-5) -> str | None:
     """A dica do primeiro engano comum que reproduz ``got``.
 
-    Parâmetros
+    Parameters
     ----------
     got : ndarray
         O que a função do aluno devolveu (já convertido por :meth:`Checker.array`).
@@ -264,7 +264,7 @@ def matching_hint(got: np.ndarray, candidates, ref=None, atol: float = 1e-5) -> 
     atol : float
         Tolerância de ``np.allclose``.
 
-    Devolve
+    Returns
     -------
     str ou None
         A dica do primeiro candidato com a forma de ``got`` e igual a ele; ``None`` se nenhum bate.

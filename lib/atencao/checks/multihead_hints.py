@@ -17,7 +17,7 @@ __all__ = ["diagnose_heads"]
 def diagnose_heads(X, W_q, W_k, n_heads, A, b_q=0.0, b_k=0.0) -> str:
     """Dica específica para pesos multicabeça errados, reconhecendo os enganos mais comuns.
 
-    Parâmetros
+    Parameters
     ----------
     X : ndarray, shape (n, d_model)
     W_q, W_k : ndarray, shape (d_model, d_model)
@@ -27,7 +27,7 @@ def diagnose_heads(X, W_q, W_k, n_heads, A, b_q=0.0, b_k=0.0) -> str:
     b_q, b_k : ndarray, shape (d_model,), ou 0.0
         Os vieses da Aula 3, exercício 4 (0.0 na Aula 2).
 
-    Devolve
+    Returns
     -------
     str
         A dica do engano reconhecido (escala por sqrt(d_model), sem escala, softmax por coluna, reshape

@@ -26,14 +26,14 @@ UNSTABLE_SOFTMAX_HINT = ("apareceram NaN/inf nos pesos com pontuações grandes:
 def format_value(x) -> str:
     """O valor ``x`` como aparece nas linhas "esperado:" e "obtido:" do relatório.
 
-    Parâmetros
+    Parameters
     ----------
     x : ndarray ou qualquer objeto
         Um ``ndarray`` sai com 3 casas em ponto fixo (``0.518``, não ``5.180e-01``), cortado com ``...`` se
         tiver mais de 80 números, e com as linhas de continuação alinhadas ao texto do relatório; qualquer
         outro objeto sai como ``str(x)``.
 
-    Devolve
+    Returns
     -------
     str
     """
@@ -47,13 +47,13 @@ def format_value(x) -> str:
 def format_number(x: float, spec: str = ".2f") -> str:
     """Um número no texto do relatório, com vírgula decimal: ``format_number(0.8) == "0,80"``.
 
-    Parâmetros
+    Parameters
     ----------
     x : float
     spec : str
         O formato do Python (``".2f"``, ``".3f"``) ou ``"g"`` (2 algarismos significativos, ``"1,2e-05"``).
 
-    Devolve
+    Returns
     -------
     str
         Os arrays, em :func:`format_value`, seguem o formato do Python (``0.518``); só os números soltos no
@@ -66,7 +66,7 @@ def format_number(x: float, spec: str = ".2f") -> str:
 def describe(value) -> str:
     """O que a função do aluno devolveu, em palavras, para a linha "obtido:".
 
-    Devolve
+    Returns
     -------
     str
         ``"None (nada)"``, ``"uma tupla com 3 item(ns)"``, ``"uma lista com 2 item(ns)"``, ``"um array de forma
@@ -84,14 +84,14 @@ def describe(value) -> str:
 def return_hint(value, *names: str) -> str:
     """A dica para um retorno que não é a tupla ``names`` pedida.
 
-    Parâmetros
+    Parameters
     ----------
     value : object
         O que a função devolveu.
     *names : str
         Os nomes dos itens pedidos, na ordem do enunciado (``"saida", "pesos"``).
 
-    Devolve
+    Returns
     -------
     str
         Faltou o ``return`` (``value`` é ``None``), número de itens errado (uma tupla ou lista) ou os

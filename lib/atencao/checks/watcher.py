@@ -36,13 +36,13 @@ class Watcher:
     atenção pronta de outra biblioteca: desligar o perfil (``sys.setprofile``/``settrace``), mandar a conta
     para uma thread ou processo, ou chamar o PyTorch.
 
-    Parâmetros
+    Parameters
     ----------
     forbidden : tuple de funções ou classes
         O que o enunciado proíbe (de uma classe, todos os métodos). Sem nada proibido, a vigilância não liga.
 
-    Atributos
-    ---------
+    Attributes
+    ----------
     used : set de str
         Os nomes do que foi chamado (``"atencao.scaled_dot_product_attention"``, ``"o PyTorch (torch)"``...),
         preenchido enquanto o ``with watcher:`` está ativo.
