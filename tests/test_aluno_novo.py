@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import atencao
-from atencao.checks import _core, aula01
+from atencao.checks import aula01, framework
 
 SIMBOLOS = ("✅", "❌", "⏳", "⏸️")
 
@@ -120,16 +120,16 @@ def test_verificacao_sem_casos_nao_fala_em_caso(capsys):
 
 
 def test_checker_casos_conta_e_numera():
-    c = _core.Checker("t")
+    c = framework.Checker("t")
     vistos = []
-    for item in c.casos(x for x in "abc"):  # um gerador: lido inteiro antes, para saber quantos são
-        vistos.append((c.caso, c.n_casos, item))
+    for item in c.cases(x for x in "abc"):  # um gerador: lido inteiro antes, para saber quantos são
+        vistos.append((c.case, c.n_cases, item))
         if item == "b":
             c.expect(False, "falhou")
         else:
             c.expect(True, "passou")
     assert vistos == [(1, 3, "a"), (2, 3, "b"), (3, 3, "c")]
-    assert c.caso_com_falha == 2 and _core._cabecalho(c, False).endswith("1 critério falhou no caso 2 de 3.")
+    assert c.failed_case == 2 and c.header(False).endswith("1 critério falhou no caso 2 de 3.")
 
 
 # ---------- d. ex. 3 da Aula 1: mudar só alto (ou só pulou) para perto de gato ----------

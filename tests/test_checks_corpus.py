@@ -592,7 +592,7 @@ def _verificacoes() -> list:
     import pkgutil
 
     import atencao.checks as pacote
-    from atencao.checks import _core
+    from atencao.checks import framework
 
     achadas = []
     for info in sorted(pkgutil.iter_modules(pacote.__path__), key=lambda i: i.name):
@@ -602,7 +602,7 @@ def _verificacoes() -> list:
         for nome, f in vars(mod).items():
             codigo = getattr(f, "__code__", None)
             if (not nome.startswith("_") and hasattr(f, "__wrapped__") and codigo is not None
-                    and codigo.co_filename == _core.__file__ and f.__module__ == mod.__name__):
+                    and codigo.co_filename == framework.__file__ and f.__module__ == mod.__name__):
                 achadas.append(f)
     return achadas
 
@@ -628,7 +628,7 @@ def test_o_corpus_tem_3_validas_e_8_erradas_por_exercicio():
 
 def test_uma_verificacao_sem_entradas_no_corpus_faz_a_contagem_falhar(monkeypatch):
     """Uma verificação nova num módulo ``aulaNN``, sem respostas no corpus, não passa em silêncio."""
-    from atencao.checks._core import check
+    from atencao.checks.framework import check
 
     def exercicio_9(c, fn):
         c.expect(fn() == 1, "devolve 1")

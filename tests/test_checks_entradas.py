@@ -110,11 +110,11 @@ def test_aula03_ex2_atencoes_alteradas(capsys):
 
 @pytest.mark.parametrize("valor", [np.arange(3.0), {"a": np.ones(2)}, [np.zeros(2)], 3, "texto", None])
 def test_copias_privadas(valor):
-    from atencao.checks import _core
+    from atencao.checks.integrity import arrays_in, private_copy
 
-    copia = _core._private(valor)
-    for k, a in _core._arrays(copia).items():
-        assert a is not _core._arrays(valor)[k]
+    copia = private_copy(valor)
+    for k, a in arrays_in(copia).items():
+        assert a is not arrays_in(valor)[k]
 
 
 # ---------- chamar a biblioteca em vez de escrever a conta ----------
@@ -181,7 +181,7 @@ def test_na_correcao_a_funcao_do_aluno_roda_em_outro_processo_e_a_proibida_e_vis
                          "    return A @ V, A\n"},
                {"fonte": inspect.getsource(ex4_chama_a_biblioteca).replace("def ex4_chama_a_biblioteca", "def pronta")},
                {"fonte": "def errada(X, W_q, W_k, W_v):\n    return X, X\n"
-                         "import atencao.checks._core as c\n"
+                         "import atencao.checks.framework as c\n"
                          "c.CheckResult.passed = property(lambda s: True, lambda s, v: None)"},
                {"verificacao": "v1"}]
     pedidos_ler, pedidos_escrever = os.pipe()
@@ -285,9 +285,9 @@ def test_retorno_errado_tem_dica(capsys):
 
 
 def test_matrizes_em_ponto_fixo():
-    from atencao.checks._core import _fmt
+    from atencao.checks.report import format_value
 
-    texto = _fmt(np.array([[0.518, 0.0001], [12.5, -3.0]]))
+    texto = format_value(np.array([[0.518, 0.0001], [12.5, -3.0]]))
     assert "e-" not in texto and "0.518" in texto and "12.500" in texto
 
 

@@ -15,7 +15,7 @@ import test_checks_corpus as tc
 
 import atencao
 from atencao.attention import attend
-from atencao.checks import _core, aula01, aula02, aula03
+from atencao.checks import aula01, aula02, aula03, cases, framework
 from atencao.multihead import merge_heads, split_heads
 
 
@@ -133,8 +133,8 @@ def mask_troca_a_referencia(Q, K, V, mask=None):
 
 
 def ex4_troca_o_checker(X, W_q, W_k, W_v):
-    _core.Checker.expect = lambda self, ok, *a, **k: True
-    _core.Checker.close = lambda self, *a, **k: True
+    framework.Checker.expect = lambda self, ok, *a, **k: True
+    framework.Checker.close = lambda self, *a, **k: True
     return np.zeros((1, 1)), np.zeros((1, 1))
 
 
@@ -167,7 +167,7 @@ def test_tabela_de_respostas_nao_passa_com_casos_sorteados(monkeypatch):
         for X, W_q, W_k, W_v in aula01._cases():
             vistos[X.tobytes()] = atencao.scaled_dot_product_attention(X @ W_q, X @ W_k, X @ W_v)
         assert aula01.exercicio_4(tabela)  # no notebook os casos são fixos: a tabela "passa"...
-        monkeypatch.setattr(_core, "SORTEAR", True)  # ...na conferência da correção, não
+        monkeypatch.setattr(cases, "RANDOMIZE_CASES", True)  # ...na conferência da correção, não
         assert not aula01.exercicio_4(tabela)
         assert aula01.exercicio_4(espia)  # e a resposta certa continua certa com casos sorteados
         assert aula02.exercicio_1(t2.mask_certo) and aula02.exercicio_2(t2.mha_certo)
@@ -409,13 +409,13 @@ def _zeros(z, axis=-1):
 
 def test_trocar_o_codigo_de_um_metodo_da_verificacao_e_desfeito(capsys):
     """``Checker.close.__code__ = ...`` mantém o mesmo objeto no módulo: a foto do código vê a troca."""
-    originais = _core.Checker.close.__code__, _core.Checker.expect.__code__
+    originais = framework.Checker.close.__code__, framework.Checker.expect.__code__
     try:
-        _core.Checker.close.__code__ = (lambda self, *a, **k: True).__code__
-        _core.Checker.expect.__code__ = (lambda self, *a, **k: True).__code__
+        framework.Checker.close.__code__ = (lambda self, *a, **k: True).__code__
+        framework.Checker.expect.__code__ = (lambda self, *a, **k: True).__code__
         _falha(aula02.aquecimento_softmax(_zeros), capsys, "como foram importadas", "Checker.close (o código)")
     finally:
-        _core.Checker.close.__code__, _core.Checker.expect.__code__ = originais
+        framework.Checker.close.__code__, framework.Checker.expect.__code__ = originais
     assert aula02.aquecimento_softmax(tc.sm_certa)
 
 
@@ -492,7 +492,7 @@ def test_thread_iniciada_antes_e_alimentada_por_fila(capsys):
 
 def test_mascara_tabela_dos_casos_fixos_nao_passa_com_n_sorteado(monkeypatch, capsys):
     tabela = {n: np.tril(np.ones((n, n), dtype=bool)) for n in (1, 2, 5, 7)}
-    monkeypatch.setattr(_core, "SORTEAR", True)
+    monkeypatch.setattr(cases, "RANDOMIZE_CASES", True)
     resultados = [bool(aula02.exercicio_1_passo_1(lambda n: tabela.get(n, np.ones((n, n), dtype=bool))))
                   for _ in range(3)]
     assert not any(resultados)

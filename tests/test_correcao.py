@@ -126,7 +126,7 @@ def test_retorno_html_em_portugues_para_cada_linha(correcao):
     assert "<script>alert" not in xss and "<iframe" not in xss
     assert not re.search(r'src="https?:', xss), "imagem da internet no retorno (seria carregada ao abrir)"
     assert "Content-Security-Policy" in xss and "default-src 'none'" in xss
-    assert "/work/" not in xss and "_core.py:" not in xss and "No description has been provided" not in xss
+    assert "/work/" not in xss and "framework.py:" not in xss and "No description has been provided" not in xss
     bruno = _pagina(correcao, "bruno-parcial", NB)
     assert "faltou dividir as pontuações por sqrt(d_k)" in bruno  # a dica da verificação chega ao aluno
 

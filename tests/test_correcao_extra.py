@@ -147,7 +147,7 @@ def test_varredura_aponta_cada_trapaca(nome):
     ("x = eval('1 + 1')", "usa eval"),
     ("!ls /", "comando de shell"),
     ("%env NBGRADER_EXECUTION=", "NBGRADER"),
-    ("from atencao.checks import _core", "importa as verificações"),
+    ("from atencao.checks import framework", "importa as verificações"),
     ("setattr(np, 'allclose', None)", "usa setattr"),
     ("import os\nos.kill(1, 9)", "os.kill"),
     ("import os\nfk = getattr(os, 'fo' + 'rk')", "nome calculado"),

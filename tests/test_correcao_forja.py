@@ -105,7 +105,7 @@ for _n in [n for n in sys.modules if "checks" in n or "correcao" in n]:
 ''',
     # arquivos que um processo Python leria ao iniciar, na pasta de trabalho, em HOME e em /tmp
     "arquivos-para-o-verificador": '''import os, pathlib, site
-_codigo = "import atencao.checks._core as c\\nc.CheckResult.passed = property(lambda s: True, lambda s, v: None)\\n"
+_codigo = "import atencao.checks.framework as c\\nc.CheckResult.passed = property(lambda s: True, lambda s, v: None)\\n"
 for _pasta in {os.getcwd(), os.path.expanduser("~"), "/tmp"}:
     _p = pathlib.Path(_pasta)
     try:
@@ -167,8 +167,8 @@ sys.setprofile(_rastro)
 os.environ.pop("NBGRADER_EXECUTION", None)
 random.SystemRandom.randrange = lambda self, n: 0
 for _m in list(__import__("sys").modules.values()):
-    if hasattr(_m, "SORTEAR"):
-        _m.SORTEAR = False
+    if hasattr(_m, "RANDOMIZE_CASES"):
+        _m.RANDOMIZE_CASES = False
 ''',
     # a ponte: o codificador das respostas troca o que a função devolveu pela resposta da biblioteca
     "troca-a-ponte": '''import sys

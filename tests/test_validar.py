@@ -171,12 +171,12 @@ def test_make_validar_nao_engole_erros(tmp_path):
 
 def test_relatorio_mantem_as_linhas_quebradas_da_verificacao():
     """Uma linha ⏳/❌/dica que a verificação quebrou em duas chega inteira; esperado/obtido ficam de fora."""
-    from atencao.checks._core import _quebrar
+    from atencao.checks.report import wrap_report
     from correcao.validar import _linhas_do_relatorio
 
-    pendente = _quebrar("⏳ Exercício 2 (atenção multicabeça do zero): ainda não resolvido (o código levanta "
+    pendente = wrap_report("⏳ Exercício 2 (atenção multicabeça do zero): ainda não resolvido (o código levanta "
                         "NotImplementedError). Complete a célula do exercício e rode esta verificação de novo.")
-    falha = _quebrar("❌ Exercício 1: 1 critério falhou.\n  ❌ caso: pesos\n       esperado: [1, 2]\n"
+    falha = wrap_report("❌ Exercício 1: 1 critério falhou.\n  ❌ caso: pesos\n       esperado: [1, 2]\n"
                      "       obtido:   [3, 4]\n       dica: " + "a máscara foi usada transposta " * 5)
     linhas = _linhas_do_relatorio(pendente + "\n" + falha + "\n  (a verificação para no primeiro caso)")
     assert len(pendente.splitlines()) > 1

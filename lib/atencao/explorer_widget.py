@@ -145,9 +145,9 @@ class ExplorerWidget:
 
     def _error(self, exc: Exception, prefix: str = "") -> None:
         """Mostra o erro no widget, com os argumentos trocados pelos nomes dos campos (`sentence` → “Frase”)."""
-        from .checks._erros import traduzir  # só aqui: o explorador não carrega as verificações sem precisar
+        from .checks.errors import translate  # só aqui: o explorador não carrega as verificações sem precisar
 
-        text = traduzir(str(exc))  # erros comuns do Python (ex.: ao salvar a figura) em português
+        text = translate(str(exc))  # erros comuns do Python (ex.: ao salvar a figura) em português
         for name, control in self._controls().items():
             label = (control.description or name).rstrip(":").strip()
             text = text.replace(f"`{name}`", f"“{label}”")

@@ -79,12 +79,12 @@ def _proibidas(nomes: list) -> tuple:
 
 def _erro(exc: BaseException) -> dict:
     """A exceção do aluno como dados: tipo, mensagem, a linha do código do aluno e a função que a levantou."""
-    from atencao.checks._core import _do_aluno
+    from atencao.checks.watcher import is_student_file
 
     onde, quem, tb = None, None, exc.__traceback__
     while tb is not None:
         codigo = tb.tb_frame.f_code
-        if _do_aluno(codigo.co_filename):
+        if is_student_file(codigo.co_filename):
             onde = [tb.tb_lineno, codigo.co_name]
         quem = codigo.co_name
         tb = tb.tb_next
@@ -95,7 +95,9 @@ def _chamar(ns: dict, pedido: dict) -> dict:
     """Uma chamada, no processo filho: os argumentos refeitos, a vigilância, a saída e as figuras."""
     import numpy as np
 
-    from atencao.checks._core import _foto, _open_figures, _restaurar, _Vigia, figure_data, run_watched
+    from atencao.checks.figures import figure_data, open_figures
+    from atencao.checks.integrity import restore, snapshot
+    from atencao.checks.watcher import Watcher, run_watched
 
     nome = str(pedido.get("funcao", ""))
     fn = ns.get(nome)
@@ -112,9 +114,9 @@ def _chamar(ns: dict, pedido: dict) -> dict:
     for k, valor in enumerate(valores):
         if not isinstance(valor, (str, int, float, type(None))):
             tipo = "objeto" if hasattr(valor, "__dict__") and not isinstance(valor, np.ndarray) else "array"
-            fotos.append((nomes[k] if k < len(nomes) else f"argumento {k + 1}", valor, _foto(valor), tipo))
-    vigia = _Vigia(_proibidas(pedido.get("proibidas", [])))
-    antes, impresso = _open_figures(), io.StringIO()
+            fotos.append((nomes[k] if k < len(nomes) else f"argumento {k + 1}", valor, snapshot(valor), tipo))
+    vigia = Watcher(_proibidas(pedido.get("proibidas", [])))
+    antes, impresso = open_figures(), io.StringIO()
     try:
         with contextlib.redirect_stdout(impresso), np.errstate(all="ignore"):
             valor = run_watched(vigia, fn, args, kwargs)
@@ -122,12 +124,12 @@ def _chamar(ns: dict, pedido: dict) -> dict:
     except BaseException as exc:  # noqa: BLE001 - a exceção do aluno vai, como dados, para a verificação
         resposta["erro"] = _erro(exc)
     resposta["impresso"] = impresso.getvalue()[:MAX_IMPRESSO]
-    figuras = figure_data(_open_figures() - antes)
+    figuras = figure_data(open_figures() - antes)
     resposta["figuras"] = _remoto.encode_return(figuras)
-    resposta["proibidas_usadas"] = sorted(vigia.usados)[:20]
+    resposta["proibidas_usadas"] = sorted(vigia.used)[:20]
     alteradas = []
     for nome_arg, valor, foto, tipo in fotos:
-        mudou = _restaurar(valor, foto)
+        mudou = restore(valor, foto)
         if mudou:
             alteradas.append([nome_arg, mudou[:8], "modelo" if isinstance(foto.get(mudou[0]), tuple) else tipo])
     resposta["alteradas"] = alteradas

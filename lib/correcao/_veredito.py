@@ -1,7 +1,7 @@
 """Dentro de uma caixa própria: o verificador, o único processo que decide pontos.
 
 Nenhum código do aluno é carregado nem executado aqui. Este processo importa a biblioteca e as
-verificações como estão instaladas, liga os casos sorteados (``SORTEAR``: outras sementes a cada
+verificações como estão instaladas, liga os casos sorteados (``RANDOMIZE_CASES``: outras sementes a cada
 correção, uma tabela de respostas dos casos fixos não passa) e, para cada célula de verificação do
 notebook (a versão original, restaurada pelo nbgrader), roda a verificação com:
 
@@ -47,7 +47,7 @@ class ProcessoDoAlunoParou(RuntimeError):
 
 
 class RespostaRemota:
-    """O que voltou de uma chamada (veja :class:`atencao.checks._core.ChamadaExterna`)."""
+    """O que voltou de uma chamada (veja :class:`atencao.checks.framework.RemoteCall`)."""
 
     def __init__(self, value=None, error=None, printed="", figures=(), forbidden_used=(), mutated=()):
         self.value, self.error, self.printed = value, error, printed
@@ -99,9 +99,9 @@ def _alteradas(valor) -> list:
 
 
 def _make_remote_base():
-    from atencao.checks._core import ChamadaExterna
+    from atencao.checks.framework import RemoteCall
 
-    class FuncaoRemota(ChamadaExterna):
+    class FuncaoRemota(RemoteCall):
         """A função ``nome`` do notebook do aluno, que roda no processo do aluno; chamá-la manda um pedido."""
 
         def __init__(self, canal: _remoto.Canal, nome: str, tempo: float):
@@ -155,9 +155,9 @@ def _make_remote_base():
 def carregar_verificacoes() -> dict:
     """Os módulos de verificação (``aula01``...) desta biblioteca, com os casos sorteados ligados."""
     import atencao
-    import atencao.checks._core as core
+    import atencao.checks.cases as cases
 
-    core.SORTEAR = True  # antes de os módulos de verificação carregarem
+    cases.RANDOMIZE_CASES = True  # antes de os módulos de verificação carregarem
     pasta = Path(atencao.__file__).parent / "checks"
     return {f.stem: importlib.import_module(f"atencao.checks.{f.stem}") for f in sorted(pasta.glob("aula*.py"))}
 
@@ -185,7 +185,7 @@ def chamadas(fonte: str, modulos: dict) -> list[tuple]:
 
 def _julgar(celula: dict, modulos: dict, remota, canal, tempo: float) -> tuple:
     """(passou, detalhe) de uma célula de verificação."""
-    from atencao.checks._core import CheckResult
+    from atencao.checks.framework import CheckResult
 
     alvos = chamadas(celula["fonte"], modulos)
     if not alvos:

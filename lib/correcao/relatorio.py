@@ -9,7 +9,7 @@ import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from atencao.checks._erros import traduzir
+from atencao.checks.errors import translate
 
 CSV_FIXED = ["aluno", "aula", "notebook", "arquivo"]
 CSV_TAIL = ["total", "maximo", "pontos_em_revisao", "correcao_manual_pendente", "situacao", "isolamento", "retorno",
@@ -72,7 +72,7 @@ def erro_legivel(ename: str, evalue: str, com_nome: bool = True, limite: int = 6
     primeira = " ".join((evalue or "").split())[:limite]
     linha = re.search(r"\(\S+\.py, line (\d+)\)", primeira)
     primeira = re.sub(r"\s*\(\S+\.py, line \d+\)", "", primeira)
-    primeira = traduzir(primeira)
+    primeira = translate(primeira)
     if linha:
         primeira += f" (linha {linha.group(1)} da célula)"
     if not com_nome:

@@ -118,9 +118,9 @@ EX3_ERRADO = '''def similar_embeddings():
 TRAPACAS = {
     "trapaca-religa-verificacao": ("aula01.exercicio_3 = lambda *a, **k: None",
                                    "aula01.exercicio_4 = lambda *a, **k: None"),
-    "trapaca-desliga-correcao": ("import atencao.checks._core as nucleo\nnucleo.grading = lambda: False", ""),
+    "trapaca-desliga-correcao": ("import atencao.checks.framework as nucleo\nnucleo.grading = lambda: False", ""),
     "trapaca-apaga-variavel": ("import os\nos.environ.pop('NBGRADER_EXECUTION', None)", ""),
-    "trapaca-comparacao": ("from atencao.checks._core import Checker\n"
+    "trapaca-comparacao": ("from atencao.checks.framework import Checker\n"
                            "Checker.expect = lambda self, ok, what, *a, **k: True", ""),
     "trapaca-engole-excecao": ("get_ipython().set_custom_exc((AssertionError,), lambda *a, **k: None)", ""),
     "trapaca-numpy": ("np.allclose = lambda *a, **k: False\nnp.all = lambda *a, **k: True", ""),
@@ -133,7 +133,7 @@ TRAPACAS = {
     "trapaca-introspeccao": ("B = getattr(np, '__buil' + 'tins__')\n"
                              "mods = getattr(B['__imp' + 'ort__']('s' + 'ys'), 'mod' + 'ules')\n"
                              "for nome in list(mods):\n"
-                             "    if nome.endswith('checks._core'):\n"
+                             "    if nome.endswith('checks.framework'):\n"
                              "        B['set' + 'attr'](mods[nome].Checker, 'expect', "
                              "lambda self, ok, *a, **k: True)", ""),
     "trapaca-troca-codigo": ("", "def _ref_errada(X, W_q, W_k, W_v, scale='d_k', axis=-1):\n"

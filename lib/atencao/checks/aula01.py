@@ -17,21 +17,20 @@ from ..embeddings import PROJECT_SENTENCES, embed, gato_felino
 from ..multihead import MultiHeadAttention
 from ..projections import SelfAttention
 from ..text import attention_summary, strongest_attention
-from ._core import (
-    DICA_INSTAVEL,
-    ChamadaExterna,
+from .framework import (
+    UNSTABLE_SOFTMAX_HINT,
     Checker,
-    _close_new_figures,
-    _congelar,
-    _descricao,
-    _dica_retorno,
-    _fmt,
-    _num,
-    _open_figures,
+    RemoteCall,
+    case_seed,
     check,
+    close_new_figures,
+    describe,
+    format_number,
+    format_value,
+    frozen_copy,
+    open_figures,
     passou,
-    proteger,
-    semente,
+    protect,
 )
 
 __all__ = ["passou", "exercicio_3", "exercicio_4", "projeto"]
@@ -79,25 +78,25 @@ def exercicio_3(c: Checker, embeddings_fn):
     extra = E[[GATO, FELINO], d:]  # uma coordenada nova é permitida; para gato e felino, ela fica 0
     if not c.expect(np.allclose(E[[GATO, FELINO], :d], original[[GATO, FELINO]]) and np.allclose(extra, 0),
                     "as linhas de gato e felino continuam as do exemplo",
-                    _fmt(original[[GATO, FELINO]]), _fmt(E[[GATO, FELINO]]),
+                    format_value(original[[GATO, FELINO]]), format_value(E[[GATO, FELINO]]),
                     "o exercício pede para mudar só pulou e alto: deixe gato e felino como estavam (numa coordenada "
                     "nova, use 0 para eles). Multiplicar a matriz inteira também muda gato e felino."):
         return
     cos_pa = _cos(E[PULOU], E[ALTO])
-    c.expect(cos_pa >= 0.8, "pulou e alto são parecidos (cosseno ≥ 0,8)", "≥ 0,8", _num(cos_pa),
+    c.expect(cos_pa >= 0.8, "pulou e alto são parecidos (cosseno ≥ 0,8)", "≥ 0,8", format_number(cos_pa),
              "aproxime os vetores de pulou e de alto (por exemplo, valores altos na mesma coordenada).")
     _, A = self_attention(E)
     for q, k, nome_q, nome_k in ((PULOU, ALTO, "pulou", "alto"), (ALTO, PULOU, "alto", "pulou")):
         outros = max(A[q, GATO], A[q, FELINO])
         c.expect(A[q, k] > outros + 1e-9,
                  f"{nome_q} presta mais atenção em {nome_k} do que em gato e felino",
-                 f"peso({nome_q}→{nome_k}) > {_num(outros, '.3f')}", _num(A[q, k], ".3f"),
+                 f"peso({nome_q}→{nome_k}) > {format_number(outros, '.3f')}", format_number(A[q, k], ".3f"),
                  f"{nome_q} e {nome_k} precisam ser mais parecidos entre si do que com gato e felino.")
     cos_gf = _cos(E[GATO], E[FELINO])
     c.expect(cos_gf >= 0.8 and A[GATO, FELINO] > max(A[GATO, PULOU], A[GATO, ALTO]),
              "gato e felino continuam parecidos e atentos um ao outro",
              "cosseno(gato, felino) ≥ 0,8 e gato→felino acima de gato→pulou/alto",
-             f"cosseno {_num(cos_gf)}, pesos da linha de gato {np.round(A[GATO], 3)}",
+             f"cosseno {format_number(cos_gf)}, pesos da linha de gato {np.round(A[GATO], 3)}",
              _dica_gato(E, A) if cos_gf >= 0.8 else "o exercício só pede para mudar pulou e alto.")
 
 
@@ -108,9 +107,10 @@ def _dica_gato(E: np.ndarray, A: np.ndarray) -> str:
     quem = max((PULOU, ALTO), key=lambda k: A[GATO, k])
     nome = nomes[quem]
     return (f"gato e felino estão como no exemplo, mas o vetor de {nome} ficou parecido com o de gato: "
-            f"gato·{nome} = {_num(E[GATO] @ E[quem])}, contra gato·felino = {_num(E[GATO] @ E[FELINO])} e "
-            f"gato·gato = {_num(E[GATO] @ E[GATO])}, então, na linha de gato, {nome} recebe "
-            f"{_num(A[GATO, quem], '.3f')} e felino só {_num(A[GATO, FELINO], '.3f')}. Deixe pulou e alto com "
+            f"gato·{nome} = {format_number(E[GATO] @ E[quem])}, contra gato·felino = "
+            f"{format_number(E[GATO] @ E[FELINO])} e gato·gato = {format_number(E[GATO] @ E[GATO])}, então, na "
+            f"linha de gato, {nome} recebe {format_number(A[GATO, quem], '.3f')} e felino só "
+            f"{format_number(A[GATO, FELINO], '.3f')}. Deixe pulou e alto com "
             "valores pequenos (ou 0) nas duas primeiras coordenadas, as de gato e felino, e aproxime-os numa "
             "das outras.")
 
@@ -127,7 +127,7 @@ def _reference_projected(X, W_q, W_k, W_v, scale="d_k", axis=-1):
 
 
 def _cases():
-    rng = np.random.default_rng(semente(2017))
+    rng = np.random.default_rng(case_seed(2017))
     _, E = gato_felino()
     # o primeiro caso tem n ≠ d ≠ d_k: cada engano de escala (sqrt(n), sqrt(d), nenhuma) dá um resultado diferente
     # e a dica aponta o engano certo; depois, o exemplo da aula (n = d = 4), um token só e d_k = d
@@ -149,9 +149,9 @@ def exercicio_4(c: Checker, attention_fn):
     escala por sqrt(d) em vez de sqrt(d_k), softmax no eixo errado, pesos e saída trocados, V sem
     projeção) e dá uma dica específica.
     """
-    for n_case, (X, W_q, W_k, W_v) in enumerate(c.casos(_cases()), start=1):
+    for n_case, (X, W_q, W_k, W_v) in enumerate(c.cases(_cases()), start=1):
         label = f"caso {n_case}: X {X.shape}, d_k={W_q.shape[1]}, d_v={W_v.shape[1]}"
-        congelados = [_congelar(a) for a in (X, W_q, W_k, W_v)]
+        congelados = [frozen_copy(a) for a in (X, W_q, W_k, W_v)]
         result = c.call(label, attention_fn, X, W_q, W_k, W_v, names=("X", "W_q", "W_k", "W_v"),
                         forbidden=_PRONTAS)
         got = c.pair(result, label)
@@ -175,7 +175,7 @@ def exercicio_4(c: Checker, attention_fn):
 
 def _diagnose(X, W_q, W_k, W_v, A) -> str:
     if A.size and not np.isfinite(A).all():
-        return DICA_INSTAVEL
+        return UNSTABLE_SOFTMAX_HINT
     wrong = {
         "parece que faltou dividir as pontuações por sqrt(d_k).": dict(scale="none"),
         "dividiu por sqrt(d) do embedding; o certo é sqrt(d_k), a dimensão das chaves.": dict(scale="d_model"),
@@ -215,16 +215,16 @@ def projeto(c: Checker, visualizer_fn):
     (com o destaque de cada token);
     as figuras desenhadas durante a verificação são fechadas e o texto impresso fica fora do relatório.
     """
-    if not isinstance(visualizer_fn, ChamadaExterna):  # na correção, a figura é desenhada no processo do aluno
+    if not isinstance(visualizer_fn, RemoteCall):  # na correção, a figura é desenhada no processo do aluno
         _aquecer_o_matplotlib()
-    rng = np.random.default_rng(semente(0))
+    rng = np.random.default_rng(case_seed(0))
     custom = {"sol": [1.0, 0.2, 0.0], "lua": [0.9, 0.3, 0.0], "mar": [0.0, 0.1, 1.0]}
-    if semente(0):  # na conferência da correção, vetores sorteados (uma tabela de respostas não passa)
+    if case_seed(0):  # na conferência da correção, vetores sorteados (uma tabela de respostas não passa)
         custom = {w: rng.normal(size=3).round(2).tolist() for w in custom}
     # três frases do projeto (uma com empate exato, uma com tokens repetidos) e uma com vetores próprios: cada
     # chamada desenha uma figura, e desenhar é o que mais custa sob a vigilância
     cases = [(s, None) for s in PROJECT_SENTENCES if not s.startswith("A menina")] + [("sol lua mar", custom)]
-    for sentence, vectors in c.casos(cases):
+    for sentence, vectors in c.cases(cases):
         label = f"“{sentence}”"
         result = (c.call(label, visualizer_fn, sentence, vectors, names=("frase", "vectors"),
                          forbidden=_PRONTAS_VIS)
@@ -232,15 +232,14 @@ def projeto(c: Checker, visualizer_fn):
                   c.call(label, visualizer_fn, sentence, names=("frase",), forbidden=_PRONTAS_VIS))
         # o que a chamada desenhou e imprimiu (com acentos compostos, como os tokens)
         figuras, texto = c.captured.figures, nfc(c.captured.printed)
-        if not c.expect(isinstance(result, (tuple, list)) and len(result) == 3,
-                        f"{label}: devolve (tokens, pesos, destaques)", "uma tupla com 3 itens", _descricao(result),
-                        _dica_retorno(result, "tokens", "pesos", "destaques")):
+        itens = c.returns(result, label, "tokens", "pesos", "destaques")
+        if itens is None:
             return
-        tokens, A, highlights = result
+        tokens, A, highlights = itens
         ref_tokens, X = embed(sentence, vectors)
         _, ref_A = self_attention(X)
         if not c.expect(isinstance(tokens, (list, tuple)) and [nfc(str(t)) for t in tokens] == ref_tokens,
-                        f"{label}: tokens (1º item)", ref_tokens, _descricao(tokens) if not isinstance(
+                        f"{label}: tokens (1º item)", ref_tokens, describe(tokens) if not isinstance(
                             tokens, (list, tuple)) else list(tokens),
                         "o 1º item é a lista de tokens: use atencao.tokenize(frase) ou atencao.embed(frase); a "
                         "ordem do return é (tokens, pesos, destaques)."):
@@ -278,10 +277,10 @@ def _aquecer_o_matplotlib() -> None:
     fontes, e fazer isso sob ``sys.setprofile`` custaria segundos (na correção, perto do tempo limite)."""
     from ..plotting import plot_attention
 
-    antes = _open_figures()
+    antes = open_figures()
     with contextlib.redirect_stdout(io.StringIO()):
         plot_attention(np.eye(2), ["a", "b"], title="aquecimento")
-    _close_new_figures(antes)
+    close_new_figures(antes)
 
 
 def _destaques(c: Checker, label: str, triples: list, ref_A: np.ndarray, tokens: list) -> bool:
@@ -351,4 +350,4 @@ def _tem_mapa(figuras: list, n: int, ref_A: np.ndarray) -> bool:
     return False
 
 
-proteger()  # a foto da biblioteca e desta verificação, antes do código do aluno
+protect()  # a foto da biblioteca e desta verificação, antes do código do aluno

@@ -15,8 +15,18 @@ from ..embeddings import embed_hashed, tokenize
 from ..masks import causal_mask
 from ..multihead import MultiHeadAttention, merge_heads, split_heads
 from ..projections import SelfAttention
-from ._core import DICA_INSTAVEL, Checker, _congelar, _descricao, _dica_retorno, check, passou, proteger, semente
-from ._multicabeca import _diagnose_heads
+from .framework import (
+    UNSTABLE_SOFTMAX_HINT,
+    Checker,
+    case_seed,
+    check,
+    describe,
+    frozen_copy,
+    is_numpy_shape_error,
+    passou,
+    protect,
+)
+from .multihead_hints import diagnose_heads
 
 __all__ = ["passou", "aquecimento_softmax", "exercicio_1_passo_1", "exercicio_1", "exercicio_2", "exercicio_3",
            "projeto"]
@@ -27,16 +37,6 @@ __all__ = ["passou", "aquecimento_softmax", "exercicio_1_passo_1", "exercicio_1"
 # split_heads e merge_heads, que são a etapa "dividir em cabeças" do exercício)
 _PRONTAS = (scaled_dot_product_attention, attend, self_attention, MultiHeadAttention, SelfAttention)
 _PRONTAS_MHA = (*_PRONTAS, split_heads, merge_heads)
-
-
-_NUMPY = re.compile(r"operands could not be broadcast together|mismatch in its core dimension|shapes .+ not aligned|"
-                    r"could not broadcast input array|all the input array dimensions .* must match")
-
-
-def _erro_do_numpy(mensagem: str) -> bool:
-    """O ``ValueError`` veio do NumPy (formas incompatíveis numa conta), não de uma validação do aluno? Pela
-    mensagem do NumPy, não por uma palavra: "broadcast" na mensagem do próprio aluno não conta contra ele."""
-    return bool(_NUMPY.search(mensagem))
 
 
 _PRONTAS_SOFTMAX = (softmax, softmax_, scaled_dot_product_attention, attend, self_attention)
@@ -51,7 +51,7 @@ def aquecimento_softmax(c: Checker, softmax_fn):
     e por coluna (``axis=0``); linhas em escalas muito diferentes (o máximo é o de cada linha); três eixos
     com ``axis=1``; uma lista. Fonte: Aula 2, ``02-codigo``, passo 1.
     """
-    rng = np.random.default_rng(semente(21))
+    rng = np.random.default_rng(case_seed(21))
     M, T = rng.normal(size=(3, 4)) * 2, rng.normal(size=(2, 3, 4))
     casos = [
         ("vetor [1, 2, 3]", np.array([1.0, 2.0, 3.0]), None),
@@ -65,7 +65,7 @@ def aquecimento_softmax(c: Checker, softmax_fn):
         ("três eixos (2, 3, 4), axis=1", T, 1),
         ("uma lista [0.5, 0.5, 2.0]", [0.5, 0.5, 2.0], None),
     ]
-    for label, z, axis in c.casos(casos):
+    for label, z, axis in c.cases(casos):
         kw = {} if axis is None else {"axis": axis}
         got = c.array(c.call(label, softmax_fn, z, names=("z",), forbidden=_PRONTAS_SOFTMAX, **kw),
                       f"{label}: devolve um array")
@@ -85,7 +85,7 @@ def _dica_softmax(z, axis, got, ref) -> str:
         if np.isinf(z).all(axis=axis).any():
             return ("numa linha toda -inf, o máximo é -inf e z - máximo dá NaN: troque o máximo não finito por 0 "
                     "(np.where(np.isfinite(m), m, 0)) e devolva zeros quando a soma for 0.")
-        return DICA_INSTAVEL
+        return UNSTABLE_SOFTMAX_HINT
     e = np.exp(z - np.where(np.isfinite(z.max(axis=axis, keepdims=True)), z.max(axis=axis, keepdims=True), 0))
     if np.allclose(got, e, atol=1e-6):
         return "faltou dividir pela soma: os pesos de cada linha precisam somar 1."
@@ -110,17 +110,17 @@ def exercicio_1_passo_1(c: Checker, mask_fn):
     Reconhece o outro triângulo, a diagonal
     bloqueada e a convenção invertida. Fonte: Aula 2, ``04-exercicios`` (a atenção causal do decodificador).
     """
-    for n in c.casos((1, 2, 5, 7, 8 + int(np.random.default_rng(semente(12)).integers(0, 9)))):
+    for n in c.cases((1, 2, 5, 7, 8 + int(np.random.default_rng(case_seed(12)).integers(0, 9)))):
         label = f"n = {n}"
         got = c.call(label, mask_fn, n, names=("n",), forbidden=(causal_mask,))
         if not c.expect(isinstance(got, np.ndarray), f"{label}: devolve um array do NumPy", "um np.ndarray",
-                        _descricao(got), "faltou um `return`?" if got is None else
+                        describe(got), "faltou um `return`?" if got is None else
                         "devolva o array (np.tril(...)), não uma lista: a atenção usa ~mask e mask.shape."):
             return
         ref = np.tril(np.ones((n, n), dtype=bool))
         arr = np.asarray(got) if got is not None else None
         if not c.expect(arr is not None and arr.shape == (n, n), f"{label}: forma (n, n)", f"({n}, {n})",
-                        _descricao(got), "faltou um `return`?" if got is None else
+                        describe(got), "faltou um `return`?" if got is None else
                         "uma linha por consulta e uma coluna por chave: np.ones((n, n), dtype=bool) é um começo."):
             return
         if not c.expect(arr.dtype == bool, f"{label}: valores True/False (dtype bool)", "dtype bool",
@@ -156,7 +156,7 @@ def exercicio_1(c: Checker, attention_fn):
     (deve dar pesos e saída zero, sem NaN); pontuações grandes (a softmax precisa ser estável).
     Reconhece a máscara invertida e a máscara aplicada depois da softmax.
     """
-    rng = np.random.default_rng(semente(11))
+    rng = np.random.default_rng(case_seed(11))
     Q, K, V = rng.normal(size=(5, 4)), rng.normal(size=(5, 4)), rng.normal(size=(5, 3))
     arbitrary = rng.random((3, 5)) > 0.4
     arbitrary[:, 0] = True
@@ -170,7 +170,7 @@ def exercicio_1(c: Checker, attention_fn):
         ("pontuações grandes, máscara causal", 60 * Q, 60 * K, V, causal_mask(5)),
     ]
     bloqueio_ok = somas_ok = True
-    for label, q, k, v, mask in c.casos(cases):
+    for label, q, k, v, mask in c.cases(cases):
         got = c.pair(c.call(label, attention_fn, q, k, v, names=("Q", "K", "V"), forbidden=_PRONTAS, mask=mask),
                      label)
         if got is None:
@@ -218,7 +218,7 @@ def _dica_mascara(q, k, mask, A, ref_A, d_v: int = 0) -> str | None:
         return None
     livres = np.ones(A.shape[0], dtype=bool) if mask is None else mask.any(axis=-1)  # linhas com o que olhar
     if np.abs(q @ k.T).max() > 700 and not (np.isfinite(A).all() and np.allclose(A[livres].sum(axis=-1), 1)):
-        return DICA_INSTAVEL  # NaN, ou linhas zeradas por um nan_to_num por cima do NaN
+        return UNSTABLE_SOFTMAX_HINT  # NaN, ou linhas zeradas por um nan_to_num por cima do NaN
     d_k = q.shape[-1]
     scores = q @ k.T / np.sqrt(d_k)
     blocked = np.zeros_like(scores, dtype=bool) if mask is None else ~mask
@@ -271,12 +271,12 @@ def exercicio_2(c: Checker, mha_fn):
     Reconhece a escala por sqrt(d_model) em vez de sqrt(d_k), a divisão errada em cabeças (reshape sem
     transpor) e a falta da projeção final ``W_o``.
     """
-    rng = np.random.default_rng(semente(5))
-    for n, d_model, n_heads, escala in c.casos(((6, 8, 2, 1), (5, 16, 4, 1), (4, 6, 1, 1), (1, 8, 4, 1),
+    rng = np.random.default_rng(case_seed(5))
+    for n, d_model, n_heads, escala in c.cases(((6, 8, 2, 1), (5, 16, 4, 1), (4, 6, 1, 1), (1, 8, 4, 1),
                                                 (5, 8, 2, 60))):
         X = escala * rng.normal(size=(n, d_model))  # o último caso: pontuações grandes
         W_q, W_k, W_v, W_o = (rng.normal(size=(d_model, d_model)) / np.sqrt(d_model) for _ in range(4))
-        congelados = [_congelar(a) for a in (X, W_q, W_k, W_v, W_o)]
+        congelados = [frozen_copy(a) for a in (X, W_q, W_k, W_v, W_o)]
         label = f"n={n}, d_model={d_model}, n_heads={n_heads}"
         got = c.pair(c.call(label, mha_fn, X, W_q, W_k, W_v, W_o, n_heads,
                            names=("X", "W_q", "W_k", "W_v", "W_o", "n_heads"), forbidden=_PRONTAS_MHA), label)
@@ -287,7 +287,7 @@ def exercicio_2(c: Checker, mha_fn):
         out, A = got
         hint = None
         if A.shape == ref_A.shape and not np.allclose(A, ref_A, atol=1e-5):
-            hint = _diagnose_heads(X, W_q, W_k, n_heads, A)
+            hint = diagnose_heads(X, W_q, W_k, n_heads, A)
         elif A.shape != ref_A.shape:
             hint = "os pesos devem ter forma (n_heads, n, n): uma matriz de atenção por cabeça."
         ok = c.close(A, ref_A, f"{label}: pesos por cabeça (n_heads, n, n)", hint=hint)
@@ -309,19 +309,18 @@ def exercicio_3(c: Checker, compare_fn):
     Frases de tamanhos diferentes devem levantar ``ValueError``.
     """
     # sementes que não são a padrão (42): uma SelfAttention nova, criada dentro da função, não passa
-    sentences = [(SelfAttention(8, 4, 4, seed=semente(2024)),
+    sentences = [(SelfAttention(8, 4, 4, seed=case_seed(2024)),
                   "o gato sentou sobre o tapete", "o cão deitou sobre a cama"),
-                 (SelfAttention(8, 3, 5, seed=semente(99)), "a menina leu o livro", "a menina leu o jornal")]
-    for attn, s1, s2 in c.casos(sentences):
+                 (SelfAttention(8, 3, 5, seed=case_seed(99)), "a menina leu o livro", "a menina leu o jornal")]
+    for attn, s1, s2 in c.cases(sentences):
         (_, X1), (_, X2) = embed_hashed(s1), embed_hashed(s2)
         label = f"“{s1}” × “{s2}”"
         result = c.call(label, compare_fn, attn, X1, X2, names=("attn", "X1", "X2"))
         ref1, ref2 = attn(X1)[1], attn(X2)[1]  # depois da chamada (attn volta ao que era, se foi alterada)
-        if not c.expect(isinstance(result, (tuple, list)) and len(result) == 3,
-                        f"{label}: devolve (pesos1, pesos2, diferenca)", "uma tupla com 3 itens", _descricao(result),
-                        _dica_retorno(result, "pesos1", "pesos2", "diferenca")):
+        itens = c.returns(result, label, "pesos1", "pesos2", "diferenca")
+        if itens is None:
             return
-        A1, A2, diff = result
+        A1, A2, diff = itens
         dica = _dica_ex3(A1, A2, diff, ref1, ref2, attn(X1)[0])
         ok = c.close(A1, ref1, f"{label}: pesos da 1ª frase",
                      hint=dica or "use attn.forward(X1): a instância attn que a função recebe, não uma nova.")
@@ -334,20 +333,13 @@ def exercicio_3(c: Checker, compare_fn):
         if not ok:
             return
     _, X3 = embed_hashed("uma frase curta")
-    got, mensagem = "nenhum erro", ""
-    try:
-        c.call("frases de tamanhos diferentes", compare_fn, attn, X1, X3, names=("attn", "X1", "X2"))
-    except ValueError as exc:
-        got, mensagem = f"ValueError: {exc}", str(exc).strip()
-    except Exception as exc:  # noqa: BLE001 - outro erro não é o pedido: a dica diz qual foi
-        got = f"{type(exc).__name__}: {exc}"
-    own = got.startswith("ValueError") and not _erro_do_numpy(got)
-    c.expect(own and bool(mensagem), "frases de tamanhos diferentes levantam o SEU ValueError, com mensagem clara",
-             "ValueError levantado pela sua função, com uma mensagem", got[:120] if mensagem or not own else
-             "ValueError sem mensagem",
-             "compare X1.shape[0] com X2.shape[0] ANTES de calcular e levante ValueError com uma mensagem sua, por "
-             "exemplo raise ValueError(f\"X1 tem {X1.shape[0]} tokens e X2 tem {X2.shape[0]}\") (o erro de "
-             "broadcast do NumPy, um ValueError vazio ou outro tipo de erro não contam).")
+    c.expect_value_error("frases de tamanhos diferentes", compare_fn, attn, X1, X3, names=("attn", "X1", "X2"),
+                         what="frases de tamanhos diferentes levantam o SEU ValueError, com mensagem clara",
+                         expected="ValueError levantado pela sua função, com uma mensagem", with_message=True,
+                         hint="compare X1.shape[0] com X2.shape[0] ANTES de calcular e levante ValueError com uma "
+                              "mensagem sua, por exemplo raise ValueError(f\"X1 tem {X1.shape[0]} tokens e X2 tem "
+                              "{X2.shape[0]}\") (o erro de broadcast do NumPy, um ValueError vazio ou outro tipo de "
+                              "erro não contam).")
 
 
 def _dica_ex3(A1, A2, diff, ref1, ref2, saida1) -> str | None:
@@ -390,17 +382,17 @@ def projeto(c: Checker, per_head_fn):
     ``ValueError``. O tamanho é o número de tokens, não o de palavras separadas por espaço: um par tem o mesmo
     número de tokens e números de palavras diferentes (não pode levantar) e outro o contrário (precisa levantar).
     """
-    casos = ((MultiHeadAttention(16, 4, seed=semente(7)), "o gato sentou sobre o tapete",
+    casos = ((MultiHeadAttention(16, 4, seed=case_seed(7)), "o gato sentou sobre o tapete",
               "o cachorro dormiu sobre a cama"),
-             (MultiHeadAttention(12, 3, seed=semente(2024)), "ela abriu a porta", "ele fechou a janela"),
+             (MultiHeadAttention(12, 3, seed=case_seed(2024)), "ela abriu a porta", "ele fechou a janela"),
              # 3 e 4 palavras, 4 tokens cada ("guarda-chuva" são dois)
-             (MultiHeadAttention(8, 2, seed=semente(31)), "o guarda-chuva molhou", "o gato dormiu cedo"))
-    for mha, a, b in c.casos(casos):
+             (MultiHeadAttention(8, 2, seed=case_seed(31)), "o guarda-chuva molhou", "o gato dormiu cedo"))
+    for mha, a, b in c.cases(casos):
         label = f"“{a}” × “{b}” (d_model={mha.d_model}, n_heads={mha.n_heads})"
         try:
             result = c.call(label, per_head_fn, a, b, mha, names=("frase_a", "frase_b", "mha"))
         except ValueError as exc:
-            if _erro_do_numpy(str(exc)) or _BIBLIOTECA.match(str(exc)):  # a conta do aluno quebrou: o erro já diz
+            if is_numpy_shape_error(str(exc)) or _BIBLIOTECA.match(str(exc)):  # a conta do aluno quebrou: o erro já diz
                 raise
             compare = "compare os tokens, X_a.shape[0] com X_b.shape[0] (ou len(atencao.tokenize(frase)))"
             c.expect(False, f"{label}: frases com o mesmo número de tokens não levantam erro", "nenhum erro",
@@ -413,11 +405,10 @@ def projeto(c: Checker, per_head_fn):
             return
         ref_a = mha(embed_hashed(a, d_model=mha.d_model)[1])[1]  # depois da chamada: nada a ler na pilha
         ref_b = mha(embed_hashed(b, d_model=mha.d_model)[1])[1]
-        if not c.expect(isinstance(result, (tuple, list)) and len(result) == 3,
-                        f"{label}: devolve (pesos_a, pesos_b, diferenca_por_cabeca)", "uma tupla com 3 itens",
-                        _descricao(result), _dica_retorno(result, "pesos_a", "pesos_b", "diferenca_por_cabeca")):
+        itens = c.returns(result, label, "pesos_a", "pesos_b", "diferenca_por_cabeca")
+        if itens is None:
             return
-        Wa, Wb, diff = result
+        Wa, Wb, diff = itens
         hint = "X = atencao.embed_hashed(frase, d_model=mha.d_model)[1]; pesos = mha(X)[1], com a mha recebida."
         if (np.shape(Wa) == ref_b.shape and np.shape(Wb) == ref_a.shape and not np.allclose(ref_a, ref_b)
                 and np.allclose(np.asarray(Wa, dtype=float), ref_b)
@@ -434,25 +425,17 @@ def projeto(c: Checker, per_head_fn):
     for a, b, label in (("o gato dormiu", "uma frase bem mais comprida que a outra", "frases de tamanhos diferentes"),
                         ("o gato dormiu", "o guarda-chuva molhou",
                          "frases com o mesmo número de palavras e números de tokens diferentes")):
-        got = "nenhum erro"
-        try:
-            c.call(label, per_head_fn, a, b, casos[0][0], names=("frase_a", "frase_b", "mha"))
-        except ValueError as exc:
-            got = f"ValueError: {exc}"
-        except Exception as exc:  # noqa: BLE001 - outro erro (ex.: o de broadcast do NumPy) não é o pedido
-            got = f"{type(exc).__name__}: {exc}"
         dica = "compare o número de tokens das duas frases antes de calcular e levante ValueError com uma mensagem sua."
         if len(a.split()) == len(b.split()):
             dica = (f"“{a}” × “{b}”: {_contagens(a, b)}. O tamanho que importa é o número de tokens: compare "
                     "X_a.shape[0] com X_b.shape[0] (ou len(atencao.tokenize(frase))), não frase.split(), e levante "
                     "ValueError com uma mensagem sua.")
-        if not c.expect(got.startswith("ValueError") and not _erro_do_numpy(got),
-                        f"{label} levantam ValueError, como pede o enunciado",
-                        "ValueError levantado pela sua função", got[:120], dica):
+        if not c.expect_value_error(label, per_head_fn, a, b, casos[0][0], names=("frase_a", "frase_b", "mha"),
+                                    what=f"{label} levantam ValueError, como pede o enunciado", hint=dica):
             return
 
 
-proteger()  # a foto da biblioteca e desta verificação, antes do código do aluno
+protect()  # a foto da biblioteca e desta verificação, antes do código do aluno
 
 
 def __getattr__(nome: str):

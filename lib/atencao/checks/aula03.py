@@ -12,8 +12,8 @@ import numpy as np
 
 from ..attention import attend, scaled_dot_product_attention, self_attention
 from ..multihead import MultiHeadAttention, merge_heads, split_heads
-from ._core import Checker, _congelar, _descricao, _dica_retorno, check, passou, proteger, semente
-from ._multicabeca import _diagnose_heads
+from .framework import Checker, case_seed, check, describe, frozen_copy, matching_hint, passou, protect
+from .multihead_hints import diagnose_heads
 
 # As referências (_top_heads, ...) ficam privadas: são as respostas dos exercícios, não ferramentas do aluno.
 __all__ = ["passou", "exercicio_1", "exercicio_2", "exercicio_3", "exercicio_4", "projeto"]
@@ -167,7 +167,7 @@ def exercicio_1(c: Checker, fn, encoder):
     encoder = _confiavel(encoder)
     casos = [(*SENTENCES[0], 5, encoder), (*SENTENCES[1], 3, encoder), (FRASE_REPETIDA, "ele", "gato", 5, encoder),
              (*SENTENCES[0], 8, _recorte(encoder))]
-    for sentence, src, dst, k, modelo in c.casos(casos):
+    for sentence, src, dst, k, modelo in c.cases(casos):
         label = f"“{src}” → “{dst}” em “{sentence}”, k={k}"
         if modelo is not encoder:
             label += f", num recorte do modelo ({modelo.config.n_layers} camadas × {modelo.config.n_heads} cabeças)"
@@ -203,17 +203,6 @@ def exercicio_1(c: Checker, fn, encoder):
             return
 
 
-def _dica_por_candidatos(got: np.ndarray, ref: np.ndarray, candidatos: list) -> str | None:
-    """A dica do primeiro candidato (um engano comum, já calculado) igual ao que a função devolveu e diferente da
-    referência; ``None`` se nenhum bate."""
-    for dica, cand in candidatos:
-        cand = np.asarray(cand, dtype=float)
-        if cand.shape == got.shape and np.allclose(got, cand, atol=1e-5) and not (
-                cand.shape == ref.shape and np.allclose(cand, ref, atol=1e-5)):
-            return dica
-    return None
-
-
 def _dica_forma(got: np.ndarray, attentions: np.ndarray) -> str | None:
     """Dica para um resultado que não tem a forma (n_layers,): por cabeça, por consulta, por cabeça em vez de
     por camada."""
@@ -239,10 +228,10 @@ def exercicio_2(c: Checker, fn, encoder):
     3 camadas × 5 cabeças) e nas do modelo. Reconhece os enganos comuns (sem os pesos, sem o valor absoluto,
     a distância ao quadrado, média em vez de soma sobre j, uma cabeça só, a média das camadas, soma em vez de
     média nas cabeças, só o token de maior peso) e dá a dica de cada um."""
-    rng = np.random.default_rng(semente(3))
+    rng = np.random.default_rng(case_seed(3))
     cases = [rng.dirichlet(np.ones(n), size=(L, H, n)) for L, H, n in ((2, 3, 4), (3, 5, 7))]
     cases.append(_confiavel(encoder)(SENTENCES[0][0]).attentions)
-    for k, att in enumerate(c.casos(cases), start=1):
+    for k, att in enumerate(c.cases(cases), start=1):
         got = c.array(c.call(f"caso {k}", fn, att, names=("attentions",), forbidden=_REFERENCIAS),
                       f"caso {k}: devolve um array")
         if got is None:
@@ -273,7 +262,7 @@ def _dica_distancia(got: np.ndarray, ref: np.ndarray, att: np.ndarray) -> str:
         ("a distância média usa todos os pesos da linha (Σ_j w_ij |i − j|), não só a do token de maior peso.",
          np.abs(att.argmax(-1) - np.arange(n)).mean(axis=(1, 2))),
     ]
-    return _dica_por_candidatos(got, ref, candidatos) or (
+    return matching_hint(got, ref, candidatos) or (
         "para cada camada: média sobre cabeças e consultas de Σ_j w_ij |i − j| (a soma sobre as colunas j "
         "de cada linha).")
 
@@ -284,7 +273,7 @@ def exercicio_3(c: Checker, fn, encoder):
     os enganos comuns (uma coluna só, as linhas em vez das colunas, a média das duas colunas, a coluna errada,
     sem as consultas especiais, uma cabeça só, soma nas cabeças) e dá a dica de cada um."""
     encoder = _confiavel(encoder)
-    for sentence in c.casos((SENTENCES[0][0], "Não deixe o coração decidir sozinho")):
+    for sentence in c.cases((SENTENCES[0][0], "Não deixe o coração decidir sozinho")):
         got = c.array(c.call(f"“{sentence}”", fn, encoder, sentence, names=("encoder", "frase"),
                              forbidden=_REFERENCIAS),
                       f"“{sentence}”: devolve um array")
@@ -316,7 +305,7 @@ def _dica_especiais(got: np.ndarray, ref: np.ndarray, a: np.ndarray) -> str:
         ("um valor para cada camada: não tire a média também sobre as camadas.",
          np.full(a.shape[0], (a[..., 0] + a[..., -1]).mean())),
     ]
-    return _dica_por_candidatos(got, ref, candidatos) or (
+    return matching_hint(got, ref, candidatos) or (
         "por camada: média, sobre cabeças e consultas, de w[:, 0] + w[:, -1] (a coluna de <s> mais a de </s>).")
 
 
@@ -336,12 +325,12 @@ def exercicio_4(c: Checker, fn, encoder):
     modelo inteiro, ``encoder(frase, attention_fn=fn)``, com as atenções das 12 camadas iguais às da
     biblioteca (≤ 1e-5) e o mesmo estado final. Fonte: Aula 3, ``03-exercicios`` (exercício 4).
     """
-    rng = np.random.default_rng(semente(4))
-    for n, d_model, n_heads in c.casos(((5, 8, 2), (3, 12, 3), (1, 8, 4))):
+    rng = np.random.default_rng(case_seed(4))
+    for n, d_model, n_heads in c.cases(((5, 8, 2), (3, 12, 3), (1, 8, 4))):
         X = rng.normal(size=(n, d_model))
         Ws = [rng.normal(size=(d_model, d_model)) / np.sqrt(d_model) for _ in range(4)]
         bs = [rng.normal(size=d_model) for _ in range(4)]
-        congelados = [_congelar(a) for a in (X, *Ws, *bs)]
+        congelados = [frozen_copy(a) for a in (X, *Ws, *bs)]
         label = f"n={n}, d_model={d_model}, n_heads={n_heads}, com vieses"
         result = c.call(label, fn, X, *Ws, n_heads, *bs, names=_NOMES_MHA, forbidden=_PRONTAS_MHA)
         got = c.pair(result, label)
@@ -356,7 +345,7 @@ def exercicio_4(c: Checker, fn, encoder):
         elif np.allclose(A, sem_vieses[1], atol=1e-6):
             dica = "faltou somar os vieses: Q = X @ W_q + b_q, K = X @ W_k + b_k, V = X @ W_v + b_v."
         else:  # os mesmos enganos da Aula 2, exercício 2 (escala, divisão em cabeças, softmax), agora com vieses
-            dica = _diagnose_heads(X, W_q, W_k, n_heads, A, b_q, b_k)
+            dica = diagnose_heads(X, W_q, W_k, n_heads, A, b_q, b_k)
         ok = c.close(A, ref_A, f"{label}: pesos por cabeça (n_heads, n, n)", hint=dica)
         dica = (_dica_saida(out, ref_out, X, W_q, W_k, W_v, W_o, n_heads, b_q, b_k, b_v, b_o) if ok else
                 "a saída depende dos pesos: corrija primeiro os pesos (acima).")
@@ -390,11 +379,9 @@ def _dica_saida(out, ref_out, X, W_q, W_k, W_v, W_o, n_heads, b_q, b_k, b_v, b_o
         ("faltou a projeção final: saida = concat @ W_o + b_o (a concatenação das cabeças ainda passa por W_o).",
          mha(b_v, zero, np.eye(len(b_o))) + b_o),
     ]
-    for dica, cand in candidatos:
-        if out.shape == cand.shape and np.allclose(out, cand, atol=1e-6) and not np.allclose(cand, ref_out, atol=1e-6):
-            return dica
-    return ("os pesos estão certos: concatene as cabeças de volta para (n, d_model), na ordem, multiplique por W_o e "
-            "some b_o (com V = X @ W_v + b_v).")
+    return matching_hint(out, candidatos, ref_out, atol=1e-6) or (
+        "os pesos estão certos: concatene as cabeças de volta para (n, d_model), na ordem, multiplique por W_o e "
+        "some b_o (com V = X @ W_v + b_v).")
 
 
 @check("Projeto (a linha de atenção de um token)")
@@ -403,7 +390,7 @@ def projeto(c: Checker, fn, encoder):
     (a primeira ocorrência: um caso tem a palavra duas vezes). Reconhece a palavra procurada sem o ``▁``, a
     última ocorrência, a coluna em vez da linha, camada e cabeça trocadas e a média das cabeças."""
     encoder = _confiavel(encoder)
-    for sentence, layer, head, word in c.casos(((SENTENCES[0][0], 5, 3, "ele"), (SENTENCES[1][0], 0, 0, "porta"),
+    for sentence, layer, head, word in c.cases(((SENTENCES[0][0], 5, 3, "ele"), (SENTENCES[1][0], 0, 0, "porta"),
                                                 (SENTENCES[1][0], 11, 11, "frio"), (FRASE_REPETIDA, 8, 2, "ele"))):
         label = f"camada {layer}, cabeça {head}, “{word}”" + (f" em “{sentence}”" if sentence == FRASE_REPETIDA else "")
         try:
@@ -414,13 +401,13 @@ def projeto(c: Checker, fn, encoder):
                 raise
             _dica_sem_marca(c, label, word, exc)
             return
-        if not c.expect(isinstance(result, (tuple, list)) and len(result) == 2, f"{label}: devolve (tokens, linha)",
-                        "uma tupla (tokens, linha)", _descricao(result), _dica_retorno(result, "tokens", "linha")):
+        itens = c.returns(result, label, "tokens", "linha")
+        if itens is None:
             return
-        tokens, row = result
+        tokens, row = itens
         out = encoder(sentence)
         if not c.expect(isinstance(tokens, (list, tuple)) and list(tokens) == out.tokens, f"{label}: tokens (1º item)",
-                        out.tokens, list(tokens) if isinstance(tokens, (list, tuple)) else _descricao(tokens),
+                        out.tokens, list(tokens) if isinstance(tokens, (list, tuple)) else describe(tokens),
                         "o 1º item são os tokens, encoder(frase).tokens; a ordem do return é (tokens, linha)."):
             return
         i, a = _token_index(out.tokens, word), out.attentions
@@ -428,7 +415,7 @@ def projeto(c: Checker, fn, encoder):
         got = c.array(row, f"{label}: a linha é um array de números")
         if got is None:
             return
-        hint = _dica_por_candidatos(got, ref, [
+        hint = matching_hint(got, ref, [
             (f"“{word}” aparece duas vezes na frase e a sua função usou a última ocorrência; o enunciado pede a "
              "primeira: out.tokens.index(\"▁\" + palavra).", a[layer, head, _ultima(out.tokens, word)]),
             ("é a linha do token (para onde ele olha), out.attentions[camada, cabeca, i], não a coluna "
@@ -441,4 +428,4 @@ def projeto(c: Checker, fn, encoder):
             return
 
 
-proteger()  # a foto da biblioteca e desta verificação, antes do código do aluno
+protect()  # a foto da biblioteca e desta verificação, antes do código do aluno

@@ -1,6 +1,6 @@
 """Dicas para a atenção multicabeça do aluno, comuns à Aula 2 (exercício 2) e à Aula 3 (exercício 4).
 
-Um módulo à parte, sem ``proteger()``: as duas aulas o importam sem que uma importe a outra.
+Um módulo à parte, sem ``protect()``: as duas aulas o importam sem que uma importe a outra.
 """
 
 from __future__ import annotations
@@ -9,14 +9,32 @@ import numpy as np
 
 from ..attention import softmax
 from ..multihead import split_heads
-from ._core import DICA_INSTAVEL
+from .report import UNSTABLE_SOFTMAX_HINT
+
+__all__ = ["diagnose_heads"]
 
 
-def _diagnose_heads(X, W_q, W_k, n_heads, A, b_q=0.0, b_k=0.0) -> str:
-    """Dica específica para pesos multicabeça errados, reconhecendo os enganos mais comuns (com os vieses
-    ``b_q`` e ``b_k`` da Aula 3, exercício 4, quando houver)."""
+def diagnose_heads(X, W_q, W_k, n_heads, A, b_q=0.0, b_k=0.0) -> str:
+    """Dica específica para pesos multicabeça errados, reconhecendo os enganos mais comuns.
+
+    Parâmetros
+    ----------
+    X : ndarray, shape (n, d_model)
+    W_q, W_k : ndarray, shape (d_model, d_model)
+    n_heads : int
+    A : ndarray
+        Os pesos que a função do aluno devolveu (o esperado é (n_heads, n, n)).
+    b_q, b_k : ndarray, shape (d_model,), ou 0.0
+        Os vieses da Aula 3, exercício 4 (0.0 na Aula 2).
+
+    Devolve
+    -------
+    str
+        A dica do engano reconhecido (escala por sqrt(d_model), sem escala, softmax por coluna, reshape
+        sem transpor; NaN/inf: a softmax instável) ou, se nenhum, o passo a passo da conta.
+    """
     if A.size and not np.isfinite(A).all():
-        return DICA_INSTAVEL
+        return UNSTABLE_SOFTMAX_HINT
     n, d_model = X.shape
     d_k = d_model // n_heads
     XQ, XK = X @ W_q + b_q, X @ W_k + b_k

@@ -1,0 +1,277 @@
+"""O arcabouço das verificações: o que quem escreve uma verificação usa.
+
+Uma verificação é uma função decorada com :func:`check` que recebe um :class:`Checker` e a função do aluno,
+roda-a em vários casos (:meth:`Checker.cases`, :meth:`Checker.call`) e registra critérios
+(:meth:`Checker.expect`, :meth:`Checker.close`, :meth:`Checker.returns`...). O relatório impresso tem uma
+linha por critério: ✅ OK quando passa, ❌ FALHOU com o esperado, o obtido e uma dica quando falha. Cada
+símbolo vem com uma palavra (:data:`MARKS`): sem uma fonte de emoji (comum em laboratórios Linux), os três
+símbolos aparecem como o mesmo quadrado vazio, e a palavra ainda diz o resultado.
+
+- Exercício ainda não feito (o código do aluno levanta ``NotImplementedError``): imprime ⏳ e **não**
+  levanta erro, para o notebook do aluno rodar de cima a baixo.
+- Em correção automática (variável de ambiente ``NBGRADER_EXECUTION`` definida, como faz o nbgrader),
+  qualquer falha, inclusive exercício não feito, levanta ``AssertionError``.
+
+Este módulo também reexporta os ajudantes de texto (:mod:`.report`) e de casos (:mod:`.cases`): um módulo
+de verificação importa tudo daqui. O guia "como escrever uma verificação" está em ``checks/README.md``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import io
+import os
+import warnings
+import weakref
+
+import numpy as np
+
+from .._validation import read_only_copy
+from . import integrity
+from .cases import case_seed
+from .checker import Captured, Checker, RemoteCall, StopCheck
+from .errors import is_numpy_shape_error, student_error
+from .figures import close_new_figures, open_figures
+from .report import (
+    MARKS,
+    UNSTABLE_SOFTMAX_HINT,
+    describe,
+    format_number,
+    format_value,
+    return_hint,
+    wrap_report,
+)
+
+__all__ = [
+    # o arcabouço
+    "Checker", "check", "CheckResult", "Captured", "RemoteCall", "StopCheck", "passou", "grading", "protect",
+    "frozen_copy", "matching_hint",
+    # reexportados: casos, texto do relatório, figuras e erros
+    "case_seed", "MARKS", "UNSTABLE_SOFTMAX_HINT", "describe", "format_number",
+    "format_value", "return_hint", "wrap_report", "open_figures", "close_new_figures", "is_numpy_shape_error",
+]
+
+
+def grading() -> bool:
+    """``True`` durante a correção automática (o nbgrader define ``NBGRADER_EXECUTION``)."""
+    return bool(os.environ.get("NBGRADER_EXECUTION"))
+
+
+class CheckResult:
+    """Resultado de uma verificação: ``bool(resultado)`` diz se passou; ``falhas`` lista os critérios.
+
+    No Jupyter não mostra nada como última expressão (o relatório já foi impresso).
+    """
+
+    def __init__(self, title: str, passed: bool, status: str, failures: list[str]):
+        self.title = title
+        self.passed = passed
+        self.status = status  # "ok", "falhou" ou "nao_feito"
+        self.failures = failures
+
+    def __bool__(self) -> bool:
+        return self.passed
+
+    def __repr__(self) -> str:
+        return f"CheckResult({self.title!r}, status={self.status!r})"
+
+    def _ipython_display_(self):
+        """O relatório já foi impresso; nada mais a mostrar."""
+
+
+def check(title: str):
+    """Decorador: transforma ``f(checker, fn, *args)`` numa verificação completa.
+
+    Parâmetros
+    ----------
+    title : str
+        O título do relatório (``"Exercício 4 (projeções Q, K, V)"``).
+
+    Devolve
+    -------
+    callable
+        Um decorador. A verificação decorada recebe a função do aluno (e o que mais a célula passar), cria
+        um :class:`Checker` e o passa como 1º argumento a ``f``; imprime o relatório e devolve um
+        :class:`CheckResult`. Cuida do exercício não feito (``NotImplementedError`` vira ⏳), das exceções do
+        código do aluno (viram um ❌ com a linha dele, :func:`.errors.student_error`), das figuras abertas
+        (fechadas no fim), das trocas na biblioteca (:meth:`Checker.report_tampering`) e do modo de correção.
+        ``f`` pode simplesmente ``return`` depois do primeiro ❌ de um caso: a verificação para ali.
+
+    Raises
+    ------
+    AssertionError
+        Só no modo de correção (:func:`grading`), quando a verificação não passa ou o exercício não foi feito.
+    """
+
+    def decorator(func):
+        @functools.wraps(func)
+        def wrapper(*args, **kwargs) -> CheckResult:
+            checker = Checker(title)
+            status, nao_feito = "ok", None
+            checker.report_tampering("trocado antes da verificação")
+            figs_before = open_figures()
+            try:
+                # o que a função do aluno imprime (e os avisos do NumPy) não polui o relatório
+                with contextlib.redirect_stdout(io.StringIO()), warnings.catch_warnings(), np.errstate(all="ignore"):
+                    warnings.simplefilter("ignore")
+                    func(checker, *args, **kwargs)
+            except StopCheck:
+                pass
+            except NotImplementedError as exc:
+                nao_feito = exc
+                if checker.lines:  # já passou por casos: não é "não feito", é um erro num caso (ex.: com máscara)
+                    checker.expect(False, *student_error(exc))
+                else:
+                    status = "nao_feito"
+            except (Exception, SystemExit, GeneratorExit) as exc:  # noqa: BLE001 - o erro do aluno vira um ❌
+                checker.expect(False, *student_error(exc))
+            finally:
+                close_new_figures(figs_before)
+            if status == "nao_feito":
+                quem = _unfinished_helper(nao_feito, args[0] if args else None)
+                print(wrap_report(f"{MARKS['nao_feito']} — {title}: ainda não resolvido (o código levanta "
+                               "NotImplementedError). Complete a célula do exercício e rode esta verificação de novo."
+                               if not quem else
+                               f"{MARKS['nao_feito']} — {title}: a sua função usa {quem}, que ainda não foi "
+                               f"resolvida (levanta NotImplementedError). Resolva {quem} antes e rode esta "
+                               "verificação de novo."))
+                _record(args[0] if args else None, status)
+                if grading():
+                    raise AssertionError(f"{title}: exercício não resolvido.")
+                return CheckResult(title, False, status, ["não resolvido"])
+            if type(checker.failures) is not list or type(checker.lines) is not list:  # noqa: E721
+                checker.failures = ["o relatório da verificação foi alterado durante a execução"]
+            passed = not checker.failures
+            status = "ok" if passed else "falhou"
+            _record(args[0] if args else None, status)
+            linhas = [checker.header(passed), *checker.lines]
+            if not passed and checker.failed_case is not None and checker.failed_case < (checker.n_cases or 0):
+                linhas.append("  (a verificação para no primeiro caso que falha: corrija-o e rode de novo para ver os "
+                              "próximos)")
+            print(wrap_report("\n".join(linhas)))
+            if grading() and not passed:
+                raise AssertionError(f"{title}: não passou em: " + "; ".join(checker.failures))
+            return CheckResult(title, passed, status, checker.failures)
+
+        return wrapper
+
+    return decorator
+
+
+# o último resultado de cada função verificada (a função do aluno é a chave; se ela for redefinida, a nova
+# ainda não foi verificada): é o que :func:`passou` consulta antes de uma demonstração
+_LAST_STATUS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _record(fn, status: str) -> None:
+    """Guarda o resultado da última verificação de ``fn`` (veja :func:`passou`)."""
+    try:
+        _LAST_STATUS[fn] = status
+    except TypeError:  # um objeto sem referência fraca: a demonstração pede para verificar de novo
+        pass
+
+
+# ---------- integridade: a verificação e a biblioteca como foram importadas ----------
+
+
+
+
+def passou(fn, avisar: bool = True) -> bool:
+    """``True`` se a última verificação rodada com a função ``fn`` (o mesmo objeto) deu ✅.
+
+    As células de demonstração dos exercícios começam com ``if aula02.passou(sua_funcao):`` e só usam a
+    função do aluno depois do ✅, em vez de quebrar com um erro de dentro da biblioteca. Quando não
+    passou, imprime o que falta (resolver, corrigir ou rodar a verificação) e devolve ``False``.
+
+    Parâmetros
+    ----------
+    fn : callable
+        A função do aluno, a mesma passada à verificação. Se a célula da função rodou de novo depois da
+        verificação, é outra função: a verificação precisa rodar de novo.
+    avisar : bool
+        Se ``False``, não imprime nada (para escolher entre a função do aluno e a da biblioteca).
+    """
+    nome = getattr(fn, "__name__", "a sua função")
+    try:
+        status = _LAST_STATUS.get(fn)
+    except TypeError:
+        status = None
+    if status == "ok":
+        return True
+    if not avisar:
+        return False
+    if status == "nao_feito":
+        print(wrap_report(f"{MARKS['nao_feito']} — a demonstração aparece quando {nome} estiver pronta e a verificação "
+                       f"acima der {MARKS['ok']}."))
+    elif status == "falhou":
+        print(wrap_report(f"{MARKS['espera']} — a demonstração espera o {MARKS['ok']}: corrija {nome} (a verificação "
+                       "acima diz o que falta) e rode de novo a célula da função, a verificação e esta célula."))
+    else:
+        print(wrap_report(f"{MARKS['espera']} — rode antes a verificação acima: a demonstração usa {nome} só depois "
+                       f"do {MARKS['ok']} (se você mudou a função, verifique de novo)."))
+    return False
+
+
+def _unfinished_helper(exc, fn) -> str | None:
+    """O nome da função (outra que não ``fn``) que levantou o ``NotImplementedError``: a resposta do aluno
+    pode estar pronta e usar outra ainda em esboço (por exemplo, ``my_softmax``)."""
+    tb, nome = getattr(exc, "__traceback__", None), getattr(exc, "quem_levantou", None)
+    while tb is not None:
+        nome = tb.tb_frame.f_code.co_name
+        tb = tb.tb_next
+    alvo = getattr(fn, "__name__", None)
+    return nome if nome and alvo and nome != alvo and not nome.startswith("<") else None
+
+
+def protect() -> None:
+    """A foto de integridade da biblioteca e das verificações, antes do código do aluno.
+
+    Chame no fim de cada módulo de verificação (``aulaNN.py``): fotografa os módulos de ``atencao`` já
+    carregados (inclusive o que acabou de carregar), o NumPy e as classes :class:`Checker` e
+    :class:`CheckResult` (:func:`.integrity.protect`). Idempotente.
+    """
+    integrity.protect(Checker, CheckResult)
+
+
+def frozen_copy(a) -> np.ndarray:
+    """Cópia imutável de ``a`` (:func:`atencao._validation.read_only_copy`: nem ``setflags(write=True)`` a
+    libera), para as entradas de um caso.
+
+    As referências da verificação são calculadas **depois** da chamada do aluno, a partir destas cópias:
+    antes, elas ficariam visíveis nos quadros da pilha durante a chamada; depois, a partir de arrays mutáveis,
+    a função do aluno poderia alterá-los pela pilha. Uso::
+
+        congelados = [frozen_copy(a) for a in (X, W_q)]
+        got = c.pair(c.call(label, fn, X, W_q, names=("X", "W_q")), label)
+        X, W_q = congelados  # a referência vem das cópias imutáveis
+    """
+    return read_only_copy(a)
+
+
+def matching_hint(got: np.ndarray, candidates, ref=None, atol: float = 1e-5) -> str | None:
+    """A dica do primeiro engano comum que reproduz ``got``.
+
+    Parâmetros
+    ----------
+    got : ndarray
+        O que a função do aluno devolveu (já convertido por :meth:`Checker.array`).
+    candidates : iterável de (str, array)
+        Pares ``(dica, resultado do engano)``, na ordem de prioridade: cada resultado é a conta feita com um
+        erro típico (sem a escala, softmax no eixo errado...), calculada pela verificação.
+    ref : array, opcional
+        A resposta certa: um candidato igual a ela é pulado (o engano não muda nada neste caso).
+    atol : float
+        Tolerância de ``np.allclose``.
+
+    Devolve
+    -------
+    str ou None
+        A dica do primeiro candidato com a forma de ``got`` e igual a ele; ``None`` se nenhum bate.
+    """
+    for dica, cand in candidates:
+        cand = np.asarray(cand, dtype=float)
+        if cand.shape == got.shape and np.allclose(got, cand, atol=atol) and not (
+                ref is not None and cand.shape == np.shape(ref) and np.allclose(cand, ref, atol=atol)):
+            return dica
+    return None

@@ -1,0 +1,248 @@
+"""A vigilância: as funções proibidas que o código do aluno chama, vistas com ``sys.setprofile``.
+
+Um exercício "escreva a conta você mesmo" proíbe, dentro da função do aluno, as funções prontas da biblioteca
+(``scaled_dot_product_attention``...). :class:`Watcher` anota as chamadas que o **código do aluno** faz a
+elas (as que a biblioteca faz por dentro não contam) e o que só serve para fugir da vigilância. Quem escreve
+uma verificação não usa este módulo: passa ``forbidden=`` a :meth:`.checker.Checker.call`. A correção
+(:mod:`correcao._aluno`) usa :func:`run_watched` no processo do aluno.
+"""
+
+from __future__ import annotations
+
+import _thread
+import functools
+import os
+import re
+import sys
+import threading
+import types
+
+import numpy as np
+
+__all__ = ["LIBRARY_DIR", "CHECKS_DIR", "Watcher", "run_watched", "is_student_file", "materialize"]
+
+LIBRARY_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # lib/atencao
+
+
+class Watcher:
+    """Registra, enquanto ativo, as chamadas que o código do aluno faz às funções proibidas.
+
+    Usa ``sys.setprofile`` (e ``threading.setprofile``, para threads novas): vê a chamada pelo código
+    (arquivo, linha e nome da função), então pegar a função por outro nome (``from atencao import
+    scaled_dot_product_attention as f``), de outra cópia da biblioteca (a cópia privada da correção carrega
+    os mesmos arquivos) ou rodar o código-fonte dela com ``exec`` (as funções que ela chama por dentro
+    também estão na lista) não escapa; chamadas feitas pela própria biblioteca por dentro (quem chama está
+    em ``lib/atencao``) não contam. Também aponta o que só serve para fugir da vigilância ou para usar uma
+    atenção pronta de outra biblioteca: desligar o perfil (``sys.setprofile``/``settrace``), mandar a conta
+    para uma thread ou processo, ou chamar o PyTorch.
+
+    Parâmetros
+    ----------
+    forbidden : tuple de funções ou classes
+        O que o enunciado proíbe (de uma classe, todos os métodos). Sem nada proibido, a vigilância não liga.
+
+    Atributos
+    ---------
+    used : set de str
+        Os nomes do que foi chamado (``"atencao.scaled_dot_product_attention"``, ``"o PyTorch (torch)"``...),
+        preenchido enquanto o ``with watcher:`` está ativo.
+    """
+
+    def __init__(self, forbidden: tuple):
+        self.codigos, self.conteudos, self._cache_conteudo = {}, {}, {}
+        for f in forbidden:
+            for nome, g in ([(f.__name__, f)] if not isinstance(f, type) else
+                            [(f"{f.__name__}.{k}", v) for k, v in vars(f).items()]):
+                g = getattr(g, "__func__", g)
+                code = getattr(getattr(g, "__wrapped__", g), "__code__", None)
+                if code is not None:
+                    self.codigos[_code_key(code)] = nome.replace(".__init__", "").replace(".__call__", "")
+                    self.conteudos[_code_content(code)] = self.codigos[_code_key(code)]
+        self.used: set[str] = set()
+        self._antes = None
+        self._primeira = True
+        self._cache_aluno: dict = {}
+        self._cache_fora: dict = {}
+        self.biblioteca = _library_code_ids()
+        self._fugas = {f: f"{n} (desliga a vigilância da verificação)" for f, n in (
+            (sys.setprofile, "sys.setprofile"), (sys.settrace, "sys.settrace"),
+            (threading.setprofile, "threading.setprofile"), (threading.settrace, "threading.settrace"))}
+        for nome in ("start_new_thread", "start_new", "start_joinable_thread"):
+            if hasattr(_thread, nome):
+                self._fugas[getattr(_thread, nome)] = f"uma thread (_thread.{nome})"
+        for nome in ("fork", "forkpty", "system", "popen", "posix_spawn", "posix_spawnp", "execv", "execve"):
+            if hasattr(os, nome):
+                self._fugas[getattr(os, nome)] = f"outro processo (os.{nome})"
+
+    def _perfil(self, frame, event, arg):
+        # chamado a cada chamada de função (o matplotlib faz milhares): só consultas a dicionários e conjuntos
+        if event == "c_call":
+            code = frame.f_code
+            if id(code) in self.biblioteca or not self._is_student(code.co_filename):
+                return  # a biblioteca, o matplotlib, o IPython... usam threads e o perfil por conta própria
+            nome = self._fugas.get(arg)
+            if nome:
+                self.used.add(nome)
+            raiz = (getattr(arg, "__module__", None) or "").split(".")[0]
+            if raiz in ("torch", "scipy"):  # as funções em C delas não passam por um quadro Python
+                self.used.add(_OUTSIDE_NAMES[raiz])
+            elif type(getattr(arg, "__self__", None)).__module__ == "_thread":  # lock.acquire: esperar outra thread
+                self.used.add("uma thread (_thread)")
+            return
+        if event != "call":
+            return
+        code, de_quem = frame.f_code, frame.f_back.f_code if frame.f_back else None
+        do_aluno = de_quem is not None and id(de_quem) not in self.biblioteca
+        if self._primeira:  # a chamada direta, feita por Checker.call: a "função do aluno" pode ser uma pronta
+            self._primeira, do_aluno = False, True
+        if not do_aluno:
+            return
+        if id(code) in self.biblioteca:
+            nome = self.codigos.get(_code_key(code))
+            if nome:
+                self.used.add(f"atencao.{nome}")
+            elif code.co_filename.startswith(CHECKS_DIR) and code.co_name != "passou":
+                self.used.add(f"atencao.checks ({code.co_name}), que é a própria verificação")
+            return
+        if self.conteudos:  # uma cópia do código de uma função proibida (exec do código-fonte, __code__ copiado)
+            nome = self._cache_conteudo.get(id(code), _MISSING)
+            if nome is _MISSING:
+                nome = self._cache_conteudo[id(code)] = self.conteudos.get(_code_content(code))
+            if nome:
+                self.used.add(f"atencao.{nome} (uma cópia do código dela)")
+        de_fora = self._outside(code.co_filename)
+        if de_fora and self._is_student(de_quem.co_filename):
+            self.used.add(de_fora)
+
+    def _is_student(self, arquivo: str) -> bool:
+        r = self._cache_aluno.get(arquivo)
+        if r is None:
+            r = self._cache_aluno[arquivo] = is_student_file(arquivo)
+        return r
+
+    def _outside(self, arquivo: str):
+        if arquivo not in self._cache_fora:
+            m = _OUTSIDE.search(arquivo)
+            self._cache_fora[arquivo] = next(v for k, v in _OUTSIDE_NAMES.items() if k in m.group(1)) if m else None
+        return self._cache_fora[arquivo]
+
+    def __enter__(self):
+        if self.codigos:
+            self._antes = sys.getprofile()
+            threading.setprofile(self._perfil)
+            sys.setprofile(self._perfil)
+        return self
+
+    def __exit__(self, *exc):
+        if self.codigos:
+            if sys.getprofile() != self._perfil:  # desligada por fora do Python (ctypes: PyEval_SetProfile)
+                self.used.add("um desligamento da vigilância da verificação")
+            sys.setprofile(self._antes)
+            threading.setprofile(None)
+        return False
+
+
+_OUTSIDE_NAMES = {"torch": "o PyTorch (torch)", "scipy": "o SciPy (scipy)",
+                  "concurrent": "uma thread (concurrent.futures)",
+                  "threading": "uma thread (threading)", "queue": "uma thread (queue)",
+                  "multiprocessing": "outro processo (multiprocessing)",
+                  "subprocess": "outro processo (subprocess)"}
+
+CHECKS_DIR = os.path.join(LIBRARY_DIR, "checks")
+
+
+def _not_student_paths() -> tuple:
+    import sysconfig
+
+    caminhos = {sysconfig.get_paths().get(k) for k in ("stdlib", "platstdlib", "purelib", "platlib")}
+    # a correção (lib/correcao) também não é do aluno: ela leva as chamadas ao processo do aluno
+    correcao = os.path.join(os.path.dirname(LIBRARY_DIR), "correcao")
+    return tuple(sorted(c for c in caminhos if c)) + (LIBRARY_DIR, correcao)
+
+
+_NOT_STUDENT = _not_student_paths()
+
+
+def is_student_file(arquivo: str) -> bool:
+    """O código está num arquivo do aluno (uma célula do notebook, um módulo dele), e não na biblioteca do
+    curso, na biblioteca padrão ou num pacote instalado (matplotlib, IPython, NumPy...)?"""
+    return not (arquivo.startswith(_NOT_STUDENT) or arquivo.startswith("<frozen") or "site-packages" in arquivo)
+
+
+_LIBRARY_CODES: dict = {}
+
+
+def _library_code_ids() -> frozenset:
+    """Os ids dos objetos de código das funções da biblioteca carregada (``atencao`` e a cópia privada da correção):
+    "quem chamou é a biblioteca" se decide por eles, não pelo nome do arquivo (um código do aluno com o
+    ``co_filename`` trocado para o da biblioteca não passa por ela). Calculado uma vez por conjunto de módulos."""
+    mods = [m for m in list(sys.modules.values())
+            if m is not None and str(getattr(m, "__file__", "") or "").startswith(LIBRARY_DIR)]
+    chave = frozenset(id(m) for m in mods)
+    if chave not in _LIBRARY_CODES:
+        codigos: set = set()
+
+        def juntar(code):
+            if code not in codigos:
+                codigos.add(code)
+                for c in code.co_consts:
+                    if isinstance(c, types.CodeType):
+                        juntar(c)
+
+        for m in mods:
+            for v in list(vars(m).values()):
+                for f in ([v] if not isinstance(v, type) else list(vars(v).values())):
+                    f = getattr(f, "__func__", f)
+                    for g in (f, getattr(f, "fget", None), getattr(f, "__wrapped__", None)):
+                        if isinstance(getattr(g, "__code__", None), types.CodeType):
+                            juntar(g.__code__)
+        _LIBRARY_CODES.clear()
+        _LIBRARY_CODES[chave] = (frozenset(id(c) for c in codigos), codigos)  # os ids; os objetos ficam vivos aqui
+    return _LIBRARY_CODES[chave][0]
+
+
+# O que o código do aluno não chama num exercício "escreva a conta": o PyTorch (a atenção pronta dele) e a
+# maquinaria de threads/processos (a conta rodaria fora da vigilância). Quem chama de dentro delas não conta.
+_OUTSIDE = re.compile(r"([/\\]torch[/\\]|[/\\]scipy[/\\]|[/\\]concurrent[/\\]futures[/\\]|[/\\]threading\.py$|"
+                      r"[/\\]queue\.py$|[/\\]multiprocessing[/\\]|[/\\]subprocess\.py$)")
+
+
+def materialize(valor, fundo: int = 0):
+    """O que a função devolveu, como dados comuns: arrays do NumPy (não subclasses), listas, tuplas, números,
+    textos. Um objeto com ``__array__`` vira array aqui, enquanto a vigilância está ligada: um resultado
+    "preguiçoso", que só faz a conta quando convertido, não escapa. O que não vira array fica como está
+    (listas e tuplas são percorridas até 4 níveis)."""
+    if fundo > 4 or valor is None or isinstance(valor, (str, bytes, bool, int, float, complex, np.generic)):
+        return valor
+    if isinstance(valor, np.ndarray) or hasattr(valor, "__array__"):
+        try:
+            return np.array(valor, subok=False)
+        except Exception:  # noqa: BLE001 - não virou array: a verificação diz o que recebeu
+            return valor
+    if type(valor) in (list, tuple):
+        return type(valor)(materialize(v, fundo + 1) for v in valor)
+    return valor
+
+
+def _code_key(code) -> tuple:
+    return (code.co_filename, code.co_firstlineno, code.co_name)
+
+
+@functools.lru_cache(maxsize=None)  # os códigos proibidos são os mesmos em toda verificação
+def _code_content(code) -> tuple:
+    """O que o código faz, sem onde nem como se chama: o mesmo para uma cópia recompilada (``exec`` do
+    código-fonte da biblioteca com outro nome de arquivo) ou renomeada."""
+    consts = tuple(_code_content(c) if isinstance(c, types.CodeType) else (type(c).__name__, repr(c))
+                   for c in code.co_consts)
+    return (code.co_code, code.co_names, code.co_varnames[:code.co_argcount], consts)
+
+
+def run_watched(watcher: "Watcher", fn, args, kwargs):
+    """``fn(*args, **kwargs)`` com a vigilância ``watcher`` ligada (ela anota as funções proibidas chamadas pelo
+    código do aluno em ``watcher.used``); o resultado como dados comuns (:func:`materialize`). Chamada daqui,
+    da biblioteca: a primeira chamada vista é a da função do aluno (que pode ser uma pronta)."""
+    with watcher:
+        return materialize(fn(*args, **kwargs))
+
+
+_MISSING = object()
