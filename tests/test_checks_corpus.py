@@ -609,8 +609,9 @@ def _verificacoes() -> list:
 
 def _corpus_completo() -> tuple[dict, dict]:
     import test_checks_aula03_corpus as t3  # aqui dentro: ele importa deste arquivo
+    import test_checks_aula05_corpus as t5
 
-    return {**VALIDAS, **t3.VALIDAS}, {**ERRADAS, **t3.ERRADAS}
+    return {**VALIDAS, **t3.VALIDAS, **t5.VALIDAS}, {**ERRADAS, **t3.ERRADAS, **t5.ERRADAS}
 
 
 def _faltas(verificacoes: list, validas: dict, erradas: dict) -> list[str]:
@@ -621,7 +622,7 @@ def _faltas(verificacoes: list, validas: dict, erradas: dict) -> list[str]:
 
 def test_o_corpus_tem_3_validas_e_8_erradas_por_exercicio():
     verificacoes = _verificacoes()
-    assert {v.__module__.rsplit(".", 1)[1] for v in verificacoes} == {"aula01", "aula02", "aula03"}
+    assert {v.__module__.rsplit(".", 1)[1] for v in verificacoes} == {"aula01", "aula02", "aula03", "aula05"}
     assert len(verificacoes) >= 14, [v.__name__ for v in verificacoes]
     assert not _faltas(verificacoes, *_corpus_completo())
 
