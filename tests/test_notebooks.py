@@ -31,7 +31,7 @@ LESSON_SECTIONS = {
     "aula-01-self-attention": ["01-teoria", "02-codigo", "03-exercicios", "04-projeto"],
     "aula-02-auto-atencao-do-zero": ["01-teoria", "02-codigo", "03-uso", "04-exercicios", "05-projeto"],
     "aula-03-atencao-num-transformer-real": ["01-teoria", "02-codigo", "03-exercicios", "04-projeto"],
-    "aula-05-treinando-a-atencao": ["01-teoria", "02-codigo", "03-exercicios"],
+    "aula-05-treinando-a-atencao": ["01-teoria", "02-codigo", "03-exercicios", "04-projeto"],
 }
 
 

@@ -55,3 +55,36 @@ def test_tarefa_propria_e_erros():
         train(TinyAttentionModel(n=8), make_task("x", "", [0, 0, 0]))
     with pytest.raises(ValueError, match="tokens"):
         TinyAttentionModel().forward(np.zeros((2, 3), int))
+
+
+def test_per_example_e_a_vista_do_treino():
+    """O backward de uma sequência, adaptado ao lote, dá os mesmos gradientes da biblioteca; a vista desenha
+    a atenção e a curva, e o resumo diz o peso no padrão com a vírgula decimal."""
+    import atencao
+    from atencao.backward import attention_backward
+    from atencao.training import per_example
+    from atencao.training_view import TrainingReplay, draw_training
+
+    def por_sequencia(dO, Q, K, V, mask=None):
+        _, A = atencao.scaled_dot_product_attention(Q, K, V, mask=mask)
+        return attention_backward(dO, Q, K, V, A)
+
+    task = TASKS["anterior"]
+    model = TinyAttentionModel(seed=2)
+    tokens, targets = task.batch(np.random.default_rng(1), 4, model.vocab)
+    logits, cache = model.forward(tokens, task.mask())
+    _, dlogits = model.loss(logits, targets)
+    ours = model.backward(cache, dlogits, per_example(por_sequencia, task.mask()))
+    ref = model.backward(cache, dlogits)
+    assert all(np.abs(ours[k] - ref[k]).max() <= 1e-12 for k in ref)
+
+    run = train(model, task, steps=6, every=3)
+    assert run.steps == [0, 3, 6] and len(run.snapshots) == 3 and len(run.losses) == 6
+    from matplotlib.figure import Figure
+
+    fig = Figure()
+    draw_training(fig, run, 1)
+    assert len(fig.axes) == 2 and "passo 3" in fig.axes[0].get_title()
+    assert "," in TrainingReplay(run).summary() and "passo 6" in TrainingReplay(run).summary()
+    with pytest.raises(TypeError, match="train"):
+        TrainingReplay([])

@@ -30,7 +30,8 @@ from .backward import attention_backward as _library_attention_backward
 from .masks import causal_mask
 from .optim import Adam
 
-__all__ = ["Task", "TASKS", "make_task", "TinyAttentionModel", "train", "train_torch", "TrainingRun", "pattern_score"]
+__all__ = ["Task", "TASKS", "make_task", "TinyAttentionModel", "train", "train_torch", "TrainingRun", "pattern_score",
+           "per_example"]
 
 
 @dataclass(frozen=True)
@@ -314,3 +315,18 @@ def train_torch(params: dict, task: Task, batches, lr: float = 0.03) -> list:
         optimizer.step()
         losses.append(loss.item())
     return losses
+
+
+def per_example(attention_backward_2d: Callable, mask=None) -> Callable:
+    """Adapta um backward escrito para uma sequência, ``f(dO, Q, K, V, mask=None) -> (dQ, dK, dV)`` com
+    matrizes (n, d) (o do ``03-exercicios``), ao lote do treino: chama ``f`` uma vez por sequência do lote,
+    com a ``mask`` da tarefa, e empilha os resultados. Os pesos ``A`` da ida não são passados: ``f`` refaz a
+    ida com a máscara.
+
+    Fonte: Módulo 6, Aula 5, ``04-projeto``.
+    """
+    def backward(dO, Q, K, V, weights):
+        grads = [attention_backward_2d(dO[b], Q[b], K[b], V[b], mask=mask) for b in range(len(Q))]
+        return tuple(np.stack([np.asarray(g[k], dtype=np.float64) for g in grads]) for k in range(3))
+
+    return backward
