@@ -60,8 +60,8 @@ def test_attention_backward_igual_ao_autograd(masked, scale):
     if masked:
         mask = np.broadcast_to(mask, (2, 4, 5)).copy()
         mask[1, 2] = False  # uma linha toda bloqueada: pesos 0, gradiente 0
-    O, A = scaled_dot_product_attention(Q, K, V, mask=mask, scale=scale)
-    dO = rng.normal(size=O.shape)
+    out, A = scaled_dot_product_attention(Q, K, V, mask=mask, scale=scale)
+    dO = rng.normal(size=out.shape)
     Qt, Kt, Vt = _t(Q), _t(K), _t(V)
     f = 1 / np.sqrt(3) if scale is None else scale
     S = (Qt @ Kt.transpose(-1, -2)) * f
@@ -80,8 +80,8 @@ def test_attention_backward_nao_passa_pela_mascara():
     Q, K, V = rng.normal(size=(3, 4, 4))
     mask = np.ones((4, 4), bool)
     mask[:, 2] = False
-    O, A = scaled_dot_product_attention(Q, K, V, mask=mask)
-    _, dK, dV = attention_backward(rng.normal(size=O.shape), Q, K, V, A)
+    out, A = scaled_dot_product_attention(Q, K, V, mask=mask)
+    _, dK, dV = attention_backward(rng.normal(size=out.shape), Q, K, V, A)
     assert np.all(dK[2] == 0) and np.all(dV[2] == 0)
     assert np.abs(dK[[0, 1, 3]]).max() > 0
 
@@ -89,8 +89,8 @@ def test_attention_backward_nao_passa_pela_mascara():
 def test_attention_backward_com_lote_em_broadcast():
     rng = np.random.default_rng(5)
     Q, K, V = rng.normal(size=(3, 4, 2)), rng.normal(size=(4, 2)), rng.normal(size=(4, 2))
-    O, A = scaled_dot_product_attention(Q, K, V, mask=causal_mask(4))
-    dO = rng.normal(size=O.shape)
+    out, A = scaled_dot_product_attention(Q, K, V, mask=causal_mask(4))
+    dO = rng.normal(size=out.shape)
     Qt, Kt, Vt = _t(Q), _t(K), _t(V)
     S = (Qt @ Kt.T / np.sqrt(2)).masked_fill(~torch.tensor(causal_mask(4)), float("-inf"))
     (torch.softmax(S, -1) @ Vt).backward(torch.tensor(dO))

@@ -170,9 +170,9 @@ class TinyAttentionModel:
         x = p["E"][tokens] + p["P"]  # (B, n, d_model)
         Q, K, V = x @ p["W_q"], x @ p["W_k"], x @ p["W_v"]  # (B, n, d_k)
         allowed = None if mask is None else np.broadcast_to(mask, Q.shape[:-1] + (self.n,))
-        O, A = attend(Q, K, V, allowed)  # O: (B, n, d_k), A: (B, n, n)
-        logits = O @ p["W_out"]  # (B, n, vocab)
-        return logits, {"tokens": tokens, "x": x, "Q": Q, "K": K, "V": V, "O": O, "A": A}
+        out, A = attend(Q, K, V, allowed)  # out: (B, n, d_k), A: (B, n, n)
+        logits = out @ p["W_out"]  # (B, n, vocab)
+        return logits, {"tokens": tokens, "x": x, "Q": Q, "K": K, "V": V, "O": out, "A": A}
 
     @staticmethod
     def loss(logits: np.ndarray, targets) -> tuple[float, np.ndarray]:
