@@ -238,8 +238,8 @@ def num_passo_grande(Q, K, V, dO, mask=None, eps=1e-6):
     return _num(Q, K, V, dO, mask, eps=1e-2)
 
 
-def num_passo_1e3(Q, K, V, dO, mask=None, eps=1e-6):
-    return _num(Q, K, V, dO, mask, eps=1e-3)
+def num_passo_1e1(Q, K, V, dO, mask=None, eps=1e-6):
+    return _num(Q, K, V, dO, mask, eps=1e-1)
 
 
 def num_tudo_de_uma_vez(Q, K, V, dO, mask=None, eps=1e-6):
@@ -303,7 +303,7 @@ ERRADAS = {
     aula05.exercicio_3: [
         (num_sem_o_2, "faltou o 2 no denominador"), (num_para_frente, "diferença para frente"),
         (num_float32, "float32"), (num_passo_grande, "passo é grande demais"),
-        (num_passo_1e3, "passo é grande demais"), (num_tudo_de_uma_vez, "todos os números do array"),
+        (num_passo_1e1, "passo é grande demais"), (num_tudo_de_uma_vez, "todos os números do array"),
         (num_sem_restaurar, "não altera as entradas"), (num_por_linhas, "uma posição i de cada vez"),
         (num_so_dQ, "devolve (dQ, dK, dV)"), (num_da_biblioteca, "a conta é sua"),
     ],
@@ -339,3 +339,43 @@ def test_na_correcao_a_falha_levanta(check, fn, monkeypatch, capsys):
     monkeypatch.setenv("NBGRADER_EXECUTION", "autograde")
     with pytest.raises(AssertionError):
         check(fn)
+
+
+
+_SORTEADOS = """
+import contextlib, io, sys
+from atencao.checks import cases
+cases.RANDOMIZE_CASES = True  # como na correção: antes de as verificações carregarem
+import test_checks_aula05_corpus as corpus
+problemas = []
+for _ in range(3):
+    for check, fns in corpus.VALIDAS.items():
+        for fn in fns:
+            with contextlib.redirect_stdout(io.StringIO()) as out:
+                if not check(fn):
+                    problemas.append(("válida reprovada", fn.__name__, out.getvalue()))
+    for check, fns in corpus.ERRADAS.items():
+        for fn, trecho in fns:
+            with contextlib.redirect_stdout(io.StringIO()) as out:
+                ok = check(fn)
+            if ok or trecho not in " ".join(out.getvalue().split()):
+                problemas.append(("errada", fn.__name__, out.getvalue()))
+print(problemas)
+sys.exit(1 if problemas else 0)
+"""
+
+
+def test_com_casos_sorteados_as_validas_passam_e_as_erradas_nao():
+    """Na conferência da correção os casos são sorteados (outras sementes a cada vez): as respostas do corpus
+    mantêm o veredito e a dica. Num processo novo, porque a chave é ligada antes de as verificações carregarem."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    tests = Path(__file__).resolve().parent
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tests), os.environ.get("PYTHONPATH", "")])}
+    env.pop("NBGRADER_EXECUTION", None)
+    r = subprocess.run([sys.executable, "-c", _SORTEADOS], capture_output=True, text=True, env=env, cwd=tests,
+                       timeout=600)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
