@@ -11,6 +11,8 @@
    uma grade de 4 cabeças com 14 tokens (Aula 3, ``02-codigo``) e um mapa de 64 tokens.
 6. ``make lab`` com tudo instalado: do comando (``curso.py lab``) até o JupyterLab responder em ``/lab``.
 7. A correção da turma de exemplo (vazão, com e sem a caixa).
+8. Aula 5: o treino padrão do ``04-projeto`` (tarefa "anterior", 120 passos, lote 32, com um backward de uma
+   sequência por vez, como o do aluno) e o mesmo treino com o backward em lote da biblioteca.
 """
 
 from __future__ import annotations
@@ -194,6 +196,24 @@ def bench_model_explorer(repeat: int = 11) -> tuple[float, float]:
     return first, statistics.median(times)
 
 
+def bench_training(repeat: int = 3) -> tuple[float, float]:
+    """Aula 5: o treino padrão do ``04-projeto``, com o backward por sequência (o do aluno) e em lote."""
+    import atencao
+    from atencao.backward import attention_backward
+    from atencao.training import TASKS, TinyAttentionModel, per_example, train
+
+    def por_sequencia(dO, Q, K, V, mask=None):  # como a my_attention_backward do aluno: refaz a ida
+        _, A = atencao.scaled_dot_product_attention(Q, K, V, mask=mask)
+        return attention_backward(dO, Q, K, V, A)
+
+    task = TASKS["anterior"]
+    kw = {"steps": 120, "lr": 0.005, "every": 4}
+    aluno = median_time(lambda: train(TinyAttentionModel(seed=0), task, attention_backward=per_example(
+        por_sequencia, task.mask()), **kw), repeat, warmup=1)
+    lote = median_time(lambda: train(TinyAttentionModel(seed=0), task, **kw), repeat, warmup=1)
+    return aluno, lote
+
+
 def bench_lab(repeat: int = 3) -> list[float]:
     """Segundos de ``curso.py lab`` (o que ``make lab`` chama) até ``/lab`` responder, com tudo instalado."""
     import signal
@@ -290,6 +310,9 @@ if __name__ == "__main__":
               + (" (meta ≤ 50 ms)" if n == 12 else ""))
     for name, t in bench_heatmaps().items():
         print(f"Mapa de calor, {name}: {t * 1000:.0f} ms para desenhar e gerar o PNG")
+    aluno, lote = bench_training()
+    print(f"Aula 5, treino padrão do 04-projeto (120 passos): {aluno:.1f} s com o backward por sequência (o do aluno; "
+          f"meta ≤ 30 s), {lote:.1f} s com o backward em lote da biblioteca")
     lab = bench_lab()
     print(f"make lab (curso.py lab) até o JupyterLab responder: {min(lab):.1f} a {max(lab):.1f} s "
           f"({len(lab)} vezes, com tudo instalado)")

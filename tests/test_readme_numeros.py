@@ -86,6 +86,7 @@ MEDIDAS = [
     Medida("por_notebook", (4.1, 4.8), "s", TURMA, "2026-11-30"),
     Medida("honesto_caixa", (5.8, 8.9), "s", HONESTO, "2026-11-30"),
     Medida("honesto_sem", (6.2, 6.9), "s", HONESTO, "2026-11-30"),
+    Medida("treino_aula5", (3.3, 6.8), "s", "bench:Aula 5, treino padrão do 04-projeto (120 passos)", "2026-12-01"),
 ]
 
 # O número do README -> de onde ele vem no código (valor conferido abaixo).

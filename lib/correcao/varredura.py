@@ -133,7 +133,7 @@ def varrer(fonte: str, modulos: set[str], celula: str = "célula") -> list[str]:
             alvos = node.targets if isinstance(node, ast.Assign) else [node.target]
             for alvo in alvos:
                 if (isinstance(alvo, ast.Name) and alvo.id in modulos
-                        and alvo.id in {"aula01", "aula02", "aula03", "aula04"}):
+                        and alvo.id in {"aula01", "aula02", "aula03", "aula04", "aula05"}):
                     achar(node, f"troca o nome {alvo.id}")
     motivos = []
     for linha, texto in sorted(set(achados)):

@@ -1,0 +1,279 @@
+"""Verificações da Aula 5 (Módulo 6): ``03-exercicios`` (o backward da softmax e da atenção, a verificação
+de gradiente).
+
+Cada função recebe a **função** escrita pelo aluno, roda-a em vários casos, compara com a biblioteca
+(:mod:`atencao.backward`) e imprime o relatório, com a dica do engano típico que reproduz a resposta.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..attention import scaled_dot_product_attention, softmax
+from ..backward import attention_backward, numerical_gradient, softmax_backward
+from ..masks import causal_mask
+from .framework import Checker, case_seed, check, frozen_copy, matching_hint, passou, protect
+
+__all__ = ["passou", "exercicio_1", "exercicio_2", "exercicio_3"]
+
+# o enunciado: a conta é do aluno; as funções de backward da biblioteca servem só para conferir
+_PRONTAS = (softmax_backward, attention_backward, numerical_gradient)
+
+
+# ---------- exercício 1: o backward da softmax ----------
+def _dicas_softmax(A: np.ndarray, dA: np.ndarray) -> list:
+    """Os enganos típicos do backward da softmax, cada um com a conta que ele produz."""
+    return [
+        ("faltou o termo da soma: dZ = A ⊙ (dA − Σⱼ dA ⊙ A). Cada peso depende de todas as pontuações da linha "
+         "(pelo denominador), então subtraia de dA a soma (dA * A).sum(axis=-1, keepdims=True).", A * dA),
+        ("você usou só a diagonal do jacobiano, a(1 − a): falta o resto de J = diag(a) − a aᵀ. A conta "
+         "completa é A * (dA - (dA * A).sum(axis=-1, keepdims=True)).", A * (1 - A) * dA),
+        ("a soma foi sobre o array inteiro: some só ao longo de cada linha, com (dA * A).sum(axis=-1, "
+         "keepdims=True).", A * (dA - (dA * A).sum())),
+        ("a soma ficou sem o A: o termo é Σⱼ dAⱼ·Aⱼ, ou seja (dA * A).sum(axis=-1, keepdims=True), "
+         "não dA.sum(...).", A * (dA - dA.sum(axis=-1, keepdims=True))),
+        ("faltou multiplicar por A na frente: dZ = A ⊙ (dA − soma). Sem o A, as posições com peso 0 "
+         "(bloqueadas) recebem gradiente.", dA - (dA * A).sum(axis=-1, keepdims=True)),
+        ("o sinal do termo da soma está trocado: é dA MENOS a soma.", A * (dA + (dA * A).sum(axis=-1, keepdims=True))),
+        ("a soma foi feita no eixo errado: a softmax normaliza cada LINHA (o último eixo), então some com "
+         "axis=-1 (e keepdims=True).", A * (dA - (dA * A).sum(axis=0, keepdims=True))),
+    ]
+
+
+@check("Exercício 1 (o backward da softmax)")
+def exercicio_1(c: Checker, softmax_backward_fn):
+    """Confere ``softmax_backward_fn(A, dA) -> dZ`` (a forma de ``A``), a softmax normalizada no último eixo.
+
+    Casos: um vetor; uma matriz (3, 5); uma matriz com posições bloqueadas (peso 0) e uma linha toda
+    bloqueada (só zeros); três eixos (2, 3, 4). Reconhece: o termo da soma esquecido, só a diagonal do
+    jacobiano, a soma no array inteiro, a soma sem ``A``, o ``A`` da frente esquecido, o sinal trocado.
+    Fonte: Aula 5, ``01-teoria`` (seção 2) e ``02-codigo`` (passo 1).
+    """
+    rng = np.random.default_rng(case_seed(51))
+    bloqueada = rng.normal(size=(4, 5))
+    bloqueada[:, 3] = -np.inf  # uma coluna bloqueada em todas as linhas
+    bloqueada[2] = -np.inf  # e uma linha toda bloqueada
+    casos = [
+        ("vetor de 5 pesos", rng.normal(size=5)),
+        ("matriz (3, 5)", 2 * rng.normal(size=(3, 5))),
+        ("matriz (4, 5) com posições bloqueadas e uma linha toda bloqueada", bloqueada),
+        ("três eixos (2, 3, 4)", rng.normal(size=(2, 3, 4))),
+    ]
+    for label, z in c.cases(casos):
+        A, dA = frozen_copy(softmax(z)), frozen_copy(rng.normal(size=z.shape))
+        got = c.array(c.call(label, softmax_backward_fn, A, dA, names=("A", "dA"), forbidden=_PRONTAS),
+                      f"{label}: devolve um array")
+        if got is None:
+            return
+        ref = A * (dA - (dA * A).sum(axis=-1, keepdims=True))
+        hint = (matching_hint(got, _dicas_softmax(A, dA), ref, atol=1e-9) if got.shape == ref.shape else
+                "dZ tem a forma de A (e de dA): um gradiente por pontuação.")
+        if not c.close(got, ref, f"{label}: dZ igual ao da biblioteca", atol=1e-9, rtol=1e-9,
+                       hint=hint or "dZ = A * (dA - (dA * A).sum(axis=-1, keepdims=True)), linha a linha."):
+            return
+
+
+# ---------- exercício 2: o backward da atenção, com máscara ----------
+def _forward(Q, K, V, mask, leak: bool = False):
+    """A ida de referência: pontuações escaladas, máscara (a menos que ``leak``), softmax."""
+    S = Q @ K.T / np.sqrt(Q.shape[-1])
+    if mask is not None and not leak:
+        S = np.where(mask, S, -np.inf)
+    return softmax(S)
+
+
+def _grads(dO, Q, K, V, A, scale):
+    """As cinco linhas da teoria, com ``scale`` no lugar de 1/√d_k (para montar os enganos)."""
+    dV = A.T @ dO
+    dA = dO @ V.T
+    dS = A * (dA - (dA * A).sum(axis=-1, keepdims=True))
+    return dS, dV, scale * (dS @ K), scale * (dS.T @ Q)
+
+
+def _dicas_atencao(dO, Q, K, V, mask) -> dict:
+    """Para cada gradiente (``dQ``, ``dK``, ``dV``), os enganos típicos e o resultado de cada um."""
+    d_k = Q.shape[-1]
+    s = 1 / np.sqrt(d_k)
+    A = _forward(Q, K, V, mask)
+    dS, dV, dQ, dK = _grads(dO, Q, K, V, A, s)
+    dS_sem_soma = A * (dO @ V.T)
+    vazou = _forward(Q, K, V, mask, leak=True)
+    dS_v, dV_v, dQ_v, dK_v = _grads(dO, Q, K, V, vazou, s)
+    vaza = ("o gradiente passou por posições bloqueadas: a volta usou uma matriz de pesos calculada SEM a máscara. "
+            "Use os pesos A da ida com a máscara (bloqueado = -inf antes da softmax, peso 0); com eles, dS = 0 "
+            "onde A = 0 e nada mais é preciso.")
+    sem_soma = ("faltou o termo da soma no backward da softmax: dS = A * (dA - (dA * A).sum(axis=-1, "
+                "keepdims=True)), com dA = dO @ V.T.")
+    return {
+        "dV": [(vaza, dV_v),
+               ("dV = Aᵀ dO (a transposta de A): cada valor recebe o gradiente das consultas que olharam para ele.",
+                A @ dO if A.shape[0] == A.shape[1] else np.zeros(0))],
+        "dQ": [(vaza, dQ_v), (sem_soma, s * (dS_sem_soma @ K)),
+               ("faltou o fator 1/√d_k: a ida multiplicou Q Kᵀ por 1/√d_k, então dQ = dS @ K / √d_k.", dS @ K),
+               ("o fator é 1/√d_k, não 1/d_k: dQ = dS @ K / np.sqrt(d_k).", dS @ K / d_k),
+               ("o fator 1/√d_k divide, não multiplica: dQ = dS @ K / np.sqrt(d_k).", np.sqrt(d_k) * (dS @ K)),
+               ("dQ = dS K (sem transpor K): dS é (n_q, n_k) e K é (n_k, d_k).", s * (dS.T @ K)
+                if dS.shape[0] == dS.shape[1] else np.zeros(0))],
+        "dK": [(vaza, dK_v), (sem_soma, s * (dS_sem_soma.T @ Q)),
+               ("faltou o fator 1/√d_k: dK = dS.T @ Q / √d_k.", dS.T @ Q),
+               ("o fator é 1/√d_k, não 1/d_k: dK = dS.T @ Q / np.sqrt(d_k).", dS.T @ Q / d_k),
+               ("o fator 1/√d_k divide, não multiplica: dK = dS.T @ Q / np.sqrt(d_k).", np.sqrt(d_k) * (dS.T @ Q)),
+               ("dK sem a transposta: dS tem uma linha por CONSULTA, e dK precisa de uma por CHAVE. "
+                "Use dK = dS.T @ Q / np.sqrt(d_k).", s * (dS @ Q) if dS.shape[0] == dS.shape[1] else np.zeros(0))],
+    }
+
+
+_FORMA = {"dQ": ("Q", "dS @ K / np.sqrt(d_k)"), "dK": ("K", "dS.T @ Q / np.sqrt(d_k)"), "dV": ("V", "A.T @ dO")}
+
+
+@check("Exercício 2 (o backward da atenção, com máscara)")
+def exercicio_2(c: Checker, attention_backward_fn):
+    """Confere ``attention_backward_fn(dO, Q, K, V, mask=None) -> (dQ, dK, dV)`` (as formas de Q, K, V).
+
+    Casos: sem máscara (n_q = n_k = 4, d_k = 3); máscara causal (5 × 5, d_k = 4); n_q ≠ n_k com chaves
+    bloqueadas (3 × 6, d_k = 9); uma linha toda bloqueada (dQ = 0 nela). Reconhece: o gradiente que vaza
+    pelas posições bloqueadas (pesos sem a máscara), o termo da soma esquecido, o 1/√d_k esquecido (ou 1/d_k,
+    ou multiplicando), ``dK`` e ``dV`` sem a transposta. Fonte: Aula 5, ``01-teoria`` (seções 3 e 5).
+    """
+    rng = np.random.default_rng(case_seed(52))
+    chaves = np.ones((3, 6), dtype=bool)
+    chaves[:, [1, 4]] = False  # duas chaves que ninguém vê
+    chaves[0, 5] = False
+    linha = causal_mask(4).copy()
+    linha[2] = False  # a consulta 2 não vê nada
+    casos = [
+        ("sem máscara, n_q = n_k = 4, d_k = 3", (4, 4, 3, 2), None),
+        ("máscara causal, n = 5, d_k = 4", (5, 5, 4, 3), causal_mask(5)),
+        ("n_q = 3, n_k = 6, d_k = 9, chaves bloqueadas", (3, 6, 9, 2), chaves),
+        ("uma consulta com todas as chaves bloqueadas", (4, 4, 2, 2), linha),
+    ]
+    for label, (n_q, n_k, d_k, d_v), mask in c.cases(casos):
+        Q, K = frozen_copy(rng.normal(size=(n_q, d_k))), frozen_copy(rng.normal(size=(n_k, d_k)))
+        V, dO = frozen_copy(rng.normal(size=(n_k, d_v))), frozen_copy(rng.normal(size=(n_q, d_v)))
+        m = None if mask is None else frozen_copy(mask)
+        kwargs = {} if m is None else {"mask": m}
+        got = c.returns(c.call(label, attention_backward_fn, dO, Q, K, V, names=("dO", "Q", "K", "V"),
+                               forbidden=_PRONTAS, **kwargs), label, "dQ", "dK", "dV")
+        if got is None:
+            return
+        A = _forward(Q, K, V, m)
+        ref = dict(zip(("dQ", "dK", "dV"), attention_backward(dO, Q, K, V, A)))
+        dicas = _dicas_atencao(dO, Q, K, V, m)
+        for nome in ("dV", "dQ", "dK"):  # na ordem da volta
+            g = c.array(got[("dQ", "dK", "dV").index(nome)], f"{label}: {nome} é um array de números")
+            if g is None:
+                return
+            entrada, formula = _FORMA[nome]
+            if g.shape != ref[nome].shape:
+                hint = (f"{nome} tem a forma de {entrada}, {ref[nome].shape}: {nome} = {formula}."
+                        + (" Confira a transposta." if g.shape == ref[nome].shape[::-1] or nome != "dQ" else ""))
+            elif not np.isfinite(g).all():
+                hint = (f"{nome} tem NaN ou inf: numa linha com todas as chaves bloqueadas, a softmax ingênua dá "
+                        "-inf - (-inf) = NaN. Faça a ida com atencao.scaled_dot_product_attention (ou com a sua "
+                        "softmax da Aula 2), que devolve pesos 0 nessa linha.")
+            else:
+                hint = matching_hint(g, dicas[nome], ref[nome], atol=1e-9) or f"{nome} = {formula}."
+            if not c.close(g, ref[nome], f"{label}: {nome} igual ao da biblioteca", atol=1e-9, rtol=1e-9, hint=hint):
+                return
+
+
+# ---------- exercício 3: a verificação de gradiente ----------
+def _loss(Q, K, V, dO, mask):
+    """A perda dos exercícios, ``L = Σ O ⊙ dO``: a derivada dela em relação a ``O`` é ``dO``."""
+    return float((scaled_dot_product_attention(Q, K, V, mask=mask)[0] * dO).sum())
+
+
+def _numeric(Q, K, V, dO, mask, eps=1e-6, dtype=np.float64, forward=False, all_at_once=False, factor=2.0):
+    """As diferenças (centrais, ou os enganos típicos) da perda em relação a Q, K e V."""
+    arrays = [np.array(a, dtype=dtype) for a in (Q, K, V)]
+    dO = np.asarray(dO, dtype=dtype)
+    grads = []
+    for k, x in enumerate(arrays):
+        g = np.zeros(x.shape)
+        for i in ([None] if all_at_once else np.ndindex(x.shape)):
+            plus, minus = [a.copy() for a in arrays], [a.copy() for a in arrays]
+            if i is None:
+                plus[k] += dtype(eps)
+                minus[k] -= dtype(eps)
+            else:
+                plus[k][i] += dtype(eps)
+                minus[k][i] -= dtype(eps)
+            lp, lm = _loss(*plus, dO, mask), _loss(*minus, dO, mask)
+            value = (lp - _loss(*arrays, dO, mask)) / eps if forward else (lp - lm) / (factor * eps)
+            if i is None:
+                g[...] = value
+            else:
+                g[i] = value
+        grads.append(g)
+    return grads
+
+
+def _engano(got: np.ndarray, candidates, atol: float) -> str | None:
+    """Como :func:`matching_hint`, mas só com a tolerância absoluta: os enganos daqui (passo grande, diferença
+    para frente) ficam a 1e-6 relativo da resposta certa, dentro do ``rtol`` padrão de ``np.allclose``."""
+    for dica, cand in candidates:
+        if cand.shape == got.shape and np.all(np.abs(got - cand) <= atol):
+            return dica
+    return None
+
+
+def _dicas_numerico(Q, K, V, dO, mask) -> list:
+    """Para cada engano típico, a dica e os três gradientes (dQ, dK, dV) que ele produz."""
+    grande = ("o passo é grande demais: com ε = {eps:g}, o erro das diferenças centrais (da ordem de ε²) passa "
+              "de 1e-7. Use o eps recebido (padrão 1e-6).")
+    return [
+        ("faltou o 2 no denominador: nas diferenças centrais, (L(x + ε) − L(x − ε)) / (2ε).",
+         _numeric(Q, K, V, dO, mask, factor=1.0)),
+        ("você usou a diferença para frente, (L(x + ε) − L(x)) / ε, cujo erro é da ordem de ε: use as "
+         "diferenças centrais, (L(x + ε) − L(x − ε)) / (2ε).", _numeric(Q, K, V, dO, mask, forward=True)),
+        ("o cálculo foi em float32: com ε = 1e-6, o arredondamento (1e-7 / 1e-6) destrói o resultado. Faça "
+         "tudo em float64 (não converta Q, K, V nem dO).", _numeric(Q, K, V, dO, mask, dtype=np.float32)),
+        *((grande.format(eps=eps), _numeric(Q, K, V, dO, mask, eps=eps)) for eps in (1e-1, 1e-2, 1e-3)),
+        ("você mexeu em todos os números do array ao mesmo tempo: mova só a posição i (x[i] += eps) e guarde "
+         "a derivada na posição i.", _numeric(Q, K, V, dO, mask, all_at_once=True)),
+    ]
+
+
+@check("Exercício 3 (a verificação de gradiente por diferenças centrais)")
+def exercicio_3(c: Checker, numerical_gradient_fn):
+    """Confere ``numerical_gradient_fn(Q, K, V, dO, mask=None, eps=1e-6) -> (dQ, dK, dV)``: as diferenças
+    centrais da perda ``L = Σ O ⊙ dO``, ``O`` a atenção escalada, em relação a cada número de Q, K e V.
+
+    Casos: sem máscara (3 × 3, d_k = 2) e com máscara causal (4 × 4, d_k = 3); o resultado é comparado
+    com o backward exato da biblioteca (erro ≤ 1e-7 relativo). Reconhece: o 2 do denominador, a diferença
+    para frente, float32, o passo grande, todos os números mexidos de uma vez. Fonte: Aula 5, ``01-teoria``
+    (seção 6).
+    """
+    rng = np.random.default_rng(case_seed(53))
+    casos = [("sem máscara, n = 3, d_k = 2", 3, 2, None), ("máscara causal, n = 4, d_k = 3", 4, 3, causal_mask(4))]
+    for label, n, d_k, mask in c.cases(casos):
+        Q, K, V = (frozen_copy(rng.normal(size=(n, d_k))) for _ in range(3))
+        dO = frozen_copy(rng.normal(size=(n, d_k)))
+        m = None if mask is None else frozen_copy(mask)
+        kwargs = {} if m is None else {"mask": m}
+        got = c.returns(c.call(label, numerical_gradient_fn, Q, K, V, dO, names=("Q", "K", "V", "dO"),
+                               forbidden=_PRONTAS, **kwargs), label, "dQ", "dK", "dV")
+        if got is None:
+            return
+        A = _forward(Q, K, V, m)
+        ref = attention_backward(dO, Q, K, V, A)
+        dicas = None
+        for k, nome in enumerate(("dQ", "dK", "dV")):
+            g = c.array(got[k], f"{label}: {nome} é um array de números")
+            if g is None:
+                return
+            escala = float(np.abs(ref[k]).max())
+            if g.shape != ref[k].shape:
+                hint = (f"{nome} numérico tem a forma de {'QKV'[k]}, {ref[k].shape}: comece com np.zeros_like e "
+                        "percorra as posições com np.ndindex(x.shape).")
+            else:
+                dicas = dicas if dicas is not None else _dicas_numerico(Q, K, V, dO, m)
+                hint = _engano(g, [(d, gs[k]) for d, gs in dicas], atol=1e-9 * max(escala, 1e-3))
+            if not c.close(g, ref[k], f"{label}: {nome} igual ao gradiente exato (erro ≤ 1e-7 relativo)",
+                           atol=1e-7 * escala, rtol=0,
+                           hint=hint or "(L(x + ε eᵢ) − L(x − ε eᵢ)) / (2ε), uma posição i de cada vez, em "
+                                        "float64, devolvendo x[i] ao valor original depois."):
+                return
+
+
+protect()

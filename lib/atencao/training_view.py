@@ -1,0 +1,115 @@
+"""A vista do treino (Aula 5, ``04-projeto``): a matriz de atenção passo a passo, com um controle deslizante.
+
+Como os exploradores das Aulas 1–3, a conta é uma função pura (:func:`draw_training`, que desenha numa figura
+do matplotlib) e o widget só liga o controle a ela. No notebook salvo fica a figura estática
+(:func:`atencao.rendering.static_bundle`, a mesma dos exploradores) e, com o kernel vivo, o widget.
+
+Fonte: Módulo 6, Aula 5, ``04-projeto``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .rendering import render_png, static_bundle
+from .training import TrainingRun, pattern_score
+
+__all__ = ["draw_training", "TrainingReplay", "replay"]
+
+WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
+
+
+def _br(x: float) -> str:
+    """Duas casas com a vírgula decimal (o texto da figura e do resumo é em português)."""
+    return f"{x:.2f}".replace(".", ",")
+
+
+def draw_training(fig, run: TrainingRun, index: int = -1) -> None:
+    """Desenha em ``fig`` a atenção média guardada ``run.snapshots[index]`` (com o padrão esperado marcado)
+    e a curva de perda, com o passo atual marcado.
+
+    Raises
+    ------
+    IndexError
+        ``index`` fora de ``run.snapshots``.
+    """
+    weights, step = run.snapshots[index], run.steps[index]
+    expected = run.task.expected_pattern()
+    n = run.task.n
+    ax_w, ax_l = fig.subplots(1, 2, gridspec_kw={"width_ratios": [1, 1.3]})
+    ax_w.imshow(weights, vmin=0, vmax=1, cmap="viridis")
+    rows, cols = np.nonzero(expected)
+    ax_w.scatter(cols, rows, marker="s", s=140, facecolors="none", edgecolors="white", linewidths=1.2)
+    ax_w.set_xticks(range(n))
+    ax_w.set_yticks(range(n))
+    ax_w.set_xlabel("posição olhada (chave)")
+    ax_w.set_ylabel("posição que olha (consulta)")
+    ax_w.set_title(f"{run.task.name}: passo {step}\npeso no padrão: {_br(pattern_score(weights, run.task))}",
+                   fontsize=10)
+    losses = np.asarray(run.losses)
+    ax_l.plot(np.arange(len(losses)), losses, color="#1f77b4", lw=1.2)
+    ax_l.axvline(min(step, len(losses) - 1), color="#d62728", lw=1, ls="--")
+    ax_l.set_yscale("log")
+    ax_l.set_xlabel("passo de treino")
+    ax_l.set_ylabel("perda (entropia cruzada)")
+    ax_l.set_title("curva de perda (escala log)", fontsize=10)
+    ax_l.grid(alpha=0.3)
+    fig.tight_layout()
+
+
+def _png(run: TrainingRun, index: int) -> bytes:
+    from matplotlib.figure import Figure  # sem pyplot: a figura não aparece sozinha no notebook
+
+    fig = Figure(figsize=(8.6, 3.6))
+    draw_training(fig, run, index)
+    return render_png(fig)
+
+
+class TrainingReplay:
+    """O treino passo a passo: um controle deslizante sobre os passos guardados em ``run``.
+
+    Parameters
+    ----------
+    run : TrainingRun
+        O registro devolvido por :func:`atencao.training.train`.
+
+    Fonte: Módulo 6, Aula 5, ``04-projeto``.
+    """
+
+    def __init__(self, run: TrainingRun):
+        if not isinstance(run, TrainingRun) or not run.snapshots:
+            raise TypeError("`run` precisa ser o registro devolvido por atencao.training.train(...).")
+        self.run = run
+
+    def summary(self) -> str:
+        """Uma linha de texto: do primeiro ao último passo guardado, o peso no padrão esperado."""
+        first, last = (pattern_score(self.run.snapshots[i], self.run.task) for i in (0, -1))
+        return (f"{self.run.task.name}: peso no padrão {_br(first)} no passo {self.run.steps[0]} → {_br(last)} no "
+                f"passo {self.run.steps[-1]} ({len(self.run.steps)} passos guardados; mexa no controle)")
+
+    def widget(self, first_png: bytes | None = None):
+        """O widget (ipywidgets): o controle "passo" e a figura, redesenhada a cada mudança (``first_png``: a
+        figura do último passo, se já desenhada)."""
+        import ipywidgets as widgets
+
+        steps = self.run.steps
+        slider = widgets.SelectionSlider(options=[(str(s), i) for i, s in enumerate(steps)], value=len(steps) - 1,
+                                         description="passo", continuous_update=False,
+                                         layout=widgets.Layout(width="520px"))
+        image = widgets.Image(value=first_png or _png(self.run, -1), format="png")
+        slider.observe(lambda change: setattr(image, "value", _png(self.run, change["new"])), names="value")
+        return widgets.VBox([slider, image])
+
+    def _ipython_display_(self) -> None:
+        from IPython.display import display
+
+        png = _png(self.run, -1)  # desenhada uma vez: a figura estática e a primeira do widget
+        display(static_bundle(png, self.summary(), f"atenção treinada na tarefa {self.run.task.name}"), raw=True)
+        bundle = self.widget(png)._repr_mimebundle_()
+        data = bundle[0] if isinstance(bundle, tuple) else bundle
+        display({WIDGET_MIME: data[WIDGET_MIME], "text/plain": ""}, raw=True)
+
+
+def replay(run: TrainingRun) -> TrainingReplay:
+    """:class:`TrainingReplay` de ``run`` (mostre-o como última linha da célula)."""
+    return TrainingReplay(run)

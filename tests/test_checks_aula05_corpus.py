@@ -1,0 +1,381 @@
+"""Corpus de respostas da Aula 5 (03-exercicios), como alunos as escreveriam a partir dos enunciados: pelo
+menos 3 válidas e 8 erradas por exercício. As válidas passam sem nenhum ❌; as erradas não passam, e a dica
+nomeia o engano (o trecho esperado aparece no relatório). ``VALIDAS`` e ``ERRADAS`` entram na contagem de
+``test_checks_corpus``."""
+
+import numpy as np
+import pytest
+import test_checks_aula05 as t5
+from test_checks_corpus import _falhas_sem_dica
+
+import atencao
+from atencao.backward import attention_backward, softmax_backward
+from atencao.checks import aula05
+
+
+# ---------- exercício 1: o backward da softmax ----------
+def sm_jacobiano_por_linha(A, dA):
+    A2, dA2 = A.reshape(-1, A.shape[-1]), dA.reshape(-1, A.shape[-1])
+    out = np.zeros_like(A2)
+    for r in range(A2.shape[0]):
+        J = np.diag(A2[r]) - np.outer(A2[r], A2[r])
+        out[r] = J.T @ dA2[r]
+    return out.reshape(A.shape)
+
+
+def sm_einsum(A, dA):
+    return A * (dA - np.einsum("...j,...j->...", dA, A)[..., None])
+
+
+def sm_lista_de_linhas(A, dA):  # devolve listas aninhadas: vira array
+    return (A * dA - A * np.sum(A * dA, axis=-1, keepdims=True)).tolist()
+
+
+def sm_sem_soma(A, dA):
+    return A * dA
+
+
+def sm_so_diagonal(A, dA):
+    return A * (1 - A) * dA
+
+
+def sm_soma_global(A, dA):
+    return A * (dA - np.sum(dA * A))
+
+
+def sm_soma_sem_A(A, dA):
+    return A * (dA - dA.sum(axis=-1, keepdims=True))
+
+
+def sm_sem_A_na_frente(A, dA):
+    return dA - (dA * A).sum(axis=-1, keepdims=True)
+
+
+def sm_sinal_trocado(A, dA):
+    return A * (dA + (dA * A).sum(axis=-1, keepdims=True))
+
+
+def sm_eixo_zero(A, dA):
+    return A * (dA - (dA * A).sum(axis=0, keepdims=True))
+
+
+def sm_sem_return(A, dA):
+    A * (dA - (dA * A).sum(axis=-1, keepdims=True))
+
+
+def sm_da_biblioteca(A, dA):
+    return softmax_backward(A, dA)
+
+
+def sm_float32(A, dA):
+    A, dA = A.astype(np.float32), dA.astype(np.float32)
+    return A * (dA - (dA * A).sum(axis=-1, keepdims=True))
+
+
+# ---------- exercício 2: o backward da atenção ----------
+def _softmax_mascarada(S, mask):
+    if mask is not None:
+        S = np.where(mask, S, -np.inf)
+    m = S.max(axis=-1, keepdims=True)
+    m = np.where(np.isfinite(m), m, 0.0)
+    e = np.exp(S - m)
+    tot = e.sum(axis=-1, keepdims=True)
+    return np.divide(e, tot, out=np.zeros_like(e), where=tot > 0)
+
+
+def att_einsum(dO, Q, K, V, mask=None):
+    A = _softmax_mascarada(np.einsum("id,jd->ij", Q, K) / np.sqrt(Q.shape[1]), mask)
+    dV = np.einsum("ij,id->jd", A, dO)
+    dA = np.einsum("id,jd->ij", dO, V)
+    dS = A * (dA - np.einsum("ij,ij->i", dA, A)[:, None])
+    return (np.einsum("ij,jd->id", dS, K) / np.sqrt(Q.shape[1]),
+            np.einsum("ij,id->jd", dS, Q) / np.sqrt(Q.shape[1]), dV)
+
+
+def att_escala_em_Q(dO, Q, K, V, mask=None):  # a escala aplicada em Q antes, como faz a biblioteca
+    s = 1 / np.sqrt(Q.shape[-1])
+    Qs = Q * s
+    A = _softmax_mascarada(Qs @ K.T, mask)
+    dA = dO @ V.T
+    dS = A * (dA - (dA * A).sum(-1, keepdims=True))
+    return (dS @ K) * s, dS.T @ Qs, A.T @ dO
+
+
+def att_vazando(dO, Q, K, V, mask=None):
+    return t5.att_certo(dO, Q, K, V, mask=None)  # a volta ignora a máscara
+
+
+def _att(dO, Q, K, V, mask, dQ_de, dK_de, dV_de=lambda A, dO: A.T @ dO, sem_soma=False):
+    _, A = atencao.scaled_dot_product_attention(Q, K, V, mask=mask)
+    dA = dO @ V.T
+    dS = A * dA if sem_soma else A * (dA - (dA * A).sum(axis=-1, keepdims=True))
+    d_k = Q.shape[-1]
+    return dQ_de(dS, K, d_k), dK_de(dS, Q, d_k), dV_de(A, dO)
+
+
+def _dQ(dS, K, d_k):
+    return dS @ K / np.sqrt(d_k)
+
+
+def _dK(dS, Q, d_k):
+    return dS.T @ Q / np.sqrt(d_k)
+
+
+def att_sem_soma(dO, Q, K, V, mask=None):
+    return _att(dO, Q, K, V, mask, _dQ, _dK, sem_soma=True)
+
+
+def att_sem_escala(dO, Q, K, V, mask=None):
+    return _att(dO, Q, K, V, mask, lambda dS, K, d: dS @ K, lambda dS, Q, d: dS.T @ Q)
+
+
+def att_divide_por_d_k(dO, Q, K, V, mask=None):
+    return _att(dO, Q, K, V, mask, lambda dS, K, d: dS @ K / d, lambda dS, Q, d: dS.T @ Q / d)
+
+
+def att_multiplica_pela_raiz(dO, Q, K, V, mask=None):
+    return _att(dO, Q, K, V, mask, lambda dS, K, d: dS @ K * np.sqrt(d), lambda dS, Q, d: dS.T @ Q * np.sqrt(d))
+
+
+def att_dK_sem_transposta(dO, Q, K, V, mask=None):
+    return _att(dO, Q, K, V, mask, _dQ, lambda dS, Q, d: dS @ Q / np.sqrt(d))
+
+
+def att_dV_sem_transposta(dO, Q, K, V, mask=None):
+    return _att(dO, Q, K, V, mask, _dQ, _dK, dV_de=lambda A, dO: A @ dO)
+
+
+def att_softmax_ingenua(dO, Q, K, V, mask=None):
+    S = Q @ K.T / np.sqrt(Q.shape[-1])
+    if mask is not None:
+        S = np.where(mask, S, -np.inf)
+    with np.errstate(invalid="ignore"):
+        e = np.exp(S - S.max(axis=-1, keepdims=True))
+        A = e / e.sum(axis=-1, keepdims=True)
+    dA = dO @ V.T
+    dS = A * (dA - (dA * A).sum(-1, keepdims=True))
+    return dS @ K / np.sqrt(Q.shape[-1]), dS.T @ Q / np.sqrt(Q.shape[-1]), A.T @ dO
+
+
+def att_so_dois(dO, Q, K, V, mask=None):
+    dQ, dK, _ = t5.att_certo(dO, Q, K, V, mask)
+    return dQ, dK
+
+
+def att_da_biblioteca(dO, Q, K, V, mask=None):
+    _, A = atencao.scaled_dot_product_attention(Q, K, V, mask=mask)
+    return attention_backward(dO, Q, K, V, A)
+
+
+# ---------- exercício 3: a verificação de gradiente ----------
+def _perda(Q, K, V, dO, mask):
+    return float((atencao.scaled_dot_product_attention(Q, K, V, mask=mask)[0] * dO).sum())
+
+
+def num_copias(Q, K, V, dO, mask=None, eps=1e-6):
+    out = []
+    for k in range(3):
+        g = np.zeros_like((Q, K, V)[k])
+        for i in np.ndindex(g.shape):
+            mais, menos = [a.copy() for a in (Q, K, V)], [a.copy() for a in (Q, K, V)]
+            mais[k][i] += eps
+            menos[k][i] -= eps
+            g[i] = (_perda(*mais, dO, mask) - _perda(*menos, dO, mask)) / (2 * eps)
+        out.append(g)
+    return out
+
+
+def num_plano(Q, K, V, dO, mask=None, eps=1e-6):
+    grads = []
+    for x in (Q, K, V):
+        plano, g = x.reshape(-1), np.zeros(x.size)  # vista: mexer em plano mexe em x
+        for i in range(x.size):
+            v = plano[i]
+            plano[i] = v + eps
+            a = _perda(Q, K, V, dO, mask)
+            plano[i] = v - eps
+            b = _perda(Q, K, V, dO, mask)
+            plano[i] = v
+            g[i] = (a - b) / (2 * eps)
+        grads.append(g.reshape(x.shape))
+    return tuple(grads)
+
+
+def _num(Q, K, V, dO, mask, eps=1e-6, fator=2.0, frente=False, dtype=np.float64, restaura=True, linhas=False):
+    arrays = [a.astype(dtype) for a in (Q, K, V)]
+    dO = dO.astype(dtype)
+    grads = []
+    for x in arrays:
+        g = np.zeros_like(x)
+        indices = range(x.shape[0]) if linhas else np.ndindex(x.shape)
+        for i in indices:
+            v = x[i].copy()
+            base = _perda(*arrays, dO, mask)
+            x[i] = v + dtype(eps)
+            a = _perda(*arrays, dO, mask)
+            x[i] = v - dtype(eps)
+            b = _perda(*arrays, dO, mask)
+            if restaura:
+                x[i] = v
+            g[i] = (a - base) / eps if frente else (a - b) / (fator * eps)
+        grads.append(g)
+    return tuple(grads)
+
+
+def num_sem_o_2(Q, K, V, dO, mask=None, eps=1e-6):
+    return _num(Q, K, V, dO, mask, fator=1.0)
+
+
+def num_para_frente(Q, K, V, dO, mask=None, eps=1e-6):
+    return _num(Q, K, V, dO, mask, frente=True)
+
+
+def num_float32(Q, K, V, dO, mask=None, eps=1e-6):
+    return _num(Q, K, V, dO, mask, dtype=np.float32)
+
+
+def num_passo_grande(Q, K, V, dO, mask=None, eps=1e-6):
+    return _num(Q, K, V, dO, mask, eps=1e-2)
+
+
+def num_passo_1e1(Q, K, V, dO, mask=None, eps=1e-6):
+    return _num(Q, K, V, dO, mask, eps=1e-1)
+
+
+def num_tudo_de_uma_vez(Q, K, V, dO, mask=None, eps=1e-6):
+    grads = []
+    for k in range(3):
+        mais, menos = [a.copy() for a in (Q, K, V)], [a.copy() for a in (Q, K, V)]
+        mais[k] += eps
+        menos[k] -= eps
+        grads.append(np.full(mais[k].shape, (_perda(*mais, dO, mask) - _perda(*menos, dO, mask)) / (2 * eps)))
+    return tuple(grads)
+
+
+def num_sem_restaurar(Q, K, V, dO, mask=None, eps=1e-6):
+    g = []
+    for x in (Q, K, V):
+        gx = np.zeros_like(x)
+        for i in np.ndindex(x.shape):
+            x[i] += eps
+            a = _perda(Q, K, V, dO, mask)
+            x[i] -= 2 * eps  # e não volta ao original
+            b = _perda(Q, K, V, dO, mask)
+            gx[i] = (a - b) / (2 * eps)
+        g.append(gx)
+    return tuple(g)
+
+
+def num_por_linhas(Q, K, V, dO, mask=None, eps=1e-6):
+    return _num(Q, K, V, dO, mask, linhas=True)
+
+
+def num_so_dQ(Q, K, V, dO, mask=None, eps=1e-6):
+    return t5.num_certo(Q, K, V, dO, mask, eps)[0]
+
+
+def num_da_biblioteca(Q, K, V, dO, mask=None, eps=1e-6):
+    _, A = atencao.scaled_dot_product_attention(Q, K, V, mask=mask)
+    return attention_backward(dO, Q, K, V, A)
+
+
+VALIDAS = {
+    aula05.exercicio_1: [t5.sm_certo, sm_jacobiano_por_linha, sm_einsum, sm_lista_de_linhas],
+    aula05.exercicio_2: [t5.att_certo, att_einsum, att_escala_em_Q],
+    aula05.exercicio_3: [t5.num_certo, num_copias, num_plano],
+}
+
+ERRADAS = {
+    aula05.exercicio_1: [
+        (sm_sem_soma, "faltou o termo da soma"), (sm_so_diagonal, "só a diagonal do jacobiano"),
+        (sm_soma_global, "sobre o array inteiro"), (sm_soma_sem_A, "a soma ficou sem o A"),
+        (sm_sem_A_na_frente, "faltou multiplicar por A na frente"), (sm_sinal_trocado, "sinal do termo"),
+        (sm_eixo_zero, "no eixo errado"), (sm_sem_return, "faltou um `return`"),
+        (sm_da_biblioteca, "a conta é sua"), (sm_float32, "dZ = A * (dA - (dA * A).sum(axis=-1, keepdims=True))"),
+    ],
+    aula05.exercicio_2: [
+        (att_vazando, "passou por posições bloqueadas"), (att_sem_soma, "faltou o termo da soma"),
+        (att_sem_escala, "faltou o fator 1/√d_k"), (att_divide_por_d_k, "não 1/d_k"),
+        (att_multiplica_pela_raiz, "divide, não multiplica"), (att_dK_sem_transposta, "dK sem a transposta"),
+        (att_dV_sem_transposta, "dV = Aᵀ dO"), (att_softmax_ingenua, "NaN ou inf"),
+        (att_so_dois, "devolve (dQ, dK, dV)"), (att_da_biblioteca, "a conta é sua"),
+    ],
+    aula05.exercicio_3: [
+        (num_sem_o_2, "faltou o 2 no denominador"), (num_para_frente, "diferença para frente"),
+        (num_float32, "float32"), (num_passo_grande, "passo é grande demais"),
+        (num_passo_1e1, "passo é grande demais"), (num_tudo_de_uma_vez, "todos os números do array"),
+        (num_sem_restaurar, "não altera as entradas"), (num_por_linhas, "uma posição i de cada vez"),
+        (num_so_dQ, "devolve (dQ, dK, dV)"), (num_da_biblioteca, "a conta é sua"),
+    ],
+}
+
+
+def _id(x):
+    return getattr(x, "__name__", str(x))
+
+
+@pytest.mark.parametrize("check, fn", [(c, f) for c, fs in VALIDAS.items() for f in fs], ids=_id)
+def test_validas_passam(check, fn, capsys, monkeypatch):
+    monkeypatch.delenv("NBGRADER_EXECUTION", raising=False)
+    result = check(fn)
+    out = capsys.readouterr().out
+    assert result and result.status == "ok", out
+    assert "❌" not in out
+
+
+@pytest.mark.parametrize("check, fn, trecho", [(c, f, t) for c, fs in ERRADAS.items() for f, t in fs], ids=_id)
+def test_erradas_falham_com_a_dica_do_engano(check, fn, trecho, capsys, monkeypatch):
+    monkeypatch.delenv("NBGRADER_EXECUTION", raising=False)
+    result = check(fn)
+    out = capsys.readouterr().out
+    assert not result and result.status == "falhou", out
+    assert "❌" in out and not _falhas_sem_dica(out) and "o seu código levantou" not in out, out
+    assert trecho in " ".join(out.split()), out
+
+
+@pytest.mark.parametrize("check, fn", [(aula05.exercicio_1, sm_sem_soma), (aula05.exercicio_2, att_vazando),
+                                       (aula05.exercicio_3, num_float32)], ids=_id)
+def test_na_correcao_a_falha_levanta(check, fn, monkeypatch, capsys):
+    monkeypatch.setenv("NBGRADER_EXECUTION", "autograde")
+    with pytest.raises(AssertionError):
+        check(fn)
+
+
+
+_SORTEADOS = """
+import contextlib, io, sys
+from atencao.checks import cases
+cases.RANDOMIZE_CASES = True  # como na correção: antes de as verificações carregarem
+import test_checks_aula05_corpus as corpus
+problemas = []
+for _ in range(3):
+    for check, fns in corpus.VALIDAS.items():
+        for fn in fns:
+            with contextlib.redirect_stdout(io.StringIO()) as out:
+                if not check(fn):
+                    problemas.append(("válida reprovada", fn.__name__, out.getvalue()))
+    for check, fns in corpus.ERRADAS.items():
+        for fn, trecho in fns:
+            with contextlib.redirect_stdout(io.StringIO()) as out:
+                ok = check(fn)
+            if ok or trecho not in " ".join(out.getvalue().split()):
+                problemas.append(("errada", fn.__name__, out.getvalue()))
+print(problemas)
+sys.exit(1 if problemas else 0)
+"""
+
+
+def test_com_casos_sorteados_as_validas_passam_e_as_erradas_nao():
+    """Na conferência da correção os casos são sorteados (outras sementes a cada vez): as respostas do corpus
+    mantêm o veredito e a dica. Num processo novo, porque a chave é ligada antes de as verificações carregarem."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    tests = Path(__file__).resolve().parent
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tests), os.environ.get("PYTHONPATH", "")])}
+    env.pop("NBGRADER_EXECUTION", None)
+    r = subprocess.run([sys.executable, "-c", _SORTEADOS], capture_output=True, text=True, env=env, cwd=tests,
+                       timeout=600)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]

@@ -1,0 +1,90 @@
+"""Aula 5, 04-projeto: o modelo mínimo aprende o padrão de cada tarefa, o backward dele confere com as
+diferenças centrais, e o mesmo treino no PyTorch (autograd + torch.optim.Adam) dá a mesma curva de perda."""
+
+import numpy as np
+import pytest
+from exigir import exigir
+
+from atencao.backward import gradient_check, numerical_gradient
+from atencao.training import TASKS, TinyAttentionModel, make_task, pattern_score, train, train_torch
+
+
+@pytest.mark.parametrize("name", sorted(TASKS))
+def test_backward_do_modelo_confere_com_diferencas_centrais(name):
+    task = TASKS[name]
+    model = TinyAttentionModel(vocab=5, d_model=4, d_k=3, seed=1)
+    tokens, targets = task.batch(np.random.default_rng(0), 3, 5)
+    logits, cache = model.forward(tokens, task.mask())
+    _, dlogits = model.loss(logits, targets)
+    grads = model.backward(cache, dlogits)
+    for pname, p in model.params.items():
+        num = numerical_gradient(lambda _: model.loss(model.forward(tokens, task.mask())[0], targets)[0], p)
+        assert gradient_check(grads[pname], num) <= 1e-5, pname  # gradientes pequenos (1e-4): ruído ~1e-7
+
+
+@pytest.mark.parametrize("name", sorted(TASKS))
+def test_o_treino_faz_surgir_o_padrao(name):
+    task = TASKS[name]
+    run = train(TinyAttentionModel(seed=0), task, steps=150)
+    assert pattern_score(run.snapshots[0], task) < 0.4  # começa perto da uniforme
+    assert pattern_score(run.snapshots[-1], task) > 0.95
+    assert run.losses[-1] < 0.05 < 1.5 < run.losses[0]
+
+
+def test_mesma_curva_no_pytorch():
+    exigir("torch")
+    task = TASKS["anterior"]
+    model = TinyAttentionModel(seed=0)
+    rng = np.random.default_rng(3)
+    batches = [task.batch(rng, 32, model.vocab) for _ in range(50)]
+    start = {k: v.copy() for k, v in model.params.items()}
+    theirs = train_torch(start, task, batches)
+    ours = train(model, task, steps=50, batches=batches).losses
+    assert np.abs(np.array(ours) - np.array(theirs)).max() <= 1e-9
+    assert ours[0] > ours[-1] + 1  # e a perda caiu de verdade
+
+
+def test_tarefa_propria_e_erros():
+    task = make_task("dois atrás", "o token de duas posições antes", [0, 1, 0, 1, 2, 3, 4, 5], causal=True)
+    assert task.expected_pattern()[4, 2] == 1 and task.expected_pattern().sum() == 8
+    with pytest.raises(ValueError, match="causal"):
+        make_task("x", "", [1, 0], causal=True)
+    with pytest.raises(ValueError, match="source"):
+        make_task("x", "", [0, 5])
+    with pytest.raises(ValueError, match="n=8"):
+        train(TinyAttentionModel(n=8), make_task("x", "", [0, 0, 0]))
+    with pytest.raises(ValueError, match="tokens"):
+        TinyAttentionModel().forward(np.zeros((2, 3), int))
+
+
+def test_per_example_e_a_vista_do_treino():
+    """O backward de uma sequência, adaptado ao lote, dá os mesmos gradientes da biblioteca; a vista desenha
+    a atenção e a curva, e o resumo diz o peso no padrão com a vírgula decimal."""
+    import atencao
+    from atencao.backward import attention_backward
+    from atencao.training import per_example
+    from atencao.training_view import TrainingReplay, draw_training
+
+    def por_sequencia(dO, Q, K, V, mask=None):
+        _, A = atencao.scaled_dot_product_attention(Q, K, V, mask=mask)
+        return attention_backward(dO, Q, K, V, A)
+
+    task = TASKS["anterior"]
+    model = TinyAttentionModel(seed=2)
+    tokens, targets = task.batch(np.random.default_rng(1), 4, model.vocab)
+    logits, cache = model.forward(tokens, task.mask())
+    _, dlogits = model.loss(logits, targets)
+    ours = model.backward(cache, dlogits, per_example(por_sequencia, task.mask()))
+    ref = model.backward(cache, dlogits)
+    assert all(np.abs(ours[k] - ref[k]).max() <= 1e-12 for k in ref)
+
+    run = train(model, task, steps=6, every=3)
+    assert run.steps == [0, 3, 6] and len(run.snapshots) == 3 and len(run.losses) == 6
+    from matplotlib.figure import Figure
+
+    fig = Figure()
+    draw_training(fig, run, 1)
+    assert len(fig.axes) == 2 and "passo 3" in fig.axes[0].get_title()
+    assert "," in TrainingReplay(run).summary() and "passo 6" in TrainingReplay(run).summary()
+    with pytest.raises(TypeError, match="train"):
+        TrainingReplay([])
