@@ -4,6 +4,8 @@ Moodle os lê (o identificador sem o prefixo do idioma; o id de participante no 
 
 import csv
 import io
+import json
+import sys
 import zipfile
 from datetime import datetime, timezone
 from pathlib import Path
@@ -184,9 +186,13 @@ def test_zip_de_retornos_com_os_nomes_que_o_moodle_le(tmp_path):
 
 @pytest.mark.lento
 def test_corrigir_um_download_do_moodle_de_ponta_a_ponta(tmp_path):
+    sys.path.insert(0, str(ROOT / "tests"))
+    from turma_exemplo.gerar import a_mao  # as respostas certas escritas de outra forma (não uma cópia)
+
     em_branco = (ROOT / "notebooks" / "modulo-06" / AULA1.assignment / "03-exercicios.ipynb").read_bytes()
-    zipado = _zip(tmp_path / "moodle.zip", {  # um certo (a solução) e um em branco (o notebook do aluno)
-        "Ana Júlia Souza_101_assignsubmission_file_03-exercicios.ipynb": NB,
+    certo = json.dumps(a_mao(json.loads(NB))).encode()
+    zipado = _zip(tmp_path / "moodle.zip", {  # um certo e um em branco (o notebook do aluno)
+        "Ana Júlia Souza_101_assignsubmission_file_03-exercicios.ipynb": certo,
         "João da Silva_202_assignsubmission_file/03-exercicios.ipynb": em_branco,
     })
     saida = tmp_path / "saida"
