@@ -80,12 +80,6 @@ def _copiar_curso() -> None:
         if origem.is_file():
             (CURSO / nome).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(origem, CURSO / nome)
-    for outro in ("hub/requirements-hub.txt", "hub/jupyterhub_config.py", "lib/correcao/hub.py",
-                  "lib/correcao/moodle.py", "scripts/turma.py"):  # ainda não no git durante o desenvolvimento
-        if (ROOT / outro).exists():
-            (CURSO / outro).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(ROOT / outro, CURSO / outro)
-    shutil.copytree(ROOT / "hub" / "etc", CURSO / "hub" / "etc", dirs_exist_ok=True)
 
 
 def _ambiente_do_hub() -> None:
@@ -94,9 +88,12 @@ def _ambiente_do_hub() -> None:
     if not (VENV / "bin" / "python").exists() or not marca.exists() or marca.read_text(encoding="utf-8") != pedido:
         _rodar(["/usr/bin/python3", "-m", "venv", "--clear", VENV])
         _rodar([VENV / "bin" / "pip", "install", "--quiet", "-r", ROOT / "hub" / "requirements-hub.txt"])
+        (VENV / ".curso-editavel").unlink(missing_ok=True)
         marca.write_text(pedido, encoding="utf-8")
-    _rodar([VENV / "bin" / "pip", "install", "--quiet", "--no-deps", "-e", CURSO],
-           cwd=CURSO)
+    editavel = VENV / ".curso-editavel"  # a biblioteca aponta para CURSO, que é sempre o mesmo caminho
+    if not editavel.exists():
+        _rodar([VENV / "bin" / "pip", "install", "--quiet", "--no-deps", "-e", CURSO], cwd=CURSO)
+        editavel.write_text(str(CURSO), encoding="utf-8")
     _rodar([VENV / "bin" / "python", "-c", "import sys; sys.path.insert(0, 'scripts'); import preparar_trabalho as p;"
             " p.configurar(hub=True)"], cwd=CURSO)
     _rodar(["chmod", "-R", "a+rX", BASE])
@@ -168,7 +165,8 @@ def turma(tmp_path_factory):
     _copiar_curso()
     _ambiente_do_hub()
     sufixo = secrets.token_hex(3)
-    alunos = [f"cha{sufixo}a", f"cha{sufixo}b"]
+    rajada = int(os.environ.get("CURSO_HUB_RAJADA", "0"))  # alunos a mais, para medir logins simultâneos
+    alunos = [f"cha{sufixo}a", f"cha{sufixo}b"] + [f"chr{sufixo}{k:02d}" for k in range(rajada)]
     prof = f"chp{sufixo}"
     criados, processo = [], None
     run = Path(tempfile.mkdtemp(prefix="curso-hub-teste-"))  # fora do basetemp do pytest (0700): o exchange
@@ -252,7 +250,7 @@ def _resposta_certa() -> dict:
 
 def test_turma_no_hub_de_ponta_a_ponta(turma):
     hub, env = turma["hub"], turma["env"]
-    a_certo, a_adulterado = turma["alunos"]
+    a_certo, a_adulterado = turma["alunos"][:2]
     prof = turma["prof"]
     # 1. o professor libera a Aula 1 (só o 03-exercicios), com o curso do hub
     curso_py = [VENV / "bin" / "python", CURSO / "curso.py", "--neste-ambiente", "turma"]
@@ -323,6 +321,46 @@ def test_turma_no_hub_de_ponta_a_ponta(turma):
         assert u in html and (a_adulterado if u == a_certo else a_certo) not in html
     print(f"\n[hub] subida {turma['subida_s']:.1f} s; servidores prontos em "
           + ", ".join(f"{t:.1f} s" for t in tempos.values()) + f"; correção {correcao_s:.1f} s")
+
+
+def _memoria_livre_mb() -> float:
+    for linha in Path("/proc/meminfo").read_text().splitlines():
+        if linha.startswith("MemAvailable:"):
+            return int(linha.split()[1]) / 1024
+    return float("nan")
+
+
+def _pss_mb(usuario: str) -> float:
+    total = 0
+    for pid in _pids_de(usuario):
+        try:
+            for linha in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
+                if linha.startswith("Pss:"):
+                    total += int(linha.split()[1])
+        except OSError:
+            continue
+    return total / 1024
+
+
+def test_rajada_de_logins(turma):
+    """Com ``CURSO_HUB_RAJADA=N``: N alunos a mais iniciam o servidor ao mesmo tempo (medida para o guia)."""
+    rajada = turma["alunos"][2:]
+    if not rajada:
+        pytest.skip("medida da rajada de logins: CURSO_HUB_RAJADA=10 make test-hub")
+    from concurrent.futures import ThreadPoolExecutor
+
+    hub = turma["hub"]
+    livre_antes = _memoria_livre_mb()
+    with ThreadPoolExecutor(len(rajada)) as pool:
+        tempos = list(pool.map(lambda u: hub.iniciar(u, limite=600), rajada))
+    livre_depois = _memoria_livre_mb()
+    pss = [_pss_mb(u) for u in rajada]
+    print(f"\n[rajada] {len(rajada)} servidores; prontos em " + ", ".join(f"{t:.1f}" for t in sorted(tempos))
+          + f" s; memória livre da máquina {livre_antes:.0f} -> {livre_depois:.0f} MB; PSS por servidor "
+          f"{min(pss):.0f}-{max(pss):.0f} MB")
+    assert all(t < 600 for t in tempos)
+    for u in rajada:
+        hub.pedir("DELETE", f"/hub/api/users/{u}/server")
 
 
 def test_nada_sobra(turma):
