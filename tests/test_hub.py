@@ -107,6 +107,20 @@ def test_entregas_coletadas_sem_os_arquivos_do_exchange(tmp_path):
     assert copiados == ["03-exercicios.ipynb", "notas.txt"]
 
 
+def test_submitted_do_nbgrader_lido_direto_sem_os_arquivos_do_exchange(tmp_path):
+    """``make corrigir ENTREGAS=submitted/``: o que o exchange põe em cada entrega é ignorado, não vira uma linha
+    de ``nao-corrigidos.csv``."""
+    from correcao.entregas import ler_entregas
+
+    sub = tmp_path / "submitted" / "ana" / "aula-01-self-attention"
+    sub.mkdir(parents=True)
+    for nome in ("03-exercicios.ipynb", "timestamp.txt", "submission_secret.txt", "rascunho.txt"):
+        (sub / nome).write_text("{}", encoding="utf-8")
+    lidas = ler_entregas(tmp_path / "submitted", tmp_path / "tmp")
+    assert sorted(a.caminho.split("/")[-1] for a in lidas.arquivos) == ["03-exercicios.ipynb", "rascunho.txt"]
+    assert {a.aluno for a in lidas.arquivos} == {"ana"}
+
+
 def test_maximo_da_tarefa_soma_automatico_e_escrito():
     from correcao.catalogo import catalog
 

@@ -118,7 +118,7 @@ class Hub:
 
     def pedir(self, metodo: str, caminho: str, corpo=None, esperar: float = 60):
         dados = None if corpo is None else json.dumps(corpo).encode()
-        req = urllib.request.Request(self.url + urllib.parse.quote(caminho), data=dados, method=metodo,
+        req = urllib.request.Request(self.url + urllib.parse.quote(caminho, safe="/?=&"), data=dados, method=metodo,
                                      headers={"Authorization": f"token {self.token}",
                                               "Content-Type": "application/json"})
         with urllib.request.urlopen(req, timeout=esperar) as r:
@@ -240,6 +240,20 @@ def _como(usuario: str, cmd, env, **kw):
                           capture_output=True, text=True, **kw)
 
 
+def _interface(hub: Hub, usuario: str) -> tuple[set, int]:
+    """O que o JupyterLab do usuário desliga (``disabledExtensions`` da página) e o código HTTP do Formgrader."""
+    import re
+
+    pagina = hub.pedir("GET", f"/user/{usuario}/lab")
+    dados = json.loads(re.search(r'id="jupyter-config-data"[^>]*>(.*?)</script>', pagina, re.S).group(1))
+    try:
+        hub.pedir("GET", f"/user/{usuario}/formgrader")
+        codigo = 200
+    except urllib.error.HTTPError as exc:
+        codigo = exc.code
+    return set(dados.get("disabledExtensions", [])), codigo
+
+
 def _resposta_certa() -> dict:
     """As respostas de ``solutions/`` escritas de outra forma (uma cópia das soluções iria para revisão)."""
     sys.path.insert(0, str(ROOT / "tests"))
@@ -259,6 +273,16 @@ def test_turma_no_hub_de_ponta_a_ponta(turma):
     assert r.returncode == 0, r.stdout + r.stderr
     # 2. os alunos entram (servidores iniciados pela API do hub), buscam, editam e entregam
     tempos = {u: hub.iniciar(u) for u in (a_certo, a_adulterado)}
+    # o aluno começa na página do curso, com a lista de tarefas e sem o Formgrader; o professor, com ele
+    assert hub.pedir("GET", f"/user/{a_certo}/api/contents/curso/00-comece-aqui.ipynb?content=0")["type"] == "notebook"
+    desligadas, formgrader = _interface(hub, a_certo)
+    assert {"@jupyter/nbgrader:formgrader", "@jupyter/nbgrader:create-assignment"} <= desligadas
+    assert "@jupyter/nbgrader:assignment-list" not in desligadas and formgrader == 404
+    hub.iniciar(prof)
+    desligadas, formgrader = _interface(hub, prof)
+    assert not desligadas & {"@jupyter/nbgrader:formgrader", "@jupyter/nbgrader:create-assignment"}
+    assert formgrader == 200
+    hub.pedir("DELETE", f"/hub/api/users/{prof}/server")
     for u in (a_certo, a_adulterado):
         lista = hub.nbgrader(u, "fetch", course_id="atencao", assignment_id=AULA)
         assert lista["success"], lista
