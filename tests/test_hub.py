@@ -135,3 +135,32 @@ def test_aula_desconhecida_e_recusada(tmp_path):
         hub.liberar(hub.Turma(tmp_path), "aula-9")
     with pytest.raises(ValueError, match="notebooks: esperados alguns de"):
         hub.liberar(hub.Turma(tmp_path), "aula-01-self-attention", ["99-nada"])
+
+
+def test_retorno_com_maximo_e_atraso_e_os_arquivos_do_exchange(tmp_path):
+    """A página que vai para o aluno diz o máximo da tarefa e o atraso, e vai para ``feedback/<aluno>/<aula>/``
+    com o nome do notebook entregue e os dois arquivos com que o ``release_feedback`` acha o aluno."""
+    from correcao.catalogo import catalog
+    from correcao.relatorio import Row
+
+    g = catalog()[("aula-01-self-attention", "03-exercicios")]
+    saida, curso = tmp_path / "saida", tmp_path / "curso"
+    (saida / "retorno" / "ana").mkdir(parents=True)
+    (saida / "retorno" / "ana" / "p.html").write_text('<body><div class="resumo">\n<p>nota</p></div>', "utf-8")
+    entregue = tmp_path / "submitted" / "ana" / "aula-01-self-attention"
+    entregue.mkdir(parents=True)
+    (entregue / "timestamp.txt").write_text("2026-03-01 12:00:00 UTC", encoding="utf-8")
+    (entregue / "submission_secret.txt").write_text("segredo", encoding="utf-8")
+    r = Row("ana", g.assignment, g.notebook, total=4, maximum=5, retorno="retorno/ana/p.html",
+            arquivo="aula-01-self-attention/03-exercicios (1).ipynb")
+    hub._retorno(r, saida, curso, g.assignment, {"pasta": entregue}, 3725, hub.maximo_da_tarefa(g), g)
+    destino = curso / "feedback" / "ana" / g.assignment
+    assert sorted(p.name for p in destino.iterdir()) == ["03-exercicios (1).html", "submission_secret.txt",
+                                                         "timestamp.txt"]
+    pagina = (destino / "03-exercicios (1).html").read_text(encoding="utf-8")
+    assert f"Máximo da tarefa: {hub.maximo_da_tarefa(g):g} ponto(s)" in pagina
+    assert "Entregue com 1 h 02 min de atraso." in pagina
+    assert pagina.index("Máximo da tarefa") < pagina.index("<p>nota</p>")  # no resumo, antes da nota
+    hub._retorno(r, saida, tmp_path / "outro", g.assignment, {"pasta": entregue}, 0, 5, g)
+    assert "atraso" not in (tmp_path / "outro" / "feedback" / "ana" / g.assignment / "03-exercicios (1).html"
+                            ).read_text(encoding="utf-8")
