@@ -11,7 +11,7 @@ MOSTRAR = $(if $(findstring n,$(firstword -$(MAKEFLAGS))),--mostrar,)
 CURSO   = $(strip $(if $(MOSTRAR),+,)$(PYTHON) curso.py $(MOSTRAR))
 
 .PHONY: ajuda lab instalar test test-lento test-cpus test-minimo test-lib test-browser lint alunos executar bench corrigir validar \
-	turma-exemplo limpar
+	turma-exemplo limpar turma test-hub
 
 ajuda:
 	@$(CURSO) ajuda
@@ -69,6 +69,14 @@ corrigir:
 # O código de saída é o do curso.py: 0 com o relatório feito (pronto ou "ainda há o que resolver"), 2 no uso errado.
 validar:
 	@$(CURSO) validar "$(NB)"
+
+# JupyterHub (docs/professor.md): make turma ACAO=liberar AULA=aula-01-self-attention, depois ACAO=corrigir.
+turma:
+	$(CURSO) turma $(ACAO) "$(AULA)"
+
+# A turma num JupyterHub de verdade nesta máquina (root, bubblewrap, Node; cria e apaga usuários temporários).
+test-hub:
+	$(CURSO) test-hub
 
 # Regenera a turma de exemplo (alunos fictícios), tests/turma-exemplo.zip, a partir das soluções.
 turma-exemplo:

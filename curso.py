@@ -354,6 +354,14 @@ def test_browser(ex: Execucao, opcoes) -> int:
     return instalar(ex) or ex.rodar([python_do_curso(), *PYTEST, "tests/browser"], sem_mplbackend=True)
 
 
+def test_hub(ex: Execucao, opcoes) -> int:
+    """A turma num JupyterHub de verdade nesta máquina (tests/hub): precisa de root, do bubblewrap e do Node (o
+    .ci/run instala o npm); cria e apaga os próprios usuários Unix."""
+    os.environ["CURSO_TESTE_HUB"] = "1"
+    return instalar(ex) or ex.rodar([python_do_curso(), *PYTEST, "-s", "tests/hub"],
+                                    sem_mplbackend=True)
+
+
 def alunos(ex: Execucao, opcoes) -> int:
     return instalar(ex) or ex.rodar([python_do_curso(), ROOT / "scripts" / "gerar_alunos.py"], sem_mplbackend=True)
 
@@ -406,6 +414,14 @@ def validar(ex: Execucao, opcoes) -> int:
     return 0 if codigo == AINDA_HA_O_QUE_RESOLVER else codigo
 
 
+def turma(ex: Execucao, opcoes) -> int:
+    """A turma no JupyterHub (scripts/turma.py, veja docs/professor.md): ``liberar AULA`` pelo exchange do
+    nbgrader e ``corrigir AULA`` (coleta, corrige na caixa, grava no gradebook e devolve o retorno). No hub, o
+    curso está instalado no ambiente do hub: ``python3 curso.py --neste-ambiente turma corrigir AULA``."""
+    cmd = [python_do_curso(), ROOT / "scripts" / "turma.py", opcoes.acao, opcoes.aula, *opcoes.resto]
+    return instalar(ex) or ex.rodar(cmd, sem_mplbackend=True)
+
+
 def limpar(ex: Execucao, opcoes) -> int:
     """Apaga .venv e build/; nunca trabalho/ (as respostas do aluno)."""
     return ex.apagar(VENV, ROOT / "build")
@@ -434,6 +450,8 @@ COMANDOS = {
                      "só o teste do explorador no JupyterLab com Chromium sem tela"),
     "test-lib": (test_lib, "test-lib", "test-lib",
                  "só os testes da biblioteca (sem a correção, os notebooks e o navegador)"),
+    "test-hub": (test_hub, "test-hub", "test-hub",
+                 "a turma num JupyterHub nesta máquina: liberar, entregar, corrigir, retorno (root, Node)"),
     "lint": (lint, "lint", "lint", "confere o estilo do código com o ruff (a configuração está em pyproject.toml)"),
     "alunos": (alunos, "alunos", "alunos", "regenera os notebooks de aluno a partir das soluções"),
     "executar": (executar, "executar", "executar", "reexecuta e salva todos os notebooks (depois de mudar lib/)"),
@@ -446,6 +464,8 @@ COMANDOS = {
                  "corrige uma turma (cada entrega isolada com o bwrap)"),
     "validar": (validar, "validar NB=notebook.ipynb", "validar notebook.ipynb",
                 "confere um notebook antes da entrega"),
+    "turma": (turma, "turma ACAO=liberar|corrigir AULA=aula", "turma liberar|corrigir AULA [opções]",
+              "JupyterHub: libera uma aula pelo exchange do nbgrader, ou corrige (caixa, gradebook, retorno)"),
 }
 
 
@@ -507,6 +527,10 @@ def _parser() -> argparse.ArgumentParser:
                            help=f"MiB de memória por processo do aluno (padrão {MEMORIA})")
             p.add_argument("--sem-isolamento", action="store_true",
                            help="sem a caixa do bubblewrap (só para entregas em que você confia)")
+        elif nome == "turma":
+            p.add_argument("acao", choices=["liberar", "corrigir"], help="liberar ou corrigir")
+            p.add_argument("aula", help="a aula, ex.: aula-01-self-attention")
+            p.add_argument("resto", nargs=argparse.REMAINDER, help="opções de scripts/turma.py")
         elif nome == "validar":
             p.add_argument("nb", nargs="?", default="", help="o notebook (a sua cópia em trabalho/)")
     return parser

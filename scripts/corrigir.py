@@ -13,6 +13,7 @@ Cada entrega roda isolada numa caixa do bubblewrap; veja ``lib/correcao/__init__
 from __future__ import annotations
 
 import argparse
+import functools
 import sys
 import time
 from pathlib import Path
@@ -31,9 +32,18 @@ def main(argv=None) -> int:
     parser.add_argument("--processos", type=int, default=None, help="correções em paralelo (padrão: 2)")
     parser.add_argument("--sem-isolamento", action="store_true",
                         help="corrige sem a caixa do bubblewrap (só para entregas em que você confia)")
+    parser.add_argument("--moodle-idioma", choices=["pt_br", "en"], default="pt_br",
+                        help="download do Moodle: o idioma do Moodle, para os cabeçalhos de moodle-notas.csv")
+    parser.add_argument("--planilha-moodle", type=Path, default=None,
+                        help="download do Moodle: a planilha baixada dele (\"Baixar planilha de notas\"), preenchida")
     args = parser.parse_args(argv)
+    from correcao import moodle
     from correcao.isolamento import SemBwrap
     from correcao.motor import grade_class
+
+    if any(moodle.do_moodle(e) for e in args.entregas):  # o zip do "Baixar todas as tarefas" do Moodle
+        grade_class = functools.partial(moodle.grade_moodle, idioma=args.moodle_idioma,  # noqa: N806
+                                        planilha=args.planilha_moodle)
 
     t0 = time.perf_counter()
     print(f"Corrigindo {', '.join(str(e) for e in args.entregas)} ...")

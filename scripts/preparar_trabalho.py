@@ -17,7 +17,8 @@ Com ``--configurar``, aplica ao ambiente Python atual as configurações que ``m
 quebradas na largura da célula (nada cortado numa tela estreita), as soluções marcadas como SOLUÇÃO e
 somente leitura (:mod:`atencao.solucoes`), as dicas em português para o ``NameError``
 de uma célula rodada fora de ordem (:mod:`atencao.dicas`) e a interface do nbgrader (que é do professor)
-fora do JupyterLab do aluno. É o passo que o conda e o Binder usam.
+fora do JupyterLab do aluno. É o passo que o conda e o Binder usam. Com ``--configurar --hub`` (o ambiente do
+JupyterHub), a lista de tarefas do nbgrader fica para os alunos, e o Formgrader só para os professores.
 
 Uso: ``python scripts/preparar_trabalho.py [--porta 8888] [--configurar]`` (``make lab`` chama sozinho).
 """
@@ -72,12 +73,35 @@ c.ServerApp.contents_manager_class = "atencao.solucoes.SolucoesSomenteLeitura"
 """
 
 
-def configurar(prefixo: Path | None = None) -> Path:
+# No hub (``--hub``): os alunos buscam, validam e entregam pela lista de tarefas do nbgrader; o Formgrader e a
+# criação de tarefas ficam só na configuração dos professores (hub/etc/professor, que o hub põe antes).
+EXTENSOES_DO_ALUNO_NO_HUB = ("assignment_list", "course_list", "validate_assignment")
+PLUGINS_DO_PROFESSOR = ("@jupyter/nbgrader:formgrader", "@jupyter/nbgrader:create-assignment")
+
+
+def comandos_nbgrader(hub: bool = False) -> list[list[str]]:
+    """Os comandos ``jupyter ... enable/disable`` do nbgrader no ambiente atual: sem ``hub``, a interface do
+    nbgrader toda fora do JupyterLab (``make lab``, conda, Binder: o aluno sozinho não tem exchange); com
+    ``hub``, a lista de tarefas e a validação ligadas e o Formgrader e a criação de tarefas desligados."""
+    jupyter = [sys.executable, "-m", "jupyter"]
+    ext = "nbgrader.server_extensions."
+    if not hub:
+        return [jupyter + ["labextension", "disable", "--level=sys_prefix", "@jupyter/nbgrader"]] + [
+            jupyter + ["server", "extension", "disable", "--sys-prefix", ext + e]
+            for e in ("formgrader",) + EXTENSOES_DO_ALUNO_NO_HUB]
+    return ([jupyter + ["labextension", "enable", "--level=sys_prefix", "@jupyter/nbgrader"]]
+            + [jupyter + ["labextension", "disable", "--level=sys_prefix", p] for p in PLUGINS_DO_PROFESSOR]
+            + [jupyter + ["server", "extension", "enable", "--sys-prefix", ext + e] for e in EXTENSOES_DO_ALUNO_NO_HUB]
+            + [jupyter + ["server", "extension", "disable", "--sys-prefix", ext + "formgrader"]])
+
+
+def configurar(prefixo: Path | None = None, hub: bool = False) -> Path:
     """As configurações do curso no JupyterLab do ambiente ``prefixo`` (o atual, por padrão); devolve o
     arquivo de configurações escrito. Também escreve ``<prefixo>/etc/ipython/ipython_kernel_config.py``, que
     carrega as dicas de :mod:`atencao.dicas` em cada kernel, e
     ``<prefixo>/etc/jupyter/jupyter_server_config.py``, que abre as soluções marcadas e
-    somente leitura (:mod:`atencao.solucoes`). Não precisa de ``make`` nem de shell."""
+    somente leitura (:mod:`atencao.solucoes`). Não precisa de ``make`` nem de shell. ``hub``: o ambiente do
+    JupyterHub (veja :func:`comandos_nbgrader`)."""
     prefixo = Path(prefixo or sys.prefix)
     destino = prefixo / "share" / "jupyter" / "lab" / "settings" / "overrides.json"
     destino.parent.mkdir(parents=True, exist_ok=True)
@@ -88,11 +112,7 @@ def configurar(prefixo: Path | None = None) -> Path:
     servidor = prefixo / "etc" / "jupyter" / "jupyter_server_config.py"
     servidor.parent.mkdir(parents=True, exist_ok=True)
     servidor.write_text(CONFIG_DO_SERVIDOR, encoding="utf-8")
-    jupyter = [sys.executable, "-m", "jupyter"]
-    comandos = [jupyter + ["labextension", "disable", "--level=sys_prefix", "@jupyter/nbgrader"]]
-    for ext in ("formgrader", "validate_assignment", "assignment_list", "course_list"):
-        comandos.append(jupyter + ["server", "extension", "disable", "--sys-prefix",
-                                   f"nbgrader.server_extensions.{ext}"])
+    comandos = comandos_nbgrader(hub)
     if prefixo == Path(sys.prefix):  # as extensões são as do ambiente que roda este script
         import subprocess
 
@@ -184,10 +204,12 @@ if __name__ == "__main__":
     args.add_argument("--porta", type=int, default=None, help="a porta do JupyterLab (confere se está livre)")
     args.add_argument("--configurar", action="store_true",
                       help="aplica as configurações do curso ao JupyterLab deste ambiente (conda, Binder)")
+    args.add_argument("--hub", action="store_true",
+                      help="com --configurar: o ambiente do JupyterHub (lista de tarefas do nbgrader para os alunos)")
     opcoes = args.parse_args()
     porta = opcoes.porta
     if opcoes.configurar:
-        print(f"Configurações do curso aplicadas: {configurar()}")
+        print(f"Configurações do curso aplicadas: {configurar(hub=opcoes.hub)}")
     if porta is not None and (codigo := antes_de_abrir(porta)):
         sys.exit(codigo)
     new = prepare()

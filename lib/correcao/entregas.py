@@ -32,7 +32,8 @@ LIMITE_BYTES = 50 * 2**20  # um notebook de exercício tem dezenas de KB; acima 
 # restos de sistemas e programas, nunca trabalho do aluno
 PASTAS_LIXO = {"__macosx", ".ipynb_checkpoints", "__pycache__", ".git", ".trash", ".trashes", ".spotlight-v100",
                ".fseventsd", ".temporaryitems", "$recycle.bin"}
-ARQUIVOS_LIXO = {".ds_store", "thumbs.db", "desktop.ini", ".localized", "icon\r"}
+ARQUIVOS_LIXO = {".ds_store", "thumbs.db", "desktop.ini", ".localized", "icon\r",
+                 "timestamp.txt", "submission_secret.txt"}  # os dois do exchange do nbgrader (submitted/)
 
 
 @dataclass
