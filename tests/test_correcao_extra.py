@@ -128,16 +128,16 @@ def _editaveis(nb) -> list[str]:
 def test_varredura_nao_aponta_as_solucoes_nem_os_notebooks_do_curso():
     for path in sorted((ROOT / "solutions").rglob("*.ipynb")) + sorted((ROOT / "notebooks").rglob("*.ipynb")):
         nb = nbformat.read(path, as_version=4)
-        modulos = varredura.modulos_importados([c.source for c in nb.cells if c.cell_type == "code"])
+        modulos = varredura.imported_modules([c.source for c in nb.cells if c.cell_type == "code"])
         for src in _editaveis(nb):
-            assert varredura.varrer(src, modulos) == [], (path.name, src[:200])
+            assert varredura.scan_cell(src, modulos) == [], (path.name, src[:200])
 
 
 @pytest.mark.parametrize("nome", [n for n in gerar.TRAPACAS if n != "trapaca-imprime-aprovado"])
 def test_varredura_aponta_cada_trapaca(nome):
     modulos = {"np", "atencao", "aula01", "os", "sys"}
     codigo = "\n".join(gerar.TRAPACAS[nome])
-    assert varredura.varrer(codigo, modulos), nome
+    assert varredura.scan_cell(codigo, modulos), nome
 
 
 @pytest.mark.parametrize("codigo, trecho", [
@@ -154,7 +154,7 @@ def test_varredura_aponta_cada_trapaca(nome):
     ("import os\ngetattr(os, 'environ')", "getattr(..., 'environ')"),
 ])
 def test_varredura_aponta_tecnicas_de_trapaca(codigo, trecho):
-    motivos = varredura.varrer(codigo, {"np", "os"})
+    motivos = varredura.scan_cell(codigo, {"np", "os"})
     assert any(trecho in m for m in motivos), motivos
 
 
@@ -162,7 +162,7 @@ def test_varredura_nao_aponta_codigo_comum_de_aluno():
     comum = ("import numpy as np\nimport math\nfrom collections import Counter\n%timeit np.ones(3)\n"
              "def f(X, W):\n    Q = X @ W\n    Q /= math.sqrt(Q.shape[-1])\n    return Q\n"
              "class Camada:\n    def __init__(self):\n        self.W = np.eye(2)\n")
-    assert varredura.varrer(comum, {"np", "math", "Counter"}) == []
+    assert varredura.scan_cell(comum, {"np", "math", "Counter"}) == []
 
 
 @pytest.mark.lento  # corrige notebooks de verdade (make test-lento)

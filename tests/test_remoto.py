@@ -10,11 +10,11 @@ import numpy as np
 import pytest
 
 from correcao import _remoto
-from correcao._remoto import Canal, MensagemInvalida, ValorNaoSuportado, decode, encode, encode_return
+from correcao._remoto import Canal, MensagemInvalida, ValorNaoSuportado, decode_value, encode_return, encode_value
 
 
 def _ida_e_volta(valor):
-    return decode(json.loads(json.dumps(encode(valor))))
+    return decode_value(json.loads(json.dumps(encode_value(valor))))
 
 
 @pytest.mark.parametrize("valor", [
@@ -42,7 +42,7 @@ def test_retorno_que_nao_e_dado_simples_vira_valor_nao_suportado():
             return True
 
     for valor in (Qualquer(), {1, 2}, lambda x: x, np.array([object()], dtype=object)):
-        volta = decode(json.loads(json.dumps(encode_return(valor))))
+        volta = decode_value(json.loads(json.dumps(encode_return(valor))))
         assert isinstance(volta, ValorNaoSuportado)
         assert volta != np.zeros(3).tolist()
 
@@ -61,7 +61,7 @@ def test_retorno_que_nao_e_dado_simples_vira_valor_nao_suportado():
 ])
 def test_o_que_vem_do_aluno_fora_do_formato_e_recusado(dados):
     with pytest.raises(MensagemInvalida):
-        decode(dados)
+        decode_value(dados)
 
 
 def test_aninhamento_e_quantidade_limitados():
@@ -69,20 +69,20 @@ def test_aninhamento_e_quantidade_limitados():
     for _ in range(_remoto.MAX_FUNDO + 3):
         fundo = [fundo]
     with pytest.raises(MensagemInvalida):
-        decode(fundo)
+        decode_value(fundo)
     with pytest.raises(MensagemInvalida):
-        decode([0] * (_remoto.MAX_ITENS + 1))
+        decode_value([0] * (_remoto.MAX_ITENS + 1))
 
 
 def test_objetos_da_biblioteca_so_refeitos_quando_permitido():
     from atencao import SelfAttention
 
     attn = SelfAttention(4, 2, seed=3)
-    dados = json.loads(json.dumps(encode(attn)))
+    dados = json.loads(json.dumps(encode_value(attn)))
     with pytest.raises(MensagemInvalida):
-        decode(dados)
+        decode_value(dados)
     refeitos = []
-    obj = decode(dados, objetos=True, refazer=lambda nome, d: refeitos.append((nome, d)) or "refeito")
+    obj = decode_value(dados, objetos=True, refazer=lambda nome, d: refeitos.append((nome, d)) or "refeito")
     assert obj == "refeito" and refeitos[0][0] == "SelfAttention"
     np.testing.assert_array_equal(refeitos[0][1]["W_q"], attn.W_q)
 

@@ -99,8 +99,8 @@ def _chamar(ns: dict, pedido: dict) -> dict:
 
     nome = str(pedido.get("funcao", ""))
     fn = ns.get(nome)
-    args = _remoto.decode(pedido.get("args", []), objetos=True, refazer=_refazer)
-    kwargs = _remoto.decode(pedido.get("kwargs", {}), objetos=True, refazer=_refazer)
+    args = _remoto.decode_value(pedido.get("args", []), objetos=True, refazer=_refazer)
+    kwargs = _remoto.decode_value(pedido.get("kwargs", {}), objetos=True, refazer=_refazer)
     nomes = [str(n) for n in pedido.get("nomes", [])]
     resposta = {"id": pedido.get("id")}
     if fn is None:

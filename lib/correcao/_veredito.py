@@ -115,8 +115,8 @@ def _make_remote_base():
             if self.canal.parou:
                 raise ProcessoDoAlunoParou("o processo do aluno parou numa chamada anterior")
             self._proximo += 1
-            pedido = {"id": self._proximo, "funcao": self.__name__, "args": _remoto.encode(list(args)),
-                      "kwargs": _remoto.encode(kwargs), "nomes": list(names), "proibidas": list(forbidden),
+            pedido = {"id": self._proximo, "funcao": self.__name__, "args": _remoto.encode_value(list(args)),
+                      "kwargs": _remoto.encode_value(kwargs), "nomes": list(names), "proibidas": list(forbidden),
                       "tempo": self.tempo}
             try:
                 self.canal.enviar(pedido)
@@ -131,13 +131,13 @@ def _make_remote_base():
                 erro = dados.get("erro")
                 resposta = RespostaRemota(
                     printed=str(dados.get("impresso", ""))[:_remoto.MAX_TEXTO],
-                    figures=_figuras(_remoto.decode(dados.get("figuras", []))),
+                    figures=_figuras(_remoto.decode_value(dados.get("figuras", []))),
                     forbidden_used=_lista_de_textos(dados.get("proibidas_usadas")),
                     mutated=_alteradas(dados.get("alteradas")))
                 if isinstance(erro, dict):
                     resposta.error = _excecao(erro)
                 else:
-                    resposta.value = _remoto.decode(dados.get("retorno"))
+                    resposta.value = _remoto.decode_value(dados.get("retorno"))
             except _remoto.MensagemInvalida as exc:
                 raise ErroDoAluno(f"a resposta da função não é um dado simples ({exc})") from None
             return resposta

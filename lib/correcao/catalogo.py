@@ -16,6 +16,7 @@ from .entregas import nfc
 
 ROOT = Path(__file__).resolve().parents[2]
 SOLUTIONS = ROOT / "solutions"
+CHECKS = ROOT / "lib" / "atencao" / "checks"
 
 CODE_STUB = "# SEU CÓDIGO AQUI\nraise NotImplementedError(\"Exercício ainda não resolvido\")"
 TEXT_STUB = "✍️ *Escreva a sua resposta aqui (dê dois cliques nesta célula para editar).*"
@@ -42,6 +43,23 @@ class Gradable:
     def zero_scores(self) -> dict:
         """Zero em cada verificação automática (entrega que não pôde ser executada)."""
         return {gid: 0.0 for gid in self.checks}
+
+
+def lesson_modules(checks: Path = CHECKS) -> frozenset[str]:
+    """Os nomes dos módulos de verificação de cada aula (``aula01``, ``aula02``, ...), descobertos pelos arquivos
+    ``lib/atencao/checks/aulaNN.py`` que existem: uma aula nova entra sem editar nenhuma lista.
+
+    Parameters
+    ----------
+    checks : Path
+        A pasta das verificações (padrão: ``lib/atencao/checks`` deste curso).
+
+    Returns
+    -------
+    frozenset of str
+        Os nomes ``aulaNN`` (vazio se a pasta não existe).
+    """
+    return frozenset(path.stem for path in checks.glob("aula*.py") if re.fullmatch(r"aula\d{2}", path.stem))
 
 
 def nbgrader_meta(cell) -> dict:

@@ -325,34 +325,53 @@ def ler_entregas(path: Path | list[Path], tmp: Path) -> Entregas:
     # (aluno, caminho, dados, motivo, parte): parte = de onde veio (a entrada ou o zip da turma lá dentro)
     lidos: list[tuple[str, str, Path | None, str, str]] = []
     pastas_alunos: set[str] = set()  # alunos com pasta própria (não um zip com o nome deles)
-    alunos_de_zip: set[str] = set()
     zips: dict[tuple[str, ...], list] = {}  # zip interno (solto na raiz de uma entrada) -> seus itens
     for k, entrada in enumerate(paths):
-        marca = f"\0{k}"
-        tirar = _ler_uma(leitor, entrada, marca)
-        parte = entrada.name
-        itens = [(q[1 + tirar:], d, m) for q, d, m in leitor.itens if q[:1] == (marca,)]
-        pastas = [q[1 + tirar:] for q in leitor.pastas if q[:1] == (marca,) and len(q) > 1 + tirar]
-        raizes = {q[1 + tirar:]: r for q, r in leitor.raiz_tirada.items() if q[:1] == (marca,)}
-        entrada_zip = entrada.is_file()
-        com_aluno = [q for q, _, _ in itens if q and _de_quem(q)[0] and not q[0].lower().endswith(".zip")]
-        for q in pastas:
-            aluno = _de_quem(q + ("",))[0]
-            if aluno and not q[0].lower().endswith(".zip"):
-                pastas_alunos.add(aluno)
-        for q, d, m in itens:
-            if not q:
-                continue
-            if q[0].lower().endswith(".zip") and len(q) > 1:  # um zip solto na raiz: decidido depois
-                zips.setdefault((parte, q[0], raizes.get(q[:1], "")), []).append((q, d, m))
-                continue
-            aluno, caminho = _de_quem(q)
-            if not aluno and not com_aluno and (entrada_zip or len(paths) > 1):
-                # a entrada inteira é de um aluno só (ana.zip com os notebooks soltos ou em pastas de aula)
-                aluno, caminho = (entrada.stem if entrada_zip else entrada.name), "/".join((parte, *q))
-            lidos.append((aluno, caminho, d, m, parte))
+        _read_input(leitor, k, entrada, len(paths) > 1, lidos, pastas_alunos, zips)
+    turma_em_zips = _class_parts_in_zips(zips, lidos, pastas_alunos)
+    alunos_de_zip = _student_zips({c: i for c, i in zips.items() if c not in turma_em_zips}, lidos, pastas_alunos)
+    out = Entregas(lixo=sorted(leitor.lixo), inseguros=sorted(leitor.inseguros))
+    out.arquivos = _files_by_student(lidos)
+    out.alunos = sorted(pastas_alunos | alunos_de_zip | {aluno for aluno, *_ in lidos if aluno})
+    out.arquivos.sort(key=lambda a: (a.aluno, a.caminho.count("/"), a.caminho))
+    return out
+
+
+def _read_input(leitor: _Leitor, k: int, entrada: Path, several: bool, lidos: list, pastas_alunos: set,
+                zips: dict) -> None:
+    """Lê a entrada ``k`` (pasta ou zip): os arquivos com aluno vão para ``lidos``, as pastas de aluno para
+    ``pastas_alunos`` e os zips soltos na raiz para ``zips`` (decididos depois, por
+    :func:`_class_parts_in_zips` e :func:`_student_zips`)."""
+    marca = f"\0{k}"
+    tirar = _ler_uma(leitor, entrada, marca)
+    parte = entrada.name
+    itens = [(q[1 + tirar:], d, m) for q, d, m in leitor.itens if q[:1] == (marca,)]
+    pastas = [q[1 + tirar:] for q in leitor.pastas if q[:1] == (marca,) and len(q) > 1 + tirar]
+    raizes = {q[1 + tirar:]: r for q, r in leitor.raiz_tirada.items() if q[:1] == (marca,)}
+    entrada_zip = entrada.is_file()
+    com_aluno = [q for q, _, _ in itens if q and _de_quem(q)[0] and not q[0].lower().endswith(".zip")]
+    for q in pastas:
+        aluno = _de_quem(q + ("",))[0]
+        if aluno and not q[0].lower().endswith(".zip"):
+            pastas_alunos.add(aluno)
+    for q, d, m in itens:
+        if not q:
+            continue
+        if q[0].lower().endswith(".zip") and len(q) > 1:  # um zip solto na raiz: decidido depois
+            zips.setdefault((parte, q[0], raizes.get(q[:1], "")), []).append((q, d, m))
+            continue
+        aluno, caminho = _de_quem(q)
+        if not aluno and not com_aluno and (entrada_zip or several):
+            # a entrada inteira é de um aluno só (ana.zip com os notebooks soltos ou em pastas de aula)
+            aluno, caminho = (entrada.stem if entrada_zip else entrada.name), "/".join((parte, *q))
+        lidos.append((aluno, caminho, d, m, parte))
+
+
+def _class_parts_in_zips(zips: dict, lidos: list, pastas_alunos: set) -> set:
+    """Os zips soltos com pastas de dois ou mais alunos são partes da turma: os arquivos deles vão para ``lidos``
+    por aluno. Devolve as chaves desses zips."""
     turma_em_zips = set()
-    for chave, itens in zips.items():  # primeiro, os zips com pastas de alunos: partes da turma
+    for chave, itens in zips.items():
         internos = [q[1:] for q, _, _ in itens]
         embrulho = _raiz_comum(internos, [])  # Downloads/turma/<aluno>/...: as pastas de embrulho saem
         internos = [q[embrulho:] if len(q) > embrulho else q for q in internos]
@@ -364,10 +383,14 @@ def ler_entregas(path: Path | list[Path], tmp: Path) -> Entregas:
                 if aluno:
                     pastas_alunos.add(aluno)
                 lidos.append((aluno, caminho if aluno else "/".join(q), d, m, chave[1]))
-    for chave, itens in zips.items():
-        if chave in turma_em_zips:
-            continue
-        _, nome_zip, raiz = chave
+    return turma_em_zips
+
+
+def _student_zips(zips: dict, lidos: list, pastas_alunos: set) -> set[str]:
+    """Os outros zips soltos são de um aluno: a reentrega de um aluno da turma (a pasta dentro do zip tem o nome
+    dele) ou a entrega do aluno com o nome do zip. Devolve os alunos que só existem pelo nome de um zip."""
+    alunos_de_zip: set[str] = set()
+    for (_, nome_zip, raiz), itens in zips.items():
         stem = nome_zip[:-4]
         if raiz and raiz in pastas_alunos and raiz != stem and not nome_do_curso(raiz):
             # lote-2.zip → bruno/03-exercicios.ipynb, e "bruno" é um aluno da turma: a reentrega dele
@@ -375,15 +398,19 @@ def ler_entregas(path: Path | list[Path], tmp: Path) -> Entregas:
         else:  # o zip de um aluno (ana.zip): o aluno tem o nome do zip
             alunos_de_zip.add(stem)
             lidos += [(stem, "/".join(q), d, m, nome_zip) for q, d, m in itens]
-    out = Entregas(lixo=sorted(leitor.lixo), inseguros=sorted(leitor.inseguros))
+    return alunos_de_zip
+
+
+def _files_by_student(lidos: list) -> list[Arquivo]:
+    """Os arquivos lidos; quando um aluno aparece em mais de uma parte da turma, o caminho de cada arquivo dele
+    começa pela parte de onde veio."""
     partes_do_aluno: dict[str, set] = {}
     for aluno, caminho, _, _, parte in lidos:
         if aluno and not caminho.startswith(parte + "/"):  # o caminho ainda não diz de qual parte veio
             partes_do_aluno.setdefault(aluno, set()).add(parte)
+    arquivos = []
     for aluno, caminho, dados, motivo, parte in lidos:
         if aluno and len(partes_do_aluno.get(aluno, ())) > 1 and not caminho.startswith(parte + "/"):
             caminho = f"{parte}/{caminho}"  # o aluno está em mais de uma parte da turma: de qual veio
-        out.arquivos.append(Arquivo(aluno, caminho, dados, motivo))
-    out.alunos = sorted(pastas_alunos | alunos_de_zip | {aluno for aluno, *_ in lidos if aluno})
-    out.arquivos.sort(key=lambda a: (a.aluno, a.caminho.count("/"), a.caminho))
-    return out
+        arquivos.append(Arquivo(aluno, caminho, dados, motivo))
+    return arquivos

@@ -60,7 +60,7 @@ from .isolamento import Caixa, Grupo, Limites, encerrar, remover_cgroups
 from .nomes_antigos import nota_da_versao, reconhecer_versao, traduzir_ids
 from .relatorio import Row, _num, erro_legivel, failed_row, notebook_body, reter, write_outputs
 from .saneamento import iguais_as_solucoes, sanitize
-from .varredura import modulos_importados, varrer
+from .varredura import imported_modules, scan_cell
 
 COURSE_ID = "self-attention-do-zero"
 
@@ -186,10 +186,10 @@ class Trabalhador:
         """Varredura, execução no kernel (as saídas entram em ``nb``) e conferência independente."""
         res = Resultado()
         codigo = [c for c in nb.cells if c.cell_type == "code"]
-        modulos = modulos_importados([c.source for c in codigo])
+        modulos = imported_modules([c.source for c in codigo])
         for index, cell in enumerate(nb.cells):
             if cell.cell_type == "code" and not nbgrader_meta(cell).get("locked"):
-                res.flags += varrer(cell.source, modulos, _nome_celula(nb, index))
+                res.flags += scan_cell(cell.source, modulos, _nome_celula(nb, index))
         celulas = self._celulas(nb)  # lidas antes: a conferência roda ao mesmo tempo que o kernel
 
         paralela = threading.Thread(target=self._conferir, args=(celulas, ident, res))
@@ -200,8 +200,9 @@ class Trabalhador:
         return res
 
     def _kernel(self, nb, ident: str, res: Resultado) -> None:
-        from nbformat import from_dict
-
+        """Executa ``nb`` no kernel da caixa: as saídas entram em ``nb`` e o desfecho (tempo, memória, kernel
+        morto) em ``res``. Três passos: ler as mensagens da caixa, classificar o desfecho e marcar as
+        verificações que reprovaram ou não rodaram."""
         nonce = secrets.token_hex(16)
         work = self._workdir(f"{ident}-kernel", self.caixa)
         pedido = {"nonce": nonce, "notebook": nb, "tempo_celula": self.tempo_celula,
@@ -209,59 +210,11 @@ class Trabalhador:
         run = self.caixa.rodar(work, "correcao._executar", json.dumps(pedido).encode("utf-8"))
         shutil.rmtree(work, ignore_errors=True)
         res.morta_por = run.morta_por
-        executed, fim = set(), None
-        for msg in _ler(run.stdout, nonce):
-            if "fim" in msg:
-                fim = msg["fim"]
-                cpu, relogio = msg.get("cpu"), msg.get("relogio")
-                if isinstance(cpu, (int, float)) and isinstance(relogio, (int, float)) and relogio > 0:
-                    res.cpu_ratio = float(cpu) / float(relogio)
-                break
-            index = msg.get("celula")
-            if isinstance(index, int) and 0 <= index < len(nb.cells) and nb.cells[index].cell_type == "code":
-                nb.cells[index].outputs = [from_dict(o) for o in msg.get("outputs", []) if isinstance(o, dict)]
-                count = msg.get("execution_count")
-                nb.cells[index].execution_count = count if isinstance(count, int) else None
-                executed.add(index)
-                if msg.get("cortada") in ("celula", "notebook"):
-                    res.cortadas.append((index, msg["cortada"]))
-        last = max(executed) if executed else -1
-        def com_erro(*nomes: str) -> list[int]:
-            return sorted({i for i in executed for o in nb.cells[i].outputs
-                           if o.get("output_type") == "error" and o.get("ename") in nomes})
+        executed, end = _apply_kernel_messages(nb, _ler(run.stdout, nonce), res)
+        group_memory = self.grupo is not None and self.grupo.memoria_esgotada()
+        _classify_kernel_outcome(nb, executed, end, run.tempo_esgotado, group_memory, res)
+        _mark_checks(nb, executed, res)
 
-        # o nbclient interrompe a célula que passou do tempo: o erro é o KeyboardInterrupt da interrupção
-        memory, timeout = com_erro("MemoryError"), com_erro("CellTimeoutError", "KeyboardInterrupt")
-        grupo_memoria = self.grupo is not None and self.grupo.memoria_esgotada()
-        if isinstance(fim, str) and fim.startswith("ignorou_interrupcao:"):
-            index = int(fim.split(":")[1]) if fim.split(":")[1].isdigit() else last
-            res.situacao, res.onde, res.ignorou = "tempo_esgotado", _nome_celula(nb, index), _nome_celula(nb, index)
-        elif grupo_memoria and (run.tempo_esgotado or fim is None or str(fim).startswith("kernel_morreu")):
-            res.situacao, res.onde, res.memoria_total = "memoria_esgotada", _nome_celula(nb, last + 1), True
-        elif run.tempo_esgotado:
-            res.situacao, res.onde = "tempo_esgotado", _nome_celula(nb, last + 1)
-        elif timeout:  # uma célula passou do tempo e foi interrompida; o resto do notebook rodou
-            res.situacao, res.onde, res.continuou = "tempo_esgotado", _nome_celula(nb, timeout[0]), True
-        elif isinstance(fim, str) and fim.startswith("kernel_morreu"):
-            index = int(fim.split(":")[1]) if ":" in fim else last + 1
-            res.situacao, res.onde = "kernel_morreu", _nome_celula(nb, index)
-        elif fim is None or (isinstance(fim, str) and fim.startswith("erro")):
-            res.situacao, res.onde = "kernel_morreu", _nome_celula(nb, last + 1)
-        if memory and not res.memoria_total:
-            res.situacao = "memoria_esgotada"
-            res.onde = _nome_celula(nb, memory[0])
-        # as verificações que rodaram no kernel e reprovaram (no modo de correção, AssertionError): se o verificador
-        # isolado aprovar uma delas, os dois discordam e a linha vai para revisão
-        for index in executed:
-            cell = nb.cells[index]
-            if is_check(cell) and any(o.get("output_type") == "error" and o.get("ename") == "AssertionError"
-                                      for o in cell.outputs):
-                res.reprovadas_no_kernel.add(nbgrader_meta(cell)["grade_id"])
-        # célula de verificação que não rodou não pode valer ponto (o nbgrader daria, por não ter erro)
-        for index, cell in enumerate(nb.cells):
-            if cell.cell_type == "code" and index not in executed and is_check(cell):
-                cell.outputs = [from_dict({"output_type": "error", "ename": "NaoExecutada", "evalue":
-                                           "a execução parou antes desta célula", "traceback": []})]
 
     @staticmethod
     def _celulas(nb) -> list[dict]:
@@ -336,6 +289,83 @@ class Trabalhador:
             if gid not in res.veredito:
                 onde = "nesta verificação" if gid == iniciada else "antes desta verificação"
                 res.veredito[gid] = (False, f"a conferência parou {onde} ({motivo})")
+
+
+def _apply_kernel_messages(nb, messages: list[dict], res: Resultado) -> tuple[set[int], object]:
+    """Põe em ``nb`` as saídas que o kernel mandou (``{"celula": i, "outputs": ...}``) e devolve os índices das
+    células executadas e a mensagem de fim (``None`` se o kernel não chegou ao fim). Anota em ``res`` a razão
+    CPU/relógio e as saídas cortadas por excesso. Mensagens de forma errada são ignoradas."""
+    from nbformat import from_dict
+
+    executed, end = set(), None
+    for msg in messages:
+        if "fim" in msg:
+            end = msg["fim"]
+            cpu, clock = msg.get("cpu"), msg.get("relogio")
+            if isinstance(cpu, (int, float)) and isinstance(clock, (int, float)) and clock > 0:
+                res.cpu_ratio = float(cpu) / float(clock)
+            break
+        index = msg.get("celula")
+        if isinstance(index, int) and 0 <= index < len(nb.cells) and nb.cells[index].cell_type == "code":
+            nb.cells[index].outputs = [from_dict(o) for o in msg.get("outputs", []) if isinstance(o, dict)]
+            count = msg.get("execution_count")
+            nb.cells[index].execution_count = count if isinstance(count, int) else None
+            executed.add(index)
+            if msg.get("cortada") in ("celula", "notebook"):
+                res.cortadas.append((index, msg["cortada"]))
+    return executed, end
+
+
+def _cells_with_error(nb, executed: set[int], *names: str) -> list[int]:
+    """As células executadas cuja saída tem um erro de um dos tipos ``names``, em ordem."""
+    return sorted({i for i in executed for o in nb.cells[i].outputs
+                   if o.get("output_type") == "error" and o.get("ename") in names})
+
+
+def _classify_kernel_outcome(nb, executed: set[int], end, timed_out: bool, group_memory: bool,
+                             res: Resultado) -> None:
+    """A situação da execução no kernel (``res.situacao``, ``res.onde`` e afins), a partir da mensagem de fim
+    ``end``, do tempo da caixa e da memória do notebook inteiro (``group_memory``)."""
+    last = max(executed) if executed else -1
+    # o nbclient interrompe a célula que passou do tempo: o erro é o KeyboardInterrupt da interrupção
+    memory = _cells_with_error(nb, executed, "MemoryError")
+    timeout = _cells_with_error(nb, executed, "CellTimeoutError", "KeyboardInterrupt")
+    end_text = end if isinstance(end, str) else ""
+    if end_text.startswith("ignorou_interrupcao:"):
+        index = int(end_text.split(":")[1]) if end_text.split(":")[1].isdigit() else last
+        res.situacao, res.onde, res.ignorou = "tempo_esgotado", _nome_celula(nb, index), _nome_celula(nb, index)
+    elif group_memory and (timed_out or end is None or str(end).startswith("kernel_morreu")):
+        res.situacao, res.onde, res.memoria_total = "memoria_esgotada", _nome_celula(nb, last + 1), True
+    elif timed_out:
+        res.situacao, res.onde = "tempo_esgotado", _nome_celula(nb, last + 1)
+    elif timeout:  # uma célula passou do tempo e foi interrompida; o resto do notebook rodou
+        res.situacao, res.onde, res.continuou = "tempo_esgotado", _nome_celula(nb, timeout[0]), True
+    elif end_text.startswith("kernel_morreu"):
+        index = int(end_text.split(":")[1]) if ":" in end_text else last + 1
+        res.situacao, res.onde = "kernel_morreu", _nome_celula(nb, index)
+    elif end is None or end_text.startswith("erro"):
+        res.situacao, res.onde = "kernel_morreu", _nome_celula(nb, last + 1)
+    if memory and not res.memoria_total:
+        res.situacao = "memoria_esgotada"
+        res.onde = _nome_celula(nb, memory[0])
+
+
+def _mark_checks(nb, executed: set[int], res: Resultado) -> None:
+    """As verificações que rodaram no kernel e reprovaram (no modo de correção, AssertionError) vão para
+    ``res.reprovadas_no_kernel``: se o verificador isolado aprovar uma delas, os dois discordam e a linha vai para
+    revisão. Uma verificação que não rodou ganha um erro, porque não pode valer ponto (o nbgrader daria, por não
+    ter erro)."""
+    from nbformat import from_dict
+
+    for index in executed:
+        cell = nb.cells[index]
+        if is_check(cell) and any(o.get("output_type") == "error" and o.get("ename") == "AssertionError"
+                                  for o in cell.outputs):
+            res.reprovadas_no_kernel.add(nbgrader_meta(cell)["grade_id"])
+    for index, cell in enumerate(nb.cells):
+        if cell.cell_type == "code" and index not in executed and is_check(cell):
+            cell.outputs = [from_dict({"output_type": "error", "ename": "NaoExecutada", "evalue":
+                                       "a execução parou antes desta célula", "traceback": []})]
 
 
 def _iniciar(caixa: Caixa, workdir: Path, modulo: str, pedido: dict, env: dict, pass_fds: tuple, saida):
@@ -520,7 +550,31 @@ def _aplicar_conferencia(g: Gradable, row: Row, res: Resultado) -> None:
     """Os pontos vêm só do verificador isolado (nenhum código do aluno no processo dele); a saída do kernel
     (o que o nbgrader leu) só serve ao retorno, e uma verificação que passou lá e não no verificador vai
     para revisão. Depois, a situação e os motivos."""
-    revisar = False
+    review = _verifier_scores(g, row, res)
+    review = _tampering_reasons(row, res) or review
+    for index, onde in res.cortadas[:5]:
+        row.reasons.append(f"saída cortada na célula {index + 1}: "
+                           + ("a célula" if onde == "celula" else "o notebook")
+                           + " passou do limite de saída; o resto não foi guardado e a célula foi interrompida")
+    reason = _outcome_reason(res)
+    if reason:
+        row.reasons.append(reason)
+    if (res.flags or res.alteracoes) and any(v > 0 for v in row.scores.values()):  # o kernel inteiro em dúvida
+        reter(row, list(row.scores), "o código mexe na correção: nenhuma verificação vale até a revisão")
+    row.total = sum(row.scores.values())
+    if review:
+        row.status = "revisar"
+    elif res.situacao:
+        row.status = res.situacao
+    else:
+        row.status = "ok" if row.total >= row.maximum else ("parcial" if row.total > 0 else "zero")
+    row.reasons = list(dict.fromkeys(row.reasons))
+
+
+def _verifier_scores(g: Gradable, row: Row, res: Resultado) -> bool:
+    """Os pontos de cada verificação pelo veredito do verificador isolado; diz se a linha vai para revisão (o
+    kernel e o verificador discordaram)."""
+    review = False
     discordam = []
     for gid in g.checks:
         if gid not in row.scores:
@@ -531,54 +585,49 @@ def _aplicar_conferencia(g: Gradable, row: Row, res: Resultado) -> None:
         if passou is not True and no_kernel > 0:  # o verificador decide: 0, e a discordância vai para revisão
             row.reasons.append(f"{gid}: passou no notebook, mas falhou na conferência independente"
                                + (f" (não passou: {detalhe})" if detalhe else "") + "; 0 pontos")
-            revisar = True
+            review = True
         elif passou is True and gid in res.reprovadas_no_kernel:
             discordam.append(gid)
     if discordam:  # o kernel reprovou e o verificador aprovou: os pontos esperam o professor
         reter(row, discordam, "reprovada no notebook, mas aprovada na conferência independente ("
               + ", ".join(discordam) + "): o professor confere a resposta")
-        revisar = True
+        review = True
+    return review
+
+
+def _tampering_reasons(row: Row, res: Resultado) -> bool:
+    """Os motivos da varredura e dos módulos alterados; diz se há algum (a linha vai para revisão)."""
     if res.flags:
-        revisar = True
         row.reasons.append("o código mexe na correção: " + "; ".join(res.flags[:8])
                            + (f" (e mais {len(res.flags) - 8})" if len(res.flags) > 8 else ""))
     if res.alteracoes:
-        revisar = True
         row.reasons.append("módulos alterados pelo código do aluno (desfeito na conferência): "
                            + ", ".join(res.alteracoes[:8]))
-    for index, onde in res.cortadas[:5]:
-        row.reasons.append(f"saída cortada na célula {index + 1}: "
-                           + ("a célula" if onde == "celula" else "o notebook")
-                           + " passou do limite de saída; o resto não foi guardado e a célula foi interrompida")
+    return bool(res.flags or res.alteracoes)
+
+
+def _outcome_reason(res: Resultado) -> str | None:
+    """O motivo, em pt-BR, da situação da execução (tempo, memória, kernel morto); ``None`` se ela terminou bem."""
     if res.ignorou:
-        row.reasons.append(f"tempo esgotado em {res.ignorou}: a célula passou do tempo limite e o kernel não atendeu "
-                           "à interrupção (ignorou o SIGINT?); ele foi encerrado e o resto do notebook não rodou")
-    elif res.situacao == "tempo_esgotado" and res.continuou:
-        row.reasons.append(f"tempo esgotado em {res.onde}: a célula passou do tempo limite e foi interrompida "
-                           "(laço infinito?); o resto do notebook rodou normalmente")
-    elif res.situacao == "tempo_esgotado":
-        row.reasons.append(f"tempo esgotado em {res.onde}: o notebook passou do tempo limite e foi interrompido "
-                           "(laço infinito?); valem os pontos das verificações que terminaram antes")
-    elif res.situacao == "memoria_esgotada" and res.memoria_total:
-        row.reasons.append(f"memória esgotada em {res.onde}: a soma dos processos do notebook (e dos arquivos que "
-                           "ele gravou) passou do limite do notebook; valem os pontos das verificações que terminaram "
-                           "antes")
-    elif res.situacao == "memoria_esgotada":
-        row.reasons.append(f"memória esgotada em {res.onde} (limite por processo); "
-                           "valem os pontos das verificações que terminaram antes")
-    elif res.situacao == "kernel_morreu":
-        row.reasons.append(f"o kernel parou em {res.onde} (o processo foi encerrado); "
-                           "valem os pontos das verificações que terminaram antes")
-    if (res.flags or res.alteracoes) and any(v > 0 for v in row.scores.values()):  # o kernel inteiro em dúvida
-        reter(row, list(row.scores), "o código mexe na correção: nenhuma verificação vale até a revisão")
-    row.total = sum(row.scores.values())
-    if revisar:
-        row.status = "revisar"
-    elif res.situacao:
-        row.status = res.situacao
-    else:
-        row.status = "ok" if row.total >= row.maximum else ("parcial" if row.total > 0 else "zero")
-    row.reasons = list(dict.fromkeys(row.reasons))
+        return (f"tempo esgotado em {res.ignorou}: a célula passou do tempo limite e o kernel não atendeu "
+                "à interrupção (ignorou o SIGINT?); ele foi encerrado e o resto do notebook não rodou")
+    if res.situacao == "tempo_esgotado" and res.continuou:
+        return (f"tempo esgotado em {res.onde}: a célula passou do tempo limite e foi interrompida "
+                "(laço infinito?); o resto do notebook rodou normalmente")
+    if res.situacao == "tempo_esgotado":
+        return (f"tempo esgotado em {res.onde}: o notebook passou do tempo limite e foi interrompido "
+                "(laço infinito?); valem os pontos das verificações que terminaram antes")
+    if res.situacao == "memoria_esgotada" and res.memoria_total:
+        return (f"memória esgotada em {res.onde}: a soma dos processos do notebook (e dos arquivos que "
+                "ele gravou) passou do limite do notebook; valem os pontos das verificações que terminaram "
+                "antes")
+    if res.situacao == "memoria_esgotada":
+        return (f"memória esgotada em {res.onde} (limite por processo); "
+                "valem os pontos das verificações que terminaram antes")
+    if res.situacao == "kernel_morreu":
+        return (f"o kernel parou em {res.onde} (o processo foi encerrado); "
+                "valem os pontos das verificações que terminaram antes")
+    return None
 
 
 # ---------- a turma ----------
@@ -833,101 +882,139 @@ def _grade_parallel(tmp: Path, plan: list, cell_timeout: int, notebook_timeout: 
     :class:`correcao.isolamento.Grupo` mata as caixas no prazo; se ainda assim a linha não volta até
     ``notebook_timeout`` + :data:`MARGEM_ORCAMENTO_S`, o processo de correção inteiro morre (SIGKILL), com as
     caixas e os cgroups dele, a linha diz ``tempo_esgotado`` e outro processo assume o resto."""
-    import multiprocessing
-    from collections import deque
-    from multiprocessing.connection import wait
-
     if not plan:
         return []
-    gradables = sorted({id(e.g): e.g for e in plan}.values(), key=lambda g: (g.assignment, g.notebook))
-    ctx = multiprocessing.get_context("spawn")
-    mpl = _cache_matplotlib(tmp)
-    rows: list = [None] * len(plan)
-    pendentes = deque(enumerate(plan))
-    estado: dict = {}  # conexão -> {"proc", "k", "pronto", "tarefa", "t0"}
-    proximo = [0]
-    limite_duro = notebook_timeout + MARGEM_ORCAMENTO_S
+    pool = _GradingPool(tmp, plan, cell_timeout, notebook_timeout, limites, isolar, marca, log)
+    for _ in range(max(1, min(workers, len(plan)))):
+        pool.start_worker()
+    try:
+        while pool.busy():
+            pool.dispatch()
+            pool.receive()
+            pool.kill_overdue()
+    finally:
+        pool.close()
+    return pool.rows
 
-    def novo() -> None:
-        a, b = ctx.Pipe()
-        k = proximo[0]
-        proximo[0] += 1
-        proc = ctx.Process(target=_processo_de_correcao, daemon=True,
-                           args=(b, tmp, gradables, limites, isolar, cell_timeout, marca, k, mpl))
+
+class _GradingPool:
+    """Os processos de correção de :func:`_grade_parallel`: cada um recebe uma entrega por vez; o estado de cada
+    um (por conexão) é ``{"proc", "k", "pronto", "tarefa", "t0"}``."""
+
+    def __init__(self, tmp: Path, plan: list, cell_timeout: int, notebook_timeout: float, limites: Limites,
+                 isolar: bool, marca: str, log):
+        import multiprocessing
+        from collections import deque
+
+        self.tmp, self.plan, self.cell_timeout, self.notebook_timeout = tmp, plan, cell_timeout, notebook_timeout
+        self.limites, self.isolar, self.marca, self.log = limites, isolar, marca, log
+        self.gradables = sorted({id(e.g): e.g for e in plan}.values(), key=lambda g: (g.assignment, g.notebook))
+        self.ctx = multiprocessing.get_context("spawn")
+        self.mpl = _cache_matplotlib(tmp)
+        self.rows: list = [None] * len(plan)
+        self.pendentes = deque(enumerate(plan))
+        self.estado: dict = {}  # conexão -> {"proc", "k", "pronto", "tarefa", "t0"}
+        self.proximo = 0
+        self.limite_duro = notebook_timeout + MARGEM_ORCAMENTO_S
+
+    def busy(self) -> bool:
+        return bool(self.pendentes) or any(st["tarefa"] is not None for st in self.estado.values())
+
+    def start_worker(self) -> None:
+        a, b = self.ctx.Pipe()
+        k = self.proximo
+        self.proximo += 1
+        proc = self.ctx.Process(target=_processo_de_correcao, daemon=True,
+                                args=(b, self.tmp, self.gradables, self.limites, self.isolar, self.cell_timeout,
+                                      self.marca, k, self.mpl))
         proc.start()
         b.close()
-        estado[a] = {"proc": proc, "k": k, "pronto": False, "tarefa": None, "t0": 0.0}
+        self.estado[a] = {"proc": proc, "k": k, "pronto": False, "tarefa": None, "t0": 0.0}
 
-    def acabar(conn) -> None:
-        st = estado.pop(conn)
+    def finish(self, conn) -> None:
+        """Encerra o processo de ``conn``, com as caixas e os cgroups dele."""
+        st = self.estado.pop(conn)
         if st["proc"].is_alive():
             st["proc"].kill()
         st["proc"].join(10)
         conn.close()
         uid = st["k"] % 32
-        encerrar(f"{marca}.{2 * uid}")
-        encerrar(f"{marca}.{2 * uid + 1}")
-        remover_cgroups(f"{marca}-p{st['k']}-")
+        encerrar(f"{self.marca}.{2 * uid}")
+        encerrar(f"{self.marca}.{2 * uid + 1}")
+        remover_cgroups(f"{self.marca}-p{st['k']}-")
 
-    def registrar(k: int, row: Row, seconds: float) -> None:
-        log(f"  {row.student} · {row.notebook}: {_num(row.total)}/{_num(row.maximum)} {row.status}"
-            f" ({seconds:.1f} s)")
-        rows[k] = row
+    def replace(self, conn) -> None:
+        """Encerra o processo de ``conn`` e, se ainda há entregas, começa outro no lugar dele."""
+        self.finish(conn)
+        if self.pendentes:
+            self.start_worker()
 
-    for _ in range(max(1, min(workers, len(plan)))):
-        novo()
-    try:
-        while pendentes or any(st["tarefa"] is not None for st in estado.values()):
-            for conn, st in estado.items():
-                if st["pronto"] and st["tarefa"] is None and pendentes:
-                    k, e = pendentes.popleft()
-                    st["tarefa"], st["t0"] = k, time.monotonic()
-                    conn.send(e)
-            for conn in wait(list(estado), timeout=0.5):
-                st = estado[conn]
-                try:
-                    tipo, dado = conn.recv()
-                except (EOFError, OSError):  # o processo de correção caiu
-                    if st["tarefa"] is not None:
-                        e = plan[st["tarefa"]]
-                        registrar(st["tarefa"], failed_row(e.student, e.g, e.g.notebook, "erro_na_correcao",
-                                                           "o processo de correção parou", arquivo=e.arquivo),
-                                  time.monotonic() - st["t0"])
-                    elif not st["pronto"]:
-                        raise RuntimeError("um processo de correção parou antes de começar") from None
-                    acabar(conn)
-                    if pendentes:
-                        novo()
-                    continue
-                if tipo == "erro":
-                    raise RuntimeError(f"um processo de correção não conseguiu começar: {dado}")
-                if tipo == "pronto":
-                    st["pronto"] = True
-                else:
-                    row, _ = dado
-                    registrar(st["tarefa"], row, time.monotonic() - st["t0"])
-                    st["tarefa"] = None
-            agora = time.monotonic()
-            for conn, st in list(estado.items()):
-                if st["tarefa"] is not None and agora - st["t0"] > limite_duro:
-                    e = plan[st["tarefa"]]
-                    row = failed_row(e.student, e.g, e.g.notebook, "tempo_esgotado",
-                                     f"a correção deste notebook passou do orçamento de {notebook_timeout:.0f} s "
-                                     "(leitura, saneamento, execução e retorno) e foi interrompida; 0 pontos",
-                                     arquivo=e.arquivo)
-                    row.isolation = "bwrap" if isolar else "sem_isolamento"  # o grupo morreu junto com o processo
-                    row.tempo_do_aluno = True
-                    registrar(st["tarefa"], row, agora - st["t0"])
-                    acabar(conn)
-                    if pendentes:
-                        novo()
-    finally:
-        for conn in list(estado):
+    def record(self, k: int, row: Row, seconds: float) -> None:
+        self.log(f"  {row.student} · {row.notebook}: {_num(row.total)}/{_num(row.maximum)} {row.status}"
+                 f" ({seconds:.1f} s)")
+        self.rows[k] = row
+
+    def dispatch(self) -> None:
+        """Uma entrega para cada processo pronto e livre."""
+        for conn, st in self.estado.items():
+            if st["pronto"] and st["tarefa"] is None and self.pendentes:
+                k, e = self.pendentes.popleft()
+                st["tarefa"], st["t0"] = k, time.monotonic()
+                conn.send(e)
+
+    def receive(self) -> None:
+        """O que os processos mandaram em até 0,5 s: pronto, uma linha corrigida, ou a queda de um deles."""
+        from multiprocessing.connection import wait
+
+        for conn in wait(list(self.estado), timeout=0.5):
+            st = self.estado[conn]
+            try:
+                tipo, dado = conn.recv()
+            except (EOFError, OSError):  # o processo de correção caiu
+                self._crashed(conn, st)
+                continue
+            if tipo == "erro":
+                raise RuntimeError(f"um processo de correção não conseguiu começar: {dado}")
+            if tipo == "pronto":
+                st["pronto"] = True
+            else:
+                row, _ = dado
+                self.record(st["tarefa"], row, time.monotonic() - st["t0"])
+                st["tarefa"] = None
+
+    def _crashed(self, conn, st: dict) -> None:
+        if st["tarefa"] is not None:
+            e = self.plan[st["tarefa"]]
+            self.record(st["tarefa"], failed_row(e.student, e.g, e.g.notebook, "erro_na_correcao",
+                                                 "o processo de correção parou", arquivo=e.arquivo),
+                        time.monotonic() - st["t0"])
+        elif not st["pronto"]:
+            raise RuntimeError("um processo de correção parou antes de começar") from None
+        self.replace(conn)
+
+    def kill_overdue(self) -> None:
+        """Um notebook que passou do orçamento mais a margem: o processo inteiro morre e a linha diz
+        ``tempo_esgotado``."""
+        agora = time.monotonic()
+        for conn, st in list(self.estado.items()):
+            if st["tarefa"] is not None and agora - st["t0"] > self.limite_duro:
+                e = self.plan[st["tarefa"]]
+                row = failed_row(e.student, e.g, e.g.notebook, "tempo_esgotado",
+                                 f"a correção deste notebook passou do orçamento de {self.notebook_timeout:.0f} s "
+                                 "(leitura, saneamento, execução e retorno) e foi interrompida; 0 pontos",
+                                 arquivo=e.arquivo)
+                row.isolation = "bwrap" if self.isolar else "sem_isolamento"  # o grupo morreu junto com o processo
+                row.tempo_do_aluno = True
+                self.record(st["tarefa"], row, agora - st["t0"])
+                self.replace(conn)
+
+    def close(self) -> None:
+        """Pede a cada processo que termine e encerra todos."""
+        for conn in list(self.estado):
             try:
                 conn.send(None)
             except OSError:
                 pass
-        for conn, st in list(estado.items()):
+        for conn, st in list(self.estado.items()):
             st["proc"].join(30)
-            acabar(conn)
-    return rows
+            self.finish(conn)
