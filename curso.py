@@ -458,7 +458,7 @@ class Command:
     chamá-lo com make e com o curso.py (padrão: só o nome) e as opções (``option(...)``)."""
 
     name: str
-    run: "Callable | None"
+    run: Callable
     help: str
     make_usage: str = ""
     cli_usage: str = ""

@@ -32,7 +32,7 @@ def main(argv=None) -> int:
     parser.add_argument("--sem-isolamento", action="store_true",
                         help="corrige sem a caixa do bubblewrap (só para entregas em que você confia)")
     args = parser.parse_args(argv)
-    from correcao.isolamento import SemBwrap
+    from correcao.isolamento import BwrapMissing
     from correcao.motor import grade_class
 
     t0 = time.perf_counter()
@@ -40,7 +40,7 @@ def main(argv=None) -> int:
     try:
         rows = grade_class(args.entregas, args.saida, args.tempo_celula, args.tempo_notebook, args.processos,
                            memoria_mb=args.memoria, isolar=not args.sem_isolamento)
-    except SemBwrap as exc:
+    except BwrapMissing as exc:
         print(exc, file=sys.stderr)
         return 3
     print(f"{len(rows)} linha(s) em {args.saida / 'notas.csv'}; retornos em {args.saida / 'retorno'}/ "

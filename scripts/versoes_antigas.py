@@ -47,10 +47,10 @@ def _fonte(cell: dict) -> str:
 
 def _assinatura(nb: dict) -> tuple:
     """O que muda a correção: os ids, na ordem, e os nomes das funções das respostas."""
-    from correcao.nomes_antigos import funcoes_definidas
+    from correcao.nomes_antigos import defined_functions
 
     ids = tuple(_meta(c)["grade_id"] for c in nb["cells"] if _meta(c).get("grade_id"))
-    funcoes = tuple(tuple(funcoes_definidas(_fonte(c))) for c in nb["cells"]
+    funcoes = tuple(tuple(defined_functions(_fonte(c))) for c in nb["cells"]
                     if _meta(c).get("solution") and c.get("cell_type") == "code")
     return ids, funcoes
 
@@ -140,14 +140,14 @@ def _old_version(rel: str, g: dict, atual: dict) -> dict:
 
 def _renamed_functions(sol: dict, atual: dict, mapa: dict) -> dict[str, str]:
     """nome antigo -> nome atual das funções definidas nas respostas (na mesma ordem, na mesma célula)."""
-    from correcao.nomes_antigos import funcoes_definidas
+    from correcao.nomes_antigos import defined_functions
 
     funcoes = {}
     fontes_atuais = {_meta(c)["grade_id"]: _fonte(c) for c in atual["cells"] if _meta(c).get("grade_id")}
     for c in sol["cells"]:
         gid = _meta(c).get("grade_id")
         if _meta(c).get("solution") and c.get("cell_type") == "code" and mapa.get(gid) in fontes_atuais:
-            for velho, novo in zip(funcoes_definidas(_fonte(c)), funcoes_definidas(fontes_atuais[mapa[gid]])):
+            for velho, novo in zip(defined_functions(_fonte(c)), defined_functions(fontes_atuais[mapa[gid]])):
                 if velho != novo:
                     funcoes[velho] = novo
     return funcoes

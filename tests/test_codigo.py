@@ -16,7 +16,7 @@ PACOTES = {"atencao": ROOT / "lib" / "atencao", "correcao": ROOT / "lib" / "corr
 REFERENCIA = re.compile(r":(?:mod|func|class|data|attr|meth|exc):`~?((?:atencao|correcao)\.[\w.]+)`")
 
 
-def test_as_aulas_sao_os_modulos_aulaNN_que_existem(tmp_path):
+def test_as_aulas_sao_os_modulos_de_verificacao_que_existem(tmp_path):
     assert catalogo.lesson_modules() == {p.stem for p in (PACOTES["atencao"] / "checks").glob("aula[0-9][0-9].py")}
     assert {"aula01", "aula02", "aula03"} <= catalogo.lesson_modules()
     for nome in ("aula01.py", "aula07.py", "_core.py", "aula1.py", "aula07_extra.py", "aulas.py"):

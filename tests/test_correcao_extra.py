@@ -73,7 +73,7 @@ def test_zip_baguncado_da_as_mesmas_notas_que_a_turma_arrumada(tmp_path, turma, 
 def test_solucoes_servem_de_fonte_ao_nbgrader_sem_edicao(tmp_path):
     """generate_assignment do nbgrader sobre solutions/ dá exatamente os notebooks de aluno do curso."""
     everything = catalogo.catalog()
-    w = motor.Trabalhador(tmp_path, list(everything.values()), 0, isolamento.Limites(), False, 5, "teste")
+    w = motor.Worker(tmp_path, list(everything.values()), 0, isolamento.Limits(), False, 5, "teste")
     course = w.course
     for g in everything.values():
         release = json.loads((course / "release" / g.assignment / f"{g.notebook}.ipynb").read_text(encoding="utf-8"))
@@ -106,7 +106,7 @@ def test_ids_de_correcao_unicos_no_curso_e_metadados_completos():
 @pytest.mark.lento  # corrige notebooks de verdade (make test-lento)
 def test_sem_bwrap_recusa_com_instrucao_e_sem_isolamento_marca_cada_linha(tmp_path, turma, monkeypatch):
     monkeypatch.setattr(isolamento.shutil, "which", lambda name: None)
-    with pytest.raises(isolamento.SemBwrap, match="apt-get install bubblewrap"):
+    with pytest.raises(isolamento.BwrapMissing, match="apt-get install bubblewrap"):
         motor.grade_class(turma, tmp_path / "saida", log=lambda *_: None)
     out = subprocess.run([sys.executable, str(ROOT / "scripts" / "corrigir.py"), str(turma), "--saida",
                           str(tmp_path / "cli")], capture_output=True, text=True, env={"PATH": "/nada"})
@@ -272,8 +272,8 @@ def test_hostis_terminam_no_orcamento_sem_recorrecao_e_sem_sobras(hostis):
         assert not motor._esgotou_tempo(r), r
         if r.status not in ("grande_demais",):
             assert r.isolation.startswith("bwrap+"), r.isolation
-    assert isolamento.restantes(hostis["marca"]) == []
-    assert [d for d in isolamento.cgroups_restantes() if hostis["marca"] in d.name] == []
+    assert isolamento.leftover_pids(hostis["marca"]) == []
+    assert [d for d in isolamento.leftover_cgroups() if hostis["marca"] in d.name] == []
     assert hostis["medidor"].pico_arvores < 100 * 2**20  # 3 × 1,6 GB gravados: nada chegou ao disco
 
 
@@ -318,8 +318,8 @@ def test_sessenta_mil_celulas_recusado_cedo(tmp_path):
     assert time.monotonic() - t0 < 30
     assert [(r.status, r.total) for r in rows] == [("grande_demais", 0.0)]
     assert "células demais (60" in rows[0].reasons[0] and "limite é 500" in rows[0].reasons[0]
-    assert catalogo.grande_demais(catalogo.LIMITE_NOTEBOOK_BYTES + 1) is not None
-    assert catalogo.grande_demais(1000, {"cells": [{}] * 39}) is None
+    assert catalogo.too_large(catalogo.MAX_NOTEBOOK_BYTES + 1) is not None
+    assert catalogo.too_large(1000, {"cells": [{}] * 39}) is None
 
 
 def test_recorrecao_so_quando_a_maquina_estava_disputada():
@@ -362,5 +362,5 @@ def test_orcamento_minusculo_mata_o_processo_de_correcao_e_segue(tmp_path, turma
     segundos = [float(linha.rsplit("(", 1)[1].split()[0]) for linha in log if linha.rstrip().endswith(" s)")]
     # com a máquina disputada (as caixas mal usaram a CPU), cada uma pode ser corrigida de novo: também no orçamento
     assert len(segundos) in (2, 3, 4) and max(segundos) <= 1.0 + 10, log
-    assert isolamento.restantes(marca) == []
-    assert [d for d in isolamento.cgroups_restantes() if marca in d.name] == []
+    assert isolamento.leftover_pids(marca) == []
+    assert [d for d in isolamento.leftover_cgroups() if marca in d.name] == []

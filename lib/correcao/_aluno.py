@@ -27,12 +27,12 @@ from . import _caixa, _remoto
 MAX_IMPRESSO = 64 * 1024  # caracteres do que uma chamada imprime (o resto é cortado)
 
 
-class TempoEsgotado(BaseException):
+class TimeExhausted(BaseException):
     """Tempo limite de uma célula (``BaseException``: um ``except Exception`` não engole)."""
 
 
 def _alarme(signum, frame):
-    raise TempoEsgotado()
+    raise TimeExhausted()
 
 
 def _refazer(nome: str, dados):
@@ -51,7 +51,7 @@ def _refazer(nome: str, dados):
             encoder = BertEncoder(config, encoder.weights, encoder.tokenizer)
         return encoder
     if nome not in _remoto.CLASSES or not isinstance(dados, dict):
-        raise _remoto.MensagemInvalida(f"objeto desconhecido: {nome}")
+        raise _remoto.InvalidMessage(f"objeto desconhecido: {nome}")
     cls = getattr(importlib.import_module(_remoto.CLASSES[nome]), nome)
     obj = cls.__new__(cls)
     vars(obj).update(dados)
@@ -134,7 +134,7 @@ def _chamar(ns: dict, pedido: dict) -> dict:
     return resposta
 
 
-def _atender(ns: dict, canal: _remoto.Canal, pedido: dict, tempo: float) -> None:
+def _atender(ns: dict, canal: _remoto.Channel, pedido: dict, tempo: float) -> None:
     """Roda o pedido num processo filho e manda a resposta dele (ou a do tempo esgotado)."""
     ler, escrever = os.pipe()
     pid = os.fork()
@@ -147,15 +147,15 @@ def _atender(ns: dict, canal: _remoto.Canal, pedido: dict, tempo: float) -> None
             resposta = {"id": pedido.get("id"), "erro": {"tipo": "ErroNaCorrecao", "mensagem": str(exc)[:300],
                                                          "onde": None, "quem": None}}
         try:
-            _remoto.Canal(-1, escrever).enviar(resposta)
+            _remoto.Channel(-1, escrever).send(resposta)
         except BaseException:  # noqa: BLE001
             pass
         os._exit(0)
     os.close(escrever)
-    filho = _remoto.Canal(ler, -1)
+    filho = _remoto.Channel(ler, -1)
     try:
-        resposta = filho.receber(tempo)
-    except _remoto.MensagemInvalida:
+        resposta = filho.receive(tempo)
+    except _remoto.InvalidMessage:
         resposta = None
     os.close(ler)
     try:
@@ -167,15 +167,15 @@ def _atender(ns: dict, canal: _remoto.Canal, pedido: dict, tempo: float) -> None
         resposta = {"id": pedido.get("id"), "erro": {"tipo": "TempoEsgotado", "mensagem":
                                                      "a função passou do tempo limite (ou o processo dela parou)",
                                                      "onde": None, "quem": None}}
-    canal.enviar(resposta)
+    canal.send(resposta)
 
 
-def _atender_ate_continuar(ns: dict, canal: _remoto.Canal, limite: float) -> bool:
+def _atender_ate_continuar(ns: dict, canal: _remoto.Channel, limite: float) -> bool:
     """Atende os pedidos do verificador até ele mandar ``{"continuar": true}`` (``True``) ou fechar o canal."""
     while True:
         try:
-            pedido = canal.receber(None)
-        except _remoto.MensagemInvalida:
+            pedido = canal.receive(None)
+        except _remoto.InvalidMessage:
             return False
         if not isinstance(pedido, dict):
             return False
@@ -188,8 +188,8 @@ def _atender_ate_continuar(ns: dict, canal: _remoto.Canal, limite: float) -> boo
 
 
 def main() -> None:
-    pedido, _enviar = _caixa.abrir()
-    canal = _remoto.canal_do_ambiente()
+    pedido, _enviar = _caixa.open_channel()
+    canal = _remoto.channel_from_env()
     os.environ["MPLBACKEND"] = "Agg"
     os.environ.pop("NBGRADER_EXECUTION", None)
     from IPython.core.interactiveshell import InteractiveShell
@@ -204,7 +204,7 @@ def main() -> None:
     for celula in pedido.get("celulas", []):
         if "verificacao" in celula:  # tudo o que vem antes desta verificação já rodou: o verificador julga agora
             sys.stdout.flush()
-            canal.enviar({"pronto": celula["verificacao"]})
+            canal.send({"pronto": celula["verificacao"]})
             if not _atender_ate_continuar(ns, canal, limite):
                 break
             continue

@@ -122,7 +122,7 @@ async def _responde(client, espera: float) -> bool:
 
 
 def main() -> None:
-    pedido, enviar = _caixa.abrir()
+    pedido, send = _caixa.open_channel()
 
     import nbformat
     from jupyter_core.utils import run_sync
@@ -135,7 +135,7 @@ def main() -> None:
     inicio = time.perf_counter()
 
     def enviar_celula(index, cell):
-        enviar({"celula": index, "outputs": cell.get("outputs", []), "execution_count": cell.get("execution_count"),
+        send({"celula": index, "outputs": cell.get("outputs", []), "execution_count": cell.get("execution_count"),
                 "cortada": client._cortadas.get(index, "")})
 
     try:
@@ -171,7 +171,7 @@ def main() -> None:
         fim = f"erro: {type(exc).__name__}: {str(exc)[:200]}"
     uso = [resource.getrusage(r) for r in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)]
     cpu = sum(u.ru_utime + u.ru_stime for u in uso)  # este processo e o kernel (já encerrado)
-    enviar({"fim": fim, "cpu": cpu, "relogio": time.perf_counter() - inicio})
+    send({"fim": fim, "cpu": cpu, "relogio": time.perf_counter() - inicio})
     os._exit(0)
 
 

@@ -38,15 +38,15 @@ _EXCECOES = {c.__name__: c for c in (
     FileNotFoundError, StopIteration, UnicodeError, SyntaxError, Exception)}
 
 
-class ErroDoAluno(Exception):
+class StudentError(Exception):
     """Uma exceção do código do aluno de um tipo que não é dos comuns (o nome dela vem em ``tipo``)."""
 
 
-class ProcessoDoAlunoParou(RuntimeError):
+class StudentProcessStopped(RuntimeError):
     """O processo do aluno não respondeu (parou, ou o canal foi fechado)."""
 
 
-class RespostaRemota:
+class RemoteAnswer:
     """O que voltou de uma chamada (veja :class:`atencao.checks._core.ChamadaExterna`)."""
 
     def __init__(self, value=None, error=None, printed="", figures=(), forbidden_used=(), mutated=()):
@@ -60,14 +60,14 @@ def _excecao(dados: dict) -> BaseException:
     mensagem = str(dados.get("mensagem", ""))[:2000]
     cls = _EXCECOES.get(tipo)
     if tipo == "TempoEsgotado":
-        exc = ErroDoAluno("a função passou do tempo limite")
+        exc = StudentError("a função passou do tempo limite")
     elif cls is None:
-        exc = ErroDoAluno(f"{tipo}: {mensagem}" if mensagem else tipo)
+        exc = StudentError(f"{tipo}: {mensagem}" if mensagem else tipo)
     else:
         try:
             exc = cls(mensagem) if cls not in (KeyError,) else cls(mensagem.strip("'\""))
         except Exception:  # noqa: BLE001
-            exc = ErroDoAluno(f"{tipo}: {mensagem}")
+            exc = StudentError(f"{tipo}: {mensagem}")
     onde = dados.get("onde")
     if isinstance(onde, list) and len(onde) == 2 and isinstance(onde[0], int) and isinstance(onde[1], str):
         exc.onde_do_aluno = (onde[0], onde[1][:80])
@@ -104,32 +104,32 @@ def _make_remote_base():
     class FuncaoRemota(ChamadaExterna):
         """A função ``nome`` do notebook do aluno, que roda no processo do aluno; chamá-la manda um pedido."""
 
-        def __init__(self, canal: _remoto.Canal, nome: str, tempo: float):
+        def __init__(self, canal: _remoto.Channel, nome: str, tempo: float):
             self.canal, self.__name__, self.tempo = canal, nome, tempo
             self._proximo = 0
 
         def __repr__(self) -> str:
             return f"<função do aluno {self.__name__}>"
 
-        def call_checked(self, args, kwargs, names, forbidden) -> RespostaRemota:
+        def call_checked(self, args, kwargs, names, forbidden) -> RemoteAnswer:
             if self.canal.parou:
-                raise ProcessoDoAlunoParou("o processo do aluno parou numa chamada anterior")
+                raise StudentProcessStopped("o processo do aluno parou numa chamada anterior")
             self._proximo += 1
             pedido = {"id": self._proximo, "funcao": self.__name__, "args": _remoto.encode_value(list(args)),
                       "kwargs": _remoto.encode_value(kwargs), "nomes": list(names), "proibidas": list(forbidden),
                       "tempo": self.tempo}
             try:
-                self.canal.enviar(pedido)
-                dados = self.canal.receber(self.tempo + 10)
-            except (OSError, _remoto.MensagemInvalida) as exc:
+                self.canal.send(pedido)
+                dados = self.canal.receive(self.tempo + 10)
+            except (OSError, _remoto.InvalidMessage) as exc:
                 self.canal.parou = True
-                raise ProcessoDoAlunoParou(f"resposta inválida do processo do aluno ({exc})") from None
+                raise StudentProcessStopped(f"resposta inválida do processo do aluno ({exc})") from None
             if not isinstance(dados, dict) or dados.get("id") != self._proximo:
                 self.canal.parou = True
-                raise ProcessoDoAlunoParou("o processo do aluno não respondeu a tempo")
+                raise StudentProcessStopped("o processo do aluno não respondeu a tempo")
             try:
                 erro = dados.get("erro")
-                resposta = RespostaRemota(
+                resposta = RemoteAnswer(
                     printed=str(dados.get("impresso", ""))[:_remoto.MAX_TEXTO],
                     figures=_figuras(_remoto.decode_value(dados.get("figuras", []))),
                     forbidden_used=_lista_de_textos(dados.get("proibidas_usadas")),
@@ -138,8 +138,8 @@ def _make_remote_base():
                     resposta.error = _excecao(erro)
                 else:
                     resposta.value = _remoto.decode_value(dados.get("retorno"))
-            except _remoto.MensagemInvalida as exc:
-                raise ErroDoAluno(f"a resposta da função não é um dado simples ({exc})") from None
+            except _remoto.InvalidMessage as exc:
+                raise StudentError(f"a resposta da função não é um dado simples ({exc})") from None
             return resposta
 
         def __call__(self, *args, **kwargs):
@@ -152,7 +152,7 @@ def _make_remote_base():
     return FuncaoRemota
 
 
-def carregar_verificacoes() -> dict:
+def load_checks() -> dict:
     """Os módulos de verificação (``aula01``...) desta biblioteca, com os casos sorteados ligados."""
     import atencao
     import atencao.checks._core as core
@@ -203,26 +203,26 @@ def _julgar(celula: dict, modulos: dict, remota, canal, tempo: float) -> tuple:
 
 
 def main() -> None:
-    pedido, enviar = _caixa.abrir()
-    canal = _remoto.canal_do_ambiente()
+    pedido, send = _caixa.open_channel()
+    canal = _remoto.channel_from_env()
     os.environ["MPLBACKEND"] = "Agg"
     os.environ.pop("NBGRADER_EXECUTION", None)  # o veredito é o CheckResult, não uma exceção
-    modulos = carregar_verificacoes()
+    modulos = load_checks()
     remota = _make_remote_base()
     tempo = float(pedido.get("tempo_celula", 20))
     espera = float(pedido.get("tempo_pronto", 600))
     vivo = True
     for celula in pedido.get("verificacoes", []):
         gid = celula["grade_id"]
-        enviar({"inicio": gid})
+        send({"inicio": gid})
         if vivo:  # o processo do aluno rodou as células até esta verificação?
             try:
-                pronto = canal.receber(espera)
-            except _remoto.MensagemInvalida:
+                pronto = canal.receive(espera)
+            except _remoto.InvalidMessage:
                 pronto = None
             vivo = isinstance(pronto, dict) and pronto.get("pronto") == gid
         if not vivo:
-            enviar({"grade_id": gid, "passou": False,
+            send({"grade_id": gid, "passou": False,
                     "detalhe": "o código do notebook parou antes desta verificação "
                                "(tempo esgotado ou processo parado)"})
             continue
@@ -230,12 +230,12 @@ def main() -> None:
             passou, detalhe = _julgar(celula, modulos, remota, canal, tempo)
         except BaseException as exc:  # noqa: BLE001 - nada do aluno roda aqui; um erro é da conferência
             passou, detalhe = False, f"{type(exc).__name__}: {str(exc)[:200]}"
-        enviar({"grade_id": gid, "passou": passou, "detalhe": detalhe})
+        send({"grade_id": gid, "passou": passou, "detalhe": detalhe})
         try:
-            canal.enviar({"continuar": True})
+            canal.send({"continuar": True})
         except OSError:
             vivo = False
-    enviar({"fim": "ok"})
+    send({"fim": "ok"})
     sys.stdout.flush()
     os._exit(0)
 

@@ -108,7 +108,7 @@ def grade_ids(nb: dict) -> list[str]:
 _COPIA = re.compile(r"(-copy\d*|\s*\(\d+\)|\s*-\s*c[oó]pia(\s*\(\d+\))?|\s*\(c[oó]pia\)|-checkpoint|_\d+|\s+\d+)$")
 
 
-def nome_base(nome: str) -> str:
+def base_name(nome: str) -> str:
     """O nome de um arquivo sem as marcas de cópia ou download, em minúsculas: ``03-Exercicios-Copy1.ipynb``,
     ``03-exercicios (1).ipynb``, ``Cópia de 03-exercicios.ipynb``, ``03-exercicios.ipynb.txt`` → ``03-exercicios``."""
     n = nfc(nome).lower().strip()
@@ -126,7 +126,7 @@ def _sem_numero(nome: str) -> str:
     return re.sub(r"^\d+[-_ ]*", "", nome)
 
 
-def identify(everything: dict[tuple, Gradable], nb: dict | None, caminho: str) -> tuple[Gradable | None, str]:
+def identify_notebook(everything: dict[tuple, Gradable], nb: dict | None, caminho: str) -> tuple[Gradable | None, str]:
     """Qual notebook do curso é o arquivo ``caminho`` (dentro da entrega) de conteúdo ``nb``.
 
     Pelas células: os ``grade_id`` são únicos no curso, então o notebook com mais ids em comum é ele, seja
@@ -140,7 +140,7 @@ def identify(everything: dict[tuple, Gradable], nb: dict | None, caminho: str) -
         ``nota`` diz, em pt-BR, que o arquivo foi reconhecido com outro nome ("" se o nome é o do curso).
     """
     nome = caminho.rsplit("/", 1)[-1]
-    base = nome_base(nome)
+    base = base_name(nome)
     pastas = set(caminho.split("/")[:-1])
     ids = set(grade_ids(nb)) if nb is not None else set()
     todos = sorted(everything.values(), key=lambda g: (g.assignment, g.notebook))
@@ -192,24 +192,24 @@ def all_ids(source: Path) -> tuple[str, ...]:
     return tuple(grade_ids(json.loads(source.read_text(encoding="utf-8"))))
 
 
-LIMITE_NOTEBOOK_BYTES = 20 * 2**20  # o maior notebook do curso, com as saídas, tem ~1,1 MB
-LIMITE_CELULAS = 500  # o maior notebook do curso tem 39 células
-LIMITE_LEITURA_S = 20.0  # leitura, identificação e saneamento de uma entrega
+MAX_NOTEBOOK_BYTES = 20 * 2**20  # o maior notebook do curso, com as saídas, tem ~1,1 MB
+MAX_CELLS = 500  # o maior notebook do curso tem 39 células
+READ_TIMEOUT_S = 20.0  # leitura, identificação e saneamento de uma entrega
 
 
-def grande_demais(tamanho: int, nb: dict | None = None) -> str | None:
+def too_large(tamanho: int, nb: dict | None = None) -> str | None:
     """Motivo em pt-BR para recusar, antes de qualquer trabalho, uma entrega grande demais para ser um
     notebook do curso (``tamanho`` em bytes; ``nb`` já lido, para contar as células), ou ``None``.
 
-    Os limites (:data:`LIMITE_NOTEBOOK_BYTES`, :data:`LIMITE_CELULAS`) são folgados para qualquer notebook
+    Os limites (:data:`MAX_NOTEBOOK_BYTES`, :data:`MAX_CELLS`) são folgados para qualquer notebook
     do curso, com as saídas; sem eles, um notebook de 60 000 células vazias (3,5 MB) levava mais de 20 min
     só no saneamento, fora da caixa."""
-    if tamanho > LIMITE_NOTEBOOK_BYTES:
-        return (f"notebook grande demais ({tamanho / 2**20:.1f} MB; o limite é {LIMITE_NOTEBOOK_BYTES // 2**20} MB): "
+    if tamanho > MAX_NOTEBOOK_BYTES:
+        return (f"notebook grande demais ({tamanho / 2**20:.1f} MB; o limite é {MAX_NOTEBOOK_BYTES // 2**20} MB): "
                 "não foi corrigido (apague as saídas grandes e entregue de novo)")
     cells = nb.get("cells") if isinstance(nb, dict) else None
-    if isinstance(cells, list) and len(cells) > LIMITE_CELULAS:
-        return (f"notebook com células demais ({len(cells)}; o limite é {LIMITE_CELULAS}): não foi corrigido "
+    if isinstance(cells, list) and len(cells) > MAX_CELLS:
+        return (f"notebook com células demais ({len(cells)}; o limite é {MAX_CELLS}): não foi corrigido "
                 "(os notebooks do curso têm menos de 50; apague as células vazias ou repetidas)")
     return None
 

@@ -3,14 +3,14 @@
 Uma turma real não chega arrumada: zips do Windows (``carla\\03-exercicios.ipynb``), nomes em UTF-8 sem a
 marca de UTF-8 (``jo├úo``) ou em NFD (macOS), restos do macOS (``__MACOSX/``, ``._*``, ``.DS_Store``), do
 Jupyter (``.ipynb_checkpoints/``), um zip por aluno, zips dentro da pasta do aluno, arquivos soltos na raiz.
-Este módulo transforma tudo isso numa lista de :class:`Arquivo`: o nome do aluno e o caminho dentro da
+Este módulo transforma tudo isso numa lista de :class:`SubmittedFile`: o nome do aluno e o caminho dentro da
 entrega como o professor os vê (Unicode NFC, ``/`` como separador) e uma cópia interna com nome seguro
 (``arquivos/00007``). Nomes de alunos são dados, nunca caminhos nem padrões: nada aqui (nem no nbgrader,
 que só recebe ids como ``e00007``) usa o nome do aluno para montar um caminho.
 
 Nada é alterado no original, e nada dele é seguido às cegas: só arquivos comuns são lidos (até
-:data:`LIMITE_BYTES` cada); um atalho (link simbólico), um FIFO, um dispositivo, um arquivo grande demais ou
-ilegível vira um :class:`Arquivo` com ``motivo`` (e, se tiver nome de notebook, uma linha
+:data:`MAX_FILE_BYTES` cada); um atalho (link simbólico), um FIFO, um dispositivo, um arquivo grande demais ou
+ilegível vira um :class:`SubmittedFile` com ``motivo`` (e, se tiver nome de notebook, uma linha
 ``arquivo_invalido``), em vez de ser lido (um atalho para ``solutions/`` entregaria as respostas; um FIFO
 travaria a correção).
 """
@@ -27,16 +27,16 @@ import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-LIMITE_BYTES = 50 * 2**20  # um notebook de exercício tem dezenas de KB; acima disto não é corrigido
+MAX_FILE_BYTES = 50 * 2**20  # um notebook de exercício tem dezenas de KB; acima disto não é corrigido
 
 # restos de sistemas e programas, nunca trabalho do aluno
-PASTAS_LIXO = {"__macosx", ".ipynb_checkpoints", "__pycache__", ".git", ".trash", ".trashes", ".spotlight-v100",
+JUNK_DIRS = {"__macosx", ".ipynb_checkpoints", "__pycache__", ".git", ".trash", ".trashes", ".spotlight-v100",
                ".fseventsd", ".temporaryitems", "$recycle.bin"}
-ARQUIVOS_LIXO = {".ds_store", "thumbs.db", "desktop.ini", ".localized", "icon\r"}
+JUNK_FILES = {".ds_store", "thumbs.db", "desktop.ini", ".localized", "icon\r"}
 
 
 @dataclass
-class Arquivo:
+class SubmittedFile:
     """Um arquivo da entrega de um aluno."""
 
     aluno: str  # a pasta do aluno, como o professor a vê (NFC); "" = solto na raiz das entregas
@@ -55,10 +55,10 @@ class Arquivo:
 
 
 @dataclass
-class Entregas:
+class Submissions:
     """Tudo o que a pasta tinha: os arquivos, os alunos (mesmo os de pasta vazia) e os restos ignorados."""
 
-    arquivos: list[Arquivo] = field(default_factory=list)
+    arquivos: list[SubmittedFile] = field(default_factory=list)
     alunos: list[str] = field(default_factory=list)
     lixo: list[str] = field(default_factory=list)  # caminhos ignorados (restos do macOS/Windows/Jupyter)
     inseguros: list[str] = field(default_factory=list)  # nomes no zip que sairiam da pasta (".."): não lidos
@@ -70,7 +70,7 @@ def nfc(texto: str) -> str:
     return unicodedata.normalize("NFC", texto)
 
 
-def partes(nome: str) -> tuple[str, ...] | None:
+def path_parts(nome: str) -> tuple[str, ...] | None:
     """Partes de um caminho de zip ou de pasta: ``\\`` também separa, NFC; ``None`` se sair da pasta (``..``)."""
     pedacos = [p for p in nfc(nome).replace("\\", "/").split("/") if p not in ("", ".")]
     if pedacos and len(pedacos[0]) == 2 and pedacos[0][1] == ":":  # "C:\Users\..." de um zip do Windows
@@ -78,12 +78,12 @@ def partes(nome: str) -> tuple[str, ...] | None:
     return None if ".." in pedacos else tuple(pedacos)
 
 
-def e_lixo(p: tuple[str, ...]) -> bool:
-    return (any(x.lower() in PASTAS_LIXO for x in p[:-1]) or p[-1].lower() in ARQUIVOS_LIXO
-            or p[-1].startswith("._") or p[-1].lower() in PASTAS_LIXO)
+def is_junk(p: tuple[str, ...]) -> bool:
+    return (any(x.lower() in JUNK_DIRS for x in p[:-1]) or p[-1].lower() in JUNK_FILES
+            or p[-1].startswith("._") or p[-1].lower() in JUNK_DIRS)
 
 
-def nome_no_zip(info: zipfile.ZipInfo) -> str:
+def zip_member_name(info: zipfile.ZipInfo) -> str:
     """O nome de um membro do zip: sem a marca de UTF-8, o zipfile lê como cp437; aqui tenta UTF-8 (macOS,
     Linux e o 7-Zip gravam assim sem marcar) e depois cp850 (o "Pasta compactada" do Windows em português)."""
     if info.flag_bits & 0x800:
@@ -119,15 +119,15 @@ class _Leitor:
         """Lê um zip (caminho ou bytes); um zip dentro dele é aberto também (um nível)."""
         with zipfile.ZipFile(arquivo) as z:
             for info in z.infolist():
-                nome = nome_no_zip(info)
-                p = partes(nome)
+                nome = zip_member_name(info)
+                p = path_parts(nome)
                 if p is None:
                     self.inseguros.append(nome)
                     continue
                 if not p:
                     continue
                 p = prefixo + p
-                if e_lixo(p):
+                if is_junk(p):
                     self.lixo.append("/".join(p))
                     continue
                 if nome.endswith(("/", "\\")) or info.is_dir():
@@ -139,16 +139,16 @@ class _Leitor:
                 if not _interessa(p[-1]):
                     self.itens.append((p, None, ""))
                     continue
-                if info.file_size > LIMITE_BYTES:
+                if info.file_size > MAX_FILE_BYTES:
                     self.itens.append((p, None, _GRANDE))
                     continue
                 try:
                     with z.open(info) as f:
-                        dados = f.read(LIMITE_BYTES + 1)
+                        dados = f.read(MAX_FILE_BYTES + 1)
                 except (zipfile.BadZipFile, RuntimeError, NotImplementedError, OSError, EOFError) as exc:
                     self.itens.append((p, None, f"não foi possível tirar do zip ({type(exc).__name__})"))
                     continue
-                if len(dados) > LIMITE_BYTES:
+                if len(dados) > MAX_FILE_BYTES:
                     self.itens.append((p, None, _GRANDE))
                 elif p[-1].lower().endswith(".zip") and profundidade == 0:
                     self._zip_interno(p, dados)
@@ -181,12 +181,12 @@ class _Leitor:
                 if os.path.islink(os.path.join(atual, d)):
                     dirs.remove(d)
                     self.itens.append((p_base + (nfc(d),), None, "a pasta é um atalho (link simbólico): não foi lida"))
-                elif e_lixo(p_base + (nfc(d),)):
+                elif is_junk(p_base + (nfc(d),)):
                     dirs.remove(d)
                     self.lixo.append("/".join(p_base + (nfc(d),)) + "/")
             for nome in sorted(files):
                 p = p_base + (nfc(nome),)
-                if e_lixo(p):
+                if is_junk(p):
                     self.lixo.append("/".join(p))
                     continue
                 fonte = Path(atual) / nome
@@ -198,7 +198,7 @@ class _Leitor:
                                                 "não foi lido nem corrigido"))
                 elif not _interessa(nome):
                     self.itens.append((p, None, ""))
-                elif info.st_size > LIMITE_BYTES:
+                elif info.st_size > MAX_FILE_BYTES:
                     self.itens.append((p, None, _GRANDE))
                 elif nome.lower().endswith(".zip"):
                     self._zip_interno(p, fonte.read_bytes())
@@ -206,7 +206,7 @@ class _Leitor:
                     self._acrescentar(p, fonte.read_bytes())
 
 
-_GRANDE = f"arquivo grande demais (mais de {LIMITE_BYTES // 2**20} MB): não foi corrigido"
+_GRANDE = f"arquivo grande demais (mais de {MAX_FILE_BYTES // 2**20} MB): não foi corrigido"
 
 
 def _interessa(nome: str) -> bool:
@@ -235,7 +235,7 @@ def _nomes_do_curso() -> frozenset:
     return frozenset(nomes)
 
 
-def nome_do_curso(nome: str) -> bool:
+def course_notebook_name(nome: str) -> bool:
     """``nome`` (de uma pasta) é o de uma aula, de um módulo ou de um notebook do curso (``aula-01-self-attention``,
     ``Aula 1``, ``modulo-06``, ``03-exercicios``)? Uma pasta assim nunca é um aluno: é como o aluno (ou o
     professor) organizou as entregas."""
@@ -246,7 +246,7 @@ def nome_do_curso(nome: str) -> bool:
 
 
 def _primeira_pasta(pastas: tuple[str, ...]) -> str:
-    return next((x for x in pastas if not nome_do_curso(x)), "")
+    return next((x for x in pastas if not course_notebook_name(x)), "")
 
 
 def _raiz_comum(arquivos: list[tuple[str, ...]], pastas: list[tuple[str, ...]]) -> int:
@@ -275,7 +275,7 @@ def _de_quem(p: tuple[str, ...]) -> tuple[str, str]:
     distinguir do que veio na pasta ``vitor/``. Pastas com nome de aula ou de notebook antes do aluno
     (``aula-01-self-attention/ana/03-exercicios.ipynb``) ficam de fora: nunca são um aluno."""
     k = 0
-    while k < len(p) - 1 and nome_do_curso(p[k]):
+    while k < len(p) - 1 and course_notebook_name(p[k]):
         k += 1
     if len(p) - k == 1:
         return "", "/".join(x for x in p if x)
@@ -301,7 +301,7 @@ def _ler_uma(leitor: _Leitor, path: Path, marca: str) -> int:
     return 0
 
 
-def ler_entregas(path: Path | list[Path], tmp: Path) -> Entregas:
+def read_submissions(path: Path | list[Path], tmp: Path) -> Submissions:
     """Todos os arquivos de ``path`` (pasta ou ``.zip``, ou uma lista delas), por aluno. As cópias internas
     ficam em ``tmp``.
 
@@ -330,7 +330,7 @@ def ler_entregas(path: Path | list[Path], tmp: Path) -> Entregas:
         _read_input(leitor, k, entrada, len(paths) > 1, lidos, pastas_alunos, zips)
     turma_em_zips = _class_parts_in_zips(zips, lidos, pastas_alunos)
     alunos_de_zip = _student_zips({c: i for c, i in zips.items() if c not in turma_em_zips}, lidos, pastas_alunos)
-    out = Entregas(lixo=sorted(leitor.lixo), inseguros=sorted(leitor.inseguros))
+    out = Submissions(lixo=sorted(leitor.lixo), inseguros=sorted(leitor.inseguros))
     out.arquivos = _files_by_student(lidos)
     out.alunos = sorted(pastas_alunos | alunos_de_zip | {aluno for aluno, *_ in lidos if aluno})
     out.arquivos.sort(key=lambda a: (a.aluno, a.caminho.count("/"), a.caminho))
@@ -392,7 +392,7 @@ def _student_zips(zips: dict, lidos: list, pastas_alunos: set) -> set[str]:
     alunos_de_zip: set[str] = set()
     for (_, nome_zip, raiz), itens in zips.items():
         stem = nome_zip[:-4]
-        if raiz and raiz in pastas_alunos and raiz != stem and not nome_do_curso(raiz):
+        if raiz and raiz in pastas_alunos and raiz != stem and not course_notebook_name(raiz):
             # lote-2.zip → bruno/03-exercicios.ipynb, e "bruno" é um aluno da turma: a reentrega dele
             lidos += [(raiz, "/".join(q), d, m, nome_zip) for q, d, m in itens]
         else:  # o zip de um aluno (ana.zip): o aluno tem o nome do zip
@@ -401,7 +401,7 @@ def _student_zips(zips: dict, lidos: list, pastas_alunos: set) -> set[str]:
     return alunos_de_zip
 
 
-def _files_by_student(lidos: list) -> list[Arquivo]:
+def _files_by_student(lidos: list) -> list[SubmittedFile]:
     """Os arquivos lidos; quando um aluno aparece em mais de uma parte da turma, o caminho de cada arquivo dele
     começa pela parte de onde veio."""
     partes_do_aluno: dict[str, set] = {}
@@ -412,5 +412,5 @@ def _files_by_student(lidos: list) -> list[Arquivo]:
     for aluno, caminho, dados, motivo, parte in lidos:
         if aluno and len(partes_do_aluno.get(aluno, ())) > 1 and not caminho.startswith(parte + "/"):
             caminho = f"{parte}/{caminho}"  # o aluno está em mais de uma parte da turma: de qual veio
-        arquivos.append(Arquivo(aluno, caminho, dados, motivo))
+        arquivos.append(SubmittedFile(aluno, caminho, dados, motivo))
     return arquivos

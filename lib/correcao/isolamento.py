@@ -13,7 +13,7 @@ independente das verificações) roda numa caixa nova, em que:
 - o ambiente é limpo (``--clearenv``): nenhuma variável do professor entra;
 - o sistema de arquivos só mostra, somente leitura, ``/usr``, o Python do ambiente e a biblioteca
   ``lib/`` do curso. As únicas pastas graváveis são a pasta de trabalho (``/home/aluno``, que também é o
-  ``HOME``) e ``/tmp``, cada uma um tmpfs **com tamanho limitado** (``--size``, :attr:`Limites.disco_mb`):
+  ``HOME``) e ``/tmp``, cada uma um tmpfs **com tamanho limitado** (``--size``, :attr:`Limits.disco_mb`):
   nada do que o aluno grava toca o disco da máquina (e, com cgroup, a memória do tmpfs conta no limite de
   memória do notebook). O conteúdo da pasta ``workdir`` do corretor entra somente leitura em
   ``/caixa-entrada`` e é copiado para ``/home/aluno`` pelo processo de entrada; o que o corretor precisa de
@@ -23,15 +23,15 @@ independente das verificações) roda numa caixa nova, em que:
   do aluno): memória (espaço de endereços, padrão 2 GiB), tempo de CPU, tamanho de arquivo e número de
   processos.
 
-Orçamento por notebook (:class:`Grupo`): todas as caixas de um notebook (o kernel, a conferência, ou o par
+Orçamento por notebook (:class:`NotebookBudget`): todas as caixas de um notebook (o kernel, a conferência, ou o par
 verificador/aluno ligado por pipes) entram no mesmo grupo, que impõe
 
 - **memória total**, somando todos os processos e os tmpfs: um cgroup v2 (``memory.max``, ``pids.max``) onde
   houver o controlador de memória delegado; senão um cgroup v1 de memória (``memory.limit_in_bytes`` e
   ``memory.memsw.limit_in_bytes``, mais ``pids`` e ``cpuacct`` se existirem), como root; sem nenhum dos dois,
-  a reserva é um limite pequeno de processos por caixa (:attr:`Limites.processos_sem_cgroup`, só como root,
+  a reserva é um limite pequeno de processos por caixa (:attr:`Limits.processos_sem_cgroup`, só como root,
   em que o uid é só da caixa) junto com o limite por processo, e um vigia que soma a memória residente
-  dos processos do grupo a cada 0,2 s e mata tudo ao passar do total. :attr:`Grupo.tipo` diz qual rodou
+  dos processos do grupo a cada 0,2 s e mata tudo ao passar do total. :attr:`NotebookBudget.tipo` diz qual rodou
   (``cgroup2``, ``cgroup1``, ``rlimit``) e vai para a coluna ``isolamento`` de ``notas.csv`` (``bwrap+cgroup1``...);
 - **tempo de relógio**: um prazo único; ao passar dele, o vigia mata (SIGKILL) todas as caixas do grupo
   de uma vez, sem pedir nada ao kernel;
@@ -39,17 +39,17 @@ verificador/aluno ligado por pipes) entram no mesmo grupo, que impõe
 
 API (para quem escreve um novo processo de entrada)::
 
-    with Grupo("e00007", limites, relogio_s=180) as grupo:      # o orçamento de um notebook
-        a = Caixa(limites, numero=0, marca=m, grupo=grupo)
-        b = Caixa(limites, numero=1, marca=m, grupo=grupo)
+    with NotebookBudget("e00007", limites, relogio_s=180) as grupo:  # o orçamento de um notebook
+        a = Sandbox(limites, numero=0, marca=m, grupo=grupo)
+        b = Sandbox(limites, numero=1, marca=m, grupo=grupo)
         r, w = os.pipe()
-        pa = a.iniciar(work_a, "correcao._veredito", pass_fds=(r,), extra_env={"FD": str(r)})  # tipo Popen
-        pb = b.iniciar(work_b, "correcao._aluno", pass_fds=(w,), extra_env={"FD": str(w)})
+        pa = a.start(work_a, "correcao._veredito", pass_fds=(r,), extra_env={"FD": str(r)})  # tipo Popen
+        pb = b.start(work_b, "correcao._aluno", pass_fds=(w,), extra_env={"FD": str(w)})
         os.close(r); os.close(w)
         ...                       # conversar com pa.stdin/pa.stdout; o prazo vale para as duas
     # ao sair do ``with``: tudo morto, cgroup removido; grupo.motivo diz "tempo"/"memoria" se o grupo matou
 
-:meth:`Caixa.rodar` (iniciar, mandar a entrada, esperar a saída) continua como antes e respeita o prazo do
+:meth:`Sandbox.run` (iniciar, mandar a entrada, esperar a saída) continua como antes e respeita o prazo do
 grupo da caixa, se houver.
 
 Sem o bwrap (macOS, Windows, ou o pacote não instalado) a correção se recusa a rodar, a menos que o
@@ -75,7 +75,7 @@ from pathlib import Path
 HOME = "/home/aluno"  # a pasta de trabalho, vista de dentro da caixa
 UID_BASE = 100_000  # como root: cada caixa roda com um uid sem nome e sem grupos, a partir daqui
 
-INSTALAR_BWRAP = (
+INSTALL_BWRAP = (
     "A correção roda cada entrega isolada com o bubblewrap (bwrap), que não foi encontrado.\n"
     "Instale-o: Debian/Ubuntu `sudo apt-get install bubblewrap`, Fedora `sudo dnf install bubblewrap`,\n"
     "Arch `sudo pacman -S bubblewrap`. No macOS e no Windows não há bwrap: use uma máquina Linux (ou o WSL).\n"
@@ -84,17 +84,17 @@ INSTALAR_BWRAP = (
 )
 
 
-class SemBwrap(RuntimeError):
+class BwrapMissing(RuntimeError):
     """O bwrap não está instalado (ou não funciona nesta máquina) e o isolamento não foi dispensado."""
 
 
 @dataclass(frozen=True)
-class Limites:
+class Limits:
     """Limites de cada execução e de cada notebook.
 
     Por processo: ``memoria_mb`` (espaço de endereços, MiB), ``cpu_s`` (tempo de CPU, s), ``processos``
     (processos e threads simultâneos do uid da caixa). Por execução: ``relogio_s`` (tempo de relógio, s).
-    Por notebook (:class:`Grupo`): ``memoria_total_mb`` (soma de todos os processos e tmpfs das caixas dele),
+    Por notebook (:class:`NotebookBudget`): ``memoria_total_mb`` (soma de todos os processos e tmpfs das caixas dele),
     ``processos_total`` (``pids.max`` do cgroup), ``disco_mb`` (tamanho de cada tmpfs gravável: a pasta de
     trabalho e ``/tmp``) e ``processos_sem_cgroup`` (o limite de processos por caixa quando não há cgroup).
     """
@@ -113,13 +113,13 @@ class Limites:
                      "disco_mb", "processos_sem_cgroup"):
             valor = getattr(self, nome)
             if not isinstance(valor, (int, float)) or isinstance(valor, bool) or valor <= 0:
-                raise ValueError(f"Limites.{nome}: esperado um número positivo, recebido {valor!r}")
+                raise ValueError(f"Limits.{nome}: esperado um número positivo, recebido {valor!r}")
 
 
 @dataclass
-class Execucao:
+class SandboxRun:
     """O que uma execução devolveu: a saída padrão (bytes), o código de saída, se passou do tempo e quanto
-    levou. ``morta_por``: ``"tempo"`` ou ``"memoria"`` quando o :class:`Grupo` matou a caixa (o prazo do
+    levou. ``morta_por``: ``"tempo"`` ou ``"memoria"`` quando o :class:`NotebookBudget` matou a caixa (o prazo do
     notebook acabou, ou a soma da memória passou do total), ``""`` senão."""
 
     stdout: bytes
@@ -129,7 +129,7 @@ class Execucao:
     morta_por: str = ""
 
 
-LIMITE_SAIDA_BYTES = 64 * 2**20  # o que o corretor lê da saída padrão de uma caixa; o resto é descartado
+MAX_OUTPUT_BYTES = 64 * 2**20  # o que o corretor lê da saída padrão de uma caixa; o resto é descartado
 
 
 # ---------- cgroups ----------
@@ -177,7 +177,7 @@ class _Cgroup:
         self.dirs = dirs
 
     @classmethod
-    def criar(cls, nome: str, limites: Limites) -> "_Cgroup | None":
+    def criar(cls, nome: str, limites: Limits) -> "_Cgroup | None":
         """O cgroup ``correcao-<nome>`` com os limites, ou ``None`` se esta máquina não deixa."""
         mont, meu = _montagens(), _meu_cgroup()
         memoria = str(limites.memoria_total_mb * 2**20)
@@ -229,7 +229,7 @@ class _Cgroup:
                 pass
         return sorted(pids)
 
-    def matar(self) -> None:
+    def kill(self) -> None:
         d = self.dirs.get("")
         if d is not None and (d / "cgroup.kill").exists():
             try:
@@ -281,7 +281,7 @@ class _Cgroup:
     def remover(self) -> None:
         """Mata o que restou e apaga as pastas (só sai quando vazio)."""
         for _ in range(100):
-            self.matar()
+            self.kill()
             if not self.procs():
                 break
             time.sleep(0.05)
@@ -296,7 +296,7 @@ class _Cgroup:
                     time.sleep(0.05)
 
 
-def cgroups_restantes() -> list[Path]:
+def leftover_cgroups() -> list[Path]:
     """Pastas ``correcao-*`` de cgroup ainda existentes (de qualquer correção): deve ser vazio no fim."""
     mont, meu = _montagens(), _meu_cgroup()
     out = []
@@ -307,7 +307,7 @@ def cgroups_restantes() -> list[Path]:
     return out
 
 
-def remover_cgroups(prefixo: str) -> list[str]:
+def remove_cgroups(prefixo: str) -> list[str]:
     """Mata os processos e apaga os cgroups ``correcao-<prefixo>*`` (de um processo de correção que foi morto
     antes de fechar os seus grupos); devolve os nomes apagados."""
     por_nome: dict[str, dict[str, Path]] = {}
@@ -341,14 +341,14 @@ def _cpu_maquina() -> float:
     return (sum(campos[:8]) - ocioso) / os.sysconf("SC_CLK_TCK")
 
 
-class Grupo:
+class NotebookBudget:
     """O orçamento de um notebook: várias caixas sob o mesmo limite de memória, disco e tempo, mortas juntas.
 
     Parameters
     ----------
     nome : str
         Identifica o grupo (entra no nome do cgroup: ``correcao-<nome>``); só letras, números, ``-``, ``.``.
-    limites : Limites
+    limites : Limits
         ``memoria_total_mb``, ``processos_total``, ``processos_sem_cgroup``.
     relogio_s : float
         O prazo do notebook inteiro (s, a partir de agora); ao passar dele, todas as caixas morrem (SIGKILL).
@@ -357,7 +357,7 @@ class Grupo:
 
     Atributos: ``tipo`` (``cgroup2``, ``cgroup1`` ou ``rlimit``), ``motivo`` (``""``, ``"tempo"`` ou
     ``"memoria"``: por que o grupo matou as caixas), ``pico_memoria`` (bytes, quando medido).
-    Use como ``with Grupo(...) as g:``; ao sair, :meth:`fechar` mata tudo e remove o cgroup.
+    Use como ``with NotebookBudget(...) as g:``; ao sair, :meth:`close` mata tudo e remove o cgroup.
 
     Raises
     ------
@@ -367,11 +367,11 @@ class Grupo:
 
     INTERVALO_S = 0.2
 
-    def __init__(self, nome: str, limites: Limites, relogio_s: float, isolar: bool = True):
+    def __init__(self, nome: str, limites: Limits, relogio_s: float, isolar: bool = True):
         if not nome or not all(ch.isascii() and (ch.isalnum() or ch in "-.") for ch in nome):
-            raise ValueError(f"Grupo: nome esperado com letras, números, '-' e '.', recebido {nome!r}")
+            raise ValueError(f"NotebookBudget: nome esperado com letras, números, '-' e '.', recebido {nome!r}")
         if not isinstance(relogio_s, (int, float)) or relogio_s <= 0:
-            raise ValueError(f"Grupo: relogio_s esperado positivo, recebido {relogio_s!r}")
+            raise ValueError(f"NotebookBudget: relogio_s esperado positivo, recebido {relogio_s!r}")
         self.limites = limites
         self.inicio = time.monotonic()
         self.prazo = self.inicio + relogio_s
@@ -380,7 +380,7 @@ class Grupo:
         self.motivo = ""
         self.pico_memoria: int | None = None
         self._pico_rss = 0
-        self._caixas: list[Caixa] = []
+        self._caixas: list[Sandbox] = []
         self._procs: list[subprocess.Popen] = []
         self._lock = threading.Lock()
         self._fim = threading.Event()
@@ -389,18 +389,18 @@ class Grupo:
         self._vigia = threading.Thread(target=self._vigiar, daemon=True, name=f"grupo-{nome}")
         self._vigia.start()
 
-    def __enter__(self) -> "Grupo":
+    def __enter__(self) -> "NotebookBudget":
         return self
 
     def __exit__(self, *exc) -> None:
-        self.fechar()
+        self.close()
 
-    def restante(self) -> float:
+    def remaining(self) -> float:
         """Segundos até o prazo (0 se já passou)."""
         return max(0.0, self.prazo - time.monotonic())
 
     def cpu_s(self) -> float | None:
-        """CPU de todos os processos do grupo até agora (ou até :meth:`fechar`), em s; ``None`` sem cgroup com
+        """CPU de todos os processos do grupo até agora (ou até :meth:`close`), em s; ``None`` sem cgroup com
         ``cpuacct``/``cpu.stat``."""
         if self._medidas is not None:
             return self._medidas[0]
@@ -408,7 +408,7 @@ class Grupo:
 
     def cpu_outros(self) -> float:
         """Núcleos ocupados, em média, por processos de fora deste grupo desde o início dele até agora (ou até
-        :meth:`fechar`): ``/proc/stat`` menos a CPU do grupo, se medida. Perto de 0, a máquina estava livre;
+        :meth:`close`): ``/proc/stat`` menos a CPU do grupo, se medida. Perto de 0, a máquina estava livre;
         perto do número de núcleos, disputada."""
         if self._medidas is not None:
             return self._medidas[1]
@@ -416,27 +416,27 @@ class Grupo:
         total = _cpu_maquina() - self._cpu_maquina0
         return max(0.0, (total - (self.cpu_s() or 0.0)) / decorrido)
 
-    def _registrar(self, caixa: "Caixa", proc: subprocess.Popen) -> None:
+    def _registrar(self, caixa: "Sandbox", proc: subprocess.Popen) -> None:
         with self._lock:
             if caixa not in self._caixas:
                 self._caixas.append(caixa)
             self._procs.append(proc)
         if self.motivo:  # o grupo já acabou: nada novo roda
-            self.matar(self.motivo)
+            self.kill(self.motivo)
 
     def _rss_total_kib(self) -> int:
-        pids = self.cgroup.procs() if self.cgroup else [p for c in list(self._caixas) for p in c.restantes()]
+        pids = self.cgroup.procs() if self.cgroup else [p for c in list(self._caixas) for p in c.leftover_pids()]
         return sum(_rss_kib(p) for p in pids)
 
     def _vigiar(self) -> None:
         while not self._fim.wait(self.INTERVALO_S):
             if time.monotonic() >= self.prazo:
-                self.matar("tempo")
+                self.kill("tempo")
             elif self.cgroup is None and self._procs:
                 rss = self._rss_total_kib()
                 self._pico_rss = max(self._pico_rss, rss)
                 if rss > self.limites.memoria_total_mb * 1024:
-                    self.matar("memoria")
+                    self.kill("memoria")
 
     def _vivos(self) -> tuple[list, list]:
         """SIGKILL no grupo de processos de cada caixa ainda viva; devolve (processos, caixas) do grupo."""
@@ -450,21 +450,21 @@ class Grupo:
                     pass
         return procs, caixas
 
-    def matar(self, motivo: str = "tempo") -> None:
+    def kill(self, motivo: str = "tempo") -> None:
         """Mata (SIGKILL) todas as caixas do grupo agora; ``motivo`` fica em :attr:`motivo`."""
         if not self.motivo:
             self.motivo = motivo
         procs, caixas = self._vivos()
         if self.cgroup:
-            self.cgroup.matar()
+            self.cgroup.kill()
         for caixa in caixas:
-            caixa.encerrar_restantes()
+            caixa.kill_leftovers()
 
-    def memoria_esgotada(self) -> bool:
+    def memory_exhausted(self) -> bool:
         """A soma de memória do grupo passou do total (o núcleo matou um processo, ou o vigia matou todos)."""
         return self.motivo == "memoria" or bool(self.cgroup and self.cgroup.oom())
 
-    def fechar(self) -> None:
+    def close(self) -> None:
         """Mata o que ainda roda, espera os processos e remove o cgroup. Pode ser chamado mais de uma vez."""
         if self._medidas is not None:
             return
@@ -476,7 +476,7 @@ class Grupo:
             except subprocess.TimeoutExpired:
                 pass
         for caixa in caixas:
-            caixa.encerrar_restantes()
+            caixa.kill_leftovers()
         self._medidas = (self.cpu_s(), self.cpu_outros())
         if self.cgroup:
             self.pico_memoria = self.cgroup.pico_memoria()
@@ -487,7 +487,7 @@ class Grupo:
             self.pico_memoria = self._pico_rss * 1024 or None
 
 
-def bwrap_disponivel() -> bool:
+def bwrap_available() -> bool:
     """``True`` se o ``bwrap`` existe e consegue criar uma caixa nesta máquina."""
     exe = shutil.which("bwrap")
     if not exe:
@@ -529,7 +529,7 @@ def _sistema() -> list[str]:
     return args
 
 
-def python_da_caixa() -> tuple[str, list[str]]:
+def sandbox_python() -> tuple[str, list[str]]:
     """O interpretador a usar dentro da caixa e as pastas que ele precisa ver (ambiente e biblioteca)."""
     import atencao
 
@@ -541,12 +541,12 @@ def python_da_caixa() -> tuple[str, list[str]]:
 ENTRADA = "/caixa-entrada"  # o conteúdo de ``workdir``, somente leitura, copiado para HOME ao entrar
 
 
-class Caixa:
+class Sandbox:
     """Roda comandos de entrada (``python -I -m correcao._algo``) isolados.
 
     Parameters
     ----------
-    limites : Limites
+    limites : Limits
         Os limites por processo e, com ``grupo``, os do notebook.
     numero : int
         Distingue as caixas que rodam ao mesmo tempo (uid próprio, como root).
@@ -554,21 +554,21 @@ class Caixa:
         ``False``: sem bwrap (só com o pedido explícito do professor).
     marca : str, opcional
         Variável de ambiente posta em todo processo de toda caixa desta correção: depois de cada execução,
-        :meth:`restantes` procura processos com ela (deve ser nenhum).
-    grupo : Grupo, opcional
+        :meth:`leftover_pids` procura processos com ela (deve ser nenhum).
+    grupo : NotebookBudget, opcional
         O orçamento do notebook a que esta caixa pertence (memória total, prazo); pode ser trocado entre
         notebooks (``caixa.grupo = outro``).
 
     Raises
     ------
-    SemBwrap
+    BwrapMissing
         ``isolar=True`` e o bwrap não existe ou não funciona aqui.
     """
 
-    def __init__(self, limites: Limites, numero: int = 0, isolar: bool = True, marca: str | None = None,
-                 grupo: Grupo | None = None):
-        if isolar and not bwrap_disponivel():
-            raise SemBwrap(INSTALAR_BWRAP)
+    def __init__(self, limites: Limits, numero: int = 0, isolar: bool = True, marca: str | None = None,
+                 grupo: NotebookBudget | None = None):
+        if isolar and not bwrap_available():
+            raise BwrapMissing(INSTALL_BWRAP)
         self.limites = limites
         self.numero = numero
         self.isolar = isolar
@@ -579,7 +579,7 @@ class Caixa:
         # correções simultâneas não dividem uids
         base = UID_BASE + 64 * (int(hashlib.sha256(marca.encode()).hexdigest()[:8], 16) % 1_000_000)
         self.uid = base + numero if self.root else os.geteuid()
-        self.python, self._paths = python_da_caixa()
+        self.python, self._paths = sandbox_python()
 
     # ---------- ambiente ----------
     def ambiente(self, home: str, extra: dict | None = None) -> dict:
@@ -634,7 +634,7 @@ class Caixa:
         return args + py, None
 
     # ---------- execução ----------
-    def iniciar(self, workdir: Path, modulo: str, extra_env: dict | None = None, pass_fds=(),
+    def start(self, workdir: Path, modulo: str, extra_env: dict | None = None, pass_fds=(),
                 stdin=subprocess.PIPE, stdout=subprocess.PIPE) -> subprocess.Popen:
         """Inicia ``python -I -m modulo`` na caixa e volta sem esperar: um :class:`subprocess.Popen`.
 
@@ -672,19 +672,19 @@ class Caixa:
             grupo._registrar(self, proc)
         return proc
 
-    def rodar(self, workdir: Path, modulo: str, entrada: bytes, extra_env: dict | None = None,
-              relogio_s: float | None = None) -> Execucao:
+    def run(self, workdir: Path, modulo: str, entrada: bytes, extra_env: dict | None = None,
+              relogio_s: float | None = None) -> SandboxRun:
         """Roda ``modulo`` na caixa, com ``entrada`` na entrada padrão; mata tudo ao passar de ``relogio_s``
         (padrão: ``limites.relogio_s``) ou do prazo do :attr:`grupo`, o que vier antes. A saída padrão lida
-        é limitada a 64 MiB (:data:`LIMITE_SAIDA_BYTES`)."""
+        é limitada a 64 MiB (:data:`MAX_OUTPUT_BYTES`)."""
         limit = relogio_s if relogio_s is not None else self.limites.relogio_s
         t0 = time.perf_counter()
         if self.grupo is not None:
-            limit = min(limit, self.grupo.restante())
+            limit = min(limit, self.grupo.remaining())
             if limit <= 0:
-                return Execucao(b"", None, True, 0.0, morta_por="tempo")
-        proc = self.iniciar(workdir, modulo, extra_env)
-        partes: list[bytes] = []
+                return SandboxRun(b"", None, True, 0.0, morta_por="tempo")
+        proc = self.start(workdir, modulo, extra_env)
+        chunks: list[bytes] = []
 
         def ler() -> None:
             lidos = 0
@@ -692,8 +692,8 @@ class Caixa:
                 bloco = proc.stdout.read1(1 << 16)
                 if not bloco:
                     break
-                if lidos < LIMITE_SAIDA_BYTES:
-                    partes.append(bloco[:LIMITE_SAIDA_BYTES - lidos])
+                if lidos < MAX_OUTPUT_BYTES:
+                    chunks.append(bloco[:MAX_OUTPUT_BYTES - lidos])
                 lidos += len(bloco)
 
         def escrever() -> None:  # numa thread: um processo que não lê a entrada não trava o prazo
@@ -718,30 +718,30 @@ class Caixa:
             timed_out = True
         finally:
             if proc.poll() is None:
-                self._matar(proc)
+                self._kill(proc)
         leitor.join(timeout=10)
         escritor.join(timeout=10)
-        self.encerrar_restantes()
+        self.kill_leftovers()
         morta = self.grupo.motivo if self.grupo is not None else ""
         if morta == "tempo":
             timed_out = True
-        return Execucao(b"".join(partes), proc.returncode, timed_out, time.perf_counter() - t0, morta_por=morta)
+        return SandboxRun(b"".join(chunks), proc.returncode, timed_out, time.perf_counter() - t0, morta_por=morta)
 
-    def _matar(self, proc: subprocess.Popen) -> None:
+    def _kill(self, proc: subprocess.Popen) -> None:
         try:
             os.killpg(proc.pid, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):
             pass
         proc.wait()
 
-    def restantes(self) -> list[int]:
-        return restantes(self.marca)
+    def leftover_pids(self) -> list[int]:
+        return leftover_pids(self.marca)
 
-    def encerrar_restantes(self) -> None:
-        encerrar(self.marca)
+    def kill_leftovers(self) -> None:
+        kill_sandbox(self.marca)
 
 
-def restantes(marca: str) -> list[int]:
+def leftover_pids(marca: str) -> list[int]:
     """PIDs de processos ainda vivos da caixa ``marca`` (``<correção>.<n>``) ou, com só ``<correção>``, de
     qualquer caixa dela; deve ser sempre vazio."""
     found, tag = [], f"CORRECAO_CAIXA={marca}".encode()
@@ -755,10 +755,10 @@ def restantes(marca: str) -> list[int]:
     return found
 
 
-def encerrar(marca: str) -> None:
+def kill_sandbox(marca: str) -> None:
     """Garante que nada do aluno sobreviveu (sem isolamento, um processo que mudou de sessão pode)."""
     for _ in range(50):
-        pids = restantes(marca)
+        pids = leftover_pids(marca)
         if not pids:
             return
         for pid in pids:

@@ -4,7 +4,7 @@ Para cada entrega:
 
 1. o nbgrader saneia o notebook (células protegidas e de verificação voltam ao original, ids
    duplicados e metadados conferidos) num curso descartável montado a partir de ``solutions/``;
-2. no lugar do executor do nbgrader entra :class:`ExecutarNaCaixa`, que
+2. no lugar do executor do nbgrader entra :class:`ExecutePreprocessor`, que
    a. varre o código do aluno (:mod:`correcao.varredura`);
    b. executa o notebook num kernel dentro de uma caixa (:mod:`correcao._executar`): as saídas
       voltam para o notebook saneado, que fica deste lado (o aluno não consegue trocar o código que
@@ -41,25 +41,25 @@ from traitlets import Unicode  # noqa: E402
 
 from .catalogo import (
     CODE_STUB,
-    LIMITE_LEITURA_S,
+    READ_TIMEOUT_S,
     TEXT_STUB,
     Gradable,
+    base_name,
     blank_answers,
     catalog,
     cell_label,
-    grande_demais,
-    identify,
+    identify_notebook,
     inspect_notebook,
     is_check,
     nbgrader_meta,
-    nome_base,
     read_notebook,
+    too_large,
 )
-from .entregas import Entregas, ler_entregas
-from .isolamento import Caixa, Grupo, Limites, encerrar, remover_cgroups
-from .nomes_antigos import nota_da_versao, reconhecer_versao, traduzir_ids
-from .relatorio import Row, _num, erro_legivel, failed_row, notebook_body, reter, write_outputs
-from .saneamento import iguais_as_solucoes, sanitize
+from .entregas import Submissions, read_submissions
+from .isolamento import Limits, NotebookBudget, Sandbox, kill_sandbox, remove_cgroups
+from .nomes_antigos import recognize_version, translate_ids, version_note
+from .relatorio import Row, _num, failed_row, notebook_body, readable_error, withhold, write_outputs
+from .saneamento import copied_from_solutions, sanitize
 from .varredura import imported_modules, scan_cell
 
 COURSE_ID = "self-attention-do-zero"
@@ -68,11 +68,11 @@ COURSE_ID = "self-attention-do-zero"
 _BINDIR = str(Path(sys.executable).parent)  # o nbgrader chama `alembic` ao criar o banco de notas
 if _BINDIR not in os.environ.get("PATH", "").split(os.pathsep):
     os.environ["PATH"] = _BINDIR + os.pathsep + os.environ.get("PATH", "")
-_CONTEXTOS: dict[str, "Trabalhador"] = {}  # chave (na configuração do nbgrader) -> trabalhador
+_CONTEXTOS: dict[str, "Worker"] = {}  # chave (na configuração do nbgrader) -> trabalhador
 
 
 @dataclass
-class Resultado:
+class ExecutionResult:
     """O que as duas caixas disseram de um notebook."""
 
     flags: list = field(default_factory=list)  # motivos da varredura
@@ -106,10 +106,10 @@ def _nome_celula(nb, index: int) -> str:
     return cell_label(nb.cells, index)
 
 
-class Trabalhador:
+class Worker:
     """Um curso nbgrader e uma caixa; corrige uma entrega por vez (há um por processo paralelo)."""
 
-    def __init__(self, pasta: Path, gradables: list[Gradable], numero: int, limites: Limites, isolar: bool,
+    def __init__(self, pasta: Path, gradables: list[Gradable], numero: int, limites: Limits, isolar: bool,
                  tempo_celula: int, marca: str):
         from nbconvert.preprocessors import ClearMetadataPreprocessor
         from nbgrader.apps import NbGraderAPI
@@ -129,16 +129,16 @@ class Trabalhador:
         self.limites = limites
         # três caixas por trabalhador, com uids diferentes: o kernel, e a conferência (o lado do aluno e o
         # verificador, ligados por um par de pipes) rodam ao mesmo tempo
-        uid = numero % 21  # 64 uids por correção (veja isolamento.Caixa)
-        self.caixa = Caixa(limites, numero=3 * uid, isolar=isolar, marca=marca)
-        self.caixa_aluno = Caixa(limites, numero=3 * uid + 1, isolar=isolar, marca=marca)
-        self.caixa_conferencia = Caixa(limites, numero=3 * uid + 2, isolar=isolar, marca=marca)
+        uid = numero % 21  # 64 uids por correção (veja isolamento.Sandbox)
+        self.caixa = Sandbox(limites, numero=3 * uid, isolar=isolar, marca=marca)
+        self.caixa_aluno = Sandbox(limites, numero=3 * uid + 1, isolar=isolar, marca=marca)
+        self.caixa_conferencia = Sandbox(limites, numero=3 * uid + 2, isolar=isolar, marca=marca)
         self.numero = numero
         self.marca = marca
         self.isolar = isolar
-        self.grupo: Grupo | None = None  # o orçamento do notebook sendo corrigido (grade_one)
+        self.grupo: NotebookBudget | None = None  # o orçamento do notebook sendo corrigido (grade_one)
         self.chave = f"{marca}-{numero}"
-        self.resultados: dict[str, Resultado] = {}
+        self.resultados: dict[str, ExecutionResult] = {}
         self.mpl_cache: Path | None = None
         _CONTEXTOS[self.chave] = self
 
@@ -150,9 +150,9 @@ class Trabalhador:
         c.ClearSolutions.text_stub = TEXT_STUB
         c.LimitOutput.max_lines = 200
         c.LimitOutput.max_traceback = 50
-        c.Autograde.autograde_preprocessors = [ExecutarNaCaixa, IgnorePattern, ClearMetadataPreprocessor,
+        c.Autograde.autograde_preprocessors = [ExecutePreprocessor, IgnorePattern, ClearMetadataPreprocessor,
                                                LimitOutput, SaveAutoGrades, AssignLatePenalties, CheckCellMetadata]
-        c.ExecutarNaCaixa.chave = self.chave
+        c.ExecutePreprocessor.chave = self.chave
         c.Exchange.root = str(self.pasta / "exchange")  # não usada; evita o aviso sobre a pasta do sistema
         self.api = NbGraderAPI(coursedir=CourseDirectory(config=c), config=c)
         for assignment in sorted({g.assignment for g in gradables}):
@@ -165,11 +165,11 @@ class Trabalhador:
                 raise RuntimeError(f"nbgrader generate_assignment falhou para {assignment}:\n"
                                    f"{result.get('error', '')[-2000:]}{result.get('log', '')[-2000:]}")
 
-    def fechar(self) -> None:
+    def close(self) -> None:
         _CONTEXTOS.pop(self.chave, None)
 
     # ---------- as duas caixas ----------
-    def _workdir(self, nome: str, caixa: Caixa) -> Path:
+    def _workdir(self, nome: str, caixa: Sandbox) -> Path:
         work = self.pasta / "caixas" / nome
         if work.exists():
             shutil.rmtree(work)
@@ -182,9 +182,9 @@ class Trabalhador:
                 os.chown(path, caixa.uid, caixa.uid)
         return work
 
-    def executar(self, nb, ident: str) -> Resultado:
+    def executar(self, nb, ident: str) -> ExecutionResult:
         """Varredura, execução no kernel (as saídas entram em ``nb``) e conferência independente."""
-        res = Resultado()
+        res = ExecutionResult()
         codigo = [c for c in nb.cells if c.cell_type == "code"]
         modulos = imported_modules([c.source for c in codigo])
         for index, cell in enumerate(nb.cells):
@@ -199,7 +199,7 @@ class Trabalhador:
         self.resultados[ident] = res
         return res
 
-    def _kernel(self, nb, ident: str, res: Resultado) -> None:
+    def _kernel(self, nb, ident: str, res: ExecutionResult) -> None:
         """Executa ``nb`` no kernel da caixa: as saídas entram em ``nb`` e o desfecho (tempo, memória, kernel
         morto) em ``res``. Três passos: ler as mensagens da caixa, classificar o desfecho e marcar as
         verificações que reprovaram ou não rodaram."""
@@ -207,11 +207,11 @@ class Trabalhador:
         work = self._workdir(f"{ident}-kernel", self.caixa)
         pedido = {"nonce": nonce, "notebook": nb, "tempo_celula": self.tempo_celula,
                   "env": {"NBGRADER_EXECUTION": "autograde"}}
-        run = self.caixa.rodar(work, "correcao._executar", json.dumps(pedido).encode("utf-8"))
+        run = self.caixa.run(work, "correcao._executar", json.dumps(pedido).encode("utf-8"))
         shutil.rmtree(work, ignore_errors=True)
         res.morta_por = run.morta_por
         executed, end = _apply_kernel_messages(nb, _ler(run.stdout, nonce), res)
-        group_memory = self.grupo is not None and self.grupo.memoria_esgotada()
+        group_memory = self.grupo is not None and self.grupo.memory_exhausted()
         _classify_kernel_outcome(nb, executed, end, run.tempo_esgotado, group_memory, res)
         _mark_checks(nb, executed, res)
 
@@ -230,7 +230,7 @@ class Trabalhador:
                 celulas.append({"tipo": "codigo", "fonte": cell.source})
         return celulas
 
-    def _conferir(self, celulas: list[dict], ident: str, res: Resultado) -> None:
+    def _conferir(self, celulas: list[dict], ident: str, res: ExecutionResult) -> None:
         """A conferência que dá os pontos: o lado do aluno (:mod:`correcao._aluno`) roda as células de código,
         e o verificador (:mod:`correcao._veredito`, outra caixa, sem código do aluno) chama as funções dele
         por um par de pipes e julga o que volta. Só o verificador fala com este processo."""
@@ -244,7 +244,7 @@ class Trabalhador:
         work_ver = self._workdir(f"{ident}-verificador", self.caixa_conferencia)
         pedidos_ler, pedidos_escrever = os.pipe()  # verificador -> aluno
         respostas_ler, respostas_escrever = os.pipe()  # aluno -> verificador
-        limite = self.grupo.restante() if self.grupo is not None else self.limites.relogio_s
+        limite = self.grupo.remaining() if self.grupo is not None else self.limites.relogio_s
         t0 = time.monotonic()
         try:
             aluno = _iniciar(self.caixa_aluno, work_aluno, "correcao._aluno",
@@ -267,10 +267,10 @@ class Trabalhador:
         tempo_esgotado = leitor.is_alive() or (self.grupo is not None and self.grupo.motivo == "tempo")
         for proc, caixa in ((verificador, self.caixa_conferencia), (aluno, self.caixa_aluno)):
             if proc.poll() is None:
-                caixa._matar(proc)
+                caixa._kill(proc)
         leitor.join(10)  # morto o verificador, o que ele já tinha dito chega ao fim
-        self.caixa_conferencia.encerrar_restantes()
-        self.caixa_aluno.encerrar_restantes()
+        self.caixa_conferencia.kill_leftovers()
+        self.caixa_aluno.kill_leftovers()
         shutil.rmtree(work_aluno, ignore_errors=True)
         shutil.rmtree(work_ver, ignore_errors=True)
         saida = b"".join(lido)
@@ -291,7 +291,7 @@ class Trabalhador:
                 res.veredito[gid] = (False, f"a conferência parou {onde} ({motivo})")
 
 
-def _apply_kernel_messages(nb, messages: list[dict], res: Resultado) -> tuple[set[int], object]:
+def _apply_kernel_messages(nb, messages: list[dict], res: ExecutionResult) -> tuple[set[int], object]:
     """Põe em ``nb`` as saídas que o kernel mandou (``{"celula": i, "outputs": ...}``) e devolve os índices das
     células executadas e a mensagem de fim (``None`` se o kernel não chegou ao fim). Anota em ``res`` a razão
     CPU/relógio e as saídas cortadas por excesso. Mensagens de forma errada são ignoradas."""
@@ -323,7 +323,7 @@ def _cells_with_error(nb, executed: set[int], *names: str) -> list[int]:
 
 
 def _classify_kernel_outcome(nb, executed: set[int], end, timed_out: bool, group_memory: bool,
-                             res: Resultado) -> None:
+                             res: ExecutionResult) -> None:
     """A situação da execução no kernel (``res.situacao``, ``res.onde`` e afins), a partir da mensagem de fim
     ``end``, do tempo da caixa e da memória do notebook inteiro (``group_memory``)."""
     last = max(executed) if executed else -1
@@ -350,7 +350,7 @@ def _classify_kernel_outcome(nb, executed: set[int], end, timed_out: bool, group
         res.onde = _nome_celula(nb, memory[0])
 
 
-def _mark_checks(nb, executed: set[int], res: Resultado) -> None:
+def _mark_checks(nb, executed: set[int], res: ExecutionResult) -> None:
     """As verificações que rodaram no kernel e reprovaram (no modo de correção, AssertionError) vão para
     ``res.reprovadas_no_kernel``: se o verificador isolado aprovar uma delas, os dois discordam e a linha vai para
     revisão. Uma verificação que não rodou ganha um erro, porque não pode valer ponto (o nbgrader daria, por não
@@ -368,9 +368,9 @@ def _mark_checks(nb, executed: set[int], res: Resultado) -> None:
                                        "a execução parou antes desta célula", "traceback": []})]
 
 
-def _iniciar(caixa: Caixa, workdir: Path, modulo: str, pedido: dict, env: dict, pass_fds: tuple, saida):
+def _iniciar(caixa: Sandbox, workdir: Path, modulo: str, pedido: dict, env: dict, pass_fds: tuple, saida):
     """Inicia ``modulo`` na caixa (sem esperar) com o ``pedido`` (JSON) na entrada padrão, escrito numa thread."""
-    proc = caixa.iniciar(workdir, modulo, env, pass_fds=pass_fds, stdout=saida)
+    proc = caixa.start(workdir, modulo, env, pass_fds=pass_fds, stdout=saida)
     dados = json.dumps(pedido).encode("utf-8")
 
     def alimentar():
@@ -384,10 +384,10 @@ def _iniciar(caixa: Caixa, workdir: Path, modulo: str, pedido: dict, env: dict, 
     return proc
 
 
-class ExecutarNaCaixa(NbGraderPreprocessor):
+class ExecutePreprocessor(NbGraderPreprocessor):
     """Pré-processador do nbgrader que troca o ``Execute`` dele pela execução em caixas (veja o módulo)."""
 
-    chave = Unicode("", help="qual Trabalhador desta correção").tag(config=True)
+    chave = Unicode("", help="qual Worker desta correção").tag(config=True)
 
     def preprocess(self, nb, resources):
         trabalhador = _CONTEXTOS[self.chave]
@@ -396,7 +396,7 @@ class ExecutarNaCaixa(NbGraderPreprocessor):
 
 
 # ---------- uma entrega ----------
-def _scores(w: Trabalhador, g: Gradable, ident: str, row: Row) -> None:
+def _scores(w: Worker, g: Gradable, ident: str, row: Row) -> None:
     from nbgrader.api import Gradebook
 
     with Gradebook(f"sqlite:///{w.course / 'gradebook.db'}") as gb:
@@ -410,7 +410,7 @@ def _scores(w: Trabalhador, g: Gradable, ident: str, row: Row) -> None:
 
 
 @dataclass
-class Entrega:
+class GradingTask:
     """Um notebook a corrigir: quem entregou (como o professor vê), onde estava e a cópia arrumada."""
 
     student: str
@@ -425,15 +425,15 @@ class Entrega:
     copiadas: tuple = ((), ())  # (respostas iguais às soluções, verificações delas): veja iguais_as_solucoes
 
 
-RESERVA_RETORNO_S = 15.0  # do orçamento do notebook, o que fica para as notas do nbgrader e o HTML do retorno
+FEEDBACK_RESERVE_S = 15.0  # do orçamento do notebook, o que fica para as notas do nbgrader e o HTML do retorno
 
 
-def grade_one(w: Trabalhador, e: Entrega) -> Row:
+def grade_one(w: Worker, e: GradingTask) -> Row:
     """Corrige um notebook (``e.ident`` é o id do nbgrader; ``e.student``, o nome mostrado), dentro do
-    orçamento dele (:class:`correcao.isolamento.Grupo`): o prazo das caixas é o orçamento
+    orçamento dele (:class:`correcao.isolamento.NotebookBudget`): o prazo das caixas é o orçamento
     (``w.limites.relogio_s``) menos o que a leitura já gastou e a reserva para o retorno."""
-    prazo = max(1.0, w.limites.relogio_s - e.segundos_leitura - min(RESERVA_RETORNO_S, 0.1 * w.limites.relogio_s))
-    with Grupo(f"{w.marca}-p{w.numero}-{e.ident}", w.limites, prazo, isolar=w.isolar) as grupo:
+    prazo = max(1.0, w.limites.relogio_s - e.segundos_leitura - min(FEEDBACK_RESERVE_S, 0.1 * w.limites.relogio_s))
+    with NotebookBudget(f"{w.marca}-p{w.numero}-{e.ident}", w.limites, prazo, isolar=w.isolar) as grupo:
         w.grupo = w.caixa.grupo = w.caixa_aluno.grupo = w.caixa_conferencia.grupo = grupo
         try:
             row = _grade_one(w, e, grupo)
@@ -448,7 +448,7 @@ def grade_one(w: Trabalhador, e: Entrega) -> Row:
     return row
 
 
-def _grade_one(w: Trabalhador, e: Entrega, grupo: Grupo) -> Row:
+def _grade_one(w: Worker, e: GradingTask, grupo: NotebookBudget) -> Row:
     g = e.g
     row = Row(e.student, g.assignment, g.notebook, maximum=g.max_auto, arquivo=e.arquivo, reasons=list(e.notas),
               isolation=f"bwrap+{grupo.tipo}" if w.caixa.isolar else "sem_isolamento")
@@ -507,7 +507,7 @@ def _fora_da_versao(g: Gradable, row: Row, ausentes: list) -> None:
 def _copia_das_solucoes(row: Row, respostas, verificacoes) -> None:
     """Entrega com as respostas iguais às de ``solutions/``: revisar, sem os pontos dessas verificações."""
     if respostas:
-        reter(row, verificacoes, f"respostas iguais às de solutions/ ({', '.join(respostas)}): cópia da solução? "
+        withhold(row, verificacoes, f"respostas iguais às de solutions/ ({', '.join(respostas)}): cópia da solução? "
                                  "O professor decide")
 
 
@@ -537,16 +537,16 @@ def _explain(autograded: Path, g: Gradable, row: Row, submitted: Path) -> None:
             elif ename == "NotImplementedError" and not (gid in g.cells and is_check(cell)):
                 continue  # o esboço de um exercício não feito: a verificação dele já diz "não resolvido"
             elif gid in g.cells and is_check(cell):
-                row.reasons.append(f"{gid}: {erro_legivel(ename, evalue, com_nome=False)}")
+                row.reasons.append(f"{gid}: {readable_error(ename, evalue, com_nome=False)}")
             else:
-                row.reasons.append(f"erro em {cell_label(nb['cells'], index)}: {erro_legivel(ename, evalue)}")
+                row.reasons.append(f"erro em {cell_label(nb['cells'], index)}: {readable_error(ename, evalue)}")
     for gid in g.checks:
         if gid not in present:
             row.reasons.append(f"{gid}: célula de verificação apagada ou sem os metadados de correção (0 pontos)")
             row.scores[gid] = 0.0
 
 
-def _aplicar_conferencia(g: Gradable, row: Row, res: Resultado) -> None:
+def _aplicar_conferencia(g: Gradable, row: Row, res: ExecutionResult) -> None:
     """Os pontos vêm só do verificador isolado (nenhum código do aluno no processo dele); a saída do kernel
     (o que o nbgrader leu) só serve ao retorno, e uma verificação que passou lá e não no verificador vai
     para revisão. Depois, a situação e os motivos."""
@@ -560,7 +560,7 @@ def _aplicar_conferencia(g: Gradable, row: Row, res: Resultado) -> None:
     if reason:
         row.reasons.append(reason)
     if (res.flags or res.alteracoes) and any(v > 0 for v in row.scores.values()):  # o kernel inteiro em dúvida
-        reter(row, list(row.scores), "o código mexe na correção: nenhuma verificação vale até a revisão")
+        withhold(row, list(row.scores), "o código mexe na correção: nenhuma verificação vale até a revisão")
     row.total = sum(row.scores.values())
     if review:
         row.status = "revisar"
@@ -571,7 +571,7 @@ def _aplicar_conferencia(g: Gradable, row: Row, res: Resultado) -> None:
     row.reasons = list(dict.fromkeys(row.reasons))
 
 
-def _verifier_scores(g: Gradable, row: Row, res: Resultado) -> bool:
+def _verifier_scores(g: Gradable, row: Row, res: ExecutionResult) -> bool:
     """Os pontos de cada verificação pelo veredito do verificador isolado; diz se a linha vai para revisão (o
     kernel e o verificador discordaram)."""
     review = False
@@ -589,13 +589,13 @@ def _verifier_scores(g: Gradable, row: Row, res: Resultado) -> bool:
         elif passou is True and gid in res.reprovadas_no_kernel:
             discordam.append(gid)
     if discordam:  # o kernel reprovou e o verificador aprovou: os pontos esperam o professor
-        reter(row, discordam, "reprovada no notebook, mas aprovada na conferência independente ("
+        withhold(row, discordam, "reprovada no notebook, mas aprovada na conferência independente ("
               + ", ".join(discordam) + "): o professor confere a resposta")
         review = True
     return review
 
 
-def _tampering_reasons(row: Row, res: Resultado) -> bool:
+def _tampering_reasons(row: Row, res: ExecutionResult) -> bool:
     """Os motivos da varredura e dos módulos alterados; diz se há algum (a linha vai para revisão)."""
     if res.flags:
         row.reasons.append("o código mexe na correção: " + "; ".join(res.flags[:8])
@@ -606,7 +606,7 @@ def _tampering_reasons(row: Row, res: Resultado) -> bool:
     return bool(res.flags or res.alteracoes)
 
 
-def _outcome_reason(res: Resultado) -> str | None:
+def _outcome_reason(res: ExecutionResult) -> str | None:
     """O motivo, em pt-BR, da situação da execução (tempo, memória, kernel morto); ``None`` se ela terminou bem."""
     if res.ignorou:
         return (f"tempo esgotado em {res.ignorou}: a célula passou do tempo limite e o kernel não atendeu "
@@ -647,28 +647,28 @@ def grade_class(entregas: Path, saida: Path, cell_timeout: int = 30, notebook_ti
                 marca: str | None = None, guardar_notebooks: bool = False, memoria_total_mb: int = 3072,
                 disco_mb: int = 512) -> list[Row]:
     """Corrige a turma de ``entregas`` (pasta ou .zip, ou uma lista delas: as partes da mesma turma, juntadas
-    por aluno por :func:`correcao.entregas.ler_entregas`) e escreve ``notas.csv`` e os retornos em ``saida``.
+    por aluno por :func:`correcao.entregas.read_submissions`) e escreve ``notas.csv`` e os retornos em ``saida``.
 
     ``memoria_mb``: limite de memória por processo do aluno; ``memoria_total_mb``: a soma de todos os processos
     (e tmpfs) das caixas de um notebook; ``disco_mb``: o tamanho de cada pasta gravável da caixa (a de
     trabalho e ``/tmp``, em memória); ``notebook_timeout``: o orçamento de relógio de cada notebook, da
     leitura ao retorno (veja :func:`_grade_parallel`); ``isolar=False`` corrige sem caixa (só com
     o aviso em cada linha); ``marca`` identifica os processos desta correção (veja
-    :func:`correcao.isolamento.restantes`); ``guardar_notebooks`` guarda os notebooks executados em
+    :func:`correcao.isolamento.leftover_pids`); ``guardar_notebooks`` guarda os notebooks executados em
     ``saida/notebooks-corrigidos/`` (o :mod:`correcao.validar` os lê). Levanta
-    :class:`correcao.isolamento.SemBwrap` se o bwrap faltar.
+    :class:`correcao.isolamento.BwrapMissing` se o bwrap faltar.
     """
     everything = catalog()
     workers = workers or min(2, os.cpu_count() or 1)
-    limites = Limites(memoria_mb=memoria_mb, cpu_s=int(notebook_timeout), relogio_s=notebook_timeout,
+    limites = Limits(memoria_mb=memoria_mb, cpu_s=int(notebook_timeout), relogio_s=notebook_timeout,
                       memoria_total_mb=memoria_total_mb, disco_mb=disco_mb)
     marca = marca or secrets.token_hex(8)
     if isolar:
-        Caixa(limites, isolar=True, marca=marca)  # falha cedo, com a mensagem de instalação, sem o bwrap
+        Sandbox(limites, isolar=True, marca=marca)  # falha cedo, com a mensagem de instalação, sem o bwrap
     saida = Path(saida).resolve()
     with tempfile.TemporaryDirectory(prefix="correcao-") as tmp_name:
         tmp = Path(tmp_name)
-        entregas_lidas = ler_entregas(entregas, tmp)  # cópia interna: o nbgrader e o aluno não veem o original
+        entregas_lidas = read_submissions(entregas, tmp)  # cópia interna: o nbgrader e o aluno não veem o original
         plan, rows, fora = plan_class(entregas_lidas, everything, tmp / "saneados")
         if entregas_lidas.lixo:
             log(f"  {len(entregas_lidas.lixo)} resto(s) do macOS/Windows/Jupyter ignorado(s) (__MACOSX, ._*, "
@@ -686,8 +686,8 @@ def grade_class(entregas: Path, saida: Path, cell_timeout: int = 30, notebook_ti
         for r in rows:  # nada de caminhos desta máquina: a mesma turma dá sempre o mesmo notas.csv
             r.reasons = [m.replace(str(tmp), "…") for m in r.reasons]
         rows.sort(key=lambda r: (r.student, r.assignment, r.notebook, r.arquivo))
-        encerrar(marca)  # nada do aluno roda quando as notas são escritas
-        remover_cgroups(f"{marca}-")
+        kill_sandbox(marca)  # nada do aluno roda quando as notas são escritas
+        remove_cgroups(f"{marca}-")
         write_outputs(rows, everything, saida, fora)
         if fora:
             log(f"  {len(fora)} arquivo(s) não corrigido(s): veja {saida / 'nao-corrigidos.csv'}")
@@ -701,12 +701,12 @@ def grade_class(entregas: Path, saida: Path, cell_timeout: int = 30, notebook_ti
     return rows
 
 
-def plan_class(ent: Entregas, everything: dict, pasta: Path) -> tuple[list[Entrega], list[Row], list[tuple]]:
+def plan_class(ent: Submissions, everything: dict, pasta: Path) -> tuple[list[GradingTask], list[Row], list[tuple]]:
     """O que corrigir (notebooks reconhecidos, arrumados em ``pasta``), as linhas que não vão ao kernel
     (arquivo inválido, desconhecido, fora da pasta de um aluno, aluno sem notebook) e os arquivos que não são
     notebooks, para ``nao-corrigidos.csv`` (aluno, arquivo, motivo)."""
     pasta.mkdir(parents=True, exist_ok=True)
-    plan: list[Entrega] = []
+    plan: list[GradingTask] = []
     rows: list[Row] = []
     fora: list[tuple] = []
     com_notebook: set[str] = set()
@@ -716,15 +716,15 @@ def plan_class(ent: Entregas, everything: dict, pasta: Path) -> tuple[list[Entre
             continue
         t0 = time.monotonic()
         try:
-            with _prazo(LIMITE_LEITURA_S):
+            with _prazo(READ_TIMEOUT_S):
                 item = _planejar_um(k, a, everything, pasta)
         except _LeituraDemorada:
-            item = failed_row(a.aluno, None, nome_base(a.nome), "grande_demais",
-                              f"a leitura e o saneamento de “{a.caminho}” passaram de {LIMITE_LEITURA_S:.0f} s: "
+            item = failed_row(a.aluno, None, base_name(a.nome), "grande_demais",
+                              f"a leitura e o saneamento de “{a.caminho}” passaram de {READ_TIMEOUT_S:.0f} s: "
                               "não foi corrigido (notebook grande ou complexo demais)", arquivo=a.caminho)
         if a.aluno:
             com_notebook.add(a.aluno)
-        if isinstance(item, Entrega):
+        if isinstance(item, GradingTask):
             item.segundos_leitura = time.monotonic() - t0
             plan.append(item)
         else:
@@ -764,22 +764,22 @@ def _prazo(segundos: float):
 
 
 def _planejar_um(k: int, a, everything: dict, pasta: Path):
-    """Uma entrega: a :class:`Entrega` arrumada para corrigir, ou a :class:`Row` que diz por que não."""
+    """Uma entrega: a :class:`GradingTask` arrumada para corrigir, ou a :class:`Row` que diz por que não."""
     dados = None if (a.motivo or a.dados is None) else a.dados.read_bytes()
-    excesso = grande_demais(len(dados)) if dados is not None else None
+    excesso = too_large(len(dados)) if dados is not None else None
     if excesso:
-        return failed_row(a.aluno, None, nome_base(a.nome), "grande_demais", excesso, arquivo=a.caminho)
+        return failed_row(a.aluno, None, base_name(a.nome), "grande_demais", excesso, arquivo=a.caminho)
     nb, problema = (None, a.motivo) if dados is None else read_notebook(dados)
-    excesso = grande_demais(len(dados), nb) if nb is not None else None
+    excesso = too_large(len(dados), nb) if nb is not None else None
     if excesso:
-        return failed_row(a.aluno, None, nome_base(a.nome), "grande_demais", excesso, arquivo=a.caminho)
-    versao = reconhecer_versao(nb, everything) if problema is None else None
+        return failed_row(a.aluno, None, base_name(a.nome), "grande_demais", excesso, arquivo=a.caminho)
+    versao = recognize_version(nb, everything) if problema is None else None
     if versao is not None:  # uma versão anterior do curso: os ids antigos viram os de hoje
-        nb = traduzir_ids(nb, versao)
-    g, nota = identify(everything, nb, a.caminho)
+        nb = translate_ids(nb, versao)
+    g, nota = identify_notebook(everything, nb, a.caminho)
     if g is None or (versao is not None and (g.assignment, g.notebook) != (versao.aula, versao.notebook)):
         versao = None
-    rotulo = g.notebook if g else nome_base(a.nome)
+    rotulo = g.notebook if g else base_name(a.nome)
     if not a.aluno:
         return failed_row("", g, rotulo, "fora_de_pasta",
                           f"“{a.caminho}” está solto na raiz das entregas, fora da pasta de um aluno: não foi "
@@ -792,17 +792,17 @@ def _planejar_um(k: int, a, everything: dict, pasta: Path):
         return failed_row(a.aluno, None, rotulo, "desconhecido",
                           f"“{a.caminho}” não é um notebook de exercício ou projeto do curso", arquivo=a.caminho)
     ausentes = [gid for gid in g.checks if gid not in versao.verificacoes] if versao else []
-    copiadas = iguais_as_solucoes(nb, g)
+    copiadas = copied_from_solutions(nb, g)
     arrumado, notas = sanitize(nb, g, everything, versao=versao)
     if versao is not None:
-        notas.insert(0, nota_da_versao(versao, ausentes))
+        notas.insert(0, version_note(versao, ausentes))
     em_branco = blank_answers(arrumado, g)
     if em_branco:
         notas.append(f"{len(em_branco)} resposta(s) escrita(s) ainda com o esboço ✍️ (valem 0 na correção do "
                      f"professor): {', '.join(gid for gid, _, _ in em_branco)}")
     path = pasta / f"e{k:05d}.ipynb"
     path.write_text(json.dumps(arrumado, ensure_ascii=False), encoding="utf-8")
-    return Entrega(a.aluno, f"e{k:05d}", g, path, a.caminho, ([nota] if nota else []) + notas, ausentes=ausentes,
+    return GradingTask(a.aluno, f"e{k:05d}", g, path, a.caminho, ([nota] if nota else []) + notas, ausentes=ausentes,
                    versao=f"versão anterior do curso ({versao.descricao})" if versao else "", copiadas=copiadas)
 
 
@@ -824,17 +824,17 @@ def _marcar_copias(rows: list[Row]) -> None:
                                  f"outras: {', '.join(f'“{x}”' for x in outras)}{mesmo}): o professor decide qual vale")
 
 
-_TRABALHADOR: Trabalhador | None = None  # um por processo de correção
-MARGEM_ORCAMENTO_S = 5.0  # depois do orçamento, o processo de correção inteiro é morto (SIGKILL)
+_TRABALHADOR: Worker | None = None  # um por processo de correção
+BUDGET_MARGIN_S = 5.0  # depois do orçamento, o processo de correção inteiro é morto (SIGKILL)
 
 
-def _processo_de_correcao(conn, tmp: Path, gradables: list, limites: Limites, isolar: bool, cell_timeout: int,
+def _processo_de_correcao(conn, tmp: Path, gradables: list, limites: Limits, isolar: bool, cell_timeout: int,
                           marca: str, k: int, mpl: Path) -> None:
     """Um processo de correção: monta o seu curso nbgrader e as suas caixas, avisa ``("pronto", None)`` e
-    corrige cada :class:`Entrega` recebida (responde ``("linha", (row, segundos))``) até receber ``None``."""
+    corrige cada :class:`GradingTask` recebida (responde ``("linha", (row, segundos))``) até receber ``None``."""
     global _TRABALHADOR
     try:
-        _TRABALHADOR = Trabalhador(tmp / f"processo-{k}", gradables, k, limites, isolar, cell_timeout, marca)
+        _TRABALHADOR = Worker(tmp / f"processo-{k}", gradables, k, limites, isolar, cell_timeout, marca)
         _TRABALHADOR.mpl_cache = mpl
     except Exception as exc:  # noqa: BLE001 - o processo principal mostra o erro
         conn.send(("erro", f"{type(exc).__name__}: {exc}"))
@@ -860,7 +860,7 @@ def _esgotou_tempo(row: Row) -> bool:
             and row.cpu_outros is not None and row.cpu_outros >= 0.5)
 
 
-def _tarefa(e: Entrega) -> tuple[Row, float]:
+def _tarefa(e: GradingTask) -> tuple[Row, float]:
     t0 = time.perf_counter()
     try:
         row = grade_one(_TRABALHADOR, e)
@@ -873,14 +873,14 @@ def _tarefa(e: Entrega) -> tuple[Row, float]:
 
 
 def _grade_parallel(tmp: Path, plan: list, cell_timeout: int, notebook_timeout: float, workers: int,
-                    limites: Limites, isolar: bool, marca: str, log) -> list[Row]:
+                    limites: Limits, isolar: bool, marca: str, log) -> list[Row]:
     """Corrige o plano (na mesma ordem) em ``workers`` processos (cada um com o seu curso nbgrader, que muda de
     pasta e de variáveis de ambiente durante a correção: por isso processos, e não threads).
 
     Cada notebook tem um orçamento de ``notebook_timeout`` s contado daqui, do envio ao processo de correção
     até a linha voltar (o processo já pronto: montar o curso nbgrader não conta). Dentro dele, o
-    :class:`correcao.isolamento.Grupo` mata as caixas no prazo; se ainda assim a linha não volta até
-    ``notebook_timeout`` + :data:`MARGEM_ORCAMENTO_S`, o processo de correção inteiro morre (SIGKILL), com as
+    :class:`correcao.isolamento.NotebookBudget` mata as caixas no prazo; se ainda assim a linha não volta até
+    ``notebook_timeout`` + :data:`BUDGET_MARGIN_S`, o processo de correção inteiro morre (SIGKILL), com as
     caixas e os cgroups dele, a linha diz ``tempo_esgotado`` e outro processo assume o resto."""
     if not plan:
         return []
@@ -901,7 +901,7 @@ class _GradingPool:
     """Os processos de correção de :func:`_grade_parallel`: cada um recebe uma entrega por vez; o estado de cada
     um (por conexão) é ``{"proc", "k", "pronto", "tarefa", "t0"}``."""
 
-    def __init__(self, tmp: Path, plan: list, cell_timeout: int, notebook_timeout: float, limites: Limites,
+    def __init__(self, tmp: Path, plan: list, cell_timeout: int, notebook_timeout: float, limites: Limits,
                  isolar: bool, marca: str, log):
         import multiprocessing
         from collections import deque
@@ -915,7 +915,7 @@ class _GradingPool:
         self.pendentes = deque(enumerate(plan))
         self.estado: dict = {}  # conexão -> {"proc", "k", "pronto", "tarefa", "t0"}
         self.proximo = 0
-        self.limite_duro = notebook_timeout + MARGEM_ORCAMENTO_S
+        self.limite_duro = notebook_timeout + BUDGET_MARGIN_S
 
     def busy(self) -> bool:
         return bool(self.pendentes) or any(st["tarefa"] is not None for st in self.estado.values())
@@ -939,9 +939,9 @@ class _GradingPool:
         st["proc"].join(10)
         conn.close()
         uid = st["k"] % 32
-        encerrar(f"{self.marca}.{2 * uid}")
-        encerrar(f"{self.marca}.{2 * uid + 1}")
-        remover_cgroups(f"{self.marca}-p{st['k']}-")
+        kill_sandbox(f"{self.marca}.{2 * uid}")
+        kill_sandbox(f"{self.marca}.{2 * uid + 1}")
+        remove_cgroups(f"{self.marca}-p{st['k']}-")
 
     def replace(self, conn) -> None:
         """Encerra o processo de ``conn`` e, se ainda há entregas, começa outro no lugar dele."""

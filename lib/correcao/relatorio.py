@@ -15,7 +15,7 @@ CSV_FIXED = ["aluno", "aula", "notebook", "arquivo"]
 CSV_TAIL = ["total", "maximo", "pontos_em_revisao", "correcao_manual_pendente", "situacao", "isolamento", "retorno",
             "motivo"]
 
-SITUACOES = {
+STATUSES = {
     "ok": "tudo certo", "parcial": "parcialmente correto", "zero": "nenhuma verificação passou",
     "revisar": "o professor vai revisar esta entrega", "tempo_esgotado": "tempo esgotado",
     "memoria_esgotada": "memória esgotada", "kernel_morreu": "o kernel parou no meio da execução",
@@ -54,7 +54,7 @@ class Row:
                "pontos_em_revisao": _num(sum(self.em_revisao.values())) if self.em_revisao else "",
                "correcao_manual_pendente": self.manual_pending, "situacao": self.status,
                "isolamento": self.isolation, "retorno": _celula(self.retorno),
-               "motivo": _celula(sem_caminhos(" | ".join(self.reasons)))}
+               "motivo": _celula(strip_paths(" | ".join(self.reasons)))}
         out.update({c: _num(self.scores[c]) if c in self.scores else "" for c in columns})
         return out
 
@@ -65,7 +65,7 @@ def _celula(texto: str) -> str:
     return "'" + texto if texto[:1] in ("=", "+", "-", "@", "\t", "\r") else texto
 
 
-def erro_legivel(ename: str, evalue: str, com_nome: bool = True, limite: int = 600) -> str:
+def readable_error(ename: str, evalue: str, com_nome: bool = True, limite: int = 600) -> str:
     """A mensagem de erro de uma célula, de uma linha, em português quando é uma das comuns, sem o arquivo
     temporário do IPython: ``SyntaxError: incomplete input (498049566.py, line 2)`` →
     ``SyntaxError: código incompleto (...) (linha 2 da célula)``."""
@@ -84,7 +84,7 @@ def _num(x) -> str:
     return "" if x is None else (str(int(x)) if float(x).is_integer() else f"{x:.2f}")
 
 
-def reter(row: Row, gids, motivo: str = "") -> None:
+def withhold(row: Row, gids, motivo: str = "") -> None:
     """Põe a linha ``row`` em revisão: os pontos das verificações ``gids`` saem de ``total`` (0 em cada uma) e
     ficam em ``em_revisao`` (coluna ``pontos_em_revisao`` de ``notas.csv``), para o professor decidir; a
     situação vira ``revisar`` e ``motivo`` (se houver) entra nos motivos, com os pontos retidos."""
@@ -114,13 +114,13 @@ def feedback_html(row: Row, g) -> str:
     rows = "".join(
         f"<tr><td>{esc(gid)}</td><td>{_num(row.scores.get(gid))}</td><td>{_num(points)}</td></tr>"
         for gid, (_, points, auto) in (g.cells.items() if g else []) if auto)
-    reasons = "".join(f"<li>{esc(sem_caminhos(r))}</li>" for r in row.reasons) or "<li>Nenhum problema encontrado.</li>"
+    reasons = "".join(f"<li>{esc(strip_paths(r))}</li>" for r in row.reasons) or "<li>Nenhum problema encontrado.</li>"
     manual = (f"<p>{row.manual_pending} resposta(s) escrita(s) aguardam a correção do professor.</p>"
               if row.manual_pending else "")
     body = row.corpo or (notebook_body(row.autograded) if row.autograded and row.autograded.exists() else "")
     aluno, aula = esc(row.student or "—"), esc(row.assignment or "—")
     arquivo = f" · <b>Arquivo:</b> {esc(row.arquivo)}" if row.arquivo else ""
-    situacao = esc(SITUACOES.get(row.status, row.status))
+    situacao = esc(STATUSES.get(row.status, row.status))
     revisao = (f"<p>Em revisão pelo professor: {_num(sum(row.em_revisao.values()))} ponto(s) "
                f"({esc(', '.join(row.em_revisao))}), fora da nota até a revisão.</p>" if row.em_revisao else "")
     return f"""<!DOCTYPE html>
@@ -168,7 +168,7 @@ def notebook_body(path: Path) -> str:
                 if meta.get("grade") and not meta.get("solution"):
                     out["traceback"] = [f"{out.get('ename', '')}: {out.get('evalue', '')}"]
                 else:
-                    out["traceback"] = [sem_caminhos(str(line)) for line in out.get("traceback", [])]
+                    out["traceback"] = [strip_paths(str(line)) for line in out.get("traceback", [])]
             _limpar_saida(out)
     nb.metadata.pop("widgets", None)
     exporter = HTMLExporter(template_name="basic")
@@ -197,7 +197,7 @@ def _prefixos_da_maquina() -> list[str]:
 _PREFIXOS: list[str] = []
 
 
-def sem_caminhos(texto: str) -> str:
+def strip_paths(texto: str) -> str:
     """``texto`` (uma saída do notebook, um motivo) sem os caminhos desta máquina: ``/home/prof/curso/.venv/lib/
     python3.11/site-packages/IPython/core/interactiveshell.py:3585: UserWarning`` → ``interactiveshell.py:3585:
     UserWarning``; o que sobra de uma pasta conhecida (repositório, venv, pasta pessoal, temporárias) vira ``…``."""
@@ -205,13 +205,13 @@ def sem_caminhos(texto: str) -> str:
         return texto
     if not _PREFIXOS:
         _PREFIXOS.extend(_prefixos_da_maquina())
-    partes = _DADOS.split(texto)  # imagens embutidas (base64, que também tem "/") ficam como estão
-    for k in range(0, len(partes), 2):
-        parte = _CAMINHO.sub(r"\2", partes[k])
+    pieces = _DADOS.split(texto)  # imagens embutidas (base64, que também tem "/") ficam como estão
+    for k in range(0, len(pieces), 2):
+        parte = _CAMINHO.sub(r"\2", pieces[k])
         for prefixo in _PREFIXOS:
             parte = re.sub(re.escape(prefixo) + r"(?=[/\s'\":),]|$)[^\s'\":),<]*", "…", parte)
-        partes[k] = parte
-    return "".join(partes)
+        pieces[k] = parte
+    return "".join(pieces)
 
 
 _DADOS = re.compile(r"(data:[\w/+.-]+;base64,[A-Za-z0-9+/=\s]+)")
@@ -221,14 +221,14 @@ def _limpar_saida(out) -> None:
     """Os textos de uma saída de célula sem caminhos desta máquina (imagens ficam como estão)."""
     if "text" in out:
         texto = out["text"]
-        out["text"] = sem_caminhos("".join(texto) if isinstance(texto, list) else texto)
+        out["text"] = strip_paths("".join(texto) if isinstance(texto, list) else texto)
     if "evalue" in out:
-        out["evalue"] = sem_caminhos(str(out["evalue"]))
+        out["evalue"] = strip_paths(str(out["evalue"]))
     data = out.get("data", {})
     for mime in ("text/plain", "text/html", "text/markdown", "text/latex"):
         if mime in data:
             valor = data[mime]
-            data[mime] = sem_caminhos("".join(valor) if isinstance(valor, list) else valor)
+            data[mime] = strip_paths("".join(valor) if isinstance(valor, list) else valor)
 
 
 _TAGS = {"a", "abbr", "b", "blockquote", "br", "code", "del", "details", "div", "em", "h1", "h2", "h3", "h4", "h5",
@@ -264,7 +264,7 @@ _PROIBIDOS = re.compile(r'[<>:"/\\|?*\x00-\x1f\x7f]')
 _RESERVADOS = {"con", "prn", "aux", "nul", *(f"com{i}" for i in range(1, 10)), *(f"lpt{i}" for i in range(1, 10))}
 
 
-def nome_seguro(nome: str) -> str:
+def safe_name(nome: str) -> str:
     """Nome de pasta/arquivo que abre em Linux, macOS e Windows (o professor vai zipar e mandar os
     retornos): sem ``<>:"/\\|?*`` nem caracteres de controle, sem ponto ou espaço no fim, nem ``CON``."""
     limpo = _PROIBIDOS.sub("_", nome).rstrip(". ").lstrip()[:100] or "_"
@@ -277,7 +277,7 @@ def _paginas(rows: list[Row]) -> list[str]:
     pastas: dict[str, str] = {}
     usadas: set[str] = set()
     for aluno in sorted({r.student for r in rows}):
-        base = nome_seguro(aluno) if aluno else "_fora-das-pastas"
+        base = safe_name(aluno) if aluno else "_fora-das-pastas"
         nome, k = base, 2
         while nome.lower() in usadas:
             nome, k = f"{base}-{k}", k + 1
@@ -285,7 +285,7 @@ def _paginas(rows: list[Row]) -> list[str]:
         pastas[aluno] = nome
     paginas, vistas = [], set()
     for r in rows:
-        base = nome_seguro(f"{r.assignment}-{r.notebook}" if r.assignment else (r.notebook or "sem-notebook"))
+        base = safe_name(f"{r.assignment}-{r.notebook}" if r.assignment else (r.notebook or "sem-notebook"))
         nome, k = f"{pastas[r.student]}/{base}.html", 2
         while nome.lower() in vistas:
             nome, k = f"{pastas[r.student]}/{base}-copia-{k}.html", k + 1

@@ -33,7 +33,7 @@ import copy
 import textwrap
 
 from .catalogo import Gradable, all_ids, cell_source, nbgrader_meta, original_cells
-from .nomes_antigos import RENOMEADAS, atualizar_resposta
+from .nomes_antigos import RENAMED_FUNCTIONS, update_answer
 
 
 def _kind(cell) -> str:
@@ -62,7 +62,7 @@ def sanitize(nb: dict, g: Gradable, everything: dict | None = None, versao=None)
     everything : dict, opcional
         O catálogo, para dizer de onde veio uma célula colada de outro notebook.
     versao : correcao.nomes_antigos.Versao, opcional
-        A versão anterior do curso de que ``nb`` é (já com os ids de hoje, :func:`nomes_antigos.traduzir_ids`):
+        A versão anterior do curso de que ``nb`` é (já com os ids de hoje, :func:`nomes_antigos.translate_ids`):
         as verificações que ela não tinha não voltam, e os nomes antigos das funções são os dela.
     """
     nb = copy.deepcopy(nb)
@@ -76,7 +76,7 @@ def sanitize(nb: dict, g: Gradable, everything: dict | None = None, versao=None)
     nb["cells"] = [c for i, c in enumerate(cells) if i not in remove]
     missing = set(g.checks) - set(versao.verificacoes) if versao is not None else set()
     notes += _restore(nb, {gid: c for gid, c in originals.items() if gid not in missing})
-    notes += _rename_old_functions(nb, RENOMEADAS | versao.funcoes if versao is not None else RENOMEADAS)
+    notes += _rename_old_functions(nb, RENAMED_FUNCTIONS | versao.funcoes if versao is not None else RENAMED_FUNCTIONS)
     return nb, notes
 
 
@@ -151,7 +151,7 @@ def _rename_old_functions(nb: dict, renamed: dict) -> list[str]:
     for cell in nb["cells"]:
         if isinstance(cell, dict) and cell.get("cell_type") == "code" and _kind(cell) == "resposta" \
                 and "nbgrader" in cell.get("metadata", {}):
-            source, found = atualizar_resposta(cell_source(cell), renamed)
+            source, found = update_answer(cell_source(cell), renamed)
             if found:
                 cell["source"] = source
                 old += found
@@ -291,7 +291,7 @@ def _compiles(source: str) -> bool:
 
 
 
-def iguais_as_solucoes(nb: dict, g: Gradable) -> tuple[list[str], list[str]]:
+def copied_from_solutions(nb: dict, g: Gradable) -> tuple[list[str], list[str]]:
     """Respostas iguais às de ``solutions/`` (de hoje ou de uma versão anterior do curso): código com a mesma
     árvore sintática (comentários, docstrings e formatação não contam), texto igual sem a formatação.
 
@@ -306,9 +306,9 @@ def iguais_as_solucoes(nb: dict, g: Gradable) -> tuple[list[str], list[str]]:
         (listas vazias se a entrega não é uma cópia das soluções).
     """
     from .catalogo import CODE_STUB, TEXT_STUB, answer_fingerprint, checks_of_answers, solution_fingerprints
-    from .nomes_antigos import respostas_de_todas_as_versoes
+    from .nomes_antigos import answers_of_all_versions
 
-    conhecidas = respostas_de_todas_as_versoes(g.assignment, g.notebook)
+    conhecidas = answers_of_all_versions(g.assignment, g.notebook)
     atuais = solution_fingerprints(g.source)
     originais = original_cells(g.source)
     esbocos = {answer_fingerprint(CODE_STUB), answer_fingerprint(TEXT_STUB, "markdown"), ""}

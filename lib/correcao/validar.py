@@ -18,7 +18,7 @@ import tempfile
 from pathlib import Path
 
 from .catalogo import blank_answers, cell_label, nbgrader_meta
-from .relatorio import SITUACOES, sem_caminhos
+from .relatorio import STATUSES, strip_paths
 
 CHECK_LINE = re.compile(r"^(✅|❌|⏳) (.+?):")
 
@@ -44,7 +44,7 @@ def validate(path: Path, cell_timeout: int = 60) -> tuple[bool, list[str]]:
 
 def validate_many(paths: list[Path], cell_timeout: int = 60, workers: int = 1) -> list[tuple[bool, list[str]]]:
     """:func:`validate` de vários notebooks numa correção só (``workers`` em paralelo), na mesma ordem."""
-    from .isolamento import bwrap_disponivel
+    from .isolamento import bwrap_available
     from .motor import grade_class
 
     paths = [Path(p) for p in paths]
@@ -53,7 +53,7 @@ def validate_many(paths: list[Path], cell_timeout: int = 60, workers: int = 1) -
             (Path(tmp) / "entregas" / f"n{k:03d}").mkdir(parents=True)
             shutil.copy(path, Path(tmp) / "entregas" / f"n{k:03d}" / path.name)
         rows = grade_class(Path(tmp) / "entregas", Path(tmp) / "saida", cell_timeout, workers=workers,
-                           log=lambda *_: None, isolar=bwrap_disponivel(), guardar_notebooks=True)
+                           log=lambda *_: None, isolar=bwrap_available(), guardar_notebooks=True)
         out = []
         for k, path in enumerate(paths):
             row = next(r for r in rows if r.student == f"n{k:03d}")
@@ -105,12 +105,12 @@ def _relatorio(path: Path, row, nb: dict | None) -> tuple[bool, list[str]]:
         # a linha que o kernel imprimiu não se repete, a menos que o verificador isolado tenha discordado dela
         if ((gid is None or gid not in com_linha or "conferência independente" in r)
                 and "resposta(s) escrita(s) ainda com o esboço" not in r):
-            notas.append(f"⚠️ {sem_caminhos(r)}")
+            notas.append(f"⚠️ {strip_paths(r)}")
     esbocos = _esbocos(nb, g)
     report = [f"Notebook {path.name} ({g.assignment}, {g.notebook}): {passed} de {len(points)} verificação(ões) "
               "passando.", *checks, *notas, *esbocos]
     if row.status not in ("ok", "parcial", "zero"):
-        report.append(f"❌ situação na correção: {SITUACOES.get(row.status, row.status)} ({row.status}); "
+        report.append(f"❌ situação na correção: {STATUSES.get(row.status, row.status)} ({row.status}); "
                       "veja os avisos acima.")
     ok = passed == len(points) and not esbocos and row.status == "ok"  # a nota toda; erros soltos são avisos
     report.append("Pronto para entregar! ✅" if ok else "Ainda há o que resolver antes de entregar.")
