@@ -257,7 +257,7 @@ def hostis(tmp_path_factory):
     print(f"\n[medida] hostis: aumento de memória da máquina {medidor.pico_mem / 2**20:.0f} MiB, de disco "
           f"{medidor.pico_disco / 2**20:.0f} MiB (com os outros processos da máquina); pasta do corretor no disco: "
           f"pico de {medidor.pico_arvores / 2**20:.1f} MiB; segundos por notebook {segundos}; picos dos grupos "
-          f"{ {r.student: round((r.pico_memoria or 0) / 2**20) for r in rows} } MiB")
+          f"{ {r.student: round((r.peak_memory or 0) / 2**20) for r in rows} } MiB")
     return {"rows": {r.student: r for r in rows}, "segundos": segundos, "log": log, "marca": marca,
             "medidor": medidor, "saida": pasta.parent / "saida-hostis"}
 
@@ -269,7 +269,7 @@ def test_hostis_terminam_no_orcamento_sem_recorrecao_e_sem_sobras(hostis):
         assert s <= ORCAMENTO_S + 10, (aluno, s)
     assert not any("de novo" in linha for linha in hostis["log"]), hostis["log"]
     for r in hostis["rows"].values():
-        assert not motor._esgotou_tempo(r), r
+        assert not motor._timed_out(r), r
         if r.status not in ("grande_demais",):
             assert r.isolation.startswith("bwrap+"), r.isolation
     assert isolamento.leftover_pids(hostis["marca"]) == []
@@ -298,7 +298,7 @@ def test_enxurrada_de_saida_e_cortada_com_nota_no_retorno(hostis):
 def test_memoria_somada_do_notebook_e_disco_cheio(hostis):
     mem = hostis["rows"]["memoria-do-notebook"]
     assert mem.status == "memoria_esgotada" and any("soma dos processos" in m for m in mem.reasons), mem
-    assert mem.pico_memoria is None or mem.pico_memoria <= 1024 * 2**20 + 2**20
+    assert mem.peak_memory is None or mem.peak_memory <= 1024 * 2**20 + 2**20
     disco = hostis["rows"]["disco"]
     # o aluno só encheu as próprias pastas: o exercício 3 (certo) vale, o 4 (esboço) não
     assert (disco.status, disco.scores["aula01-ex3-verificacao"], disco.total) == ("parcial", 2.0, 2.0), disco
@@ -331,12 +331,12 @@ def test_recorrecao_so_quando_a_maquina_estava_disputada():
             setattr(r, k, v)
         return r
 
-    assert motor._esgotou_tempo(linha(cpu_ratio=0.2, cpu_outros=1.5))  # esperou pela CPU, com outros ocupando
-    assert not motor._esgotou_tempo(linha(cpu_ratio=0.2, cpu_outros=0.1))  # máquina livre: o tempo foi do aluno
-    assert not motor._esgotou_tempo(linha(cpu_ratio=0.95, cpu_outros=1.5))  # laço infinito de verdade
-    assert not motor._esgotou_tempo(linha(cpu_ratio=None, cpu_outros=1.5))  # sem medida: não
-    assert not motor._esgotou_tempo(linha(cpu_ratio=0.2, cpu_outros=1.5, tempo_do_aluno=True))  # ignorou/inundou
-    assert not motor._esgotou_tempo(linha(status="ok", cpu_ratio=0.2, cpu_outros=1.5))
+    assert motor._timed_out(linha(cpu_ratio=0.2, cpu_others=1.5))  # esperou pela CPU, com outros ocupando
+    assert not motor._timed_out(linha(cpu_ratio=0.2, cpu_others=0.1))  # máquina livre: o tempo foi do aluno
+    assert not motor._timed_out(linha(cpu_ratio=0.95, cpu_others=1.5))  # laço infinito de verdade
+    assert not motor._timed_out(linha(cpu_ratio=None, cpu_others=1.5))  # sem medida: não
+    assert not motor._timed_out(linha(cpu_ratio=0.2, cpu_others=1.5, tempo_do_aluno=True))  # ignorou/inundou
+    assert not motor._timed_out(linha(status="ok", cpu_ratio=0.2, cpu_others=1.5))
 
 
 @pytest.mark.lento  # corrige notebooks de verdade (make test-lento)

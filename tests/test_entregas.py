@@ -69,7 +69,7 @@ def test_zip_por_aluno_zip_dentro_da_pasta_e_arquivo_solto(tmp_path):
     assert _mapa(ent) == {("ana", "ana.zip/03-exercicios.ipynb"), ("bruno", "entrega.zip/03-exercicios.ipynb"),
                           ("", "03-exercicios.ipynb"), ("carla", "03-exercicios.ipynb"), ("carla", "notas.pdf")}
     pdf = next(a for a in ent.arquivos if a.caminho == "notas.pdf")
-    assert pdf.dados is None and not pdf.parece_notebook  # não é lido: só listado
+    assert pdf.dados is None and not pdf.looks_like_notebook  # não é lido: só listado
 
 
 def test_pasta_raiz_dentro_do_zip_do_aluno_sai_do_caminho(tmp_path):
@@ -184,7 +184,7 @@ def test_nomes_de_arquivo_do_retorno_seguros_e_unicos():
     assert relatorio.safe_name("..") == "_" and relatorio.safe_name("fim. ") == "fim"
     rows = [relatorio.Row("a:b", "aula", "nb"), relatorio.Row("a?b", "aula", "nb"), relatorio.Row("a?b", "aula", "nb"),
             relatorio.Row("", "", "solto")]
-    assert relatorio._paginas(rows) == ["a_b/aula-nb.html", "a_b-2/aula-nb.html", "a_b-2/aula-nb-copia-2.html",
+    assert relatorio._feedback_pages(rows) == ["a_b/aula-nb.html", "a_b-2/aula-nb.html", "a_b-2/aula-nb-copia-2.html",
                                         "_fora-das-pastas/solto.html"]
 
 

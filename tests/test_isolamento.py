@@ -50,7 +50,7 @@ SONDA = textwrap.dedent("""
 
 
 def _rodar(caixa: isolamento.Sandbox, workdir: Path, codigo: str, *args: str) -> subprocess.CompletedProcess:
-    cmd, env = caixa.comando(workdir, "x")
+    cmd, env = caixa.command(workdir, "x")
     cmd = cmd[:-2] + ["-c", codigo, *args]  # troca "-m x" pelo código da sonda
     workdir.mkdir(parents=True, exist_ok=True)
     if caixa.root:
@@ -118,8 +118,8 @@ class CaixaDeTeste(isolamento.Sandbox):
 
     codigo = ""
 
-    def comando(self, workdir, modulo, extra_env=None):
-        cmd, env = super().comando(workdir, modulo, extra_env)
+    def command(self, workdir, modulo, extra_env=None):
+        cmd, env = super().command(workdir, modulo, extra_env)
         return cmd[:-2] + ["-c", self.codigo], env
 
 
@@ -208,12 +208,12 @@ def test_grupo_limita_a_soma_da_memoria_dos_processos_filhos(tmp_path):
         run = _caixa(FILHOS, limites, grupo, 0, marca).run(tmp_path / "w", "x", b"")
     medidor.parar()
     print(f"\n[medida] 4 filhos de 600 MB, total 1 GiB ({grupo.tipo}): pico do grupo "
-          f"{(grupo.pico_memoria or 0) / 2**20:.0f} MiB, aumento da máquina {medidor.pico_mem / 2**20:.0f} MiB, "
+          f"{(grupo.peak_memory or 0) / 2**20:.0f} MiB, aumento da máquina {medidor.pico_mem / 2**20:.0f} MiB, "
           f"{time.monotonic() - t0:.1f} s")
     if os.geteuid() == 0 and Path("/sys/fs/cgroup/memory/cgroup.procs").exists():  # como aqui: v1 como root
         assert grupo.tipo in ("cgroup2", "cgroup1")
     assert grupo.memory_exhausted(), run
-    assert grupo.pico_memoria is not None and grupo.pico_memoria <= 1024 * 2**20 + 2**20
+    assert grupo.peak_memory is not None and grupo.peak_memory <= 1024 * 2**20 + 2**20
     assert medidor.pico_mem < 1800 * 2**20  # sem o grupo: ~2,4 GB a mais
     _sem_sobras(marca)
 
@@ -258,7 +258,7 @@ def test_pastas_graváveis_tem_tamanho_e_nao_tocam_o_disco(tmp_path):
     medidor = Medidor(tmp_path, Path("/tmp"), Path("/"))
     with isolamento.NotebookBudget(f"{marca}-disco", limites, relogio_s=60) as grupo:
         caixa = _caixa(codigo, limites, grupo, 2, marca)
-        cmd, env = caixa.comando(tmp_path / "w", "x")
+        cmd, env = caixa.command(tmp_path / "w", "x")
         (tmp_path / "w").mkdir()
         if caixa.root:
             os.chown(tmp_path / "w", caixa.uid, caixa.uid)

@@ -24,18 +24,18 @@ import sys
 
 from . import _caixa, _remoto
 
-MAX_IMPRESSO = 64 * 1024  # caracteres do que uma chamada imprime (o resto é cortado)
+MAX_PRINTED = 64 * 1024  # caracteres do que uma chamada imprime (o resto é cortado)
 
 
 class TimeExhausted(BaseException):
     """Tempo limite de uma célula (``BaseException``: um ``except Exception`` não engole)."""
 
 
-def _alarme(signum, frame):
+def _alarm(signum, frame):
     raise TimeExhausted()
 
 
-def _refazer(nome: str, dados):
+def _rebuild(nome: str, dados):
     """Um objeto da biblioteca que a verificação passou (refeito aqui com os mesmos dados)."""
     import importlib
 
@@ -58,7 +58,7 @@ def _refazer(nome: str, dados):
     return obj
 
 
-def _proibidas(nomes: list) -> tuple:
+def _forbidden(nomes: list) -> tuple:
     """As funções da biblioteca (deste processo) que o enunciado proíbe, por ``modulo:nome``."""
     import importlib
 
@@ -91,7 +91,7 @@ def _erro(exc: BaseException) -> dict:
     return {"tipo": type(exc).__name__[:80], "mensagem": str(exc)[:2000], "onde": onde, "quem": quem}
 
 
-def _chamar(ns: dict, pedido: dict) -> dict:
+def _call(ns: dict, pedido: dict) -> dict:
     """Uma chamada, no processo filho: os argumentos refeitos, a vigilância, a saída e as figuras."""
     import numpy as np
 
@@ -99,8 +99,8 @@ def _chamar(ns: dict, pedido: dict) -> dict:
 
     nome = str(pedido.get("funcao", ""))
     fn = ns.get(nome)
-    args = _remoto.decode_value(pedido.get("args", []), objetos=True, refazer=_refazer)
-    kwargs = _remoto.decode_value(pedido.get("kwargs", {}), objetos=True, refazer=_refazer)
+    args = _remoto.decode_value(pedido.get("args", []), objetos=True, refazer=_rebuild)
+    kwargs = _remoto.decode_value(pedido.get("kwargs", {}), objetos=True, refazer=_rebuild)
     nomes = [str(n) for n in pedido.get("nomes", [])]
     resposta = {"id": pedido.get("id")}
     if fn is None:
@@ -113,7 +113,7 @@ def _chamar(ns: dict, pedido: dict) -> dict:
         if not isinstance(valor, (str, int, float, type(None))):
             tipo = "objeto" if hasattr(valor, "__dict__") and not isinstance(valor, np.ndarray) else "array"
             fotos.append((nomes[k] if k < len(nomes) else f"argumento {k + 1}", valor, _foto(valor), tipo))
-    vigia = _Vigia(_proibidas(pedido.get("proibidas", [])))
+    vigia = _Vigia(_forbidden(pedido.get("proibidas", [])))
     antes, impresso = _open_figures(), io.StringIO()
     try:
         with contextlib.redirect_stdout(impresso), np.errstate(all="ignore"):
@@ -121,7 +121,7 @@ def _chamar(ns: dict, pedido: dict) -> dict:
         resposta["retorno"] = _remoto.encode_return(valor)
     except BaseException as exc:  # noqa: BLE001 - a exceção do aluno vai, como dados, para a verificação
         resposta["erro"] = _erro(exc)
-    resposta["impresso"] = impresso.getvalue()[:MAX_IMPRESSO]
+    resposta["impresso"] = impresso.getvalue()[:MAX_PRINTED]
     figuras = figure_data(_open_figures() - antes)
     resposta["figuras"] = _remoto.encode_return(figuras)
     resposta["proibidas_usadas"] = sorted(vigia.usados)[:20]
@@ -134,7 +134,7 @@ def _chamar(ns: dict, pedido: dict) -> dict:
     return resposta
 
 
-def _atender(ns: dict, canal: _remoto.Channel, pedido: dict, tempo: float) -> None:
+def _serve(ns: dict, canal: _remoto.Channel, pedido: dict, tempo: float) -> None:
     """Roda o pedido num processo filho e manda a resposta dele (ou a do tempo esgotado)."""
     ler, escrever = os.pipe()
     pid = os.fork()
@@ -142,7 +142,7 @@ def _atender(ns: dict, canal: _remoto.Channel, pedido: dict, tempo: float) -> No
         os.close(ler)
         try:
             signal.signal(signal.SIGALRM, signal.SIG_DFL)
-            resposta = _chamar(ns, pedido)
+            resposta = _call(ns, pedido)
         except BaseException as exc:  # noqa: BLE001 - argumentos que não deu para refazer
             resposta = {"id": pedido.get("id"), "erro": {"tipo": "ErroNaCorrecao", "mensagem": str(exc)[:300],
                                                          "onde": None, "quem": None}}
@@ -170,7 +170,7 @@ def _atender(ns: dict, canal: _remoto.Channel, pedido: dict, tempo: float) -> No
     canal.send(resposta)
 
 
-def _atender_ate_continuar(ns: dict, canal: _remoto.Channel, limite: float) -> bool:
+def _serve_until_continue(ns: dict, canal: _remoto.Channel, limite: float) -> bool:
     """Atende os pedidos do verificador até ele mandar ``{"continuar": true}`` (``True``) ou fechar o canal."""
     while True:
         try:
@@ -182,7 +182,7 @@ def _atender_ate_continuar(ns: dict, canal: _remoto.Channel, limite: float) -> b
         if pedido.get("continuar") is True:
             return True
         try:
-            _atender(ns, canal, pedido, float(pedido.get("tempo", limite)))
+            _serve(ns, canal, pedido, float(pedido.get("tempo", limite)))
         except BaseException:  # noqa: BLE001 - o canal fechou: a conferência acabou
             return False
 
@@ -205,10 +205,10 @@ def main() -> None:
         if "verificacao" in celula:  # tudo o que vem antes desta verificação já rodou: o verificador julga agora
             sys.stdout.flush()
             canal.send({"pronto": celula["verificacao"]})
-            if not _atender_ate_continuar(ns, canal, limite):
+            if not _serve_until_continue(ns, canal, limite):
                 break
             continue
-        signal.signal(signal.SIGALRM, _alarme)
+        signal.signal(signal.SIGALRM, _alarm)
         try:
             signal.setitimer(signal.ITIMER_REAL, limite)
             shell.run_cell(celula["fonte"], store_history=False)

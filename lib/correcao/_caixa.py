@@ -29,7 +29,7 @@ def prepare_sandbox() -> dict:
     return pedido
 
 
-LIMITE_ARQUIVO_MIB = 256  # o maior arquivo que o código do aluno pode gravar na caixa
+MAX_FILE_MIB = 256  # o maior arquivo que o código do aluno pode gravar na caixa
 
 
 def apply_limits() -> None:
@@ -39,7 +39,7 @@ def apply_limits() -> None:
     resource.setrlimit(resource.RLIMIT_AS, (mem * 2**20, mem * 2**20))
     resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 5))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-    arquivo = LIMITE_ARQUIVO_MIB * 2**20
+    arquivo = MAX_FILE_MIB * 2**20
     resource.setrlimit(resource.RLIMIT_FSIZE, (arquivo, arquivo))  # nenhum arquivo acima do limite
     uid = os.environ.pop("CORRECAO_UID", None)
     if uid is not None and os.geteuid() == 0:

@@ -31,7 +31,7 @@ from pathlib import Path
 from . import _caixa, _remoto
 
 # as exceções que voltam do lado do aluno com o próprio tipo (as outras viram ErroDoAluno, com o nome)
-_EXCECOES = {c.__name__: c for c in (
+_EXCEPTIONS = {c.__name__: c for c in (
     ValueError, TypeError, IndexError, KeyError, ZeroDivisionError, AttributeError, NameError, RuntimeError,
     AssertionError, NotImplementedError, ArithmeticError, OverflowError, FloatingPointError, LookupError,
     UnboundLocalError, RecursionError, MemoryError, ImportError, ModuleNotFoundError, OSError, PermissionError,
@@ -54,11 +54,11 @@ class RemoteAnswer:
         self.figures, self.forbidden_used, self.mutated = list(figures), list(forbidden_used), list(mutated)
 
 
-def _excecao(dados: dict) -> BaseException:
+def _exception(dados: dict) -> BaseException:
     """A exceção do aluno, refeita: o mesmo tipo (se comum), a mensagem, a linha e quem a levantou."""
     tipo = str(dados.get("tipo", "Exception"))[:80]
     mensagem = str(dados.get("mensagem", ""))[:2000]
-    cls = _EXCECOES.get(tipo)
+    cls = _EXCEPTIONS.get(tipo)
     if tipo == "TempoEsgotado":
         exc = StudentError("a função passou do tempo limite")
     elif cls is None:
@@ -77,11 +77,11 @@ def _excecao(dados: dict) -> BaseException:
     return exc
 
 
-def _lista_de_textos(valor, maximo: int = 20) -> list[str]:
+def _text_list(valor, maximo: int = 20) -> list[str]:
     return [str(v)[:200] for v in valor[:maximo]] if isinstance(valor, list) else []
 
 
-def _figuras(valor) -> list:
+def _figures(valor) -> list:
     import numpy as np
 
     if not isinstance(valor, list):
@@ -89,7 +89,7 @@ def _figuras(valor) -> list:
     return [[a for a in fig if isinstance(a, np.ndarray)] for fig in valor[:16] if isinstance(fig, list)]
 
 
-def _alteradas(valor) -> list:
+def _changed(valor) -> list:
     out = []
     for item in (valor if isinstance(valor, list) else [])[:20]:
         if (isinstance(item, list) and len(item) == 3 and isinstance(item[0], str) and isinstance(item[1], list)
@@ -131,11 +131,11 @@ def _make_remote_base():
                 erro = dados.get("erro")
                 resposta = RemoteAnswer(
                     printed=str(dados.get("impresso", ""))[:_remoto.MAX_TEXTO],
-                    figures=_figuras(_remoto.decode_value(dados.get("figuras", []))),
-                    forbidden_used=_lista_de_textos(dados.get("proibidas_usadas")),
-                    mutated=_alteradas(dados.get("alteradas")))
+                    figures=_figures(_remoto.decode_value(dados.get("figuras", []))),
+                    forbidden_used=_text_list(dados.get("proibidas_usadas")),
+                    mutated=_changed(dados.get("alteradas")))
                 if isinstance(erro, dict):
-                    resposta.error = _excecao(erro)
+                    resposta.error = _exception(erro)
                 else:
                     resposta.value = _remoto.decode_value(dados.get("retorno"))
             except _remoto.InvalidMessage as exc:
@@ -162,7 +162,7 @@ def load_checks() -> dict:
     return {f.stem: importlib.import_module(f"atencao.checks.{f.stem}") for f in sorted(pasta.glob("aula*.py"))}
 
 
-def _objeto_da_biblioteca(nome: str):
+def _library_object(nome: str):
     """Os objetos que uma célula de verificação passa além da função do aluno (os desta biblioteca)."""
     if nome == "encoder":
         from atencao.bert import load_e5
@@ -171,7 +171,7 @@ def _objeto_da_biblioteca(nome: str):
     raise NameError(f"argumento desconhecido na célula de verificação: {nome}")
 
 
-def chamadas(fonte: str, modulos: dict) -> list[tuple]:
+def calls(fonte: str, modulos: dict) -> list[tuple]:
     """As chamadas ``modulo.funcao(nome, ...)`` de uma célula de verificação: (verificação, [nomes])."""
     out = []
     for stmt in ast.parse(fonte).body:
@@ -183,15 +183,15 @@ def chamadas(fonte: str, modulos: dict) -> list[tuple]:
     return out
 
 
-def _julgar(celula: dict, modulos: dict, remota, canal, tempo: float) -> tuple:
+def _judge(celula: dict, modulos: dict, remota, canal, tempo: float) -> tuple:
     """(passou, detalhe) de uma célula de verificação."""
     from atencao.checks._core import CheckResult
 
-    alvos = chamadas(celula["fonte"], modulos)
+    alvos = calls(celula["fonte"], modulos)
     if not alvos:
         return False, "célula sem chamada de verificação conhecida"
     for func, nomes in alvos:
-        args = [remota(canal, nomes[0], tempo), *(_objeto_da_biblioteca(n) for n in nomes[1:])]
+        args = [remota(canal, nomes[0], tempo), *(_library_object(n) for n in nomes[1:])]
         with contextlib.redirect_stdout(io.StringIO()):
             resultado = func(*args)
         if not (type(resultado) is CheckResult and resultado.passed is True):
@@ -227,7 +227,7 @@ def main() -> None:
                                "(tempo esgotado ou processo parado)"})
             continue
         try:
-            passou, detalhe = _julgar(celula, modulos, remota, canal, tempo)
+            passou, detalhe = _judge(celula, modulos, remota, canal, tempo)
         except BaseException as exc:  # noqa: BLE001 - nada do aluno roda aqui; um erro é da conferência
             passou, detalhe = False, f"{type(exc).__name__}: {str(exc)[:200]}"
         send({"grade_id": gid, "passou": passou, "detalhe": detalhe})

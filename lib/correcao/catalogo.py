@@ -105,7 +105,8 @@ def grade_ids(nb: dict) -> list[str]:
     return out
 
 
-_COPIA = re.compile(r"(-copy\d*|\s*\(\d+\)|\s*-\s*c[oó]pia(\s*\(\d+\))?|\s*\(c[oó]pia\)|-checkpoint|_\d+|\s+\d+)$")
+_COPY_SUFFIX = re.compile(
+    r"(-copy\d*|\s*\(\d+\)|\s*-\s*c[oó]pia(\s*\(\d+\))?|\s*\(c[oó]pia\)|-checkpoint|_\d+|\s+\d+)$")
 
 
 def base_name(nome: str) -> str:
@@ -115,14 +116,14 @@ def base_name(nome: str) -> str:
     n = n[: n.index(".ipynb")] if ".ipynb" in n else n.rsplit(".", 1)[0]
     n = re.sub(r"^(c[oó]pia de|copy of)\s+", "", n)
     while True:
-        menor = _COPIA.sub("", n).strip()
+        menor = _COPY_SUFFIX.sub("", n).strip()
         if menor == n:
             break
         n = menor
     return re.sub(r"[\s_]+", "-", n)
 
 
-def _sem_numero(nome: str) -> str:
+def _without_number(nome: str) -> str:
     return re.sub(r"^\d+[-_ ]*", "", nome)
 
 
@@ -145,14 +146,14 @@ def identify_notebook(everything: dict[tuple, Gradable], nb: dict | None, caminh
     ids = set(grade_ids(nb)) if nb is not None else set()
     todos = sorted(everything.values(), key=lambda g: (g.assignment, g.notebook))
 
-    def preferencia(g: Gradable) -> tuple:
+    def preference(g: Gradable) -> tuple:
         return (g.notebook == base, g.assignment in pastas)
 
     comum = {id(g): len(ids & set(all_ids(g.source))) for g in todos}
     como = "pelas células"
     if not any(comum.values()) and nb is not None:  # sem metadados: pelo código das células protegidas
         fontes = {cell_source(c) for c in nb.get("cells", [])} - {""}
-        comum = {id(g): len(fontes & _fontes_protegidas(g.source)) for g in todos}
+        comum = {id(g): len(fontes & _protected_sources(g.source)) for g in todos}
         comum = {k: (v if v >= 2 else 0) for k, v in comum.items()}
         como = "pelo código das células protegidas"
     melhor = max(comum.values(), default=0)
@@ -161,11 +162,11 @@ def identify_notebook(everything: dict[tuple, Gradable], nb: dict | None, caminh
         pelas_celulas = True
     else:
         candidatos = ([g for g in todos if g.notebook == base]
-                      or [g for g in todos if _sem_numero(g.notebook) == _sem_numero(base)])
+                      or [g for g in todos if _without_number(g.notebook) == _without_number(base)])
         pelas_celulas = False
     if not candidatos:
         return None, ""
-    g = max(candidatos, key=preferencia)  # max devolve o primeiro entre os empatados
+    g = max(candidatos, key=preference)  # max devolve o primeiro entre os empatados
     if nome == f"{g.notebook}.ipynb":
         return g, ""
     como = como if pelas_celulas else "pelo nome"
@@ -180,7 +181,7 @@ def cell_source(cell) -> str:
 
 
 @functools.lru_cache(maxsize=None)
-def _fontes_protegidas(source: Path) -> frozenset:
+def _protected_sources(source: Path) -> frozenset:
     """O código das células protegidas e de verificação de ``source`` (que o aluno não muda)."""
     return frozenset(c.source.strip() for c in original_cells(source).values()
                      if nbgrader_meta(c).get("locked") and c.source.strip())
@@ -302,7 +303,7 @@ def original_cells(source: Path) -> dict:
             if nbgrader_meta(c).get("grade_id")}
 
 
-def _sem_docstrings(tree):
+def _without_docstrings(tree):
     import ast
 
     for node in ast.walk(tree):
@@ -314,7 +315,7 @@ def _sem_docstrings(tree):
     return tree
 
 
-_MARCA_SOLUCAO = re.compile(r"^\s*#+\s*(BEGIN|END) SOLUTION\s*$")
+_SOLUTION_MARK = re.compile(r"^\s*#+\s*(BEGIN|END) SOLUTION\s*$")
 
 
 def answer_fingerprint(fonte: str, cell_type: str = "code") -> str:
@@ -331,10 +332,10 @@ def answer_fingerprint(fonte: str, cell_type: str = "code") -> str:
     import ast
     import hashlib
 
-    fonte = "\n".join(ln for ln in str(fonte).splitlines() if not _MARCA_SOLUCAO.match(ln))
+    fonte = "\n".join(ln for ln in str(fonte).splitlines() if not _SOLUTION_MARK.match(ln))
     if cell_type == "code":
         try:
-            normal = ast.dump(_sem_docstrings(ast.parse(fonte)), annotate_fields=False)
+            normal = ast.dump(_without_docstrings(ast.parse(fonte)), annotate_fields=False)
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             normal = "\n".join(ln.split("#", 1)[0].strip() for ln in fonte.splitlines() if ln.split("#", 1)[0].strip())
         if normal in ("Module([], [])", ""):

@@ -49,7 +49,7 @@ class SubmittedFile:
         return self.caminho.rsplit("/", 1)[-1]
 
     @property
-    def parece_notebook(self) -> bool:
+    def looks_like_notebook(self) -> bool:
         """Nome de notebook, mesmo com a extensão em maiúsculas ou um sufixo de download (``.ipynb.txt``)."""
         return ".ipynb" in self.nome.lower()
 
@@ -95,7 +95,7 @@ def zip_member_name(info: zipfile.ZipInfo) -> str:
         return bruto.decode("cp850")
 
 
-class _Leitor:
+class _Reader:
     """Junta os arquivos de zips e pastas numa lista, com cópias internas numeradas."""
 
     def __init__(self, destino: Path):
@@ -107,13 +107,13 @@ class _Leitor:
         self.raiz_tirada: dict[tuple[str, ...], str] = {}  # zip interno -> a pasta-raiz tirada do caminho
         destino.mkdir(parents=True, exist_ok=True)
 
-    def _guardar(self, dados: bytes) -> Path:
+    def _store(self, dados: bytes) -> Path:
         alvo = self.destino / f"{len(self.itens):05d}"
         alvo.write_bytes(dados)
         return alvo
 
-    def _acrescentar(self, p: tuple[str, ...], dados: bytes | None, motivo: str = "") -> None:
-        self.itens.append((p, self._guardar(dados) if dados is not None else None, motivo))
+    def _add(self, p: tuple[str, ...], dados: bytes | None, motivo: str = "") -> None:
+        self.itens.append((p, self._store(dados) if dados is not None else None, motivo))
 
     def zip(self, arquivo, prefixo: tuple[str, ...] = (), profundidade: int = 0) -> None:
         """Lê um zip (caminho ou bytes); um zip dentro dele é aberto também (um nível)."""
@@ -136,11 +136,11 @@ class _Leitor:
                 if stat.S_ISLNK(info.external_attr >> 16):
                     self.itens.append((p, None, "o arquivo é um atalho (link simbólico): não foi lido nem corrigido"))
                     continue
-                if not _interessa(p[-1]):
+                if not _relevant(p[-1]):
                     self.itens.append((p, None, ""))
                     continue
                 if info.file_size > MAX_FILE_BYTES:
-                    self.itens.append((p, None, _GRANDE))
+                    self.itens.append((p, None, _TOO_BIG))
                     continue
                 try:
                     with z.open(info) as f:
@@ -149,13 +149,13 @@ class _Leitor:
                     self.itens.append((p, None, f"não foi possível tirar do zip ({type(exc).__name__})"))
                     continue
                 if len(dados) > MAX_FILE_BYTES:
-                    self.itens.append((p, None, _GRANDE))
+                    self.itens.append((p, None, _TOO_BIG))
                 elif p[-1].lower().endswith(".zip") and profundidade == 0:
-                    self._zip_interno(p, dados)
+                    self._inner_zip(p, dados)
                 else:
-                    self._acrescentar(p, dados)
+                    self._add(p, dados)
 
-    def _zip_interno(self, p: tuple[str, ...], dados: bytes) -> None:
+    def _inner_zip(self, p: tuple[str, ...], dados: bytes) -> None:
         prefixo = p  # "ana.zip" solto na raiz é a entrega da aluna "ana" (veja _de_quem)
         self.pastas.add(prefixo)
         inicio = len(self.itens)
@@ -196,36 +196,36 @@ class _Leitor:
                 elif not stat.S_ISREG(info.st_mode):
                     self.itens.append((p, None, "não é um arquivo comum (FIFO, dispositivo...): "
                                                 "não foi lido nem corrigido"))
-                elif not _interessa(nome):
+                elif not _relevant(nome):
                     self.itens.append((p, None, ""))
                 elif info.st_size > MAX_FILE_BYTES:
-                    self.itens.append((p, None, _GRANDE))
+                    self.itens.append((p, None, _TOO_BIG))
                 elif nome.lower().endswith(".zip"):
-                    self._zip_interno(p, fonte.read_bytes())
+                    self._inner_zip(p, fonte.read_bytes())
                 else:
-                    self._acrescentar(p, fonte.read_bytes())
+                    self._add(p, fonte.read_bytes())
 
 
-_GRANDE = f"arquivo grande demais (mais de {MAX_FILE_BYTES // 2**20} MB): não foi corrigido"
+_TOO_BIG = f"arquivo grande demais (mais de {MAX_FILE_BYTES // 2**20} MB): não foi corrigido"
 
 
-def _interessa(nome: str) -> bool:
+def _relevant(nome: str) -> bool:
     """Só possíveis notebooks (e zips) são lidos; o resto (PDFs, imagens, vídeos) só é listado."""
     nome = nome.lower()
     return ".ipynb" in nome or nome.endswith(".zip")
 
 
-_NOMES_DO_CURSO_FIXOS = {"notebooks", "solutions", "trabalho", "source", "submitted", "autograded", "release",
+_FIXED_COURSE_NAMES = {"notebooks", "solutions", "trabalho", "source", "submitted", "autograded", "release",
                          "exercicios", "exercícios", "projeto", "projetos", "teoria", "codigo", "código"}
-_AULA = re.compile(r"^(aula|m[oó]dulo|lesson|module)[-_ ]*\d+$")
+_LESSON_DIR = re.compile(r"^(aula|m[oó]dulo|lesson|module)[-_ ]*\d+$")
 
 
 @functools.lru_cache(maxsize=1)
-def _nomes_do_curso() -> frozenset:
+def _course_names() -> frozenset:
     """Os nomes de pasta do próprio curso: aulas (``aula-01-self-attention``), módulos (``modulo-06``) e
     notebooks (``03-exercicios``), de ``solutions/`` e ``notebooks/``, em minúsculas."""
     raiz = Path(__file__).resolve().parents[2]
-    nomes = set(_NOMES_DO_CURSO_FIXOS)
+    nomes = set(_FIXED_COURSE_NAMES)
     for pasta in ("solutions", "notebooks"):
         for nb in (raiz / pasta).rglob("*.ipynb"):
             rel = nb.relative_to(raiz / pasta)
@@ -242,14 +242,15 @@ def course_notebook_name(nome: str) -> bool:
     n = nfc(nome).strip().lower()
     if ".ipynb" in n:
         n = n[: n.index(".ipynb")]
-    return n in _nomes_do_curso() or _AULA.match(n) is not None or _AULA.match(n.split("-self")[0]) is not None
+    return (n in _course_names() or _LESSON_DIR.match(n) is not None
+            or _LESSON_DIR.match(n.split("-self")[0]) is not None)
 
 
-def _primeira_pasta(pastas: tuple[str, ...]) -> str:
+def _first_folder(pastas: tuple[str, ...]) -> str:
     return next((x for x in pastas if not course_notebook_name(x)), "")
 
 
-def _raiz_comum(arquivos: list[tuple[str, ...]], pastas: list[tuple[str, ...]]) -> int:
+def _common_root(arquivos: list[tuple[str, ...]], pastas: list[tuple[str, ...]]) -> int:
     """Quantas pastas-raiz de embrulho tirar (``turma.zip`` → ``turma/<aluno>/...``): enquanto tudo estiver
     numa pasta só que tem subpastas e, se tiver notebooks direto nela (soltos na raiz), mais de uma subpasta
     (uma pasta com notebooks e uma subpasta só é a entrega de um aluno). Subpastas com nome de aula ou de
@@ -261,15 +262,15 @@ def _raiz_comum(arquivos: list[tuple[str, ...]], pastas: list[tuple[str, ...]]) 
         if not resto or len({c[0] for c in resto + dirs}) != 1:
             return tirar
         # a primeira pasta, abaixo desta, que não é de aula nem de notebook (turma/aula-01/carla/...: carla)
-        subpastas = {x for x in (_primeira_pasta(c[1:-1]) for c in resto) if x} | \
-                    {x for x in (_primeira_pasta(c[1:]) for c in dirs) if x}
-        direto = any(len(c) == 2 and _interessa(c[-1]) for c in resto)
+        subpastas = {x for x in (_first_folder(c[1:-1]) for c in resto) if x} | \
+                    {x for x in (_first_folder(c[1:]) for c in dirs) if x}
+        direto = any(len(c) == 2 and _relevant(c[-1]) for c in resto)
         if not subpastas or (direto and len(subpastas) < 2):
             return tirar
         tirar += 1
 
 
-def _de_quem(p: tuple[str, ...]) -> tuple[str, str]:
+def _owner(p: tuple[str, ...]) -> tuple[str, str]:
     """(aluno, caminho dentro da entrega) de um caminho já sem a pasta-raiz de embrulho. Um zip solto na raiz
     (``vitor.zip/03-exercicios.ipynb``) é a entrega de "vitor"; o caminho guarda o nome do zip, para
     distinguir do que veio na pasta ``vitor/``. Pastas com nome de aula ou de notebook antes do aluno
@@ -284,7 +285,7 @@ def _de_quem(p: tuple[str, ...]) -> tuple[str, str]:
     return p[k], "/".join(x for x in p[k + 1:] if x)
 
 
-def _ler_uma(leitor: _Leitor, path: Path, marca: str) -> int:
+def _read_one(leitor: _Reader, path: Path, marca: str) -> int:
     """Lê uma entrada (pasta ou .zip) no ``leitor``, com os caminhos começando por ``marca``; devolve quantas
     pastas-raiz de embrulho tirar dela."""
     if not path.exists():
@@ -296,7 +297,7 @@ def _ler_uma(leitor: _Leitor, path: Path, marca: str) -> int:
         antes = set(leitor.pastas)
         leitor.zip(path, (marca,))
         pastas = sorted(q[1:] for q in leitor.pastas - antes if q[:1] == (marca,))
-        return _raiz_comum([q[1:] for q, _, _ in leitor.itens[inicio:]], pastas)
+        return _common_root([q[1:] for q, _, _ in leitor.itens[inicio:]], pastas)
     leitor.pasta(path, (marca,))
     return 0
 
@@ -321,7 +322,7 @@ def read_submissions(path: Path | list[Path], tmp: Path) -> Submissions:
     paths = [Path(x) for x in path] if isinstance(path, (list, tuple)) else [Path(path)]
     if not paths:
         raise SystemExit("ENTREGAS: nenhuma pasta ou .zip informado")
-    leitor = _Leitor(tmp / "arquivos")
+    leitor = _Reader(tmp / "arquivos")
     # (aluno, caminho, dados, motivo, parte): parte = de onde veio (a entrada ou o zip da turma lá dentro)
     lidos: list[tuple[str, str, Path | None, str, str]] = []
     pastas_alunos: set[str] = set()  # alunos com pasta própria (não um zip com o nome deles)
@@ -337,21 +338,21 @@ def read_submissions(path: Path | list[Path], tmp: Path) -> Submissions:
     return out
 
 
-def _read_input(leitor: _Leitor, k: int, entrada: Path, several: bool, lidos: list, pastas_alunos: set,
+def _read_input(leitor: _Reader, k: int, entrada: Path, several: bool, lidos: list, pastas_alunos: set,
                 zips: dict) -> None:
     """Lê a entrada ``k`` (pasta ou zip): os arquivos com aluno vão para ``lidos``, as pastas de aluno para
     ``pastas_alunos`` e os zips soltos na raiz para ``zips`` (decididos depois, por
     :func:`_class_parts_in_zips` e :func:`_student_zips`)."""
     marca = f"\0{k}"
-    tirar = _ler_uma(leitor, entrada, marca)
+    tirar = _read_one(leitor, entrada, marca)
     parte = entrada.name
     itens = [(q[1 + tirar:], d, m) for q, d, m in leitor.itens if q[:1] == (marca,)]
     pastas = [q[1 + tirar:] for q in leitor.pastas if q[:1] == (marca,) and len(q) > 1 + tirar]
     raizes = {q[1 + tirar:]: r for q, r in leitor.raiz_tirada.items() if q[:1] == (marca,)}
     entrada_zip = entrada.is_file()
-    com_aluno = [q for q, _, _ in itens if q and _de_quem(q)[0] and not q[0].lower().endswith(".zip")]
+    com_aluno = [q for q, _, _ in itens if q and _owner(q)[0] and not q[0].lower().endswith(".zip")]
     for q in pastas:
-        aluno = _de_quem(q + ("",))[0]
+        aluno = _owner(q + ("",))[0]
         if aluno and not q[0].lower().endswith(".zip"):
             pastas_alunos.add(aluno)
     for q, d, m in itens:
@@ -360,7 +361,7 @@ def _read_input(leitor: _Leitor, k: int, entrada: Path, several: bool, lidos: li
         if q[0].lower().endswith(".zip") and len(q) > 1:  # um zip solto na raiz: decidido depois
             zips.setdefault((parte, q[0], raizes.get(q[:1], "")), []).append((q, d, m))
             continue
-        aluno, caminho = _de_quem(q)
+        aluno, caminho = _owner(q)
         if not aluno and not com_aluno and (entrada_zip or several):
             # a entrada inteira é de um aluno só (ana.zip com os notebooks soltos ou em pastas de aula)
             aluno, caminho = (entrada.stem if entrada_zip else entrada.name), "/".join((parte, *q))
@@ -373,13 +374,13 @@ def _class_parts_in_zips(zips: dict, lidos: list, pastas_alunos: set) -> set:
     turma_em_zips = set()
     for chave, itens in zips.items():
         internos = [q[1:] for q, _, _ in itens]
-        embrulho = _raiz_comum(internos, [])  # Downloads/turma/<aluno>/...: as pastas de embrulho saem
+        embrulho = _common_root(internos, [])  # Downloads/turma/<aluno>/...: as pastas de embrulho saem
         internos = [q[embrulho:] if len(q) > embrulho else q for q in internos]
-        alunos_dentro = {_de_quem(q)[0] for q in internos if len(q) > 1} - {""}
+        alunos_dentro = {_owner(q)[0] for q in internos if len(q) > 1} - {""}
         if len({a for a in alunos_dentro if not a.lower().endswith(".zip")}) >= 2:
             turma_em_zips.add(chave)
             for (q, d, m), interno in zip(itens, internos):
-                aluno, caminho = _de_quem(interno)
+                aluno, caminho = _owner(interno)
                 if aluno:
                     pastas_alunos.add(aluno)
                 lidos.append((aluno, caminho if aluno else "/".join(q), d, m, chave[1]))

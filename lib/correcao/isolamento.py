@@ -133,7 +133,7 @@ MAX_OUTPUT_BYTES = 64 * 2**20  # o que o corretor lê da saída padrão de uma c
 
 
 # ---------- cgroups ----------
-def _meu_cgroup() -> dict[str, str]:
+def _own_cgroup() -> dict[str, str]:
     """Controlador (ou ``""`` para o v2) -> caminho do cgroup deste processo, de ``/proc/self/cgroup``."""
     out = {}
     try:
@@ -146,7 +146,7 @@ def _meu_cgroup() -> dict[str, str]:
     return out
 
 
-def _montagens() -> dict[str, str]:
+def _mounts() -> dict[str, str]:
     """Controlador (ou ``""`` para o v2) -> onde a hierarquia está montada, de ``/proc/self/mountinfo``."""
     out = {}
     try:
@@ -165,7 +165,7 @@ def _montagens() -> dict[str, str]:
     return out
 
 
-def _escrever(path: Path, valor: str) -> None:
+def _write(path: Path, valor: str) -> None:
     path.write_text(valor)
 
 
@@ -177,9 +177,9 @@ class _Cgroup:
         self.dirs = dirs
 
     @classmethod
-    def criar(cls, nome: str, limites: Limits) -> "_Cgroup | None":
+    def create(cls, nome: str, limites: Limits) -> "_Cgroup | None":
         """O cgroup ``correcao-<nome>`` com os limites, ou ``None`` se esta máquina não deixa."""
-        mont, meu = _montagens(), _meu_cgroup()
+        mont, meu = _mounts(), _own_cgroup()
         memoria = str(limites.memoria_total_mb * 2**20)
         if "" in mont and "" in meu:  # v2: só com o controlador de memória disponível e delegável
             base = Path(mont[""]) / meu[""].lstrip("/")
@@ -187,18 +187,18 @@ class _Cgroup:
                 if "memory" in (base / "cgroup.controllers").read_text().split():
                     controle = (base / "cgroup.subtree_control")
                     if "memory" not in controle.read_text().split():
-                        _escrever(controle, "+memory")
+                        _write(controle, "+memory")
                     d = base / f"correcao-{nome}"
                     d.mkdir()
                     grupo = cls("cgroup2", {"": d})
                     try:
-                        _escrever(d / "memory.max", memoria)
+                        _write(d / "memory.max", memoria)
                         for arquivo, valor in (("memory.swap.max", "0"), ("pids.max", str(limites.processos_total))):
                             if (d / arquivo).exists():
-                                _escrever(d / arquivo, valor)
+                                _write(d / arquivo, valor)
                         return grupo
                     except OSError:
-                        grupo.remover()
+                        grupo.remove()
             except OSError:
                 pass
         if "memory" in mont and "memory" in meu and os.geteuid() == 0:  # v1, como root
@@ -210,14 +210,14 @@ class _Cgroup:
                         d = Path(mont[ctrl]) / meu[ctrl].lstrip("/") / f"correcao-{nome}"
                         d.mkdir()
                         dirs[ctrl] = d
-                _escrever(dirs["memory"] / "memory.limit_in_bytes", memoria)
+                _write(dirs["memory"] / "memory.limit_in_bytes", memoria)
                 if (dirs["memory"] / "memory.memsw.limit_in_bytes").exists():  # sem fugir para o swap
-                    _escrever(dirs["memory"] / "memory.memsw.limit_in_bytes", memoria)
+                    _write(dirs["memory"] / "memory.memsw.limit_in_bytes", memoria)
                 if "pids" in dirs:
-                    _escrever(dirs["pids"] / "pids.max", str(limites.processos_total))
+                    _write(dirs["pids"] / "pids.max", str(limites.processos_total))
                 return grupo
             except OSError:
-                grupo.remover()
+                grupo.remove()
         return None
 
     def procs(self) -> list[int]:
@@ -233,7 +233,7 @@ class _Cgroup:
         d = self.dirs.get("")
         if d is not None and (d / "cgroup.kill").exists():
             try:
-                _escrever(d / "cgroup.kill", "1")
+                _write(d / "cgroup.kill", "1")
                 return
             except OSError:
                 pass
@@ -257,7 +257,7 @@ class _Cgroup:
                 continue
         return False
 
-    def pico_memoria(self) -> int | None:
+    def peak_memory(self) -> int | None:
         for d, arquivo in ((self.dirs.get("memory"), "memory.max_usage_in_bytes"), (self.dirs.get(""), "memory.peak")):
             try:
                 return int((d / arquivo).read_text().split()[0])
@@ -278,7 +278,7 @@ class _Cgroup:
             pass
         return None
 
-    def remover(self) -> None:
+    def remove(self) -> None:
         """Mata o que restou e apaga as pastas (só sai quando vazio)."""
         for _ in range(100):
             self.kill()
@@ -298,7 +298,7 @@ class _Cgroup:
 
 def leftover_cgroups() -> list[Path]:
     """Pastas ``correcao-*`` de cgroup ainda existentes (de qualquer correção): deve ser vazio no fim."""
-    mont, meu = _montagens(), _meu_cgroup()
+    mont, meu = _mounts(), _own_cgroup()
     out = []
     for ctrl, ponto in mont.items():
         if ctrl in meu:
@@ -311,13 +311,13 @@ def remove_cgroups(prefixo: str) -> list[str]:
     """Mata os processos e apaga os cgroups ``correcao-<prefixo>*`` (de um processo de correção que foi morto
     antes de fechar os seus grupos); devolve os nomes apagados."""
     por_nome: dict[str, dict[str, Path]] = {}
-    mont, meu = _montagens(), _meu_cgroup()
+    mont, meu = _mounts(), _own_cgroup()
     for ctrl, ponto in mont.items():
         if ctrl in meu:
             for d in (Path(ponto) / meu[ctrl].lstrip("/")).glob(f"correcao-{prefixo}*"):
                 por_nome.setdefault(d.name, {})[ctrl] = d
     for dirs in por_nome.values():
-        _Cgroup("", dirs).remover()
+        _Cgroup("", dirs).remove()
     return sorted(por_nome)
 
 
@@ -331,7 +331,7 @@ def _rss_kib(pid: int) -> int:
     return 0
 
 
-def _cpu_maquina() -> float:
+def _machine_cpu() -> float:
     """Segundos de CPU ocupada (todos os núcleos) desde o início da máquina, de ``/proc/stat``."""
     try:
         campos = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
@@ -356,7 +356,7 @@ class NotebookBudget:
         ``False`` (sem bwrap): não cria cgroup; o prazo e o vigia de memória continuam valendo.
 
     Atributos: ``tipo`` (``cgroup2``, ``cgroup1`` ou ``rlimit``), ``motivo`` (``""``, ``"tempo"`` ou
-    ``"memoria"``: por que o grupo matou as caixas), ``pico_memoria`` (bytes, quando medido).
+    ``"memoria"``: por que o grupo matou as caixas), ``peak_memory`` (bytes, quando medido).
     Use como ``with NotebookBudget(...) as g:``; ao sair, :meth:`close` mata tudo e remove o cgroup.
 
     Raises
@@ -375,18 +375,18 @@ class NotebookBudget:
         self.limites = limites
         self.inicio = time.monotonic()
         self.prazo = self.inicio + relogio_s
-        self.cgroup = _Cgroup.criar(f"{nome}-{secrets.token_hex(3)}", limites) if isolar else None
+        self.cgroup = _Cgroup.create(f"{nome}-{secrets.token_hex(3)}", limites) if isolar else None
         self.tipo = self.cgroup.tipo if self.cgroup else "rlimit"
         self.motivo = ""
-        self.pico_memoria: int | None = None
+        self.peak_memory: int | None = None
         self._pico_rss = 0
         self._caixas: list[Sandbox] = []
         self._procs: list[subprocess.Popen] = []
         self._lock = threading.Lock()
         self._fim = threading.Event()
-        self._cpu_maquina0 = _cpu_maquina()
+        self._cpu_maquina0 = _machine_cpu()
         self._medidas: tuple | None = None  # (cpu do grupo, núcleos dos outros), guardadas ao fechar
-        self._vigia = threading.Thread(target=self._vigiar, daemon=True, name=f"grupo-{nome}")
+        self._vigia = threading.Thread(target=self._watch, daemon=True, name=f"grupo-{nome}")
         self._vigia.start()
 
     def __enter__(self) -> "NotebookBudget":
@@ -406,17 +406,17 @@ class NotebookBudget:
             return self._medidas[0]
         return self.cgroup.cpu_s() if self.cgroup else None
 
-    def cpu_outros(self) -> float:
+    def cpu_others(self) -> float:
         """Núcleos ocupados, em média, por processos de fora deste grupo desde o início dele até agora (ou até
         :meth:`close`): ``/proc/stat`` menos a CPU do grupo, se medida. Perto de 0, a máquina estava livre;
         perto do número de núcleos, disputada."""
         if self._medidas is not None:
             return self._medidas[1]
         decorrido = max(time.monotonic() - self.inicio, 1e-6)
-        total = _cpu_maquina() - self._cpu_maquina0
+        total = _machine_cpu() - self._cpu_maquina0
         return max(0.0, (total - (self.cpu_s() or 0.0)) / decorrido)
 
-    def _registrar(self, caixa: "Sandbox", proc: subprocess.Popen) -> None:
+    def _register(self, caixa: "Sandbox", proc: subprocess.Popen) -> None:
         with self._lock:
             if caixa not in self._caixas:
                 self._caixas.append(caixa)
@@ -428,7 +428,7 @@ class NotebookBudget:
         pids = self.cgroup.procs() if self.cgroup else [p for c in list(self._caixas) for p in c.leftover_pids()]
         return sum(_rss_kib(p) for p in pids)
 
-    def _vigiar(self) -> None:
+    def _watch(self) -> None:
         while not self._fim.wait(self.INTERVALO_S):
             if time.monotonic() >= self.prazo:
                 self.kill("tempo")
@@ -438,7 +438,7 @@ class NotebookBudget:
                 if rss > self.limites.memoria_total_mb * 1024:
                     self.kill("memoria")
 
-    def _vivos(self) -> tuple[list, list]:
+    def _alive(self) -> tuple[list, list]:
         """SIGKILL no grupo de processos de cada caixa ainda viva; devolve (processos, caixas) do grupo."""
         with self._lock:
             procs, caixas = list(self._procs), list(self._caixas)
@@ -454,7 +454,7 @@ class NotebookBudget:
         """Mata (SIGKILL) todas as caixas do grupo agora; ``motivo`` fica em :attr:`motivo`."""
         if not self.motivo:
             self.motivo = motivo
-        procs, caixas = self._vivos()
+        procs, caixas = self._alive()
         if self.cgroup:
             self.cgroup.kill()
         for caixa in caixas:
@@ -469,7 +469,7 @@ class NotebookBudget:
         if self._medidas is not None:
             return
         self._fim.set()
-        procs, caixas = self._vivos()
+        procs, caixas = self._alive()
         for proc in procs:
             try:
                 proc.wait(timeout=10)
@@ -477,14 +477,14 @@ class NotebookBudget:
                 pass
         for caixa in caixas:
             caixa.kill_leftovers()
-        self._medidas = (self.cpu_s(), self.cpu_outros())
+        self._medidas = (self.cpu_s(), self.cpu_others())
         if self.cgroup:
-            self.pico_memoria = self.cgroup.pico_memoria()
+            self.peak_memory = self.cgroup.peak_memory()
             if self.cgroup.oom() and not self.motivo:
                 self.motivo = "memoria"
-            self.cgroup.remover()
+            self.cgroup.remove()
         else:
-            self.pico_memoria = self._pico_rss * 1024 or None
+            self.peak_memory = self._pico_rss * 1024 or None
 
 
 def bwrap_available() -> bool:
@@ -500,7 +500,7 @@ def bwrap_available() -> bool:
     return run.returncode == 0
 
 
-def _leitura(paths) -> list[str]:
+def _read_limited(paths) -> list[str]:
     """Argumentos do bwrap que montam ``paths`` somente leitura, no mesmo caminho, com pais legíveis."""
     args, made = [], set()
     for p in sorted({str(Path(p).resolve()) for p in paths}):
@@ -514,7 +514,7 @@ def _leitura(paths) -> list[str]:
     return args
 
 
-def _sistema() -> list[str]:
+def _system_binds() -> list[str]:
     """``/usr`` e os atalhos de um Linux com /usr unificado (ou as pastas reais, se não forem atalhos)."""
     args = ["--ro-bind", "/usr", "/usr"]
     for name in ("bin", "lib", "lib32", "lib64", "sbin"):
@@ -538,7 +538,7 @@ def sandbox_python() -> tuple[str, list[str]]:
     return sys.executable, sorted(needed)
 
 
-ENTRADA = "/caixa-entrada"  # o conteúdo de ``workdir``, somente leitura, copiado para HOME ao entrar
+INBOX = "/caixa-entrada"  # o conteúdo de ``workdir``, somente leitura, copiado para HOME ao entrar
 
 
 class Sandbox:
@@ -582,7 +582,7 @@ class Sandbox:
         self.python, self._paths = sandbox_python()
 
     # ---------- ambiente ----------
-    def ambiente(self, home: str, extra: dict | None = None) -> dict:
+    def environment(self, home: str, extra: dict | None = None) -> dict:
         processos = self.limites.processos
         # sem cgroup, como root (um uid só da caixa): poucos processos por caixa. Como usuário comum o limite
         # contaria também os processos do professor, e fica o de sempre (o vigia de memória ainda vale)
@@ -601,7 +601,7 @@ class Sandbox:
             "CORRECAO_LIMITES": f"{self.limites.memoria_mb},{self.limites.cpu_s},{processos}",
         }
         if self.isolar:
-            env["CORRECAO_ENTRADA"] = ENTRADA
+            env["CORRECAO_ENTRADA"] = INBOX
         if self.root:
             env["CORRECAO_UID"] = str(self.uid)
         for name in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE"):  # fazem o NumPy calcular certo em alguns processadores
@@ -610,26 +610,26 @@ class Sandbox:
         env.update(extra or {})
         return env
 
-    def comando(self, workdir: Path, modulo: str, extra_env: dict | None = None) -> tuple[list[str], dict | None]:
+    def command(self, workdir: Path, modulo: str, extra_env: dict | None = None) -> tuple[list[str], dict | None]:
         """A linha de comando (e o ambiente, fora da caixa) que roda ``python -I -m modulo``; ``workdir`` entra
         somente leitura em ``/caixa-entrada`` e vira o conteúdo inicial do HOME (um tmpfs limitado)."""
         py = [self.python, "-I", "-m", modulo]
         if not self.isolar:
-            return py, self.ambiente(str(workdir), extra_env)
+            return py, self.environment(str(workdir), extra_env)
         disco = str(self.limites.disco_mb * 2**20)
         # /tmp em memória antes das montagens do ambiente: se o ambiente estiver em /tmp, ele fica visível
-        args = ["bwrap", *_sistema(), "--proc", "/proc", "--dev", "/dev",
+        args = ["bwrap", *_system_binds(), "--proc", "/proc", "--dev", "/dev",
                 "--perms", "1777", "--size", disco, "--tmpfs", "/tmp",
-                *_leitura(self._paths),
+                *_read_limited(self._paths),
                 "--perms", "0755", "--dir", "/home", "--perms", "0777", "--size", disco, "--tmpfs", HOME,
-                "--ro-bind", str(workdir), ENTRADA, "--chdir", HOME,
+                "--ro-bind", str(workdir), INBOX, "--chdir", HOME,
                 "--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try",
                 "--die-with-parent", "--new-session", "--hostname", "caixa", "--clearenv"]
         if self.root:  # o processo de entrada troca para o uid da caixa antes de tudo (e perde estas capacidades)
             args += ["--cap-drop", "ALL", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
         else:
             args += ["--unshare-user", "--disable-userns", "--cap-drop", "ALL"]
-        for k, v in self.ambiente(HOME, extra_env).items():
+        for k, v in self.environment(HOME, extra_env).items():
             args += ["--setenv", k, v]
         return args + py, None
 
@@ -658,7 +658,7 @@ class Sandbox:
         workdir.mkdir(parents=True, exist_ok=True)
         if self.root:
             os.chown(workdir, self.uid, self.uid)
-        cmd, env = self.comando(workdir, modulo, extra_env)
+        cmd, env = self.command(workdir, modulo, extra_env)
         grupo = self.grupo
         if grupo is not None and grupo.cgroup is not None:  # entra no cgroup antes de existir qualquer filho
             dirs = [str(d) for d in grupo.cgroup.dirs.values()]
@@ -669,7 +669,7 @@ class Sandbox:
                                 start_new_session=True, pass_fds=tuple(pass_fds))
         proc.inicio = time.monotonic()  # type: ignore[attr-defined]
         if grupo is not None:
-            grupo._registrar(self, proc)
+            grupo._register(self, proc)
         return proc
 
     def run(self, workdir: Path, modulo: str, entrada: bytes, extra_env: dict | None = None,

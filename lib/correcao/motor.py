@@ -58,7 +58,7 @@ from .catalogo import (
 from .entregas import Submissions, read_submissions
 from .isolamento import Limits, NotebookBudget, Sandbox, kill_sandbox, remove_cgroups
 from .nomes_antigos import recognize_version, translate_ids, version_note
-from .relatorio import Row, _num, failed_row, notebook_body, readable_error, withhold, write_outputs
+from .relatorio import Row, failed_row, format_number, notebook_body, readable_error, withhold, write_outputs
 from .saneamento import copied_from_solutions, sanitize
 from .varredura import imported_modules, scan_cell
 
@@ -68,7 +68,7 @@ COURSE_ID = "self-attention-do-zero"
 _BINDIR = str(Path(sys.executable).parent)  # o nbgrader chama `alembic` ao criar o banco de notas
 if _BINDIR not in os.environ.get("PATH", "").split(os.pathsep):
     os.environ["PATH"] = _BINDIR + os.pathsep + os.environ.get("PATH", "")
-_CONTEXTOS: dict[str, "Worker"] = {}  # chave (na configuração do nbgrader) -> trabalhador
+_WORKERS_BY_KEY: dict[str, "Worker"] = {}  # chave (na configuração do nbgrader) -> trabalhador
 
 
 @dataclass
@@ -89,7 +89,7 @@ class ExecutionResult:
     morta_por: str = ""  # "tempo"/"memoria": o orçamento do notebook matou as caixas
 
 
-def _ler(stdout: bytes, nonce: str) -> list[dict]:
+def _read_messages(stdout: bytes, nonce: str) -> list[dict]:
     """As mensagens ``<nonce> <json>`` da caixa (o resto, que o aluno possa ter escrito, é ignorado)."""
     out = []
     prefix = nonce + " "
@@ -102,7 +102,7 @@ def _ler(stdout: bytes, nonce: str) -> list[dict]:
     return out
 
 
-def _nome_celula(nb, index: int) -> str:
+def _cell_name(nb, index: int) -> str:
     return cell_label(nb.cells, index)
 
 
@@ -140,7 +140,7 @@ class Worker:
         self.chave = f"{marca}-{numero}"
         self.resultados: dict[str, ExecutionResult] = {}
         self.mpl_cache: Path | None = None
-        _CONTEXTOS[self.chave] = self
+        _WORKERS_BY_KEY[self.chave] = self
 
         (self.course / "source").mkdir(parents=True)
         c = Config()
@@ -166,7 +166,7 @@ class Worker:
                                    f"{result.get('error', '')[-2000:]}{result.get('log', '')[-2000:]}")
 
     def close(self) -> None:
-        _CONTEXTOS.pop(self.chave, None)
+        _WORKERS_BY_KEY.pop(self.chave, None)
 
     # ---------- as duas caixas ----------
     def _workdir(self, nome: str, caixa: Sandbox) -> Path:
@@ -182,17 +182,17 @@ class Worker:
                 os.chown(path, caixa.uid, caixa.uid)
         return work
 
-    def executar(self, nb, ident: str) -> ExecutionResult:
+    def execute(self, nb, ident: str) -> ExecutionResult:
         """Varredura, execução no kernel (as saídas entram em ``nb``) e conferência independente."""
         res = ExecutionResult()
         codigo = [c for c in nb.cells if c.cell_type == "code"]
         modulos = imported_modules([c.source for c in codigo])
         for index, cell in enumerate(nb.cells):
             if cell.cell_type == "code" and not nbgrader_meta(cell).get("locked"):
-                res.flags += scan_cell(cell.source, modulos, _nome_celula(nb, index))
-        celulas = self._celulas(nb)  # lidas antes: a conferência roda ao mesmo tempo que o kernel
+                res.flags += scan_cell(cell.source, modulos, _cell_name(nb, index))
+        celulas = self._code_cells(nb)  # lidas antes: a conferência roda ao mesmo tempo que o kernel
 
-        paralela = threading.Thread(target=self._conferir, args=(celulas, ident, res))
+        paralela = threading.Thread(target=self._verify, args=(celulas, ident, res))
         paralela.start()
         self._kernel(nb, ident, res)
         paralela.join()
@@ -210,14 +210,14 @@ class Worker:
         run = self.caixa.run(work, "correcao._executar", json.dumps(pedido).encode("utf-8"))
         shutil.rmtree(work, ignore_errors=True)
         res.morta_por = run.morta_por
-        executed, end = _apply_kernel_messages(nb, _ler(run.stdout, nonce), res)
+        executed, end = _apply_kernel_messages(nb, _read_messages(run.stdout, nonce), res)
         group_memory = self.grupo is not None and self.grupo.memory_exhausted()
         _classify_kernel_outcome(nb, executed, end, run.tempo_esgotado, group_memory, res)
         _mark_checks(nb, executed, res)
 
 
     @staticmethod
-    def _celulas(nb) -> list[dict]:
+    def _code_cells(nb) -> list[dict]:
         """As células de código do notebook saneado, na ordem: verificações (originais) e código."""
         celulas = []
         for cell in nb.cells:
@@ -230,7 +230,7 @@ class Worker:
                 celulas.append({"tipo": "codigo", "fonte": cell.source})
         return celulas
 
-    def _conferir(self, celulas: list[dict], ident: str, res: ExecutionResult) -> None:
+    def _verify(self, celulas: list[dict], ident: str, res: ExecutionResult) -> None:
         """A conferência que dá os pontos: o lado do aluno (:mod:`correcao._aluno`) roda as células de código,
         e o verificador (:mod:`correcao._veredito`, outra caixa, sem código do aluno) chama as funções dele
         por um par de pipes e julga o que volta. Só o verificador fala com este processo."""
@@ -247,11 +247,11 @@ class Worker:
         limite = self.grupo.remaining() if self.grupo is not None else self.limites.relogio_s
         t0 = time.monotonic()
         try:
-            aluno = _iniciar(self.caixa_aluno, work_aluno, "correcao._aluno",
+            aluno = _start_in_sandbox(self.caixa_aluno, work_aluno, "correcao._aluno",
                              {"nonce": secrets.token_hex(16), "celulas": codigo, "tempo_celula": self.tempo_celula},
                              {"CORRECAO_FD_LER": str(pedidos_ler), "CORRECAO_FD_ESCREVER": str(respostas_escrever)},
                              (pedidos_ler, respostas_escrever), subprocess.DEVNULL)
-            verificador = _iniciar(self.caixa_conferencia, work_ver, "correcao._veredito",
+            verificador = _start_in_sandbox(self.caixa_conferencia, work_ver, "correcao._veredito",
                                    {"nonce": nonce, "verificacoes": verificacoes, "tempo_celula": self.tempo_celula,
                                     "tempo_pronto": limite},
                                    {"CORRECAO_FD_LER": str(respostas_ler),
@@ -275,7 +275,7 @@ class Worker:
         shutil.rmtree(work_ver, ignore_errors=True)
         saida = b"".join(lido)
         iniciada = None
-        for msg in _ler(saida, nonce):
+        for msg in _read_messages(saida, nonce):
             if "inicio" in msg:
                 iniciada = msg["inicio"]
             elif "grade_id" in msg and msg["grade_id"] in pendentes and msg["grade_id"] not in res.veredito:
@@ -333,21 +333,21 @@ def _classify_kernel_outcome(nb, executed: set[int], end, timed_out: bool, group
     end_text = end if isinstance(end, str) else ""
     if end_text.startswith("ignorou_interrupcao:"):
         index = int(end_text.split(":")[1]) if end_text.split(":")[1].isdigit() else last
-        res.situacao, res.onde, res.ignorou = "tempo_esgotado", _nome_celula(nb, index), _nome_celula(nb, index)
+        res.situacao, res.onde, res.ignorou = "tempo_esgotado", _cell_name(nb, index), _cell_name(nb, index)
     elif group_memory and (timed_out or end is None or str(end).startswith("kernel_morreu")):
-        res.situacao, res.onde, res.memoria_total = "memoria_esgotada", _nome_celula(nb, last + 1), True
+        res.situacao, res.onde, res.memoria_total = "memoria_esgotada", _cell_name(nb, last + 1), True
     elif timed_out:
-        res.situacao, res.onde = "tempo_esgotado", _nome_celula(nb, last + 1)
+        res.situacao, res.onde = "tempo_esgotado", _cell_name(nb, last + 1)
     elif timeout:  # uma célula passou do tempo e foi interrompida; o resto do notebook rodou
-        res.situacao, res.onde, res.continuou = "tempo_esgotado", _nome_celula(nb, timeout[0]), True
+        res.situacao, res.onde, res.continuou = "tempo_esgotado", _cell_name(nb, timeout[0]), True
     elif end_text.startswith("kernel_morreu"):
         index = int(end_text.split(":")[1]) if ":" in end_text else last + 1
-        res.situacao, res.onde = "kernel_morreu", _nome_celula(nb, index)
+        res.situacao, res.onde = "kernel_morreu", _cell_name(nb, index)
     elif end is None or end_text.startswith("erro"):
-        res.situacao, res.onde = "kernel_morreu", _nome_celula(nb, last + 1)
+        res.situacao, res.onde = "kernel_morreu", _cell_name(nb, last + 1)
     if memory and not res.memoria_total:
         res.situacao = "memoria_esgotada"
-        res.onde = _nome_celula(nb, memory[0])
+        res.onde = _cell_name(nb, memory[0])
 
 
 def _mark_checks(nb, executed: set[int], res: ExecutionResult) -> None:
@@ -368,19 +368,19 @@ def _mark_checks(nb, executed: set[int], res: ExecutionResult) -> None:
                                        "a execução parou antes desta célula", "traceback": []})]
 
 
-def _iniciar(caixa: Sandbox, workdir: Path, modulo: str, pedido: dict, env: dict, pass_fds: tuple, saida):
+def _start_in_sandbox(caixa: Sandbox, workdir: Path, modulo: str, pedido: dict, env: dict, pass_fds: tuple, saida):
     """Inicia ``modulo`` na caixa (sem esperar) com o ``pedido`` (JSON) na entrada padrão, escrito numa thread."""
     proc = caixa.start(workdir, modulo, env, pass_fds=pass_fds, stdout=saida)
     dados = json.dumps(pedido).encode("utf-8")
 
-    def alimentar():
+    def feed():
         try:
             proc.stdin.write(dados)
             proc.stdin.close()
         except OSError:
             pass
 
-    threading.Thread(target=alimentar, daemon=True).start()
+    threading.Thread(target=feed, daemon=True).start()
     return proc
 
 
@@ -390,13 +390,13 @@ class ExecutePreprocessor(NbGraderPreprocessor):
     chave = Unicode("", help="qual Worker desta correção").tag(config=True)
 
     def preprocess(self, nb, resources):
-        trabalhador = _CONTEXTOS[self.chave]
-        trabalhador.executar(nb, resources["nbgrader"]["student"])
+        trabalhador = _WORKERS_BY_KEY[self.chave]
+        trabalhador.execute(nb, resources["nbgrader"]["student"])
         return nb, resources
 
 
 # ---------- uma entrega ----------
-def _scores(w: Worker, g: Gradable, ident: str, row: Row) -> None:
+def _kernel_scores(w: Worker, g: Gradable, ident: str, row: Row) -> None:
     from nbgrader.api import Gradebook
 
     with Gradebook(f"sqlite:///{w.course / 'gradebook.db'}") as gb:
@@ -443,8 +443,8 @@ def grade_one(w: Worker, e: GradingTask) -> Row:
     cpu, decorrido = grupo.cpu_s(), time.monotonic() - grupo.inicio
     if cpu is not None:
         row.cpu_ratio = cpu / max(decorrido, 1e-6)
-    row.cpu_outros = grupo.cpu_outros()
-    row.pico_memoria = grupo.pico_memoria
+    row.cpu_others = grupo.cpu_others()
+    row.peak_memory = grupo.peak_memory
     return row
 
 
@@ -472,19 +472,19 @@ def _grade_one(w: Worker, e: GradingTask, grupo: NotebookBudget) -> Row:
     keep.parent.mkdir(parents=True, exist_ok=True)
     shutil.copy(autograded, keep)
     row.autograded = keep
-    _scores(w, g, e.ident, row)
+    _kernel_scores(w, g, e.ident, row)
     _explain(autograded, g, row, e.path)
-    _fora_da_versao(g, row, e.ausentes)
-    _aplicar_conferencia(g, row, res)
-    _copia_das_solucoes(row, *e.copiadas)
-    _versao_com_falhas(g, row, e.versao)
+    _checks_outside_version(g, row, e.ausentes)
+    _apply_verification(g, row, res)
+    _solutions_copy(row, *e.copiadas)
+    _old_version_failures(g, row, e.versao)
     row.cpu_ratio = res.cpu_ratio
     # o tempo foi do aluno (nunca se corrige de novo): ignorou a interrupção, inundou a saída ou estourou a memória
     row.tempo_do_aluno = bool(res.ignorou or res.cortadas or res.memoria_total)
     return row
 
 
-def _versao_com_falhas(g: Gradable, row: Row, versao: str) -> None:
+def _old_version_failures(g: Gradable, row: Row, versao: str) -> None:
     """Uma entrega de versão anterior com verificações que não passaram vai para revisão: o enunciado pode ter
     mudado desde então (o projeto da Aula 1 pedia ``atencao.self_attention``, que a verificação de hoje
     proíbe dentro da função do aluno)."""
@@ -496,7 +496,7 @@ def _versao_com_falhas(g: Gradable, row: Row, versao: str) -> None:
         row.reasons.append(f"verificações que não passaram numa entrega da {versao} ({', '.join(falhas)}): o "
                            "enunciado pode ter mudado desde aquela versão; o professor decide")
 
-def _fora_da_versao(g: Gradable, row: Row, ausentes: list) -> None:
+def _checks_outside_version(g: Gradable, row: Row, ausentes: list) -> None:
     """Verificações de exercícios que a versão do curso do aluno não tinha: fora da nota e do máximo."""
     for gid in ausentes:
         row.scores.pop(gid, None)
@@ -504,7 +504,7 @@ def _fora_da_versao(g: Gradable, row: Row, ausentes: list) -> None:
     row.reasons = [r for r in row.reasons if not any(r.startswith(f"{gid}: ") for gid in ausentes)]
 
 
-def _copia_das_solucoes(row: Row, respostas, verificacoes) -> None:
+def _solutions_copy(row: Row, respostas, verificacoes) -> None:
     """Entrega com as respostas iguais às de ``solutions/``: revisar, sem os pontos dessas verificações."""
     if respostas:
         withhold(row, verificacoes, f"respostas iguais às de solutions/ ({', '.join(respostas)}): cópia da solução? "
@@ -546,7 +546,7 @@ def _explain(autograded: Path, g: Gradable, row: Row, submitted: Path) -> None:
             row.scores[gid] = 0.0
 
 
-def _aplicar_conferencia(g: Gradable, row: Row, res: ExecutionResult) -> None:
+def _apply_verification(g: Gradable, row: Row, res: ExecutionResult) -> None:
     """Os pontos vêm só do verificador isolado (nenhum código do aluno no processo dele); a saída do kernel
     (o que o nbgrader leu) só serve ao retorno, e uma verificação que passou lá e não no verificador vai
     para revisão. Depois, a situação e os motivos."""
@@ -631,7 +631,7 @@ def _outcome_reason(res: ExecutionResult) -> str | None:
 
 
 # ---------- a turma ----------
-def _cache_matplotlib(pasta: Path) -> Path:
+def _matplotlib_cache(pasta: Path) -> Path:
     """Gera uma vez o cache de fontes do matplotlib (cópia dele vai para cada caixa)."""
     cache = pasta / "mpl-cache"
     cache.mkdir(parents=True, exist_ok=True)
@@ -674,7 +674,7 @@ def grade_class(entregas: Path, saida: Path, cell_timeout: int = 30, notebook_ti
             log(f"  {len(entregas_lidas.lixo)} resto(s) do macOS/Windows/Jupyter ignorado(s) (__MACOSX, ._*, "
                 ".DS_Store, .ipynb_checkpoints...)")
         graded = _grade_parallel(tmp, plan, cell_timeout, notebook_timeout, workers, limites, isolar, marca, log)
-        again = [k for k, row in enumerate(graded) if workers > 1 and _esgotou_tempo(row)]
+        again = [k for k, row in enumerate(graded) if workers > 1 and _timed_out(row)]
         if again:  # com outra correção ao lado, um colega que ocupa a CPU pode atrasar esta: de novo, sozinha
             log(f"  corrigindo de novo, uma por vez, {len(again)} entrega(s) com tempo esgotado")
             redo = _grade_parallel(tmp / "de-novo", [plan[k] for k in again], cell_timeout, notebook_timeout, 1,
@@ -682,7 +682,7 @@ def grade_class(entregas: Path, saida: Path, cell_timeout: int = 30, notebook_ti
             for k, row in zip(again, redo):
                 graded[k] = row
         rows += graded
-        _marcar_copias(rows)
+        _mark_copies(rows)
         for r in rows:  # nada de caminhos desta máquina: a mesma turma dá sempre o mesmo notas.csv
             r.reasons = [m.replace(str(tmp), "…") for m in r.reasons]
         rows.sort(key=lambda r: (r.student, r.assignment, r.notebook, r.arquivo))
@@ -711,14 +711,14 @@ def plan_class(ent: Submissions, everything: dict, pasta: Path) -> tuple[list[Gr
     fora: list[tuple] = []
     com_notebook: set[str] = set()
     for k, a in enumerate(ent.arquivos):
-        if not a.parece_notebook:
+        if not a.looks_like_notebook:
             fora.append((a.aluno, a.caminho, a.motivo or "não é um notebook (.ipynb): não foi corrigido"))
             continue
         t0 = time.monotonic()
         try:
-            with _prazo(READ_TIMEOUT_S):
-                item = _planejar_um(k, a, everything, pasta)
-        except _LeituraDemorada:
+            with _deadline(READ_TIMEOUT_S):
+                item = _plan_one(k, a, everything, pasta)
+        except _SlowRead:
             item = failed_row(a.aluno, None, base_name(a.nome), "grande_demais",
                               f"a leitura e o saneamento de “{a.caminho}” passaram de {READ_TIMEOUT_S:.0f} s: "
                               "não foi corrigido (notebook grande ou complexo demais)", arquivo=a.caminho)
@@ -739,22 +739,22 @@ def plan_class(ent: Submissions, everything: dict, pasta: Path) -> tuple[list[Gr
     return plan, rows, fora
 
 
-class _LeituraDemorada(Exception):
+class _SlowRead(Exception):
     """A leitura e o saneamento de uma entrega passaram do limite de tempo."""
 
 
 @contextlib.contextmanager
-def _prazo(segundos: float):
-    """Interrompe o bloco com :class:`_LeituraDemorada` depois de ``segundos`` (SIGALRM; só na thread
+def _deadline(segundos: float):
+    """Interrompe o bloco com :class:`_SlowRead` depois de ``segundos`` (SIGALRM; só na thread
     principal, onde a correção da turma roda; em outra thread, os limites de tamanho e de células bastam)."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
 
-    def estourou(signum, frame):
-        raise _LeituraDemorada
+    def expired(signum, frame):
+        raise _SlowRead
 
-    anterior = signal.signal(signal.SIGALRM, estourou)
+    anterior = signal.signal(signal.SIGALRM, expired)
     signal.setitimer(signal.ITIMER_REAL, segundos)
     try:
         yield
@@ -763,7 +763,7 @@ def _prazo(segundos: float):
         signal.signal(signal.SIGALRM, anterior)
 
 
-def _planejar_um(k: int, a, everything: dict, pasta: Path):
+def _plan_one(k: int, a, everything: dict, pasta: Path):
     """Uma entrega: a :class:`GradingTask` arrumada para corrigir, ou a :class:`Row` que diz por que não."""
     dados = None if (a.motivo or a.dados is None) else a.dados.read_bytes()
     excesso = too_large(len(dados)) if dados is not None else None
@@ -806,7 +806,7 @@ def _planejar_um(k: int, a, everything: dict, pasta: Path):
                    versao=f"versão anterior do curso ({versao.descricao})" if versao else "", copiadas=copiadas)
 
 
-def _marcar_copias(rows: list[Row]) -> None:
+def _mark_copies(rows: list[Row]) -> None:
     """Duas cópias do mesmo notebook na entrega de um aluno: cada uma tem a sua linha (coluna ``arquivo``) e
     a nota diz quais são as outras; o professor decide qual vale."""
     grupos: dict[tuple, list[Row]] = {}
@@ -824,18 +824,18 @@ def _marcar_copias(rows: list[Row]) -> None:
                                  f"outras: {', '.join(f'“{x}”' for x in outras)}{mesmo}): o professor decide qual vale")
 
 
-_TRABALHADOR: Worker | None = None  # um por processo de correção
+_WORKER: Worker | None = None  # um por processo de correção
 BUDGET_MARGIN_S = 5.0  # depois do orçamento, o processo de correção inteiro é morto (SIGKILL)
 
 
-def _processo_de_correcao(conn, tmp: Path, gradables: list, limites: Limits, isolar: bool, cell_timeout: int,
+def _grading_process(conn, tmp: Path, gradables: list, limites: Limits, isolar: bool, cell_timeout: int,
                           marca: str, k: int, mpl: Path) -> None:
     """Um processo de correção: monta o seu curso nbgrader e as suas caixas, avisa ``("pronto", None)`` e
     corrige cada :class:`GradingTask` recebida (responde ``("linha", (row, segundos))``) até receber ``None``."""
-    global _TRABALHADOR
+    global _WORKER
     try:
-        _TRABALHADOR = Worker(tmp / f"processo-{k}", gradables, k, limites, isolar, cell_timeout, marca)
-        _TRABALHADOR.mpl_cache = mpl
+        _WORKER = Worker(tmp / f"processo-{k}", gradables, k, limites, isolar, cell_timeout, marca)
+        _WORKER.mpl_cache = mpl
     except Exception as exc:  # noqa: BLE001 - o processo principal mostra o erro
         conn.send(("erro", f"{type(exc).__name__}: {exc}"))
         return
@@ -844,10 +844,10 @@ def _processo_de_correcao(conn, tmp: Path, gradables: list, limites: Limits, iso
         item = conn.recv()
         if item is None:
             return
-        conn.send(("linha", _tarefa(item)))
+        conn.send(("linha", _task(item)))
 
 
-def _esgotou_tempo(row: Row) -> bool:
+def _timed_out(row: Row) -> bool:
     """Tempo esgotado que foi da máquina, não do aluno: vale corrigir de novo, sozinha.
 
     Só quando há as duas medidas e as duas apontam a máquina: as caixas do notebook usaram menos da metade
@@ -857,13 +857,13 @@ def _esgotou_tempo(row: Row) -> bool:
     medida (na dúvida, não: a recorreção custaria outro orçamento inteiro)."""
     esgotou = row.status == "tempo_esgotado" or any("tempo esgotado" in r for r in row.reasons)
     return (esgotou and not row.tempo_do_aluno and row.cpu_ratio is not None and row.cpu_ratio < 0.5
-            and row.cpu_outros is not None and row.cpu_outros >= 0.5)
+            and row.cpu_others is not None and row.cpu_others >= 0.5)
 
 
-def _tarefa(e: GradingTask) -> tuple[Row, float]:
+def _task(e: GradingTask) -> tuple[Row, float]:
     t0 = time.perf_counter()
     try:
-        row = grade_one(_TRABALHADOR, e)
+        row = grade_one(_WORKER, e)
         if row.autograded and row.autograded.exists():  # o HTML do retorno, aqui: os processos rodam em paralelo
             row.corpo = notebook_body(row.autograded)
     except Exception as exc:  # noqa: BLE001 - uma entrega nunca derruba a correção da turma
@@ -910,7 +910,7 @@ class _GradingPool:
         self.limites, self.isolar, self.marca, self.log = limites, isolar, marca, log
         self.gradables = sorted({id(e.g): e.g for e in plan}.values(), key=lambda g: (g.assignment, g.notebook))
         self.ctx = multiprocessing.get_context("spawn")
-        self.mpl = _cache_matplotlib(tmp)
+        self.mpl = _matplotlib_cache(tmp)
         self.rows: list = [None] * len(plan)
         self.pendentes = deque(enumerate(plan))
         self.estado: dict = {}  # conexão -> {"proc", "k", "pronto", "tarefa", "t0"}
@@ -924,7 +924,7 @@ class _GradingPool:
         a, b = self.ctx.Pipe()
         k = self.proximo
         self.proximo += 1
-        proc = self.ctx.Process(target=_processo_de_correcao, daemon=True,
+        proc = self.ctx.Process(target=_grading_process, daemon=True,
                                 args=(b, self.tmp, self.gradables, self.limites, self.isolar, self.cell_timeout,
                                       self.marca, k, self.mpl))
         proc.start()
@@ -950,8 +950,8 @@ class _GradingPool:
             self.start_worker()
 
     def record(self, k: int, row: Row, seconds: float) -> None:
-        self.log(f"  {row.student} · {row.notebook}: {_num(row.total)}/{_num(row.maximum)} {row.status}"
-                 f" ({seconds:.1f} s)")
+        self.log(f"  {row.student} · {row.notebook}: {format_number(row.total)}/{format_number(row.maximum)} "
+                 f"{row.status} ({seconds:.1f} s)")
         self.rows[k] = row
 
     def dispatch(self) -> None:

@@ -58,7 +58,7 @@ class OldVersion:
 
 
 @functools.lru_cache(maxsize=1)
-def _tabela() -> dict:
+def _table() -> dict:
     if not TABELA.exists():
         return {"versoes": []}
     return json.loads(TABELA.read_text(encoding="utf-8"))
@@ -70,7 +70,7 @@ def old_versions() -> tuple[OldVersion, ...]:
     return tuple(OldVersion(v["caminho"], v["aula"], v["notebook"], tuple(v["commits"]), tuple(v["datas"]),
                         frozenset(v["ids"]), dict(v["mapa_ids"]), dict(v["funcoes"]), tuple(v["verificacoes"]),
                         frozenset(v["fontes"]), {k: frozenset(x) for k, x in v["respostas"].items()})
-                 for v in _tabela()["versoes"])
+                 for v in _table()["versoes"])
 
 
 def answers_of_all_versions(aula: str, notebook: str) -> dict[str, frozenset]:
@@ -85,7 +85,7 @@ def answers_of_all_versions(aula: str, notebook: str) -> dict[str, frozenset]:
 
 
 # nome antigo -> nome atual, de todas as versões (mais os nomes dos notebooks da versão anterior ao git)
-_DE_ANTES = {
+_BEFORE_TABLE = {
     "embeddings_pulou_alto_parecidos": "similar_embeddings",
     "atencao_com_projecoes": "attention_with_projections",
     "visualizar_atencao": "visualize_attention",
@@ -97,7 +97,7 @@ _DE_ANTES = {
     "massa_especiais": "special_token_mass",
     "linha_de_atencao": "attention_row",
 }
-RENAMED_FUNCTIONS = _DE_ANTES | {a: n for v in old_versions() for a, n in v.funcoes.items()}
+RENAMED_FUNCTIONS = _BEFORE_TABLE | {a: n for v in old_versions() for a, n in v.funcoes.items()}
 
 
 def defined_functions(fonte: str) -> list[str]:
@@ -110,7 +110,7 @@ def defined_functions(fonte: str) -> list[str]:
     return [n.name for n in arvore.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
 
 
-def _define(fonte: str, nome: str) -> bool:
+def _defines(fonte: str, nome: str) -> bool:
     return re.search(rf"^\s*(def\s+{nome}\s*\(|{nome}\s*=(?!=))", fonte, flags=re.M) is not None
 
 
@@ -118,21 +118,21 @@ def update_answer(fonte: str, renomeadas: dict | None = None) -> tuple[str, list
     """A célula de resposta ``fonte`` com ``novo = antigo`` no fim para cada função definida só com o nome
     antigo (de ``renomeadas``, padrão :data:`RENAMED_FUNCTIONS`); devolve (fonte, nomes antigos encontrados)."""
     renomeadas = RENAMED_FUNCTIONS if renomeadas is None else renomeadas
-    achados = [antigo for antigo, novo in renomeadas.items() if _define(fonte, antigo) and not _define(fonte, novo)]
+    achados = [antigo for antigo, novo in renomeadas.items() if _defines(fonte, antigo) and not _defines(fonte, novo)]
     if not achados:
         return fonte, []
     linhas = "\n".join(f"{renomeadas[a]} = {a}  # nome da versão anterior do curso" for a in achados)
     return fonte.rstrip("\n") + "\n" + linhas + "\n", achados
 
 
-def _ids(nb: dict) -> set[str]:
+def _cell_ids(nb: dict) -> set[str]:
     from .catalogo import grade_ids
 
     return set(grade_ids(nb))
 
 
 @functools.lru_cache(maxsize=None)
-def _fontes_atuais(source: Path) -> frozenset:
+def _current_sources(source: Path) -> frozenset:
     """Impressões digitais das células do notebook de aluno atual (gerado de ``source``, em ``solutions/``)."""
     from .catalogo import ROOT, SOLUTIONS, cell_fingerprint
 
@@ -156,13 +156,13 @@ def recognize_version(nb: dict | None, everything: dict) -> OldVersion | None:
 
     if not isinstance(nb, dict) or not isinstance(nb.get("cells"), list):
         return None
-    ids = _ids(nb)
+    ids = _cell_ids(nb)
     if not ids:
         return None
     fontes = {cell_fingerprint(c) for c in nb["cells"] if isinstance(c, dict)}
     melhor, escolhida = (0, 0, 0), None
     for g in everything.values():
-        nota = (len(ids & set(all_ids(g.source))), len(fontes & _fontes_atuais(g.source)), 1)
+        nota = (len(ids & set(all_ids(g.source))), len(fontes & _current_sources(g.source)), 1)
         if nota > melhor:
             melhor, escolhida = nota, None
     for v in old_versions():
