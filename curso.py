@@ -234,7 +234,7 @@ def install(runner: Runner, options=None) -> int:
 
 def _configure_step(py) -> list:
     """O passo que aplica as configurações do curso ao ambiente de ``py`` (scripts/preparar_trabalho.py)."""
-    return [py, "-c", "import sys; sys.path.insert(0, \"scripts\"); import preparar_trabalho as p; p.configurar()"]
+    return [py, "-c", "import sys; sys.path.insert(0, \"scripts\"); import preparar_trabalho as p; p.configure()"]
 
 
 def install_test_deps(runner: Runner, options=None) -> int:

@@ -53,7 +53,7 @@ def prepare() -> list[Path]:
 
 # Lido pelo IPython ao iniciar um kernel com o Python deste ambiente (<ambiente>/etc/ipython): as dicas em português
 # de atencao.dicas para o NameError de uma célula rodada antes da que ela precisa (fora da correção automática).
-CONFIG_DO_KERNEL = """\
+KERNEL_CONFIG = """\
 # Escrito por scripts/preparar_trabalho.py (curso "Self-attention do zero"): as dicas em português para um
 # NameError (célula rodada antes da de importações ou da função), fora da correção automática.
 import os
@@ -65,14 +65,14 @@ if not os.environ.get("NBGRADER_EXECUTION"):
 
 # Lido pelo servidor Jupyter deste ambiente: os notebooks de solutions/ abrem marcados como SOLUÇÃO e somente
 # leitura (atencao.solucoes; CURSO_SOLUCOES_EDITAVEIS=1 make lab para editá-los).
-CONFIG_DO_SERVIDOR = """\
+SERVER_CONFIG = """\
 # Escrito por scripts/preparar_trabalho.py (curso "Self-attention do zero"): os notebooks de solutions/ abrem
 # marcados como SOLUÇÃO e somente leitura (atencao.solucoes; CURSO_SOLUCOES_EDITAVEIS=1 para editá-los).
 c.ServerApp.contents_manager_class = "atencao.solucoes.SolucoesSomenteLeitura"
 """
 
 
-def configurar(prefixo: Path | None = None) -> Path:
+def configure(prefixo: Path | None = None) -> Path:
     """As configurações do curso no JupyterLab do ambiente ``prefixo`` (o atual, por padrão); devolve o
     arquivo de configurações escrito. Também escreve ``<prefixo>/etc/ipython/ipython_kernel_config.py``, que
     carrega as dicas de :mod:`atencao.dicas` em cada kernel, e
@@ -84,10 +84,10 @@ def configurar(prefixo: Path | None = None) -> Path:
     shutil.copy(ROOT / "scripts" / "overrides.json", destino)
     kernel = prefixo / "etc" / "ipython" / "ipython_kernel_config.py"
     kernel.parent.mkdir(parents=True, exist_ok=True)
-    kernel.write_text(CONFIG_DO_KERNEL, encoding="utf-8")
+    kernel.write_text(KERNEL_CONFIG, encoding="utf-8")
     servidor = prefixo / "etc" / "jupyter" / "jupyter_server_config.py"
     servidor.parent.mkdir(parents=True, exist_ok=True)
-    servidor.write_text(CONFIG_DO_SERVIDOR, encoding="utf-8")
+    servidor.write_text(SERVER_CONFIG, encoding="utf-8")
     jupyter = [sys.executable, "-m", "jupyter"]
     comandos = [jupyter + ["labextension", "disable", "--level=sys_prefix", "@jupyter/nbgrader"]]
     for ext in ("formgrader", "validate_assignment", "assignment_list", "course_list"):
@@ -101,7 +101,7 @@ def configurar(prefixo: Path | None = None) -> Path:
     return destino
 
 
-def servidores_rodando(runtime_dir: Path | None = None) -> list[dict]:
+def running_servers(runtime_dir: Path | None = None) -> list[dict]:
     """O que os servidores Jupyter escreveram nos seus arquivos de estado (``jpserver-*.json`` na pasta de
     execução do Jupyter): o mesmo que ``jupyter_server.serverapp.list_running_servers`` lê, sem importar o
     servidor (que, numa máquina ocupada, levava dezenas de segundos só para dizer que o curso já está aberto).
@@ -121,16 +121,16 @@ def servidores_rodando(runtime_dir: Path | None = None) -> list[dict]:
     return infos
 
 
-def servidores_do_curso(root: Path = ROOT, runtime_dir: Path | None = None) -> list[dict]:
+def course_servers(root: Path = ROOT, runtime_dir: Path | None = None) -> list[dict]:
     """Os servidores Jupyter vivos (dos arquivos de estado do Jupyter) que servem a pasta do curso."""
     vivos = []
-    for info in servidores_rodando(runtime_dir):
-        if Path(info.get("root_dir", "")).resolve() == root.resolve() and _vivo(info.get("pid")):
+    for info in running_servers(runtime_dir):
+        if Path(info.get("root_dir", "")).resolve() == root.resolve() and _pid_alive(info.get("pid")):
             vivos.append(info)
     return vivos
 
 
-def _vivo(pid) -> bool:
+def _pid_alive(pid) -> bool:
     try:
         os.kill(int(pid), 0)
     except (TypeError, ValueError, ProcessLookupError):
@@ -140,38 +140,38 @@ def _vivo(pid) -> bool:
     return True
 
 
-def porta_ocupada(porta: int) -> bool:
+def port_in_use(porta: int) -> bool:
     """Alguém já escuta em ``porta`` (em localhost)?"""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.settimeout(0.5)
         return s.connect_ex(("127.0.0.1", porta)) == 0
 
 
-def torch_com_cuda() -> bool:
+def torch_has_cuda() -> bool:
     """O PyTorch instalado veio com as bibliotecas da NVIDIA (a versão com CUDA, de vários GB)?"""
     nomes = {(d.metadata["Name"] or "").lower() for d in importlib.metadata.distributions()}
     return "torch" in nomes and any(n.startswith("nvidia-") for n in nomes)
 
 
 # Os códigos de saída de antes_de_abrir (o curso.py devolve 0 para JA_ABERTO: o endereço já foi dito).
-PODE_ABRIR, JA_ABERTO, PORTA_OCUPADA = 0, 3, 4
+CAN_OPEN, ALREADY_OPEN, PORT_IN_USE = 0, 3, 4
 
 
-def antes_de_abrir(porta: int) -> int:
+def check_before_opening(porta: int) -> int:
     """As conferências de ``make lab``; devolve o código de saída: 0 (pode abrir), 3 (o curso já está aberto,
     e o endereço foi impresso) ou 4 (a porta está ocupada por outro programa)."""
-    abertos = servidores_do_curso()
+    abertos = course_servers()
     if abertos:
         info = abertos[0]
         print(f"O curso já está aberto: {info.get('url', '')}lab?token={info.get('token', '')}\n"
               f"Abra esse endereço no navegador. Para fechar aquele servidor: Ctrl+C no terminal em que ele roda, "
               f"ou File > Shut Down no JupyterLab; depois rode `make lab` (sem make: `python3 curso.py lab`) de novo.")
-        return JA_ABERTO
-    if porta_ocupada(porta):
+        return ALREADY_OPEN
+    if port_in_use(porta):
         print(f"A porta {porta} está ocupada por outro programa. Use outra: make lab PORT={porta + 2} (sem make: "
               f"python3 curso.py lab --porta {porta + 2})")
-        return PORTA_OCUPADA
-    if torch_com_cuda():
+        return PORT_IN_USE
+    if torch_has_cuda():
         print("Aviso: o PyTorch instalado é a versão com CUDA (vários GB); o curso usa só a CPU e funciona assim "
               "mesmo. Para trocar pela versão de CPU (cerca de 190 MB): python -m pip install torch==2.13.0 "
               "--index-url https://download.pytorch.org/whl/cpu (com o Python do ambiente do curso: "
@@ -182,13 +182,13 @@ def antes_de_abrir(porta: int) -> int:
 if __name__ == "__main__":
     args = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     args.add_argument("--porta", type=int, default=None, help="a porta do JupyterLab (confere se está livre)")
-    args.add_argument("--configurar", action="store_true",
+    args.add_argument("--configurar", dest="configure", action="store_true",
                       help="aplica as configurações do curso ao JupyterLab deste ambiente (conda, Binder)")
     opcoes = args.parse_args()
     porta = opcoes.porta
-    if opcoes.configurar:
-        print(f"Configurações do curso aplicadas: {configurar()}")
-    if porta is not None and (codigo := antes_de_abrir(porta)):
+    if opcoes.configure:
+        print(f"Configurações do curso aplicadas: {configure()}")
+    if porta is not None and (codigo := check_before_opening(porta)):
         sys.exit(codigo)
     new = prepare()
     if new:

@@ -145,7 +145,7 @@ def test_instalar_de_novo_quando_o_requirements_muda(copia, sem_make):
     chamadas = [c["args"] for c in _chamadas(copia)]
     assert chamadas[:2] == [["-m", "pip", "install", "--upgrade", "--quiet", "pip"],
                             ["-m", "pip", "install", "--quiet", "-r", "requirements.txt"]]
-    assert chamadas[2][0] == "-c" and "p.configurar()" in chamadas[2][1] and len(chamadas) == 3
+    assert chamadas[2][0] == "-c" and "p.configure()" in chamadas[2][1] and len(chamadas) == 3
     assert marca.stat().st_mtime > 0
     # a instalação nova deixa os pacotes dos testes para trás: o próximo test os instala antes
     (copia.parent / "chamadas.jsonl").unlink()
@@ -210,7 +210,7 @@ def test_test_minimo_instala_os_minimos_num_ambiente_a_parte(copia, sem_make):
     assert chamadas[:3] == [["-m", "pip", "install", "--upgrade", "--quiet", "pip"],
                             ["-m", "pip", "install", "--quiet", "-r", "requirements-min.txt"],
                             ["-m", "pip", "check"]]
-    assert chamadas[3][0] == "-c" and "configurar()" in chamadas[3][1]  # as configurações do curso, como no .venv
+    assert chamadas[3][0] == "-c" and "configure()" in chamadas[3][1]  # as configurações do curso, como no .venv
     testes = chamadas[4]
     assert testes[:2] == ["-m", "pytest"] and "not lento" in testes and {"tests", "notebooks"} <= set(testes)
     assert "solutions" not in testes and "--ignore=tests/test_correcao.py" in testes and len(chamadas) == 5

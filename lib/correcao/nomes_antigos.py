@@ -29,7 +29,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-TABELA = Path(__file__).with_name("versoes_antigas.json")
+TABLE = Path(__file__).with_name("versoes_antigas.json")
 
 
 @dataclass(frozen=True)
@@ -59,9 +59,9 @@ class OldVersion:
 
 @functools.lru_cache(maxsize=1)
 def _table() -> dict:
-    if not TABELA.exists():
+    if not TABLE.exists():
         return {"versoes": []}
-    return json.loads(TABELA.read_text(encoding="utf-8"))
+    return json.loads(TABLE.read_text(encoding="utf-8"))
 
 
 @functools.lru_cache(maxsize=1)
