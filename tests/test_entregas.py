@@ -185,7 +185,7 @@ def test_nomes_de_arquivo_do_retorno_seguros_e_unicos():
     rows = [relatorio.Row("a:b", "aula", "nb"), relatorio.Row("a?b", "aula", "nb"), relatorio.Row("a?b", "aula", "nb"),
             relatorio.Row("", "", "solto")]
     assert relatorio._feedback_pages(rows) == ["a_b/aula-nb.html", "a_b-2/aula-nb.html", "a_b-2/aula-nb-copia-2.html",
-                                        "_fora-das-pastas/solto.html"]
+                                               "_fora-das-pastas/solto.html"]
 
 
 def test_texto_do_aluno_nao_vira_formula_na_planilha():

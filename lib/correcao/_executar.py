@@ -136,7 +136,7 @@ def main() -> None:
 
     def send_cell(index, cell):
         send({"celula": index, "outputs": cell.get("outputs", []), "execution_count": cell.get("execution_count"),
-                "cortada": client._cortadas.get(index, "")})
+              "cortada": client._cortadas.get(index, "")})
 
     try:
         with client.setup_kernel():

@@ -223,7 +223,7 @@ def main() -> None:
             vivo = isinstance(pronto, dict) and pronto.get("pronto") == gid
         if not vivo:
             send({"grade_id": gid, "passou": False,
-                    "detalhe": "o código do notebook parou antes desta verificação "
+                  "detalhe": "o código do notebook parou antes desta verificação "
                                "(tempo esgotado ou processo parado)"})
             continue
         try:

@@ -31,7 +31,7 @@ MAX_FILE_BYTES = 50 * 2**20  # um notebook de exercício tem dezenas de KB; acim
 
 # restos de sistemas e programas, nunca trabalho do aluno
 JUNK_DIRS = {"__macosx", ".ipynb_checkpoints", "__pycache__", ".git", ".trash", ".trashes", ".spotlight-v100",
-               ".fseventsd", ".temporaryitems", "$recycle.bin"}
+             ".fseventsd", ".temporaryitems", "$recycle.bin"}
 JUNK_FILES = {".ds_store", "thumbs.db", "desktop.ini", ".localized", "icon\r"}
 
 
@@ -216,7 +216,7 @@ def _relevant(nome: str) -> bool:
 
 
 _FIXED_COURSE_NAMES = {"notebooks", "solutions", "trabalho", "source", "submitted", "autograded", "release",
-                         "exercicios", "exercícios", "projeto", "projetos", "teoria", "codigo", "código"}
+                       "exercicios", "exercícios", "projeto", "projetos", "teoria", "codigo", "código"}
 _LESSON_DIR = re.compile(r"^(aula|m[oó]dulo|lesson|module)[-_ ]*\d+$")
 
 

@@ -635,7 +635,7 @@ class Sandbox:
 
     # ---------- execução ----------
     def start(self, workdir: Path, modulo: str, extra_env: dict | None = None, pass_fds=(),
-                stdin=subprocess.PIPE, stdout=subprocess.PIPE) -> subprocess.Popen:
+              stdin=subprocess.PIPE, stdout=subprocess.PIPE) -> subprocess.Popen:
         """Inicia ``python -I -m modulo`` na caixa e volta sem esperar: um :class:`subprocess.Popen`.
 
         ``pass_fds``: descritores que entram na caixa com o mesmo número (ex.: uma ponta de um
@@ -673,7 +673,7 @@ class Sandbox:
         return proc
 
     def run(self, workdir: Path, modulo: str, entrada: bytes, extra_env: dict | None = None,
-              relogio_s: float | None = None) -> SandboxRun:
+            relogio_s: float | None = None) -> SandboxRun:
         """Roda ``modulo`` na caixa, com ``entrada`` na entrada padrão; mata tudo ao passar de ``relogio_s``
         (padrão: ``limites.relogio_s``) ou do prazo do :attr:`grupo`, o que vier antes. A saída padrão lida
         é limitada a 64 MiB (:data:`MAX_OUTPUT_BYTES`)."""

@@ -590,7 +590,7 @@ def _verifier_scores(g: Gradable, row: Row, res: ExecutionResult) -> bool:
             discordam.append(gid)
     if discordam:  # o kernel reprovou e o verificador aprovou: os pontos esperam o professor
         withhold(row, discordam, "reprovada no notebook, mas aprovada na conferência independente ("
-              + ", ".join(discordam) + "): o professor confere a resposta")
+                 + ", ".join(discordam) + "): o professor confere a resposta")
         review = True
     return review
 
@@ -661,7 +661,7 @@ def grade_class(entregas: Path, saida: Path, cell_timeout: int = 30, notebook_ti
     everything = catalog()
     workers = workers or min(2, os.cpu_count() or 1)
     limites = Limits(memoria_mb=memoria_mb, cpu_s=int(notebook_timeout), relogio_s=notebook_timeout,
-                      memoria_total_mb=memoria_total_mb, disco_mb=disco_mb)
+                     memoria_total_mb=memoria_total_mb, disco_mb=disco_mb)
     marca = marca or secrets.token_hex(8)
     if isolar:
         Sandbox(limites, isolar=True, marca=marca)  # falha cedo, com a mensagem de instalação, sem o bwrap
@@ -803,7 +803,7 @@ def _plan_one(k: int, a, everything: dict, pasta: Path):
     path = pasta / f"e{k:05d}.ipynb"
     path.write_text(json.dumps(arrumado, ensure_ascii=False), encoding="utf-8")
     return GradingTask(a.aluno, f"e{k:05d}", g, path, a.caminho, ([nota] if nota else []) + notas, ausentes=ausentes,
-                   versao=f"versão anterior do curso ({versao.descricao})" if versao else "", copiadas=copiadas)
+                       versao=f"versão anterior do curso ({versao.descricao})" if versao else "", copiadas=copiadas)
 
 
 def _mark_copies(rows: list[Row]) -> None:
@@ -829,7 +829,7 @@ BUDGET_MARGIN_S = 5.0  # depois do orçamento, o processo de correção inteiro 
 
 
 def _grading_process(conn, tmp: Path, gradables: list, limites: Limits, isolar: bool, cell_timeout: int,
-                          marca: str, k: int, mpl: Path) -> None:
+                     marca: str, k: int, mpl: Path) -> None:
     """Um processo de correção: monta o seu curso nbgrader e as suas caixas, avisa ``("pronto", None)`` e
     corrige cada :class:`GradingTask` recebida (responde ``("linha", (row, segundos))``) até receber ``None``."""
     global _WORKER

@@ -68,8 +68,8 @@ def _table() -> dict:
 def old_versions() -> tuple[OldVersion, ...]:
     """As versões anteriores de todos os notebooks, da tabela guardada."""
     return tuple(OldVersion(v["caminho"], v["aula"], v["notebook"], tuple(v["commits"]), tuple(v["datas"]),
-                        frozenset(v["ids"]), dict(v["mapa_ids"]), dict(v["funcoes"]), tuple(v["verificacoes"]),
-                        frozenset(v["fontes"]), {k: frozenset(x) for k, x in v["respostas"].items()})
+                            frozenset(v["ids"]), dict(v["mapa_ids"]), dict(v["funcoes"]), tuple(v["verificacoes"]),
+                            frozenset(v["fontes"]), {k: frozenset(x) for k, x in v["respostas"].items()})
                  for v in _table()["versoes"])
 
 
