@@ -112,7 +112,7 @@ def test_sem_bwrap_a_caixa_recusa_com_instrucao_de_instalacao(monkeypatch):
     isolamento.Sandbox(isolamento.Limits(), isolar=False)  # sem isolamento: permitido, e só quando pedido
 
 
-# ---------- o orçamento por notebook (Grupo): memória somada, disco, prazo, pipes entre caixas ----------
+# ---------- o orçamento por notebook (NotebookBudget): memória somada, disco, prazo, pipes entre caixas ----------
 class CaixaDeTeste(isolamento.Sandbox):
     """A caixa de verdade, rodando ``python -c codigo`` no lugar de ``python -m modulo``."""
 

@@ -422,7 +422,7 @@ class GradingTask:
     segundos_leitura: float = 0.0  # o que a leitura e o saneamento já gastaram do orçamento do notebook
     ausentes: list = field(default_factory=list)  # verificações que a versão do curso do aluno não tinha
     versao: str = ""  # a versão anterior do curso do notebook ("" = a atual)
-    copiadas: tuple = ((), ())  # (respostas iguais às soluções, verificações delas): veja iguais_as_solucoes
+    copiadas: tuple = ((), ())  # (respostas iguais às soluções, verificações delas): veja copied_from_solutions
 
 
 FEEDBACK_RESERVE_S = 15.0  # do orçamento do notebook, o que fica para as notas do nbgrader e o HTML do retorno
@@ -890,7 +890,7 @@ def _grade_parallel(tmp: Path, plan: list, cell_timeout: int, notebook_timeout: 
     try:
         while pool.busy():
             pool.dispatch()
-            pool.receive()
+            pool.collect()
             pool.kill_overdue()
     finally:
         pool.close()
@@ -962,7 +962,7 @@ class _GradingPool:
                 st["tarefa"], st["t0"] = k, time.monotonic()
                 conn.send(e)
 
-    def receive(self) -> None:
+    def collect(self) -> None:
         """O que os processos mandaram em até 0,5 s: pronto, uma linha corrigida, ou a queda de um deles."""
         from multiprocessing.connection import wait
 
