@@ -227,7 +227,7 @@ def test_sem_cgroup_o_vigia_ainda_limita_a_soma(tmp_path, monkeypatch):
     with isolamento.NotebookBudget(f"{marca}-rss", limites, relogio_s=60) as grupo:
         run = _caixa(FILHOS, limites, grupo, 1, marca).run(tmp_path / "w", "x", b"")
     assert grupo.tipo == "rlimit"
-    assert grupo.motivo == "memoria" and run.morta_por == "memoria", run
+    assert grupo.motivo == "memoria" and run.killed_by == "memoria", run
     assert time.monotonic() - t0 < 20
     _sem_sobras(marca)
 

@@ -119,14 +119,14 @@ class Limits:
 @dataclass
 class SandboxRun:
     """O que uma execução devolveu: a saída padrão (bytes), o código de saída, se passou do tempo e quanto
-    levou. ``morta_por``: ``"tempo"`` ou ``"memoria"`` quando o :class:`NotebookBudget` matou a caixa (o prazo do
+    levou. ``killed_by``: ``"tempo"`` ou ``"memoria"`` quando o :class:`NotebookBudget` matou a caixa (o prazo do
     notebook acabou, ou a soma da memória passou do total), ``""`` senão."""
 
     stdout: bytes
     returncode: int | None
     tempo_esgotado: bool
     segundos: float
-    morta_por: str = ""
+    killed_by: str = ""
 
 
 MAX_OUTPUT_BYTES = 64 * 2**20  # o que o corretor lê da saída padrão de uma caixa; o resto é descartado
@@ -682,7 +682,7 @@ class Sandbox:
         if self.grupo is not None:
             limit = min(limit, self.grupo.remaining())
             if limit <= 0:
-                return SandboxRun(b"", None, True, 0.0, morta_por="tempo")
+                return SandboxRun(b"", None, True, 0.0, killed_by="tempo")
         proc = self.start(workdir, modulo, extra_env)
         chunks: list[bytes] = []
 
@@ -725,7 +725,7 @@ class Sandbox:
         morta = self.grupo.motivo if self.grupo is not None else ""
         if morta == "tempo":
             timed_out = True
-        return SandboxRun(b"".join(chunks), proc.returncode, timed_out, time.perf_counter() - t0, morta_por=morta)
+        return SandboxRun(b"".join(chunks), proc.returncode, timed_out, time.perf_counter() - t0, killed_by=morta)
 
     def _kill(self, proc: subprocess.Popen) -> None:
         try:

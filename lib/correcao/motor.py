@@ -76,17 +76,17 @@ class ExecutionResult:
     """O que as duas caixas disseram de um notebook."""
 
     flags: list = field(default_factory=list)  # motivos da varredura
-    veredito: dict = field(default_factory=dict)  # grade_id -> (passou: bool | None, detalhe)
-    alteracoes: list = field(default_factory=list)  # módulos alterados, vistos na conferência
-    situacao: str = ""  # "", tempo_esgotado, memoria_esgotada, kernel_morreu
+    verdicts: dict = field(default_factory=dict)  # grade_id -> (passou: bool | None, detalhe)
+    changed_modules: list = field(default_factory=list)  # módulos alterados, vistos na conferência
+    outcome: str = ""  # "", tempo_esgotado, memoria_esgotada, kernel_morreu
     cpu_ratio: float | None = None  # tempo de CPU / tempo de relógio do kernel (None: não informado)
-    onde: str = ""  # a célula em que a execução parou
-    continuou: bool = False  # tempo esgotado numa célula só: ela foi interrompida e o resto do notebook rodou
-    reprovadas_no_kernel: set = field(default_factory=set)  # verificações que rodaram no kernel e reprovaram
-    cortadas: list = field(default_factory=list)  # (célula, "celula"/"notebook"): saídas cortadas por excesso
-    ignorou: str = ""  # a célula em que o kernel ignorou a interrupção (e foi encerrado)
-    memoria_total: bool = False  # a soma da memória do notebook passou do limite (não a de um processo)
-    morta_por: str = ""  # "tempo"/"memoria": o orçamento do notebook matou as caixas
+    where: str = ""  # a célula em que a execução parou
+    continued: bool = False  # tempo esgotado numa célula só: ela foi interrompida e o resto do notebook rodou
+    failed_in_kernel: set = field(default_factory=set)  # verificações que rodaram no kernel e reprovaram
+    truncated: list = field(default_factory=list)  # (célula, "celula"/"notebook"): saídas cortadas por excesso
+    ignored_interrupt: str = ""  # a célula em que o kernel ignorou a interrupção (e foi encerrado)
+    notebook_memory: bool = False  # a soma da memória do notebook passou do limite (não a de um processo)
+    killed_by: str = ""  # "tempo"/"memoria": o orçamento do notebook matou as caixas
 
 
 def _read_messages(stdout: bytes, nonce: str) -> list[dict]:
@@ -209,7 +209,7 @@ class Worker:
                   "env": {"NBGRADER_EXECUTION": "autograde"}}
         run = self.caixa.run(work, "correcao._executar", json.dumps(pedido).encode("utf-8"))
         shutil.rmtree(work, ignore_errors=True)
-        res.morta_por = run.morta_por
+        res.killed_by = run.killed_by
         executed, end = _apply_kernel_messages(nb, _read_messages(run.stdout, nonce), res)
         group_memory = self.grupo is not None and self.grupo.memory_exhausted()
         _classify_kernel_outcome(nb, executed, end, run.tempo_esgotado, group_memory, res)
@@ -278,17 +278,17 @@ class Worker:
         for msg in _read_messages(saida, nonce):
             if "inicio" in msg:
                 iniciada = msg["inicio"]
-            elif "grade_id" in msg and msg["grade_id"] in pendentes and msg["grade_id"] not in res.veredito:
+            elif "grade_id" in msg and msg["grade_id"] in pendentes and msg["grade_id"] not in res.verdicts:
                 passou = msg.get("passou")
-                res.veredito[msg["grade_id"]] = (passou is True, str(msg.get("detalhe", ""))[:300])
+                res.verdicts[msg["grade_id"]] = (passou is True, str(msg.get("detalhe", ""))[:300])
                 iniciada = None
         morta = self.grupo.motivo if self.grupo is not None else ""
         motivo = ("tempo esgotado" if tempo_esgotado else
                   "memória do notebook esgotada" if morta == "memoria" else "o processo parou")
         for gid in pendentes:
-            if gid not in res.veredito:
+            if gid not in res.verdicts:
                 onde = "nesta verificação" if gid == iniciada else "antes desta verificação"
-                res.veredito[gid] = (False, f"a conferência parou {onde} ({motivo})")
+                res.verdicts[gid] = (False, f"a conferência parou {onde} ({motivo})")
 
 
 def _apply_kernel_messages(nb, messages: list[dict], res: ExecutionResult) -> tuple[set[int], object]:
@@ -312,7 +312,7 @@ def _apply_kernel_messages(nb, messages: list[dict], res: ExecutionResult) -> tu
             nb.cells[index].execution_count = count if isinstance(count, int) else None
             executed.add(index)
             if msg.get("cortada") in ("celula", "notebook"):
-                res.cortadas.append((index, msg["cortada"]))
+                res.truncated.append((index, msg["cortada"]))
     return executed, end
 
 
@@ -324,7 +324,7 @@ def _cells_with_error(nb, executed: set[int], *names: str) -> list[int]:
 
 def _classify_kernel_outcome(nb, executed: set[int], end, timed_out: bool, group_memory: bool,
                              res: ExecutionResult) -> None:
-    """A situação da execução no kernel (``res.situacao``, ``res.onde`` e afins), a partir da mensagem de fim
+    """A situação da execução no kernel (``res.outcome``, ``res.where`` e afins), a partir da mensagem de fim
     ``end``, do tempo da caixa e da memória do notebook inteiro (``group_memory``)."""
     last = max(executed) if executed else -1
     # o nbclient interrompe a célula que passou do tempo: o erro é o KeyboardInterrupt da interrupção
@@ -333,26 +333,26 @@ def _classify_kernel_outcome(nb, executed: set[int], end, timed_out: bool, group
     end_text = end if isinstance(end, str) else ""
     if end_text.startswith("ignorou_interrupcao:"):
         index = int(end_text.split(":")[1]) if end_text.split(":")[1].isdigit() else last
-        res.situacao, res.onde, res.ignorou = "tempo_esgotado", _cell_name(nb, index), _cell_name(nb, index)
+        res.outcome, res.where, res.ignored_interrupt = "tempo_esgotado", _cell_name(nb, index), _cell_name(nb, index)
     elif group_memory and (timed_out or end is None or str(end).startswith("kernel_morreu")):
-        res.situacao, res.onde, res.memoria_total = "memoria_esgotada", _cell_name(nb, last + 1), True
+        res.outcome, res.where, res.notebook_memory = "memoria_esgotada", _cell_name(nb, last + 1), True
     elif timed_out:
-        res.situacao, res.onde = "tempo_esgotado", _cell_name(nb, last + 1)
+        res.outcome, res.where = "tempo_esgotado", _cell_name(nb, last + 1)
     elif timeout:  # uma célula passou do tempo e foi interrompida; o resto do notebook rodou
-        res.situacao, res.onde, res.continuou = "tempo_esgotado", _cell_name(nb, timeout[0]), True
+        res.outcome, res.where, res.continued = "tempo_esgotado", _cell_name(nb, timeout[0]), True
     elif end_text.startswith("kernel_morreu"):
         index = int(end_text.split(":")[1]) if ":" in end_text else last + 1
-        res.situacao, res.onde = "kernel_morreu", _cell_name(nb, index)
+        res.outcome, res.where = "kernel_morreu", _cell_name(nb, index)
     elif end is None or end_text.startswith("erro"):
-        res.situacao, res.onde = "kernel_morreu", _cell_name(nb, last + 1)
-    if memory and not res.memoria_total:
-        res.situacao = "memoria_esgotada"
-        res.onde = _cell_name(nb, memory[0])
+        res.outcome, res.where = "kernel_morreu", _cell_name(nb, last + 1)
+    if memory and not res.notebook_memory:
+        res.outcome = "memoria_esgotada"
+        res.where = _cell_name(nb, memory[0])
 
 
 def _mark_checks(nb, executed: set[int], res: ExecutionResult) -> None:
     """As verificações que rodaram no kernel e reprovaram (no modo de correção, AssertionError) vão para
-    ``res.reprovadas_no_kernel``: se o verificador isolado aprovar uma delas, os dois discordam e a linha vai para
+    ``res.failed_in_kernel``: se o verificador isolado aprovar uma delas, os dois discordam e a linha vai para
     revisão. Uma verificação que não rodou ganha um erro, porque não pode valer ponto (o nbgrader daria, por não
     ter erro)."""
     from nbformat import from_dict
@@ -361,7 +361,7 @@ def _mark_checks(nb, executed: set[int], res: ExecutionResult) -> None:
         cell = nb.cells[index]
         if is_check(cell) and any(o.get("output_type") == "error" and o.get("ename") == "AssertionError"
                                   for o in cell.outputs):
-            res.reprovadas_no_kernel.add(nbgrader_meta(cell)["grade_id"])
+            res.failed_in_kernel.add(nbgrader_meta(cell)["grade_id"])
     for index, cell in enumerate(nb.cells):
         if cell.cell_type == "code" and index not in executed and is_check(cell):
             cell.outputs = [from_dict({"output_type": "error", "ename": "NaoExecutada", "evalue":
@@ -480,7 +480,7 @@ def _grade_one(w: Worker, e: GradingTask, grupo: NotebookBudget) -> Row:
     _old_version_failures(g, row, e.versao)
     row.cpu_ratio = res.cpu_ratio
     # o tempo foi do aluno (nunca se corrige de novo): ignorou a interrupção, inundou a saída ou estourou a memória
-    row.tempo_do_aluno = bool(res.ignorou or res.cortadas or res.memoria_total)
+    row.tempo_do_aluno = bool(res.ignored_interrupt or res.truncated or res.notebook_memory)
     return row
 
 
@@ -552,20 +552,20 @@ def _apply_verification(g: Gradable, row: Row, res: ExecutionResult) -> None:
     para revisão. Depois, a situação e os motivos."""
     review = _verifier_scores(g, row, res)
     review = _tampering_reasons(row, res) or review
-    for index, onde in res.cortadas[:5]:
+    for index, onde in res.truncated[:5]:
         row.reasons.append(f"saída cortada na célula {index + 1}: "
                            + ("a célula" if onde == "celula" else "o notebook")
                            + " passou do limite de saída; o resto não foi guardado e a célula foi interrompida")
     reason = _outcome_reason(res)
     if reason:
         row.reasons.append(reason)
-    if (res.flags or res.alteracoes) and any(v > 0 for v in row.scores.values()):  # o kernel inteiro em dúvida
+    if (res.flags or res.changed_modules) and any(v > 0 for v in row.scores.values()):  # o kernel inteiro em dúvida
         withhold(row, list(row.scores), "o código mexe na correção: nenhuma verificação vale até a revisão")
     row.total = sum(row.scores.values())
     if review:
         row.status = "revisar"
-    elif res.situacao:
-        row.status = res.situacao
+    elif res.outcome:
+        row.status = res.outcome
     else:
         row.status = "ok" if row.total >= row.maximum else ("parcial" if row.total > 0 else "zero")
     row.reasons = list(dict.fromkeys(row.reasons))
@@ -579,14 +579,14 @@ def _verifier_scores(g: Gradable, row: Row, res: ExecutionResult) -> bool:
     for gid in g.checks:
         if gid not in row.scores:
             continue
-        passou, detalhe = res.veredito.get(gid, (False, "a conferência não chegou a esta verificação"))
+        passou, detalhe = res.verdicts.get(gid, (False, "a conferência não chegou a esta verificação"))
         no_kernel = row.scores[gid]
         row.scores[gid] = float(g.cells[gid][1]) if passou is True else 0.0
         if passou is not True and no_kernel > 0:  # o verificador decide: 0, e a discordância vai para revisão
             row.reasons.append(f"{gid}: passou no notebook, mas falhou na conferência independente"
                                + (f" (não passou: {detalhe})" if detalhe else "") + "; 0 pontos")
             review = True
-        elif passou is True and gid in res.reprovadas_no_kernel:
+        elif passou is True and gid in res.failed_in_kernel:
             discordam.append(gid)
     if discordam:  # o kernel reprovou e o verificador aprovou: os pontos esperam o professor
         withhold(row, discordam, "reprovada no notebook, mas aprovada na conferência independente ("
@@ -600,32 +600,32 @@ def _tampering_reasons(row: Row, res: ExecutionResult) -> bool:
     if res.flags:
         row.reasons.append("o código mexe na correção: " + "; ".join(res.flags[:8])
                            + (f" (e mais {len(res.flags) - 8})" if len(res.flags) > 8 else ""))
-    if res.alteracoes:
+    if res.changed_modules:
         row.reasons.append("módulos alterados pelo código do aluno (desfeito na conferência): "
-                           + ", ".join(res.alteracoes[:8]))
-    return bool(res.flags or res.alteracoes)
+                           + ", ".join(res.changed_modules[:8]))
+    return bool(res.flags or res.changed_modules)
 
 
 def _outcome_reason(res: ExecutionResult) -> str | None:
     """O motivo, em pt-BR, da situação da execução (tempo, memória, kernel morto); ``None`` se ela terminou bem."""
-    if res.ignorou:
-        return (f"tempo esgotado em {res.ignorou}: a célula passou do tempo limite e o kernel não atendeu "
+    if res.ignored_interrupt:
+        return (f"tempo esgotado em {res.ignored_interrupt}: a célula passou do tempo limite e o kernel não atendeu "
                 "à interrupção (ignorou o SIGINT?); ele foi encerrado e o resto do notebook não rodou")
-    if res.situacao == "tempo_esgotado" and res.continuou:
-        return (f"tempo esgotado em {res.onde}: a célula passou do tempo limite e foi interrompida "
+    if res.outcome == "tempo_esgotado" and res.continued:
+        return (f"tempo esgotado em {res.where}: a célula passou do tempo limite e foi interrompida "
                 "(laço infinito?); o resto do notebook rodou normalmente")
-    if res.situacao == "tempo_esgotado":
-        return (f"tempo esgotado em {res.onde}: o notebook passou do tempo limite e foi interrompido "
+    if res.outcome == "tempo_esgotado":
+        return (f"tempo esgotado em {res.where}: o notebook passou do tempo limite e foi interrompido "
                 "(laço infinito?); valem os pontos das verificações que terminaram antes")
-    if res.situacao == "memoria_esgotada" and res.memoria_total:
-        return (f"memória esgotada em {res.onde}: a soma dos processos do notebook (e dos arquivos que "
+    if res.outcome == "memoria_esgotada" and res.notebook_memory:
+        return (f"memória esgotada em {res.where}: a soma dos processos do notebook (e dos arquivos que "
                 "ele gravou) passou do limite do notebook; valem os pontos das verificações que terminaram "
                 "antes")
-    if res.situacao == "memoria_esgotada":
-        return (f"memória esgotada em {res.onde} (limite por processo); "
+    if res.outcome == "memoria_esgotada":
+        return (f"memória esgotada em {res.where} (limite por processo); "
                 "valem os pontos das verificações que terminaram antes")
-    if res.situacao == "kernel_morreu":
-        return (f"o kernel parou em {res.onde} (o processo foi encerrado); "
+    if res.outcome == "kernel_morreu":
+        return (f"o kernel parou em {res.where} (o processo foi encerrado); "
                 "valem os pontos das verificações que terminaram antes")
     return None
 
