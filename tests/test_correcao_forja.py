@@ -175,7 +175,7 @@ for _m in list(__import__("sys").modules.values()):
 for _n, _m in list(sys.modules.items()):
     if _n.startswith("correcao"):
         for _k in dir(_m):
-            if _k.startswith(("encode", "decode", "enviar", "receber")):
+            if _k.startswith(("encode", "decode", "send", "receive")):
                 setattr(_m, _k, lambda *a, **k: {"passou": True})
 ''',
     # o aviso de função proibida, apagado da resposta antes de ela sair do processo do aluno, com a conta feita pela

@@ -24,8 +24,8 @@ pytestmark = [pytest.mark.lento,
 SONDA = textwrap.dedent("""
     import json, os, socket, subprocess, sys, time
     from pathlib import Path
-    from correcao._caixa import limitar
-    limitar()  # como os processos de entrada da correção, antes de qualquer código do aluno
+    from correcao._caixa import apply_limits
+    apply_limits()  # como os processos de entrada da correção, antes de qualquer código do aluno
     raiz = Path(sys.argv[1])
     r = {"uid": os.getuid(), "home": os.getcwd(), "env": sorted(os.environ)}
     r["ve_repo"] = (raiz / "README.md").exists() or (raiz / "solutions").exists()
@@ -81,8 +81,8 @@ def test_a_caixa_isola_usuario_rede_arquivos_ambiente_e_processos(tmp_path, monk
 def test_limites_de_memoria_e_de_processos_valem_dentro_da_caixa(tmp_path):
     codigo = textwrap.dedent("""
         import os, resource, time
-        from correcao._caixa import limitar
-        limitar()
+        from correcao._caixa import apply_limits
+        apply_limits()
         try:
             bytearray(3 * 2**30); print("memoria: alocou")
         except MemoryError:
@@ -125,7 +125,7 @@ class CaixaDeTeste(isolamento.Sandbox):
 
 def _caixa(codigo: str, limites, grupo, numero: int, marca: str) -> CaixaDeTeste:
     caixa = CaixaDeTeste(limites, numero=numero, marca=marca, grupo=grupo)
-    caixa.codigo = "from correcao._caixa import limitar\nlimitar()\n" + textwrap.dedent(codigo)
+    caixa.codigo = "from correcao._caixa import apply_limits\napply_limits()\n" + textwrap.dedent(codigo)
     return caixa
 
 
@@ -220,7 +220,7 @@ def test_grupo_limita_a_soma_da_memoria_dos_processos_filhos(tmp_path):
 
 def test_sem_cgroup_o_vigia_ainda_limita_a_soma(tmp_path, monkeypatch):
     """A reserva sem cgroup (``rlimit``): poucos processos por caixa e um vigia que soma a memória residente."""
-    monkeypatch.setattr(isolamento._Cgroup, "criar", classmethod(lambda cls, nome, limites: None))
+    monkeypatch.setattr(isolamento._Cgroup, "create", classmethod(lambda cls, nome, limites: None))
     marca = secrets.token_hex(6)
     limites = isolamento.Limits(memoria_mb=2048, memoria_total_mb=1024, processos_sem_cgroup=32)
     t0 = time.monotonic()

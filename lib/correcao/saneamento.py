@@ -61,7 +61,7 @@ def sanitize(nb: dict, g: Gradable, everything: dict | None = None, versao=None)
         O notebook do curso que ele é (:func:`catalogo.identify_notebook`).
     everything : dict, opcional
         O catálogo, para dizer de onde veio uma célula colada de outro notebook.
-    versao : correcao.nomes_antigos.Versao, opcional
+    versao : correcao.nomes_antigos.OldVersion, opcional
         A versão anterior do curso de que ``nb`` é (já com os ids de hoje, :func:`nomes_antigos.translate_ids`):
         as verificações que ela não tinha não voltam, e os nomes antigos das funções são os dela.
     """
