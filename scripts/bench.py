@@ -260,7 +260,7 @@ def bench_correcao(workers: int = 2) -> dict:
     import zipfile
     from pathlib import Path
 
-    from correcao.isolamento import bwrap_disponivel
+    from correcao.isolamento import bwrap_available
     from correcao.motor import grade_class
 
     root = Path(__file__).resolve().parents[1]
@@ -276,7 +276,7 @@ def bench_correcao(workers: int = 2) -> dict:
                     "leo-saida-enorme", "olga-aula-3")
         with zipfile.ZipFile(turma) as z:
             z.extractall(tmp / "zip", [m for m in z.namelist() if m.split("/")[1:2] and m.split("/")[1] in honestos])
-        for isolar in ((True, False) if bwrap_disponivel() else (False,)):
+        for isolar in ((True, False) if bwrap_available() else (False,)):
             t0 = time.perf_counter()
             rows = grade_class(tmp / "zip" / "turma-exemplo", tmp / f"sub-{isolar}", workers=workers,
                                log=lambda *_: None, isolar=isolar)

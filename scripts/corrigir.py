@@ -38,10 +38,10 @@ def main(argv=None) -> int:
                         help="download do Moodle: a planilha baixada dele (\"Baixar planilha de notas\"), preenchida")
     args = parser.parse_args(argv)
     from correcao import moodle
-    from correcao.isolamento import SemBwrap
+    from correcao.isolamento import BwrapMissing
     from correcao.motor import grade_class
 
-    if any(moodle.do_moodle(e) for e in args.entregas):  # o zip do "Baixar todas as tarefas" do Moodle
+    if any(moodle.is_moodle_download(e) for e in args.entregas):  # o zip do "Baixar todas as tarefas" do Moodle
         grade_class = functools.partial(moodle.grade_moodle, idioma=args.moodle_idioma,  # noqa: N806
                                         planilha=args.planilha_moodle)
 
@@ -50,7 +50,7 @@ def main(argv=None) -> int:
     try:
         rows = grade_class(args.entregas, args.saida, args.tempo_celula, args.tempo_notebook, args.processos,
                            memoria_mb=args.memoria, isolar=not args.sem_isolamento)
-    except SemBwrap as exc:
+    except BwrapMissing as exc:
         print(exc, file=sys.stderr)
         return 3
     print(f"{len(rows)} linha(s) em {args.saida / 'notas.csv'}; retornos em {args.saida / 'retorno'}/ "

@@ -32,7 +32,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 # Kernels de outras CPUs x86-64, do mais novo ao mais velho, e o que a CPU precisa ter para rodá-los
 # (flags de /proc/cpuinfo). O nome é o de OPENBLAS_CORETYPE; o threadpoolctl devolve o mesmo nome.
-CANDIDATOS = (
+CANDIDATES = (
     ("Sandybridge", {"avx"}),  # AVX sem FMA: outra ordem e outro arredondamento que Haswell/Zen/SkylakeX
     ("Haswell", {"avx2", "fma"}),
     ("SkylakeX", {"avx512f", "avx512bw", "avx512vl", "avx512dq", "avx512cd"}),
@@ -45,7 +45,7 @@ CANDIDATOS = (
 # O que roda em cada processo de conferência: o OpenBLAS do NumPy segundo o threadpoolctl e os bits de um
 # produto de matrizes em float32 e float64 (as formas são as da Aula 3: 14 tokens × 384); e as extensões SIMD
 # que o próprio NumPy escolheu (exp, tanh, somas) e os bits de um exp em float32, que mudam com elas.
-_SONDA = """
+_PROBE = """
 import hashlib, json
 import numpy as np
 from numpy._core._multiarray_umath import __cpu_dispatch__, __cpu_features__
@@ -67,7 +67,7 @@ print(json.dumps({"kernels": sorted({str(i.get("architecture")) for i in blas}),
 """
 
 
-def ambiente(mudancas: dict) -> dict:
+def cpu_environment(mudancas: dict) -> dict:
     """O ambiente deste processo com ``mudancas`` (um valor ``None`` tira a variável)."""
     env = dict(os.environ)
     env.pop("MPLBACKEND", None)  # as figuras inline dos notebooks precisam do backend padrão
@@ -79,7 +79,7 @@ def ambiente(mudancas: dict) -> dict:
     return env
 
 
-def sondar(mudancas: dict, python: str = sys.executable) -> dict:
+def probe(mudancas: dict, python: str = sys.executable) -> dict:
     """O OpenBLAS que o NumPy carrega com ``mudancas`` no ambiente: ``kernels`` (o ``architecture`` do
     threadpoolctl), ``threads`` e ``bits`` (o começo do SHA-256 de alguns produtos de matrizes).
 
@@ -89,10 +89,10 @@ def sondar(mudancas: dict, python: str = sys.executable) -> dict:
         Se o processo de conferência falhar (um kernel que a CPU não executa morre com SIGILL) ou se o NumPy
         não usar o OpenBLAS.
     """
-    proc = subprocess.run([python, "-c", _SONDA], env=ambiente(mudancas), capture_output=True, text=True,
+    proc = subprocess.run([python, "-c", _PROBE], env=cpu_environment(mudancas), capture_output=True, text=True,
                           timeout=120)
     if proc.returncode != 0:
-        raise RuntimeError(f"a conferência com {descrever(mudancas)} falhou (código {proc.returncode}): "
+        raise RuntimeError(f"a conferência com {describe(mudancas)} falhou (código {proc.returncode}): "
                            f"{proc.stderr.strip()[-500:]}")
     info = json.loads(proc.stdout.strip().splitlines()[-1])
     if not info["kernels"]:
@@ -101,7 +101,7 @@ def sondar(mudancas: dict, python: str = sys.executable) -> dict:
     return info
 
 
-def flags_da_cpu(cpuinfo: Path = Path("/proc/cpuinfo")) -> "set[str] | None":
+def cpu_flags(cpuinfo: Path = Path("/proc/cpuinfo")) -> "set[str] | None":
     """As flags da CPU (Linux); ``None`` se não der para saber (aí nenhum candidato é descartado por elas)."""
     try:
         for linha in cpuinfo.read_text(encoding="utf-8", errors="replace").splitlines():
@@ -112,11 +112,11 @@ def flags_da_cpu(cpuinfo: Path = Path("/proc/cpuinfo")) -> "set[str] | None":
     return None
 
 
-def descrever(mudancas: dict) -> str:
+def describe(mudancas: dict) -> str:
     return " ".join(f"{k}={v}" for k, v in mudancas.items()) or "o ambiente desta máquina"
 
 
-def escolher(padrao: dict, sonda=sondar, flags: "set[str] | None" = None, quantas: int | None = None) -> list:
+def choose(padrao: dict, sonda=probe, flags: "set[str] | None" = None, quantas: int | None = None) -> list:
     """As configurações que de fato mudam o OpenBLAS em relação a ``padrao`` (o resultado de ``sonda({})``).
 
     A primeira junta outro kernel, uma thread só e o NumPy sem as extensões SIMD que ele escolheu nesta CPU
@@ -133,7 +133,7 @@ def escolher(padrao: dict, sonda=sondar, flags: "set[str] | None" = None, quanta
     """
     escolhidas = []
     bits_vistos = {padrao["bits"]}
-    for kernel, precisa in CANDIDATOS:
+    for kernel, precisa in CANDIDATES:
         if quantas is not None and len(escolhidas) >= quantas:
             break
         if flags is not None and not precisa <= flags:
@@ -160,11 +160,11 @@ def escolher(padrao: dict, sonda=sondar, flags: "set[str] | None" = None, quanta
     return escolhidas
 
 
-def rodar_nbval(mudancas: dict, alvos=("notebooks", "solutions"), python: str = sys.executable) -> int:
+def run_nbval(mudancas: dict, alvos=("notebooks", "solutions"), python: str = sys.executable) -> int:
     """O ``pytest --nbval`` (a configuração do pyproject.toml) nos notebooks de ``alvos`` com ``mudancas`` no
     ambiente, em paralelo como no ``make test``; devolve o código do pytest."""
     cmd = [python, "-m", "pytest", "-q", "-n", "auto", "--dist", "loadfile", *alvos]
-    return subprocess.run(cmd, cwd=ROOT, env=ambiente(mudancas)).returncode
+    return subprocess.run(cmd, cwd=ROOT, env=cpu_environment(mudancas)).returncode
 
 
 def main(argv=None) -> int:
@@ -173,29 +173,29 @@ def main(argv=None) -> int:
     parser.add_argument("--listar", action="store_true", help="só mostra as configurações, sem rodar o nbval")
     opcoes = parser.parse_args(argv)
 
-    padrao = sondar({})
+    padrao = probe({})
     print(f"OpenBLAS desta máquina: kernel {', '.join(padrao['kernels'])}, {padrao['threads']} thread(s)"
           f"{', OPENBLAS_CORETYPE=' + os.environ['OPENBLAS_CORETYPE'] if 'OPENBLAS_CORETYPE' in os.environ else ''}",
           flush=True)
-    escolhidas = escolher(padrao, flags=flags_da_cpu(), quantas=opcoes.quantas)
+    escolhidas = choose(padrao, flags=cpu_flags(), quantas=opcoes.quantas)
     if not escolhidas:
         print("Nenhuma configuração do OpenBLAS muda o kernel nesta máquina: a reexecução não provaria nada.")
         return 1
     print(f"  SIMD do NumPy: {' '.join(padrao['simd']) or 'só o básico'}", flush=True)
     for mudancas, visto in escolhidas:
-        print(f"  {descrever(mudancas)}: kernel {', '.join(visto['kernels'])}, {visto['threads']} thread(s), "
+        print(f"  {describe(mudancas)}: kernel {', '.join(visto['kernels'])}, {visto['threads']} thread(s), "
               f"SIMD do NumPy: {' '.join(visto['simd']) or 'só o básico'}; outros bits no produto de matrizes"
               f"{' e no exp/tanh' if visto['bits_simd'] != padrao['bits_simd'] else ''}", flush=True)
     if opcoes.listar:
         return 0
     falhas = []
     for mudancas, _visto in escolhidas:
-        print(f"\n== nbval com {descrever(mudancas)} ==", flush=True)
+        print(f"\n== nbval com {describe(mudancas)} ==", flush=True)
         t0 = time.perf_counter()
-        codigo = rodar_nbval(mudancas)
+        codigo = run_nbval(mudancas)
         print(f"   {time.perf_counter() - t0:.0f} s, código {codigo}", flush=True)
         if codigo:
-            falhas.append(descrever(mudancas))
+            falhas.append(describe(mudancas))
     if falhas:
         print("\nAs saídas guardadas mudam com outro kernel do OpenBLAS (" + "; ".join(falhas) + "): imprima o "
               "veredito contra a tolerância (≤ 1e-5 ✅) ou arredonde ao que é estável, e reexecute o notebook.")

@@ -54,7 +54,7 @@ def prepare() -> list[Path]:
 
 # Lido pelo IPython ao iniciar um kernel com o Python deste ambiente (<ambiente>/etc/ipython): as dicas em português
 # de atencao.dicas para o NameError de uma célula rodada antes da que ela precisa (fora da correção automática).
-CONFIG_DO_KERNEL = """\
+KERNEL_CONFIG = """\
 # Escrito por scripts/preparar_trabalho.py (curso "Self-attention do zero"): as dicas em português para um
 # NameError (célula rodada antes da de importações ou da função), fora da correção automática.
 import os
@@ -66,7 +66,7 @@ if not os.environ.get("NBGRADER_EXECUTION"):
 
 # Lido pelo servidor Jupyter deste ambiente: os notebooks de solutions/ abrem marcados como SOLUÇÃO e somente
 # leitura (atencao.solucoes; CURSO_SOLUCOES_EDITAVEIS=1 make lab para editá-los).
-CONFIG_DO_SERVIDOR = """\
+SERVER_CONFIG = """\
 # Escrito por scripts/preparar_trabalho.py (curso "Self-attention do zero"): os notebooks de solutions/ abrem
 # marcados como SOLUÇÃO e somente leitura (atencao.solucoes; CURSO_SOLUCOES_EDITAVEIS=1 para editá-los).
 c.ServerApp.contents_manager_class = "atencao.solucoes.SolucoesSomenteLeitura"
@@ -75,11 +75,11 @@ c.ServerApp.contents_manager_class = "atencao.solucoes.SolucoesSomenteLeitura"
 
 # No hub (``--hub``): os alunos buscam, validam e entregam pela lista de tarefas do nbgrader; o Formgrader e a
 # criação de tarefas ficam só na configuração dos professores (hub/etc/professor, que o hub põe antes).
-EXTENSOES_DO_ALUNO_NO_HUB = ("assignment_list", "course_list", "validate_assignment")
-PLUGINS_DO_PROFESSOR = ("@jupyter/nbgrader:formgrader", "@jupyter/nbgrader:create-assignment")
+STUDENT_HUB_EXTENSIONS = ("assignment_list", "course_list", "validate_assignment")
+TEACHER_PLUGINS = ("@jupyter/nbgrader:formgrader", "@jupyter/nbgrader:create-assignment")
 
 
-def comandos_nbgrader(hub: bool = False) -> list[list[str]]:
+def nbgrader_commands(hub: bool = False) -> list[list[str]]:
     """Os comandos ``jupyter ... enable/disable`` do nbgrader no ambiente atual: sem ``hub``, a interface do
     nbgrader toda fora do JupyterLab (``make lab``, conda, Binder: o aluno sozinho não tem exchange); com
     ``hub``, a lista de tarefas e a validação ligadas e o Formgrader e a criação de tarefas desligados."""
@@ -88,14 +88,14 @@ def comandos_nbgrader(hub: bool = False) -> list[list[str]]:
     if not hub:
         return [jupyter + ["labextension", "disable", "--level=sys_prefix", "@jupyter/nbgrader"]] + [
             jupyter + ["server", "extension", "disable", "--sys-prefix", ext + e]
-            for e in ("formgrader",) + EXTENSOES_DO_ALUNO_NO_HUB]
+            for e in ("formgrader",) + STUDENT_HUB_EXTENSIONS]
     return ([jupyter + ["labextension", "enable", "--level=sys_prefix", "@jupyter/nbgrader"]]
-            + [jupyter + ["labextension", "disable", "--level=sys_prefix", p] for p in PLUGINS_DO_PROFESSOR]
-            + [jupyter + ["server", "extension", "enable", "--sys-prefix", ext + e] for e in EXTENSOES_DO_ALUNO_NO_HUB]
+            + [jupyter + ["labextension", "disable", "--level=sys_prefix", p] for p in TEACHER_PLUGINS]
+            + [jupyter + ["server", "extension", "enable", "--sys-prefix", ext + e] for e in STUDENT_HUB_EXTENSIONS]
             + [jupyter + ["server", "extension", "disable", "--sys-prefix", ext + "formgrader"]])
 
 
-def configurar(prefixo: Path | None = None, hub: bool = False) -> Path:
+def configure(prefixo: Path | None = None, hub: bool = False) -> Path:
     """As configurações do curso no JupyterLab do ambiente ``prefixo`` (o atual, por padrão); devolve o
     arquivo de configurações escrito. Também escreve ``<prefixo>/etc/ipython/ipython_kernel_config.py``, que
     carrega as dicas de :mod:`atencao.dicas` em cada kernel, e
@@ -108,11 +108,11 @@ def configurar(prefixo: Path | None = None, hub: bool = False) -> Path:
     shutil.copy(ROOT / "scripts" / "overrides.json", destino)
     kernel = prefixo / "etc" / "ipython" / "ipython_kernel_config.py"
     kernel.parent.mkdir(parents=True, exist_ok=True)
-    kernel.write_text(CONFIG_DO_KERNEL, encoding="utf-8")
+    kernel.write_text(KERNEL_CONFIG, encoding="utf-8")
     servidor = prefixo / "etc" / "jupyter" / "jupyter_server_config.py"
     servidor.parent.mkdir(parents=True, exist_ok=True)
-    servidor.write_text(CONFIG_DO_SERVIDOR, encoding="utf-8")
-    comandos = comandos_nbgrader(hub)
+    servidor.write_text(SERVER_CONFIG, encoding="utf-8")
+    comandos = nbgrader_commands(hub)
     if prefixo == Path(sys.prefix):  # as extensões são as do ambiente que roda este script
         import subprocess
 
@@ -121,7 +121,7 @@ def configurar(prefixo: Path | None = None, hub: bool = False) -> Path:
     return destino
 
 
-def servidores_rodando(runtime_dir: Path | None = None) -> list[dict]:
+def running_servers(runtime_dir: Path | None = None) -> list[dict]:
     """O que os servidores Jupyter escreveram nos seus arquivos de estado (``jpserver-*.json`` na pasta de
     execução do Jupyter): o mesmo que ``jupyter_server.serverapp.list_running_servers`` lê, sem importar o
     servidor (que, numa máquina ocupada, levava dezenas de segundos só para dizer que o curso já está aberto).
@@ -141,16 +141,16 @@ def servidores_rodando(runtime_dir: Path | None = None) -> list[dict]:
     return infos
 
 
-def servidores_do_curso(root: Path = ROOT, runtime_dir: Path | None = None) -> list[dict]:
+def course_servers(root: Path = ROOT, runtime_dir: Path | None = None) -> list[dict]:
     """Os servidores Jupyter vivos (dos arquivos de estado do Jupyter) que servem a pasta do curso."""
     vivos = []
-    for info in servidores_rodando(runtime_dir):
-        if Path(info.get("root_dir", "")).resolve() == root.resolve() and _vivo(info.get("pid")):
+    for info in running_servers(runtime_dir):
+        if Path(info.get("root_dir", "")).resolve() == root.resolve() and _pid_alive(info.get("pid")):
             vivos.append(info)
     return vivos
 
 
-def _vivo(pid) -> bool:
+def _pid_alive(pid) -> bool:
     try:
         os.kill(int(pid), 0)
     except (TypeError, ValueError, ProcessLookupError):
@@ -160,38 +160,38 @@ def _vivo(pid) -> bool:
     return True
 
 
-def porta_ocupada(porta: int) -> bool:
+def port_in_use(porta: int) -> bool:
     """Alguém já escuta em ``porta`` (em localhost)?"""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.settimeout(0.5)
         return s.connect_ex(("127.0.0.1", porta)) == 0
 
 
-def torch_com_cuda() -> bool:
+def torch_has_cuda() -> bool:
     """O PyTorch instalado veio com as bibliotecas da NVIDIA (a versão com CUDA, de vários GB)?"""
     nomes = {(d.metadata["Name"] or "").lower() for d in importlib.metadata.distributions()}
     return "torch" in nomes and any(n.startswith("nvidia-") for n in nomes)
 
 
 # Os códigos de saída de antes_de_abrir (o curso.py devolve 0 para JA_ABERTO: o endereço já foi dito).
-PODE_ABRIR, JA_ABERTO, PORTA_OCUPADA = 0, 3, 4
+CAN_OPEN, ALREADY_OPEN, PORT_IN_USE = 0, 3, 4
 
 
-def antes_de_abrir(porta: int) -> int:
+def check_before_opening(porta: int) -> int:
     """As conferências de ``make lab``; devolve o código de saída: 0 (pode abrir), 3 (o curso já está aberto,
     e o endereço foi impresso) ou 4 (a porta está ocupada por outro programa)."""
-    abertos = servidores_do_curso()
+    abertos = course_servers()
     if abertos:
         info = abertos[0]
         print(f"O curso já está aberto: {info.get('url', '')}lab?token={info.get('token', '')}\n"
               f"Abra esse endereço no navegador. Para fechar aquele servidor: Ctrl+C no terminal em que ele roda, "
               f"ou File > Shut Down no JupyterLab; depois rode `make lab` (sem make: `python3 curso.py lab`) de novo.")
-        return JA_ABERTO
-    if porta_ocupada(porta):
+        return ALREADY_OPEN
+    if port_in_use(porta):
         print(f"A porta {porta} está ocupada por outro programa. Use outra: make lab PORT={porta + 2} (sem make: "
               f"python3 curso.py lab --porta {porta + 2})")
-        return PORTA_OCUPADA
-    if torch_com_cuda():
+        return PORT_IN_USE
+    if torch_has_cuda():
         print("Aviso: o PyTorch instalado é a versão com CUDA (vários GB); o curso usa só a CPU e funciona assim "
               "mesmo. Para trocar pela versão de CPU (cerca de 190 MB): python -m pip install torch==2.13.0 "
               "--index-url https://download.pytorch.org/whl/cpu (com o Python do ambiente do curso: "
@@ -202,15 +202,15 @@ def antes_de_abrir(porta: int) -> int:
 if __name__ == "__main__":
     args = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     args.add_argument("--porta", type=int, default=None, help="a porta do JupyterLab (confere se está livre)")
-    args.add_argument("--configurar", action="store_true",
+    args.add_argument("--configurar", dest="configure", action="store_true",
                       help="aplica as configurações do curso ao JupyterLab deste ambiente (conda, Binder)")
     args.add_argument("--hub", action="store_true",
                       help="com --configurar: o ambiente do JupyterHub (lista de tarefas do nbgrader para os alunos)")
     opcoes = args.parse_args()
     porta = opcoes.porta
-    if opcoes.configurar:
-        print(f"Configurações do curso aplicadas: {configurar(hub=opcoes.hub)}")
-    if porta is not None and (codigo := antes_de_abrir(porta)):
+    if opcoes.configure:
+        print(f"Configurações do curso aplicadas: {configure(hub=opcoes.hub)}")
+    if porta is not None and (codigo := check_before_opening(porta)):
         sys.exit(codigo)
     new = prepare()
     if new:

@@ -33,19 +33,19 @@ def main(argv=None) -> int:
     parser.add_argument("--tempo-notebook", type=float, default=180, help="corrigir: segundos por notebook")
     args = parser.parse_args(argv)
     from correcao import hub
-    from correcao.isolamento import SemBwrap
+    from correcao.isolamento import BwrapMissing
 
-    turma = hub.Turma(args.pasta, args.curso_id, args.exchange)
+    turma = hub.HubCourse(args.pasta, args.curso_id, args.exchange)
     try:
         if args.acao == "liberar":
-            hub.liberar(turma, args.aula, args.notebooks, args.prazo)
+            hub.release(turma, args.aula, args.notebooks, args.prazo)
         else:
-            hub.corrigir(turma, args.aula, args.saida, memoria_mb=args.memoria,
+            hub.grade(turma, args.aula, args.saida, memoria_mb=args.memoria,
                          notebook_timeout=args.tempo_notebook)
     except (ValueError, RuntimeError) as exc:
         print(f"Erro: {exc}", file=sys.stderr)
         return 2
-    except SemBwrap as exc:
+    except BwrapMissing as exc:
         print(exc, file=sys.stderr)
         return 3
     return 0

@@ -28,7 +28,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-TABELA = ROOT / "lib" / "correcao" / "versoes_antigas.json"
+TABLE = ROOT / "lib" / "correcao" / "versoes_antigas.json"
 
 
 def _git(*args: str) -> str:
@@ -40,22 +40,22 @@ def _meta(cell: dict) -> dict:
     return nbg if isinstance(nbg, dict) else {}
 
 
-def _fonte(cell: dict) -> str:
+def _source(cell: dict) -> str:
     src = cell.get("source", "")
     return "".join(src) if isinstance(src, list) else str(src)
 
 
-def _assinatura(nb: dict) -> tuple:
+def _signature(nb: dict) -> tuple:
     """O que muda a correção: os ids, na ordem, e os nomes das funções das respostas."""
-    from correcao.nomes_antigos import funcoes_definidas
+    from correcao.nomes_antigos import defined_functions
 
     ids = tuple(_meta(c)["grade_id"] for c in nb["cells"] if _meta(c).get("grade_id"))
-    funcoes = tuple(tuple(funcoes_definidas(_fonte(c))) for c in nb["cells"]
+    funcoes = tuple(tuple(defined_functions(_source(c))) for c in nb["cells"]
                     if _meta(c).get("solution") and c.get("cell_type") == "code")
     return ids, funcoes
 
 
-def _mapear_id(antigo: str, atuais: list[str], aula: str) -> str | None:
+def _map_id(antigo: str, atuais: list[str], aula: str) -> str | None:
     """O id atual de um id antigo: o mesmo, ou o mesmo com o prefixo da aula (``ex3-solucao`` →
     ``aula01-ex3-solucao``)."""
     if antigo in atuais:
@@ -67,17 +67,27 @@ def _mapear_id(antigo: str, atuais: list[str], aula: str) -> str | None:
     return sufixo[0] if len(sufixo) == 1 else None
 
 
-def gerar() -> dict:
+def build_table() -> dict:
     """A tabela (veja o módulo). Levanta ``SystemExit`` num clone raso (sem o histórico)."""
-    from correcao.catalogo import answer_fingerprint, cell_fingerprint, nbgrader_cells
-    from correcao.nomes_antigos import funcoes_definidas
-
     if _git("rev-parse", "--is-shallow-repository").strip() == "true":
         raise SystemExit("o clone é raso (sem o histórico do git): rode `git fetch --unshallow` antes")
     atuais = {}
     for path in sorted((ROOT / "solutions").rglob("*.ipynb")):
         rel = path.relative_to(ROOT / "solutions").as_posix()
         atuais[rel] = json.loads(path.read_text(encoding="utf-8"))
+    versoes = []
+    for (rel, assinatura), g in _history_groups(atuais).items():
+        if assinatura != _signature(atuais[rel]):  # a versão atual, a correção a conhece por solutions/
+            versoes.append(_old_version(rel, g, atuais[rel]))
+    versoes.sort(key=lambda v: (v["caminho"], v["datas"][0], v["commits"][0]))
+    return {"gerado_por": "scripts/versoes_antigas.py", "versoes": versoes}
+
+
+def _history_groups(atuais: dict) -> dict[tuple, dict]:
+    """As versões de cada notebook no histórico do git, agrupadas por (caminho, assinatura dos ids): o primeiro e
+    o último commit de cada uma, as fontes do notebook do aluno e as respostas das soluções."""
+    from correcao.catalogo import answer_fingerprint, cell_fingerprint
+
     commits = _git("log", "--format=%H %cs", "--", "solutions/", "notebooks/").split("\n")
     commits = [c.split() for c in reversed(commits) if c.strip()]
     grupos: dict[tuple, dict] = {}
@@ -92,7 +102,7 @@ def gerar() -> dict:
                 aluno = json.loads(_git("show", f"{h}:notebooks/{rel}"))
             except subprocess.CalledProcessError:
                 continue
-            chave = (rel, _assinatura(sol))
+            chave = (rel, _signature(sol))
             g = grupos.setdefault(chave, {"caminho": rel, "commits": [h[:12], h[:12]], "datas": [data, data],
                                           "ids": list(chave[1][0]), "fontes": set(), "respostas": {},
                                           "_sol": sol})
@@ -101,42 +111,49 @@ def gerar() -> dict:
             for c in sol["cells"]:
                 if _meta(c).get("solution") and _meta(c).get("grade_id"):
                     g["respostas"].setdefault(_meta(c)["grade_id"], set()).add(
-                        answer_fingerprint(_fonte(c), c.get("cell_type", "code")))
-    versoes = []
-    for (rel, assinatura), g in grupos.items():
-        atual = atuais[rel]
-        if assinatura == _assinatura(atual):  # a versão atual (a correção a conhece por solutions/)
-            continue
-        aula = rel.split("/")[-2]
-        ids_atuais = [_meta(c)["grade_id"] for c in atual["cells"] if _meta(c).get("grade_id")]
-        mapa = {a: _mapear_id(a, ids_atuais, aula) for a in g["ids"]}
-        sem_par = sorted(a for a, n in mapa.items() if n is None)
-        if sem_par:
-            raise SystemExit(f"{rel} ({g['commits'][0]}): ids antigos sem o id atual correspondente: {sem_par}")
-        funcoes = {}
-        fontes_atuais = {_meta(c)["grade_id"]: _fonte(c) for c in atual["cells"] if _meta(c).get("grade_id")}
-        for c in g["_sol"]["cells"]:
-            gid = _meta(c).get("grade_id")
-            if _meta(c).get("solution") and c.get("cell_type") == "code" and mapa.get(gid) in fontes_atuais:
-                for velho, novo in zip(funcoes_definidas(_fonte(c)), funcoes_definidas(fontes_atuais[mapa[gid]])):
-                    if velho != novo:
-                        funcoes[velho] = novo
-        checks = [gid for gid, (_, _, auto) in nbgrader_cells(atual).items() if auto]
-        presentes = set(mapa.values())
-        versoes.append({
-            "caminho": rel, "aula": aula, "notebook": Path(rel).stem,
-            "commits": g["commits"], "datas": g["datas"], "ids": g["ids"],
-            "mapa_ids": {a: n for a, n in mapa.items() if a != n},
-            "funcoes": funcoes,
-            "verificacoes": [gid for gid in checks if gid in presentes],
-            "fontes": sorted(g["fontes"]),
-            "respostas": {mapa.get(gid, gid): sorted(v) for gid, v in sorted(g["respostas"].items())},
-        })
-    versoes.sort(key=lambda v: (v["caminho"], v["datas"][0], v["commits"][0]))
-    return {"gerado_por": "scripts/versoes_antigas.py", "versoes": versoes}
+                        answer_fingerprint(_source(c), c.get("cell_type", "code")))
+    return grupos
 
 
-def texto(tabela: dict) -> str:
+def _old_version(rel: str, g: dict, atual: dict) -> dict:
+    """A entrada da tabela para uma versão anterior ``g`` do notebook ``rel`` (``atual``: o de hoje)."""
+    from correcao.catalogo import nbgrader_cells
+
+    aula = rel.split("/")[-2]
+    ids_atuais = [_meta(c)["grade_id"] for c in atual["cells"] if _meta(c).get("grade_id")]
+    mapa = {a: _map_id(a, ids_atuais, aula) for a in g["ids"]}
+    sem_par = sorted(a for a, n in mapa.items() if n is None)
+    if sem_par:
+        raise SystemExit(f"{rel} ({g['commits'][0]}): ids antigos sem o id atual correspondente: {sem_par}")
+    checks = [gid for gid, (_, _, auto) in nbgrader_cells(atual).items() if auto]
+    presentes = set(mapa.values())
+    return {
+        "caminho": rel, "aula": aula, "notebook": Path(rel).stem,
+        "commits": g["commits"], "datas": g["datas"], "ids": g["ids"],
+        "mapa_ids": {a: n for a, n in mapa.items() if a != n},
+        "funcoes": _renamed_functions(g["_sol"], atual, mapa),
+        "verificacoes": [gid for gid in checks if gid in presentes],
+        "fontes": sorted(g["fontes"]),
+        "respostas": {mapa.get(gid, gid): sorted(v) for gid, v in sorted(g["respostas"].items())},
+    }
+
+
+def _renamed_functions(sol: dict, atual: dict, mapa: dict) -> dict[str, str]:
+    """nome antigo -> nome atual das funções definidas nas respostas (na mesma ordem, na mesma célula)."""
+    from correcao.nomes_antigos import defined_functions
+
+    funcoes = {}
+    fontes_atuais = {_meta(c)["grade_id"]: _source(c) for c in atual["cells"] if _meta(c).get("grade_id")}
+    for c in sol["cells"]:
+        gid = _meta(c).get("grade_id")
+        if _meta(c).get("solution") and c.get("cell_type") == "code" and mapa.get(gid) in fontes_atuais:
+            for velho, novo in zip(defined_functions(_source(c)), defined_functions(fontes_atuais[mapa[gid]])):
+                if velho != novo:
+                    funcoes[velho] = novo
+    return funcoes
+
+
+def table_text(tabela: dict) -> str:
     return json.dumps(tabela, ensure_ascii=False, indent=1) + "\n"
 
 
@@ -144,15 +161,15 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--conferir", action="store_true", help="só confere se a tabela guardada está em dia")
     args = parser.parse_args(argv)
-    novo = texto(gerar())
+    novo = table_text(build_table())
     if args.conferir:
-        if TABELA.exists() and TABELA.read_text(encoding="utf-8") == novo:
+        if TABLE.exists() and TABLE.read_text(encoding="utf-8") == novo:
             print("versoes_antigas.json em dia")
             return 0
         print("versoes_antigas.json desatualizada: rode python scripts/versoes_antigas.py", file=sys.stderr)
         return 1
-    TABELA.write_text(novo, encoding="utf-8")
-    print(f"{TABELA.relative_to(ROOT)}: {len(json.loads(novo)['versoes'])} versões anteriores")
+    TABLE.write_text(novo, encoding="utf-8")
+    print(f"{TABLE.relative_to(ROOT)}: {len(json.loads(novo)['versoes'])} versões anteriores")
     return 0
 
 

@@ -236,7 +236,7 @@ def test_uma_aula_nova_com_tres_arquivos(tmp_path):
     saida = tmp_path / "correcao"
     from correcao import isolamento
 
-    extra = [] if isolamento.bwrap_disponivel() else ["--sem-isolamento"]
+    extra = [] if isolamento.bwrap_available() else ["--sem-isolamento"]
     _rodar([py, "scripts/corrigir.py", turma, "--saida", saida, *extra], copia, env)
     with open(saida / "notas.csv", encoding="utf-8", newline="") as f:
         linhas = {r["aluno"]: r for r in csv.DictReader(f)}

@@ -196,9 +196,9 @@ def test_na_correcao_a_funcao_do_aluno_roda_em_outro_processo_e_a_proibida_e_vis
         aluno.communicate(json.dumps({"nonce": "x", "celulas": celulas, "tempo_celula": 60}).encode(), timeout=0.1)
     except subprocess.TimeoutExpired:
         pass
-    canal = _remoto.Canal(respostas_ler, pedidos_escrever)
+    canal = _remoto.Channel(respostas_ler, pedidos_escrever)
     try:
-        assert canal.receber(120) == {"pronto": "v1"}
+        assert canal.receive(120) == {"pronto": "v1"}
         remota = _veredito._make_remote_base()
         assert aula01.exercicio_4(remota(canal, "certo", 60))
         assert not aula01.exercicio_4(remota(canal, "pronta", 60))

@@ -24,7 +24,7 @@ from turma_exemplo import esperado, gerar  # noqa: E402
 
 # lento (make test-lento): corrige a turma de exemplo inteira na caixa
 pytestmark = [pytest.mark.lento,
-              pular_fora_da_ci(not isolamento.bwrap_disponivel(), "sem bubblewrap nesta máquina (o CI instala)")]
+              pular_fora_da_ci(not isolamento.bwrap_available(), "sem bubblewrap nesta máquina (o CI instala)")]
 
 TURMA = ROOT / "tests" / "turma-exemplo.zip"
 

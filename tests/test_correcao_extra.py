@@ -73,7 +73,7 @@ def test_zip_baguncado_da_as_mesmas_notas_que_a_turma_arrumada(tmp_path, turma, 
 def test_solucoes_servem_de_fonte_ao_nbgrader_sem_edicao(tmp_path):
     """generate_assignment do nbgrader sobre solutions/ dá exatamente os notebooks de aluno do curso."""
     everything = catalogo.catalog()
-    w = motor.Trabalhador(tmp_path, list(everything.values()), 0, isolamento.Limites(), False, 5, "teste")
+    w = motor.Worker(tmp_path, list(everything.values()), 0, isolamento.Limits(), False, 5, "teste")
     course = w.course
     for g in everything.values():
         release = json.loads((course / "release" / g.assignment / f"{g.notebook}.ipynb").read_text(encoding="utf-8"))
@@ -106,7 +106,7 @@ def test_ids_de_correcao_unicos_no_curso_e_metadados_completos():
 @pytest.mark.lento  # corrige notebooks de verdade (make test-lento)
 def test_sem_bwrap_recusa_com_instrucao_e_sem_isolamento_marca_cada_linha(tmp_path, turma, monkeypatch):
     monkeypatch.setattr(isolamento.shutil, "which", lambda name: None)
-    with pytest.raises(isolamento.SemBwrap, match="apt-get install bubblewrap"):
+    with pytest.raises(isolamento.BwrapMissing, match="apt-get install bubblewrap"):
         motor.grade_class(turma, tmp_path / "saida", log=lambda *_: None)
     out = subprocess.run([sys.executable, str(ROOT / "scripts" / "corrigir.py"), str(turma), "--saida",
                           str(tmp_path / "cli")], capture_output=True, text=True, env={"PATH": "/nada"})
@@ -128,16 +128,16 @@ def _editaveis(nb) -> list[str]:
 def test_varredura_nao_aponta_as_solucoes_nem_os_notebooks_do_curso():
     for path in sorted((ROOT / "solutions").rglob("*.ipynb")) + sorted((ROOT / "notebooks").rglob("*.ipynb")):
         nb = nbformat.read(path, as_version=4)
-        modulos = varredura.modulos_importados([c.source for c in nb.cells if c.cell_type == "code"])
+        modulos = varredura.imported_modules([c.source for c in nb.cells if c.cell_type == "code"])
         for src in _editaveis(nb):
-            assert varredura.varrer(src, modulos) == [], (path.name, src[:200])
+            assert varredura.scan_cell(src, modulos) == [], (path.name, src[:200])
 
 
 @pytest.mark.parametrize("nome", [n for n in gerar.TRAPACAS if n != "trapaca-imprime-aprovado"])
 def test_varredura_aponta_cada_trapaca(nome):
     modulos = {"np", "atencao", "aula01", "os", "sys"}
     codigo = "\n".join(gerar.TRAPACAS[nome])
-    assert varredura.varrer(codigo, modulos), nome
+    assert varredura.scan_cell(codigo, modulos), nome
 
 
 @pytest.mark.parametrize("codigo, trecho", [
@@ -154,7 +154,7 @@ def test_varredura_aponta_cada_trapaca(nome):
     ("import os\ngetattr(os, 'environ')", "getattr(..., 'environ')"),
 ])
 def test_varredura_aponta_tecnicas_de_trapaca(codigo, trecho):
-    motivos = varredura.varrer(codigo, {"np", "os"})
+    motivos = varredura.scan_cell(codigo, {"np", "os"})
     assert any(trecho in m for m in motivos), motivos
 
 
@@ -162,7 +162,7 @@ def test_varredura_nao_aponta_codigo_comum_de_aluno():
     comum = ("import numpy as np\nimport math\nfrom collections import Counter\n%timeit np.ones(3)\n"
              "def f(X, W):\n    Q = X @ W\n    Q /= math.sqrt(Q.shape[-1])\n    return Q\n"
              "class Camada:\n    def __init__(self):\n        self.W = np.eye(2)\n")
-    assert varredura.varrer(comum, {"np", "math", "Counter"}) == []
+    assert varredura.scan_cell(comum, {"np", "math", "Counter"}) == []
 
 
 @pytest.mark.lento  # corrige notebooks de verdade (make test-lento)
@@ -257,7 +257,7 @@ def hostis(tmp_path_factory):
     print(f"\n[medida] hostis: aumento de memória da máquina {medidor.pico_mem / 2**20:.0f} MiB, de disco "
           f"{medidor.pico_disco / 2**20:.0f} MiB (com os outros processos da máquina); pasta do corretor no disco: "
           f"pico de {medidor.pico_arvores / 2**20:.1f} MiB; segundos por notebook {segundos}; picos dos grupos "
-          f"{ {r.student: round((r.pico_memoria or 0) / 2**20) for r in rows} } MiB")
+          f"{ {r.student: round((r.peak_memory or 0) / 2**20) for r in rows} } MiB")
     return {"rows": {r.student: r for r in rows}, "segundos": segundos, "log": log, "marca": marca,
             "medidor": medidor, "saida": pasta.parent / "saida-hostis"}
 
@@ -269,11 +269,11 @@ def test_hostis_terminam_no_orcamento_sem_recorrecao_e_sem_sobras(hostis):
         assert s <= ORCAMENTO_S + 10, (aluno, s)
     assert not any("de novo" in linha for linha in hostis["log"]), hostis["log"]
     for r in hostis["rows"].values():
-        assert not motor._esgotou_tempo(r), r
+        assert not motor._timed_out(r), r
         if r.status not in ("grande_demais",):
             assert r.isolation.startswith("bwrap+"), r.isolation
-    assert isolamento.restantes(hostis["marca"]) == []
-    assert [d for d in isolamento.cgroups_restantes() if hostis["marca"] in d.name] == []
+    assert isolamento.leftover_pids(hostis["marca"]) == []
+    assert [d for d in isolamento.leftover_cgroups() if hostis["marca"] in d.name] == []
     assert hostis["medidor"].pico_arvores < 100 * 2**20  # 3 × 1,6 GB gravados: nada chegou ao disco
 
 
@@ -298,7 +298,7 @@ def test_enxurrada_de_saida_e_cortada_com_nota_no_retorno(hostis):
 def test_memoria_somada_do_notebook_e_disco_cheio(hostis):
     mem = hostis["rows"]["memoria-do-notebook"]
     assert mem.status == "memoria_esgotada" and any("soma dos processos" in m for m in mem.reasons), mem
-    assert mem.pico_memoria is None or mem.pico_memoria <= 1024 * 2**20 + 2**20
+    assert mem.peak_memory is None or mem.peak_memory <= 1024 * 2**20 + 2**20
     disco = hostis["rows"]["disco"]
     # o aluno só encheu as próprias pastas: o exercício 3 (certo) vale, o 4 (esboço) não
     assert (disco.status, disco.scores["aula01-ex3-verificacao"], disco.total) == ("parcial", 2.0, 2.0), disco
@@ -318,8 +318,8 @@ def test_sessenta_mil_celulas_recusado_cedo(tmp_path):
     assert time.monotonic() - t0 < 30
     assert [(r.status, r.total) for r in rows] == [("grande_demais", 0.0)]
     assert "células demais (60" in rows[0].reasons[0] and "limite é 500" in rows[0].reasons[0]
-    assert catalogo.grande_demais(catalogo.LIMITE_NOTEBOOK_BYTES + 1) is not None
-    assert catalogo.grande_demais(1000, {"cells": [{}] * 39}) is None
+    assert catalogo.too_large(catalogo.MAX_NOTEBOOK_BYTES + 1) is not None
+    assert catalogo.too_large(1000, {"cells": [{}] * 39}) is None
 
 
 def test_recorrecao_so_quando_a_maquina_estava_disputada():
@@ -331,12 +331,12 @@ def test_recorrecao_so_quando_a_maquina_estava_disputada():
             setattr(r, k, v)
         return r
 
-    assert motor._esgotou_tempo(linha(cpu_ratio=0.2, cpu_outros=1.5))  # esperou pela CPU, com outros ocupando
-    assert not motor._esgotou_tempo(linha(cpu_ratio=0.2, cpu_outros=0.1))  # máquina livre: o tempo foi do aluno
-    assert not motor._esgotou_tempo(linha(cpu_ratio=0.95, cpu_outros=1.5))  # laço infinito de verdade
-    assert not motor._esgotou_tempo(linha(cpu_ratio=None, cpu_outros=1.5))  # sem medida: não
-    assert not motor._esgotou_tempo(linha(cpu_ratio=0.2, cpu_outros=1.5, tempo_do_aluno=True))  # ignorou/inundou
-    assert not motor._esgotou_tempo(linha(status="ok", cpu_ratio=0.2, cpu_outros=1.5))
+    assert motor._timed_out(linha(cpu_ratio=0.2, cpu_others=1.5))  # esperou pela CPU, com outros ocupando
+    assert not motor._timed_out(linha(cpu_ratio=0.2, cpu_others=0.1))  # máquina livre: o tempo foi do aluno
+    assert not motor._timed_out(linha(cpu_ratio=0.95, cpu_others=1.5))  # laço infinito de verdade
+    assert not motor._timed_out(linha(cpu_ratio=None, cpu_others=1.5))  # sem medida: não
+    assert not motor._timed_out(linha(cpu_ratio=0.2, cpu_others=1.5, tempo_do_aluno=True))  # ignorou/inundou
+    assert not motor._timed_out(linha(status="ok", cpu_ratio=0.2, cpu_others=1.5))
 
 
 @pytest.mark.lento  # corrige notebooks de verdade (make test-lento)
@@ -362,5 +362,5 @@ def test_orcamento_minusculo_mata_o_processo_de_correcao_e_segue(tmp_path, turma
     segundos = [float(linha.rsplit("(", 1)[1].split()[0]) for linha in log if linha.rstrip().endswith(" s)")]
     # com a máquina disputada (as caixas mal usaram a CPU), cada uma pode ser corrigida de novo: também no orçamento
     assert len(segundos) in (2, 3, 4) and max(segundos) <= 1.0 + 10, log
-    assert isolamento.restantes(marca) == []
-    assert [d for d in isolamento.cgroups_restantes() if marca in d.name] == []
+    assert isolamento.leftover_pids(marca) == []
+    assert [d for d in isolamento.leftover_cgroups() if marca in d.name] == []

@@ -27,7 +27,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 from turma_exemplo import gerar  # noqa: E402
 
 pytestmark = [pytest.mark.lento,
-              pular_fora_da_ci(not isolamento.bwrap_disponivel(), "sem bubblewrap nesta máquina (o CI instala)")]
+              pular_fora_da_ci(not isolamento.bwrap_available(), "sem bubblewrap nesta máquina (o CI instala)")]
 
 EX3_ERRADO = "def similar_embeddings():\n    return 0\n"
 EX4_ERRADO = "def attention_with_projections(X, W_q, W_k, W_v):\n    return X, X\n"
@@ -175,7 +175,7 @@ for _m in list(__import__("sys").modules.values()):
 for _n, _m in list(sys.modules.items()):
     if _n.startswith("correcao"):
         for _k in dir(_m):
-            if _k.startswith(("encode", "decode", "enviar", "receber")):
+            if _k.startswith(("encode", "decode", "send", "receive")):
                 setattr(_m, _k, lambda *a, **k: {"passou": True})
 ''',
     # o aviso de função proibida, apagado da resposta antes de ela sair do processo do aluno, com a conta feita pela
@@ -226,7 +226,7 @@ def turma_forjada(tmp_path_factory):
                       log=lambda *_: None, marca=marca)
     with open(pasta / "saida" / "notas.csv", encoding="utf-8") as f:
         linhas = {r["aluno"]: r for r in csv.DictReader(f)}
-    return linhas, isolamento.restantes(marca)
+    return linhas, isolamento.leftover_pids(marca)
 
 
 def test_ha_pelo_menos_12_truques():

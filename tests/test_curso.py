@@ -89,7 +89,7 @@ def copia(tmp_path):
         shutil.copy2(ROOT / nome, raiz / nome)
     shutil.copytree(ROOT / "scripts", raiz / "scripts")
     (raiz / "notebooks").symlink_to(ROOT / "notebooks")
-    python = curso.python_do_venv(raiz / ".venv")
+    python = curso.venv_python(raiz / ".venv")
     python.parent.mkdir(parents=True)
     log = tmp_path / "chamadas.jsonl"
     python.write_text(PYTHON_FALSO.format(python=sys.executable, log=str(log)), encoding="utf-8")
@@ -112,7 +112,7 @@ def _curso(env, *args, cwd=ROOT, **extra):
 def test_ajuda_sem_make_lista_todos_os_comandos(sem_make):
     ajuda = _curso(sem_make, "ajuda")
     assert ajuda.returncode == 0, ajuda.stderr
-    for nome in curso.COMANDOS:
+    for nome in curso.COMMANDS:
         assert f"python3 curso.py {nome}" in ajuda.stdout, nome
     assert "make lab" not in ajuda.stdout  # sem make, a lista não manda usar o make
     padrao = _curso(sem_make)  # sem comando: a ajuda
@@ -145,7 +145,7 @@ def test_instalar_de_novo_quando_o_requirements_muda(copia, sem_make):
     chamadas = [c["args"] for c in _chamadas(copia)]
     assert chamadas[:2] == [["-m", "pip", "install", "--upgrade", "--quiet", "pip"],
                             ["-m", "pip", "install", "--quiet", "-r", "requirements.txt"]]
-    assert chamadas[2][0] == "-c" and "p.configurar()" in chamadas[2][1] and len(chamadas) == 3
+    assert chamadas[2][0] == "-c" and "p.configure()" in chamadas[2][1] and len(chamadas) == 3
     assert marca.stat().st_mtime > 0
     # a instalação nova deixa os pacotes dos testes para trás: o próximo test os instala antes
     (copia.parent / "chamadas.jsonl").unlink()
@@ -158,23 +158,23 @@ def test_instalar_de_novo_quando_o_requirements_muda(copia, sem_make):
 def test_desatualizado_segue_a_regra_do_make(tmp_path):
     dep, marca = tmp_path / "requirements.txt", tmp_path / ".instalado"
     dep.write_text("numpy")
-    assert curso.desatualizado(marca, [dep])  # nunca instalado
+    assert curso.outdated(marca, [dep])  # nunca instalado
     marca.touch()
     os.utime(dep, (1000, 1000))
-    assert not curso.desatualizado(marca, [dep, tmp_path / "nao-existe"])
+    assert not curso.outdated(marca, [dep, tmp_path / "nao-existe"])
     os.utime(marca, (999, 999))
-    assert curso.desatualizado(marca, [dep])
+    assert curso.outdated(marca, [dep])
 
 
 def test_python_antigo_tem_a_mensagem_do_curso():
-    assert curso.python_insuficiente((3, 9, 18)) == "É preciso Python 3.10 ou mais novo (encontrado: Python 3.9.18)."
-    assert curso.python_insuficiente((3, 10, 0)) is None
+    assert curso.python_too_old((3, 9, 18)) == "É preciso Python 3.10 ou mais novo (encontrado: Python 3.9.18)."
+    assert curso.python_too_old((3, 10, 0)) is None
 
 
 def test_python_do_venv_no_windows_e_nos_outros():
     venv = Path("curso") / ".venv"
-    assert curso.python_do_venv(venv, "nt") == venv / "Scripts" / "python.exe"
-    assert curso.python_do_venv(venv, "posix") == venv / "bin" / "python"
+    assert curso.venv_python(venv, "nt") == venv / "Scripts" / "python.exe"
+    assert curso.venv_python(venv, "posix") == venv / "bin" / "python"
 
 
 @so_posix
@@ -201,16 +201,16 @@ def test_test_roda_os_rapidos_e_diz_como_rodar_os_lentos(copia, sem_make):
 def test_test_minimo_instala_os_minimos_num_ambiente_a_parte(copia, sem_make):
     """make test-minimo: o requirements-min.txt num ambiente próprio (não o .venv do curso), conferido com o
     pip check, e nele os testes da biblioteca e os notebooks de aluno; uma falha no meio para tudo."""
-    minimo = curso.python_do_venv(copia / curso.VENV_MINIMO)
+    minimo = curso.venv_python(copia / curso.MINIMUM_VENV)
     minimo.parent.mkdir(parents=True)
-    shutil.copy2(curso.python_do_venv(copia / ".venv"), minimo)
+    shutil.copy2(curso.venv_python(copia / ".venv"), minimo)
     out = _curso(sem_make, "test-minimo", cwd=copia, MPLBACKEND="Agg")
     assert out.returncode == 0, out.stdout + out.stderr
     chamadas = [c["args"] for c in _chamadas(copia)]
     assert chamadas[:3] == [["-m", "pip", "install", "--upgrade", "--quiet", "pip"],
                             ["-m", "pip", "install", "--quiet", "-r", "requirements-min.txt"],
                             ["-m", "pip", "check"]]
-    assert chamadas[3][0] == "-c" and "configurar()" in chamadas[3][1]  # as configurações do curso, como no .venv
+    assert chamadas[3][0] == "-c" and "configure()" in chamadas[3][1]  # as configurações do curso, como no .venv
     testes = chamadas[4]
     assert testes[:2] == ["-m", "pytest"] and "not lento" in testes and {"tests", "notebooks"} <= set(testes)
     assert "solutions" not in testes and "--ignore=tests/test_correcao.py" in testes and len(chamadas) == 5
@@ -303,7 +303,7 @@ def _receitas() -> dict[str, list[str]]:
 
 def test_cada_alvo_do_makefile_so_chama_o_curso():
     receitas = _receitas()
-    assert set(receitas) == set(curso.COMANDOS)
+    assert set(receitas) == set(curso.COMMANDS)
     phony = re.search(r"^\.PHONY:(.*)$", (ROOT / "Makefile").read_text(encoding="utf-8").replace("\\\n", " "), re.M)
     assert set(phony.group(1).split()) == set(receitas)
     for alvo, linhas in receitas.items():
@@ -339,15 +339,15 @@ def test_ajuda_e_opcoes_erradas_em_portugues(sem_make):
     assert desconhecida.returncode == 2 and "opções desconhecidas: --xyz" in desconhecida.stderr
 
 
-class _ExecucaoFalsa:
-    """Uma Execucao que devolve, para cada comando, o código pedido (os scripts não rodam)."""
+class _RunnerFalso:
+    """Um Runner que devolve, para cada comando, o código pedido (os scripts não rodam)."""
 
-    mostrar = False
+    dry_run = False
 
     def __init__(self, codigo: int):
         self.codigo, self.comandos = codigo, []
 
-    def rodar(self, cmd, **kwargs):
+    def run(self, cmd, **kwargs):
         self.comandos.append([str(a) for a in cmd])
         return self.codigo if len(self.comandos) == 1 else 0
 
@@ -356,9 +356,9 @@ class _ExecucaoFalsa:
 def test_validar_tem_uma_regra_so_de_codigo_de_saida(monkeypatch, do_script, esperado):
     """"Ainda há o que resolver" (1 do scripts/validar.py) é uma resposta: o curso.py devolve 0, como o make
     (que só chama o curso.py, sem tratar o código); uso errado e falhas de verdade continuam diferentes de 0."""
-    monkeypatch.setattr(curso, "instalar", lambda ex, opcoes=None: 0)
-    ex = _ExecucaoFalsa(do_script)
-    assert curso.validar(ex, argparse.Namespace(nb="meu.ipynb")) == esperado
+    monkeypatch.setattr(curso, "install", lambda runner, options=None: 0)
+    ex = _RunnerFalso(do_script)
+    assert curso.check_notebook(ex, argparse.Namespace(notebook="meu.ipynb")) == esperado
     assert ex.comandos[0][1].endswith("validar.py")
     receita = _receitas()["validar"]
     assert receita == ['@$(CURSO) validar "$(NB)"']  # nenhuma regra própria no Makefile
@@ -368,10 +368,10 @@ def test_validar_tem_uma_regra_so_de_codigo_de_saida(monkeypatch, do_script, esp
 def test_lab_com_o_curso_ja_aberto_sai_limpo(monkeypatch, do_script, esperado, abre):
     """O curso já aberto (3 do preparar_trabalho.py, que imprimiu o endereço) sai com 0, sem abrir outro
     servidor: o make não escreve "Error 3". A porta ocupada por outro programa (4) continua um erro."""
-    monkeypatch.setattr(curso, "instalar", lambda ex, opcoes=None: 0)
-    monkeypatch.setattr(curso, "AMBIENTE", None)
-    ex = _ExecucaoFalsa(do_script)
-    assert curso.lab(ex, argparse.Namespace(porta=8888)) == esperado
+    monkeypatch.setattr(curso, "install", lambda runner, options=None: 0)
+    monkeypatch.setattr(curso, "ACTIVE_ENV", None)
+    ex = _RunnerFalso(do_script)
+    assert curso.lab(ex, argparse.Namespace(port=8888)) == esperado
     assert ex.comandos[0][1].endswith("preparar_trabalho.py")
     assert any("jupyterlab" in c for c in ex.comandos[1:]) is abre
 
@@ -390,3 +390,27 @@ def test_corrigir_aceita_as_partes_de_uma_turma():
     pelo_make = subprocess.run([sys.executable, str(CURSO), "corrigir", ""], cwd=ROOT, capture_output=True,
                                text=True, env={**sem_make, "MAKELEVEL": "1"})
     assert pelo_make.returncode == 2 and "várias partes" in pelo_make.stdout
+
+
+def test_um_comando_novo_e_uma_linha_do_registro(monkeypatch, capsys):
+    """Do registro COMMANDS saem a ajuda, o parser (com as opções do comando) e a execução: acrescentar um comando
+    é só a linha dele e a função, sem tocar no parser nem na ajuda."""
+    chamadas = []
+
+    def ola(runner, options):
+        chamadas.append((runner.dry_run, options.nome))
+        return 7
+
+    novo = curso.Command("ola", ola, "um comando de exemplo", cli_usage="ola NOME",
+                         options=(curso.option("nome", nargs="?", default="mundo"),))
+    monkeypatch.setitem(curso.COMMANDS, "ola", novo)
+    assert curso.main(["ola", "Ana", "--mostrar"]) == 7 and chamadas == [(True, "Ana")]
+    assert curso.main(["ola"]) == 7 and chamadas[-1] == (False, "mundo")
+    monkeypatch.delenv("MAKELEVEL", raising=False)
+    capsys.readouterr()
+    curso.show_help()
+    ajuda = capsys.readouterr().out
+    assert "python3 curso.py ola NOME" in ajuda and "um comando de exemplo" in ajuda
+    with pytest.raises(SystemExit):
+        curso.main(["ola", "--xyz"])  # as opções vêm do registro: uma desconhecida é recusada
+    assert "opções desconhecidas: --xyz" in capsys.readouterr().err

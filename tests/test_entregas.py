@@ -28,7 +28,7 @@ def _zip(tmp_path: Path, members) -> Path:
     return path
 
 
-def _mapa(ent: entregas.Entregas) -> set:
+def _mapa(ent: entregas.Submissions) -> set:
     return {(a.aluno, a.caminho) for a in ent.arquivos}
 
 
@@ -36,14 +36,14 @@ NB = json.dumps(SOL1).encode()
 
 
 def test_zip_do_windows_com_barras_invertidas(tmp_path):
-    ent = entregas.ler_entregas(_zip(tmp_path, [("carla\\03-exercicios.ipynb", NB),
+    ent = entregas.read_submissions(_zip(tmp_path, [("carla\\03-exercicios.ipynb", NB),
                                                 ("davi\\sub\\03-exercicios.ipynb", NB)]), tmp_path)
     assert _mapa(ent) == {("carla", "03-exercicios.ipynb"), ("davi", "sub/03-exercicios.ipynb")}
 
 
 @pytest.mark.parametrize("codificacao", ["utf-8", "cp850"])
 def test_nomes_sem_a_marca_de_utf8(tmp_path, codificacao):
-    ent = entregas.ler_entregas(_zip(tmp_path, [("joão/03-exercicios.ipynb".encode(codificacao), NB),
+    ent = entregas.read_submissions(_zip(tmp_path, [("joão/03-exercicios.ipynb".encode(codificacao), NB),
                                                 ("maria/03-exercicios.ipynb", NB)]), tmp_path)
     assert _mapa(ent) == {("joão", "03-exercicios.ipynb"), ("maria", "03-exercicios.ipynb")}
 
@@ -51,7 +51,7 @@ def test_nomes_sem_a_marca_de_utf8(tmp_path, codificacao):
 def test_nfd_do_macos_vira_nfc_e_restos_sao_ignorados(tmp_path):
     nfd = unicodedata.normalize("NFD", "inês")
     assert nfd != "inês"
-    ent = entregas.ler_entregas(_zip(tmp_path, [
+    ent = entregas.read_submissions(_zip(tmp_path, [
         (f"turma/{nfd}/03-exercicios.ipynb", NB), (f"turma/{nfd}/._03-exercicios.ipynb", b"\0\5\26\7"),
         (f"__MACOSX/turma/{nfd}/._03-exercicios.ipynb", b"\0"), (f"turma/{nfd}/.DS_Store", b"Bud1"),
         (f"turma/{nfd}/.ipynb_checkpoints/03-exercicios-checkpoint.ipynb", NB), ("turma/inês/04-projeto.ipynb", NB),
@@ -63,33 +63,33 @@ def test_nfd_do_macos_vira_nfc_e_restos_sao_ignorados(tmp_path):
 
 def test_zip_por_aluno_zip_dentro_da_pasta_e_arquivo_solto(tmp_path):
     interno = gerar._zip([("03-exercicios.ipynb", NB)])
-    ent = entregas.ler_entregas(_zip(tmp_path, [
+    ent = entregas.read_submissions(_zip(tmp_path, [
         ("turma/ana.zip", interno), ("turma/bruno/entrega.zip", interno), ("turma/03-exercicios.ipynb", NB),
         ("turma/carla/03-exercicios.ipynb", NB), ("turma/carla/notas.pdf", b"%PDF")]), tmp_path)
     assert _mapa(ent) == {("ana", "ana.zip/03-exercicios.ipynb"), ("bruno", "entrega.zip/03-exercicios.ipynb"),
                           ("", "03-exercicios.ipynb"), ("carla", "03-exercicios.ipynb"), ("carla", "notas.pdf")}
     pdf = next(a for a in ent.arquivos if a.caminho == "notas.pdf")
-    assert pdf.dados is None and not pdf.parece_notebook  # não é lido: só listado
+    assert pdf.dados is None and not pdf.looks_like_notebook  # não é lido: só listado
 
 
 def test_pasta_raiz_dentro_do_zip_do_aluno_sai_do_caminho(tmp_path):
     interno = gerar._zip([("Letícia/04-projeto.ipynb", NB), ("Letícia/03-exercicios.ipynb", NB)])
-    ent = entregas.ler_entregas(_zip(tmp_path, [("Letícia.zip", interno), ("bruno.zip", interno)]), tmp_path)
+    ent = entregas.read_submissions(_zip(tmp_path, [("Letícia.zip", interno), ("bruno.zip", interno)]), tmp_path)
     assert _mapa(ent) == {("Letícia", "Letícia.zip/04-projeto.ipynb"), ("Letícia", "Letícia.zip/03-exercicios.ipynb"),
                           ("bruno", "bruno.zip/04-projeto.ipynb"), ("bruno", "bruno.zip/03-exercicios.ipynb")}
 
 
 def test_pasta_e_zip_do_mesmo_aluno_dao_linhas_distintas(tmp_path):
     interno = gerar._zip([("03-exercicios.ipynb", NB)])
-    ent = entregas.ler_entregas(_zip(tmp_path, [("turma/vitor.zip", interno), ("turma/vitor/03-exercicios.ipynb", NB),
-                                                ("turma/ana/x.ipynb", NB)]), tmp_path)
+    arquivos = [("turma/vitor.zip", interno), ("turma/vitor/03-exercicios.ipynb", NB), ("turma/ana/x.ipynb", NB)]
+    ent = entregas.read_submissions(_zip(tmp_path, arquivos), tmp_path)
     assert _mapa(ent) == {("vitor", "vitor.zip/03-exercicios.ipynb"), ("vitor", "03-exercicios.ipynb"),
                           ("ana", "x.ipynb")}
     assert ent.alunos == ["ana", "vitor"]
 
 
 def test_zip_de_um_aluno_so_nao_perde_o_nome(tmp_path):
-    ent = entregas.ler_entregas(_zip(tmp_path, [("ana/03-exercicios.ipynb", NB),
+    ent = entregas.read_submissions(_zip(tmp_path, [("ana/03-exercicios.ipynb", NB),
                                                 ("ana/versao-final/03-exercicios.ipynb", NB)]), tmp_path)
     assert _mapa(ent) == {("ana", "03-exercicios.ipynb"), ("ana", "versao-final/03-exercicios.ipynb")}
 
@@ -102,7 +102,7 @@ def test_zip_hostil_nao_sai_da_pasta_nem_le_atalhos(tmp_path):
         link = zipfile.ZipInfo("bruno/03-exercicios.ipynb")
         link.external_attr = (0o120777 << 16)
         z.writestr(link, "/work/solutions/x.ipynb")
-    ent = entregas.ler_entregas(path, tmp_path / "x")
+    ent = entregas.read_submissions(path, tmp_path / "x")
     assert not (tmp_path / "fora.ipynb").exists()
     por = {(a.aluno, a.caminho): a for a in ent.arquivos}
     assert set(por) == {("etc", "ana/03-exercicios.ipynb"), ("bruno", "03-exercicios.ipynb")}
@@ -114,7 +114,7 @@ def test_pasta_com_nomes_especiais(tmp_path):
     (tmp_path / "e" / nome).mkdir(parents=True)
     (tmp_path / "e" / nome / "03-exercicios.ipynb").write_bytes(NB)
     (tmp_path / "e" / "vazia").mkdir()
-    ent = entregas.ler_entregas(tmp_path / "e", tmp_path / "t")
+    ent = entregas.read_submissions(tmp_path / "e", tmp_path / "t")
     assert _mapa(ent) == {(nome, "03-exercicios.ipynb")} and ent.alunos == sorted([nome, "vazia"])
 
 
@@ -122,22 +122,22 @@ def test_pasta_com_nomes_especiais(tmp_path):
                                   "exercicios.ipynb", "03-exercicios.IPYNB", "Cópia de 03-exercicios.ipynb",
                                   "03-exercicios.ipynb.txt", "qualquer-nome.ipynb"])
 def test_renomeado_reconhecido_pelas_celulas(nome):
-    g, nota = catalogo.identify(EVERYTHING, SOL1, nome)
+    g, nota = catalogo.identify_notebook(EVERYTHING, SOL1, nome)
     assert g is AULA1 and "arquivo renomeado" in nota and "pelas células" in nota
 
 
 def test_mesmo_nome_em_duas_aulas_pelo_conteudo():
     aula3 = EVERYTHING[("aula-03-atencao-num-transformer-real", "03-exercicios")]
     nb3 = json.loads(aula3.source.read_text(encoding="utf-8"))
-    assert catalogo.identify(EVERYTHING, nb3, "03-exercicios.ipynb") == (aula3, "")
-    assert catalogo.identify(EVERYTHING, nb3, "aula-01/03-exercicios.ipynb") == (aula3, "")
-    assert catalogo.identify(EVERYTHING, SOL1, "03-exercicios.ipynb") == (AULA1, "")
+    assert catalogo.identify_notebook(EVERYTHING, nb3, "03-exercicios.ipynb") == (aula3, "")
+    assert catalogo.identify_notebook(EVERYTHING, nb3, "aula-01/03-exercicios.ipynb") == (aula3, "")
+    assert catalogo.identify_notebook(EVERYTHING, SOL1, "03-exercicios.ipynb") == (AULA1, "")
 
 
 @pytest.mark.parametrize("nome, esperado", [("03-exercicios-Copy2.ipynb", "03-exercicios"),
                                             ("04-Projeto (3).ipynb", "04-projeto"), ("rascunho.ipynb", None)])
 def test_sem_ids_pelo_nome(nome, esperado):
-    g, _ = catalogo.identify(EVERYTHING, None, nome)
+    g, _ = catalogo.identify_notebook(EVERYTHING, None, nome)
     assert (g.notebook if g else None) == esperado
     if g:
         assert g.assignment == "aula-01-self-attention"  # empate entre aulas: a primeira
@@ -180,12 +180,12 @@ def test_resposta_repetida_fica_como_celula_comum_e_celula_de_outro_notebook_sai
 
 
 def test_nomes_de_arquivo_do_retorno_seguros_e_unicos():
-    assert relatorio.nome_seguro('a:b*?"<>|c') == "a_b______c" and relatorio.nome_seguro("CON") == "_CON"
-    assert relatorio.nome_seguro("..") == "_" and relatorio.nome_seguro("fim. ") == "fim"
+    assert relatorio.safe_name('a:b*?"<>|c') == "a_b______c" and relatorio.safe_name("CON") == "_CON"
+    assert relatorio.safe_name("..") == "_" and relatorio.safe_name("fim. ") == "fim"
     rows = [relatorio.Row("a:b", "aula", "nb"), relatorio.Row("a?b", "aula", "nb"), relatorio.Row("a?b", "aula", "nb"),
             relatorio.Row("", "", "solto")]
-    assert relatorio._paginas(rows) == ["a_b/aula-nb.html", "a_b-2/aula-nb.html", "a_b-2/aula-nb-copia-2.html",
-                                        "_fora-das-pastas/solto.html"]
+    assert relatorio._feedback_pages(rows) == ["a_b/aula-nb.html", "a_b-2/aula-nb.html", "a_b-2/aula-nb-copia-2.html",
+                                               "_fora-das-pastas/solto.html"]
 
 
 def test_texto_do_aluno_nao_vira_formula_na_planilha():
@@ -207,8 +207,8 @@ def test_texto_do_aluno_nao_vira_formula_na_planilha():
     ("KeyError", "'x'", "KeyError: 'x'"),
 ])
 def test_erro_legivel(ename, evalue, esperado):
-    assert relatorio.erro_legivel(ename, evalue) == esperado
-    assert ".py" not in relatorio.erro_legivel(ename, evalue)
+    assert relatorio.readable_error(ename, evalue) == esperado
+    assert ".py" not in relatorio.readable_error(ename, evalue)
 
 
 def test_rotulo_da_celula_diz_o_exercicio():
@@ -235,7 +235,7 @@ def test_metadados_perdidos_voltam_pelo_codigo_e_o_notebook_e_reconhecido():
     nb = copy.deepcopy(SOL1)
     for c in nb["cells"]:
         c.get("metadata", {}).pop("nbgrader", None)
-    g, nota = catalogo.identify(EVERYTHING, nb, "meu-notebook.ipynb")
+    g, nota = catalogo.identify_notebook(EVERYTHING, nb, "meu-notebook.ipynb")
     assert g is AULA1 and "pelo código das células protegidas" in nota
     limpo, notas = saneamento.sanitize(nb, AULA1, EVERYTHING)
     protegidas = [gid for gid, c in catalogo.original_cells(AULA1.source).items() if c.metadata["nbgrader"]["locked"]]
@@ -299,7 +299,7 @@ def test_nomes_antigos_das_funcoes_ganham_o_nome_atual():
     limpo, notas = saneamento.sanitize(atual, aula2, EVERYTHING)
     assert "versão anterior" not in " ".join(notas)
     fonte = "def minha_softmax(z, axis=-1):\n    return z\n\ndef my_softmax(z, axis=-1):\n    return z\n"
-    assert nomes_antigos.atualizar_resposta(fonte) == (fonte, [])
+    assert nomes_antigos.update_answer(fonte) == (fonte, [])
 
 
 def _zip_em(path: Path, members) -> Path:
@@ -314,7 +314,7 @@ def test_turma_em_dois_zips_na_linha_de_comando_juntada_por_aluno(tmp_path):
     lote1 = _zip_em(tmp_path / "turma-a.zip", [("turma-a/ana/03-exercicios.ipynb", NB),
                                                ("turma-a/bruno/03-exercicios.ipynb", NB)])
     lote2 = _zip_em(tmp_path / "reentrega.zip", [("bruno/03-exercicios.ipynb", NB)])
-    ent = entregas.ler_entregas([lote1, lote2], tmp_path / "t")
+    ent = entregas.read_submissions([lote1, lote2], tmp_path / "t")
     assert _mapa(ent) == {("ana", "03-exercicios.ipynb"), ("bruno", "turma-a.zip/03-exercicios.ipynb"),
                           ("bruno", "reentrega.zip/03-exercicios.ipynb")}
     assert ent.alunos == ["ana", "bruno"]
@@ -323,7 +323,7 @@ def test_turma_em_dois_zips_na_linha_de_comando_juntada_por_aluno(tmp_path):
     (pasta / "carla").mkdir(parents=True)
     (pasta / "carla" / "03-exercicios.ipynb").write_bytes(NB)
     davi = _zip_em(tmp_path / "davi.zip", [("03-exercicios.ipynb", NB)])
-    ent = entregas.ler_entregas([pasta, davi], tmp_path / "t2")
+    ent = entregas.read_submissions([pasta, davi], tmp_path / "t2")
     assert _mapa(ent) == {("carla", "03-exercicios.ipynb"), ("davi", "davi.zip/03-exercicios.ipynb")}
 
 
@@ -334,7 +334,7 @@ def test_dois_zips_da_turma_dentro_da_pasta_das_entregas(tmp_path):
     _zip_em(pasta / "lote-2.zip", [("bruno/03-exercicios.ipynb", NB)])
     _zip_em(pasta / "lote-3.zip", [("Downloads/turma-b/carla/03-exercicios.ipynb", NB),
                                    ("Downloads/turma-b/davi/03-exercicios.ipynb", NB)])
-    ent = entregas.ler_entregas(pasta, tmp_path / "t")
+    ent = entregas.read_submissions(pasta, tmp_path / "t")
     assert _mapa(ent) == {("ana", "03-exercicios.ipynb"), ("bruno", "03-exercicios.ipynb"),
                           ("bruno", "lote-2.zip/03-exercicios.ipynb"), ("carla", "03-exercicios.ipynb"),
                           ("davi", "03-exercicios.ipynb")}
@@ -373,14 +373,14 @@ def motor_plan(ent, tmp_path):
      {("carla", "03-exercicios.ipynb"), ("davi", "03-exercicios.ipynb"), ("davi", "04-exercicios.ipynb")}),
 ])
 def test_pasta_com_nome_de_aula_ou_de_notebook_nunca_e_aluno(tmp_path, membros, esperado):
-    ent = entregas.ler_entregas(_zip_em(tmp_path / "ana.zip", membros), tmp_path / "t")
+    ent = entregas.read_submissions(_zip_em(tmp_path / "ana.zip", membros), tmp_path / "t")
     assert _mapa(ent) == esperado
-    assert not {a for a in ent.alunos if entregas.nome_do_curso(a)}
+    assert not {a for a in ent.alunos if entregas.course_notebook_name(a)}
 
 
 def test_nomes_do_curso():
     for nome in ("aula-01-self-attention", "Aula 1", "aula_02", "modulo-06", "Módulo 6", "03-exercicios",
                  "04-Projeto", "exercicios", "notebooks", "trabalho"):
-        assert entregas.nome_do_curso(nome), nome
+        assert entregas.course_notebook_name(nome), nome
     for nome in ("ana", "aula-de-reforço-ana", "joão-aula", "tiago-duas-aulas", "03-exercicios-da-ana"):
-        assert not entregas.nome_do_curso(nome), nome
+        assert not entregas.course_notebook_name(nome), nome

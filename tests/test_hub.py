@@ -31,14 +31,14 @@ def _extensoes(comandos) -> dict:
 
 
 def test_fora_do_hub_a_interface_do_nbgrader_some_toda():
-    ext = _extensoes(preparar_trabalho.comandos_nbgrader(hub=False))
+    ext = _extensoes(preparar_trabalho.nbgrader_commands(hub=False))
     assert ext[("lab", "@jupyter/nbgrader")] is False
     assert not any(ext.values())
     assert ("server", "nbgrader.server_extensions.assignment_list") in ext
 
 
 def test_no_hub_o_aluno_ve_a_lista_de_tarefas_e_nao_o_formgrader():
-    ext = _extensoes(preparar_trabalho.comandos_nbgrader(hub=True))
+    ext = _extensoes(preparar_trabalho.nbgrader_commands(hub=True))
     assert ext[("lab", "@jupyter/nbgrader")] is True
     for e in ("assignment_list", "course_list", "validate_assignment"):
         assert ext[("server", f"nbgrader.server_extensions.{e}")] is True, e
@@ -50,7 +50,7 @@ def test_no_hub_o_aluno_ve_a_lista_de_tarefas_e_nao_o_formgrader():
 
 def test_a_configuracao_do_professor_liga_o_que_o_aluno_nao_tem():
     page = json.loads((ETC / "professor" / "labconfig" / "page_config.json").read_text(encoding="utf-8"))
-    assert page["disabledExtensions"] == {p: False for p in preparar_trabalho.PLUGINS_DO_PROFESSOR}
+    assert page["disabledExtensions"] == {p: False for p in preparar_trabalho.TEACHER_PLUGINS}
     servidor = json.loads((ETC / "professor" / "jupyter_server_config.json").read_text(encoding="utf-8"))
     assert servidor["ServerApp"]["jpserver_extensions"] == {"nbgrader.server_extensions.formgrader": True}
     assert not (ETC / "aluno" / "labconfig").exists()  # o aluno fica com o que o ambiente do hub liga
@@ -86,12 +86,12 @@ def test_nbgrader_do_aluno_e_do_professor(monkeypatch):
     assert aluno.CourseDirectory.course_id == "c1" and aluno.Exchange.root == "/srv/ex"
     assert aluno.Exchange.path_includes_course is True
     prof = _ler_config(ETC / "professor" / "nbgrader_config.py", monkeypatch)
-    assert prof.Autograde.autograde_preprocessors == [hub.RecusarExecucao]
+    assert prof.Autograde.autograde_preprocessors == [hub.RefuseExecution]
 
 
 def test_autograde_recusado_aponta_o_comando_do_curso():
     with pytest.raises(RuntimeError, match="turma corrigir"):
-        hub.RecusarExecucao().preprocess({"cells": []}, {})
+        hub.RefuseExecution().preprocess({"cells": []}, {})
 
 
 def test_entregas_coletadas_sem_os_arquivos_do_exchange(tmp_path):
@@ -110,13 +110,13 @@ def test_entregas_coletadas_sem_os_arquivos_do_exchange(tmp_path):
 def test_submitted_do_nbgrader_lido_direto_sem_os_arquivos_do_exchange(tmp_path):
     """``make corrigir ENTREGAS=submitted/``: o que o exchange põe em cada entrega é ignorado, não vira uma linha
     de ``nao-corrigidos.csv``."""
-    from correcao.entregas import ler_entregas
+    from correcao.entregas import read_submissions
 
     sub = tmp_path / "submitted" / "ana" / "aula-01-self-attention"
     sub.mkdir(parents=True)
     for nome in ("03-exercicios.ipynb", "timestamp.txt", "submission_secret.txt", "rascunho.txt"):
         (sub / nome).write_text("{}", encoding="utf-8")
-    lidas = ler_entregas(tmp_path / "submitted", tmp_path / "tmp")
+    lidas = read_submissions(tmp_path / "submitted", tmp_path / "tmp")
     assert sorted(a.caminho.split("/")[-1] for a in lidas.arquivos) == ["03-exercicios.ipynb", "rascunho.txt"]
     assert {a.aluno for a in lidas.arquivos} == {"ana"}
 
@@ -127,14 +127,14 @@ def test_maximo_da_tarefa_soma_automatico_e_escrito():
     g = catalog()[("aula-01-self-attention", "03-exercicios")]
     escritas = [p for _, p, auto in g.cells.values() if not auto]
     assert escritas, "a Aula 1 tem respostas escritas que valem pontos"
-    assert hub.maximo_da_tarefa(g) == g.max_auto + sum(escritas) > g.max_auto
+    assert hub.assignment_max_points(g) == g.max_auto + sum(escritas) > g.max_auto
 
 
 def test_aula_desconhecida_e_recusada(tmp_path):
     with pytest.raises(ValueError, match="AULA: esperada uma de"):
-        hub.liberar(hub.Turma(tmp_path), "aula-9")
+        hub.release(hub.HubCourse(tmp_path), "aula-9")
     with pytest.raises(ValueError, match="notebooks: esperados alguns de"):
-        hub.liberar(hub.Turma(tmp_path), "aula-01-self-attention", ["99-nada"])
+        hub.release(hub.HubCourse(tmp_path), "aula-01-self-attention", ["99-nada"])
 
 
 def test_retorno_com_maximo_e_atraso_e_os_arquivos_do_exchange(tmp_path):
@@ -153,12 +153,12 @@ def test_retorno_com_maximo_e_atraso_e_os_arquivos_do_exchange(tmp_path):
     (entregue / "submission_secret.txt").write_text("segredo", encoding="utf-8")
     r = Row("ana", g.assignment, g.notebook, total=4, maximum=5, retorno="retorno/ana/p.html",
             arquivo="aula-01-self-attention/03-exercicios (1).ipynb")
-    hub._retorno(r, saida, curso, g.assignment, {"pasta": entregue}, 3725, hub.maximo_da_tarefa(g), g)
+    hub._retorno(r, saida, curso, g.assignment, {"pasta": entregue}, 3725, hub.assignment_max_points(g), g)
     destino = curso / "feedback" / "ana" / g.assignment
     assert sorted(p.name for p in destino.iterdir()) == ["03-exercicios (1).html", "submission_secret.txt",
                                                          "timestamp.txt"]
     pagina = (destino / "03-exercicios (1).html").read_text(encoding="utf-8")
-    assert f"Máximo da tarefa: {hub.maximo_da_tarefa(g):g} ponto(s)" in pagina
+    assert f"Máximo da tarefa: {hub.assignment_max_points(g):g} ponto(s)" in pagina
     assert "Entregue com 1 h 02 min de atraso." in pagina
     assert pagina.index("Máximo da tarefa") < pagina.index("<p>nota</p>")  # no resumo, antes da nota
     hub._retorno(r, saida, tmp_path / "outro", g.assignment, {"pasta": entregue}, 0, 5, g)

@@ -19,13 +19,13 @@ ROOT = Path(__file__).resolve().parents[1]
 
 # lento (make test-lento): processos de verdade na caixa do bwrap
 pytestmark = [pytest.mark.lento,
-              pular_fora_da_ci(not isolamento.bwrap_disponivel(), "sem bubblewrap nesta máquina (o CI instala)")]
+              pular_fora_da_ci(not isolamento.bwrap_available(), "sem bubblewrap nesta máquina (o CI instala)")]
 
 SONDA = textwrap.dedent("""
     import json, os, socket, subprocess, sys, time
     from pathlib import Path
-    from correcao._caixa import limitar
-    limitar()  # como os processos de entrada da correção, antes de qualquer código do aluno
+    from correcao._caixa import apply_limits
+    apply_limits()  # como os processos de entrada da correção, antes de qualquer código do aluno
     raiz = Path(sys.argv[1])
     r = {"uid": os.getuid(), "home": os.getcwd(), "env": sorted(os.environ)}
     r["ve_repo"] = (raiz / "README.md").exists() or (raiz / "solutions").exists()
@@ -49,8 +49,8 @@ SONDA = textwrap.dedent("""
 """)
 
 
-def _rodar(caixa: isolamento.Caixa, workdir: Path, codigo: str, *args: str) -> subprocess.CompletedProcess:
-    cmd, env = caixa.comando(workdir, "x")
+def _rodar(caixa: isolamento.Sandbox, workdir: Path, codigo: str, *args: str) -> subprocess.CompletedProcess:
+    cmd, env = caixa.command(workdir, "x")
     cmd = cmd[:cmd.index("-I") + 1] + ["-c", codigo, *args]  # troca a entrada pelo código da sonda
     workdir.mkdir(parents=True, exist_ok=True)
     if caixa.root:
@@ -61,7 +61,7 @@ def _rodar(caixa: isolamento.Caixa, workdir: Path, codigo: str, *args: str) -> s
 def test_a_caixa_isola_usuario_rede_arquivos_ambiente_e_processos(tmp_path, monkeypatch):
     monkeypatch.setenv("SEGREDO_DO_PROFESSOR", "nao-pode-vazar")
     marca = secrets.token_hex(8)
-    caixa = isolamento.Caixa(isolamento.Limites(), numero=3, marca=marca)
+    caixa = isolamento.Sandbox(isolamento.Limits(), numero=3, marca=marca)
     run = _rodar(caixa, tmp_path / "caixa", SONDA, str(ROOT))
     assert run.returncode == 0, run.stderr
     r = json.loads(run.stdout.strip().splitlines()[-1])
@@ -74,15 +74,15 @@ def test_a_caixa_isola_usuario_rede_arquivos_ambiente_e_processos(tmp_path, monk
     assert not r["rede"]
     assert not (tmp_path / "caixa" / "minha-pasta.txt").exists()  # a pasta de trabalho é um tmpfs: nada no disco
     time.sleep(0.5)
-    assert isolamento.restantes(marca) == []  # o processo solto morreu com a caixa
+    assert isolamento.leftover_pids(marca) == []  # o processo solto morreu com a caixa
     assert not (ROOT / "lib" / "INVADIDO.txt").exists()
 
 
 def test_limites_de_memoria_e_de_processos_valem_dentro_da_caixa(tmp_path):
     codigo = textwrap.dedent("""
         import os, resource, time
-        from correcao._caixa import limitar
-        limitar()
+        from correcao._caixa import apply_limits
+        apply_limits()
         try:
             bytearray(3 * 2**30); print("memoria: alocou")
         except MemoryError:
@@ -97,7 +97,7 @@ def test_limites_de_memoria_e_de_processos_valem_dentro_da_caixa(tmp_path):
             pass
         print("processos:", filhos)
     """)
-    caixa = isolamento.Caixa(isolamento.Limites(memoria_mb=1024, processos=64), numero=5)
+    caixa = isolamento.Sandbox(isolamento.Limits(memoria_mb=1024, processos=64), numero=5)
     run = _rodar(caixa, tmp_path / "caixa", codigo)
     assert "memoria: MemoryError" in run.stdout, run.stdout + run.stderr
     filhos = int(run.stdout.split("processos:")[1])
@@ -106,26 +106,26 @@ def test_limites_de_memoria_e_de_processos_valem_dentro_da_caixa(tmp_path):
 
 def test_sem_bwrap_a_caixa_recusa_com_instrucao_de_instalacao(monkeypatch):
     monkeypatch.setattr(isolamento.shutil, "which", lambda name: None)
-    assert not isolamento.bwrap_disponivel()
-    with pytest.raises(isolamento.SemBwrap, match="sudo apt-get install bubblewrap"):
-        isolamento.Caixa(isolamento.Limites())
-    isolamento.Caixa(isolamento.Limites(), isolar=False)  # sem isolamento: permitido, e só quando pedido
+    assert not isolamento.bwrap_available()
+    with pytest.raises(isolamento.BwrapMissing, match="sudo apt-get install bubblewrap"):
+        isolamento.Sandbox(isolamento.Limits())
+    isolamento.Sandbox(isolamento.Limits(), isolar=False)  # sem isolamento: permitido, e só quando pedido
 
 
-# ---------- o orçamento por notebook (Grupo): memória somada, disco, prazo, pipes entre caixas ----------
-class CaixaDeTeste(isolamento.Caixa):
+# ---------- o orçamento por notebook (NotebookBudget): memória somada, disco, prazo, pipes entre caixas ----------
+class CaixaDeTeste(isolamento.Sandbox):
     """A caixa de verdade, rodando ``python -c codigo`` no lugar de ``python -m modulo``."""
 
     codigo = ""
 
-    def comando(self, workdir, modulo, extra_env=None):
-        cmd, env = super().comando(workdir, modulo, extra_env)
+    def command(self, workdir, modulo, extra_env=None):
+        cmd, env = super().command(workdir, modulo, extra_env)
         return cmd[:cmd.index("-I") + 1] + ["-c", self.codigo], env
 
 
 def _caixa(codigo: str, limites, grupo, numero: int, marca: str) -> CaixaDeTeste:
     caixa = CaixaDeTeste(limites, numero=numero, marca=marca, grupo=grupo)
-    caixa.codigo = "from correcao._caixa import limitar\nlimitar()\n" + textwrap.dedent(codigo)
+    caixa.codigo = "from correcao._caixa import apply_limits\napply_limits()\n" + textwrap.dedent(codigo)
     return caixa
 
 
@@ -176,8 +176,8 @@ class Medidor:
 
 def _sem_sobras(marca: str) -> None:
     time.sleep(0.3)
-    assert isolamento.restantes(marca) == []
-    assert [d for d in isolamento.cgroups_restantes() if marca in d.name] == []
+    assert isolamento.leftover_pids(marca) == []
+    assert [d for d in isolamento.leftover_cgroups() if marca in d.name] == []
 
 
 FILHOS = """
@@ -201,33 +201,33 @@ def test_grupo_limita_a_soma_da_memoria_dos_processos_filhos(tmp_path):
     """Quatro filhos de 600 MB (2 GiB por processo): a soma passa do total do notebook (1 GiB) e o grupo não
     deixa; como root aqui, com cgroup (v2 ou v1)."""
     marca = secrets.token_hex(6)
-    limites = isolamento.Limites(memoria_mb=2048, memoria_total_mb=1024)
+    limites = isolamento.Limits(memoria_mb=2048, memoria_total_mb=1024)
     medidor = Medidor(tmp_path)
     t0 = time.monotonic()
-    with isolamento.Grupo(f"{marca}-mem", limites, relogio_s=60) as grupo:
-        run = _caixa(FILHOS, limites, grupo, 0, marca).rodar(tmp_path / "w", "x", b"")
+    with isolamento.NotebookBudget(f"{marca}-mem", limites, relogio_s=60) as grupo:
+        run = _caixa(FILHOS, limites, grupo, 0, marca).run(tmp_path / "w", "x", b"")
     medidor.parar()
     print(f"\n[medida] 4 filhos de 600 MB, total 1 GiB ({grupo.tipo}): pico do grupo "
-          f"{(grupo.pico_memoria or 0) / 2**20:.0f} MiB, aumento da máquina {medidor.pico_mem / 2**20:.0f} MiB, "
+          f"{(grupo.peak_memory or 0) / 2**20:.0f} MiB, aumento da máquina {medidor.pico_mem / 2**20:.0f} MiB, "
           f"{time.monotonic() - t0:.1f} s")
     if os.geteuid() == 0 and Path("/sys/fs/cgroup/memory/cgroup.procs").exists():  # como aqui: v1 como root
         assert grupo.tipo in ("cgroup2", "cgroup1")
-    assert grupo.memoria_esgotada(), run
-    assert grupo.pico_memoria is not None and grupo.pico_memoria <= 1024 * 2**20 + 2**20
+    assert grupo.memory_exhausted(), run
+    assert grupo.peak_memory is not None and grupo.peak_memory <= 1024 * 2**20 + 2**20
     assert medidor.pico_mem < 1800 * 2**20  # sem o grupo: ~2,4 GB a mais
     _sem_sobras(marca)
 
 
 def test_sem_cgroup_o_vigia_ainda_limita_a_soma(tmp_path, monkeypatch):
     """A reserva sem cgroup (``rlimit``): poucos processos por caixa e um vigia que soma a memória residente."""
-    monkeypatch.setattr(isolamento._Cgroup, "criar", classmethod(lambda cls, nome, limites: None))
+    monkeypatch.setattr(isolamento._Cgroup, "create", classmethod(lambda cls, nome, limites: None))
     marca = secrets.token_hex(6)
-    limites = isolamento.Limites(memoria_mb=2048, memoria_total_mb=1024, processos_sem_cgroup=32)
+    limites = isolamento.Limits(memoria_mb=2048, memoria_total_mb=1024, processos_sem_cgroup=32)
     t0 = time.monotonic()
-    with isolamento.Grupo(f"{marca}-rss", limites, relogio_s=60) as grupo:
-        run = _caixa(FILHOS, limites, grupo, 1, marca).rodar(tmp_path / "w", "x", b"")
+    with isolamento.NotebookBudget(f"{marca}-rss", limites, relogio_s=60) as grupo:
+        run = _caixa(FILHOS, limites, grupo, 1, marca).run(tmp_path / "w", "x", b"")
     assert grupo.tipo == "rlimit"
-    assert grupo.motivo == "memoria" and run.morta_por == "memoria", run
+    assert grupo.motivo == "memoria" and run.killed_by == "memoria", run
     assert time.monotonic() - t0 < 20
     _sem_sobras(marca)
 
@@ -254,11 +254,11 @@ def test_pastas_graváveis_tem_tamanho_e_nao_tocam_o_disco(tmp_path):
         print(json.dumps(r), flush=True)
     """
     marca = secrets.token_hex(6)
-    limites = isolamento.Limites(disco_mb=64)
+    limites = isolamento.Limits(disco_mb=64)
     medidor = Medidor(tmp_path, Path("/tmp"), Path("/"))
-    with isolamento.Grupo(f"{marca}-disco", limites, relogio_s=60) as grupo:
+    with isolamento.NotebookBudget(f"{marca}-disco", limites, relogio_s=60) as grupo:
         caixa = _caixa(codigo, limites, grupo, 2, marca)
-        cmd, env = caixa.comando(tmp_path / "w", "x")
+        cmd, env = caixa.command(tmp_path / "w", "x")
         (tmp_path / "w").mkdir()
         if caixa.root:
             os.chown(tmp_path / "w", caixa.uid, caixa.uid)
@@ -276,7 +276,7 @@ def test_pastas_graváveis_tem_tamanho_e_nao_tocam_o_disco(tmp_path):
 
 
 def test_prazo_do_grupo_mata_todas_as_caixas_de_uma_vez_mesmo_ignorando_sinais(tmp_path):
-    """Duas caixas iniciadas sem esperar (``iniciar``), que ignoram SIGINT e SIGTERM: no prazo, as duas
+    """Duas caixas iniciadas sem esperar (``start``), que ignoram SIGINT e SIGTERM: no prazo, as duas
     morrem juntas (SIGKILL)."""
     codigo = """
         import signal, time
@@ -287,10 +287,10 @@ def test_prazo_do_grupo_mata_todas_as_caixas_de_uma_vez_mesmo_ignorando_sinais(t
             time.sleep(0.1)
     """
     marca = secrets.token_hex(6)
-    limites = isolamento.Limites()
+    limites = isolamento.Limits()
     t0 = time.monotonic()
-    with isolamento.Grupo(f"{marca}-prazo", limites, relogio_s=3) as grupo:
-        procs = [_caixa(codigo, limites, grupo, n, marca).iniciar(tmp_path / f"w{n}", "x") for n in (3, 4)]
+    with isolamento.NotebookBudget(f"{marca}-prazo", limites, relogio_s=3) as grupo:
+        procs = [_caixa(codigo, limites, grupo, n, marca).start(tmp_path / f"w{n}", "x") for n in (3, 4)]
         for proc in procs:
             proc.stdin.close()
             assert proc.stdout.readline().strip() == b"pronto"
@@ -306,29 +306,29 @@ def test_prazo_do_grupo_mata_todas_as_caixas_de_uma_vez_mesmo_ignorando_sinais(t
 def test_pipe_entre_duas_caixas_do_mesmo_grupo(tmp_path):
     """``pass_fds``: uma ponta de um pipe em cada caixa (como o verificador e o processo do aluno)."""
     marca = secrets.token_hex(6)
-    limites = isolamento.Limites()
+    limites = isolamento.Limits()
     r, w = os.pipe()
-    with isolamento.Grupo(f"{marca}-pipe", limites, relogio_s=60) as grupo:
+    with isolamento.NotebookBudget(f"{marca}-pipe", limites, relogio_s=60) as grupo:
         escreve = _caixa("import os\nos.write(int(os.environ['FD']), b'ola da outra caixa')\n",
                          limites, grupo, 5, marca)
         le = _caixa("import os\nprint(os.read(int(os.environ['FD']), 100).decode(), flush=True)\n",
                     limites, grupo, 6, marca)
-        pa = escreve.iniciar(tmp_path / "a", "x", extra_env={"FD": str(w)}, pass_fds=(w,))
-        pb = le.iniciar(tmp_path / "b", "x", extra_env={"FD": str(r)}, pass_fds=(r,))
+        pa = escreve.start(tmp_path / "a", "x", extra_env={"FD": str(w)}, pass_fds=(w,))
+        pb = le.start(tmp_path / "b", "x", extra_env={"FD": str(r)}, pass_fds=(r,))
         os.close(r)
         os.close(w)
         out, _ = pb.communicate(b"", timeout=60)
         pa.communicate(b"", timeout=60)
     assert out.decode().strip() == "ola da outra caixa"
     with pytest.raises(ValueError, match="pass_fds"):
-        escreve.iniciar(tmp_path / "c", "x", pass_fds=(987,))
+        escreve.start(tmp_path / "c", "x", pass_fds=(987,))
     _sem_sobras(marca)
 
 
 def test_limites_e_grupo_recusam_valores_errados():
     with pytest.raises(ValueError, match="memoria_total_mb"):
-        isolamento.Limites(memoria_total_mb=0)
+        isolamento.Limits(memoria_total_mb=0)
     with pytest.raises(ValueError, match="relogio_s"):
-        isolamento.Grupo("ok", isolamento.Limites(), relogio_s=-1, isolar=False)
+        isolamento.NotebookBudget("ok", isolamento.Limits(), relogio_s=-1, isolar=False)
     with pytest.raises(ValueError, match="nome"):
-        isolamento.Grupo("../fora", isolamento.Limites(), relogio_s=5, isolar=False)
+        isolamento.NotebookBudget("../fora", isolamento.Limits(), relogio_s=5, isolar=False)

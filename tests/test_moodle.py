@@ -46,22 +46,23 @@ def _moodle_pastas(tmp_path):  # uma pasta por aluno: com o "_" do fim (3.1 a 4.
 
 
 def test_participante_pelo_nome_do_moodle():
-    assert moodle.participante("Ana Júlia_42_assignsubmission_file_03-exercicios.ipynb") == (
-        moodle.Participante("Ana Júlia", "42"), "03-exercicios.ipynb")
-    assert moodle.participante("Ana Júlia_42_assignsubmission_file") == (moodle.Participante("Ana Júlia", "42"), None)
-    assert moodle.participante("Ana Júlia_42_assignsubmission_file_")[1] == ""
+    assert moodle.parse_participant("Ana Júlia_42_assignsubmission_file_03-exercicios.ipynb") == (
+        moodle.Participant("Ana Júlia", "42"), "03-exercicios.ipynb")
+    ana = moodle.Participant("Ana Júlia", "42")
+    assert moodle.parse_participant("Ana Júlia_42_assignsubmission_file") == (ana, None)
+    assert moodle.parse_participant("Ana Júlia_42_assignsubmission_file_")[1] == ""
     # sem o id numérico ou sem o plugin de envio não é um nome do Moodle
     for nome in ("Ana_x_assignsubmission_file_a.ipynb", "ana/03-exercicios.ipynb", "Ana_42_outra_coisa.ipynb",
                  "03-exercicios.ipynb"):
-        assert moodle.participante(nome) is None, nome
+        assert moodle.parse_participant(nome) is None, nome
 
 
 @pytest.mark.parametrize("formato", ["soltos", "pastas"])
 def test_zip_do_moodle_vira_um_aluno_por_participante(tmp_path, formato):
     zipado = _moodle_soltos(tmp_path) if formato == "soltos" else _moodle_pastas(tmp_path)
-    assert moodle.do_moodle(zipado)
-    convertido, pessoas = moodle.converter([zipado], tmp_path / "conv")
-    lidas = entregas.ler_entregas(convertido, tmp_path / "ler")
+    assert moodle.is_moodle_download(zipado)
+    convertido, pessoas = moodle.convert([zipado], tmp_path / "conv")
+    lidas = entregas.read_submissions(convertido, tmp_path / "ler")
     mapa = {(a.aluno, a.caminho) for a in lidas.arquivos}
     if formato == "soltos":
         assert set(pessoas) == {"Ana Júlia Souza_101", "João da Silva_202"}
@@ -70,27 +71,27 @@ def test_zip_do_moodle_vira_um_aluno_por_participante(tmp_path, formato):
                         ("João da Silva_202", "onlinetext.html")}
     else:
         assert set(pessoas) == {"Maria José D'Ávila_303", "Zé  Ninguém_404"}
-        assert pessoas["Zé  Ninguém_404"] == moodle.Participante("Zé  Ninguém", "404")
+        assert pessoas["Zé  Ninguém_404"] == moodle.Participant("Zé  Ninguém", "404")
         assert mapa == {("Maria José D'Ávila_303", "03-exercicios.ipynb"),
                         ("Zé  Ninguém_404", "aula 1/03-exercicios.ipynb"),
                         ("Zé  Ninguém_404", "leia-me.txt")}
 
 
 def test_turma_que_nao_e_do_moodle_nao_e_convertida(tmp_path):
-    assert not moodle.do_moodle(_zip(tmp_path / "t.zip", {"ana/03-exercicios.ipynb": NB}))
-    assert not moodle.do_moodle(tmp_path / "nao-existe.zip")
+    assert not moodle.is_moodle_download(_zip(tmp_path / "t.zip", {"ana/03-exercicios.ipynb": NB}))
+    assert not moodle.is_moodle_download(tmp_path / "nao-existe.zip")
 
 
 def test_mesmo_id_com_dois_nomes_e_recusado(tmp_path):
     a = _zip(tmp_path / "a.zip", {"Ana_1_assignsubmission_file_x.ipynb": NB})
     b = _zip(tmp_path / "b.zip", {"Bia_1_assignsubmission_file_x.ipynb": NB})
     with pytest.raises(ValueError, match="id de participante 1 aparece com dois nomes"):
-        moodle.converter([a, b], tmp_path / "conv")
+        moodle.convert([a, b], tmp_path / "conv")
 
 
-PESSOAS = {"Ana Júlia Souza_101": moodle.Participante("Ana Júlia Souza", "101"),
-           "João da Silva_202": moodle.Participante("João da Silva", "202"),
-           "Sem Entrega_303": moodle.Participante("Sem Entrega", "303")}
+PESSOAS = {"Ana Júlia Souza_101": moodle.Participant("Ana Júlia Souza", "101"),
+           "João da Silva_202": moodle.Participant("João da Silva", "202"),
+           "Sem Entrega_303": moodle.Participant("Sem Entrega", "303")}
 
 
 def _rows():
@@ -107,7 +108,7 @@ def _rows():
 def _importar(caminho: Path, idioma: str) -> dict:
     """O que o importador da planilha do Moodle lê: as colunas pelo cabeçalho do idioma, o id depois do prefixo
     ``hiddenuser`` (cortado pelo tamanho dele, como o Moodle faz) e a nota com a vírgula do idioma."""
-    c = moodle.CABECALHOS[idioma]
+    c = moodle.WORKSHEET_HEADERS[idioma]
     linhas = list(csv.reader(io.StringIO(caminho.read_text(encoding="utf-8"))))
     cab = linhas[0]
     i_id, i_nota, i_mod = cab.index(c["id"]), cab.index(c["nota"]), cab.index(c["modificada"])
@@ -123,7 +124,7 @@ def _importar(caminho: Path, idioma: str) -> dict:
 
 @pytest.mark.parametrize("idioma", ["pt_br", "en"])
 def test_planilha_de_notas_com_as_colunas_do_moodle(tmp_path, idioma):
-    destino = moodle.escrever_planilha(_rows(), PESSOAS, tmp_path / "moodle-notas.csv", idioma=idioma, agora=AGORA)
+    destino = moodle.write_worksheet(_rows(), PESSOAS, tmp_path / "moodle-notas.csv", idioma=idioma, agora=AGORA)
     cab = next(csv.reader(io.StringIO(destino.read_text(encoding="utf-8"))))
     if idioma == "pt_br":
         assert cab[0] == "Identificador" and "Nota" in cab and "Última modificação (nota)" in cab
@@ -137,7 +138,7 @@ def test_planilha_de_notas_com_as_colunas_do_moodle(tmp_path, idioma):
 
 def test_idioma_desconhecido_e_recusado(tmp_path):
     with pytest.raises(ValueError, match="idioma: esperado um de"):
-        moodle.escrever_planilha(_rows(), PESSOAS, tmp_path / "x.csv", idioma="pt-BR")
+        moodle.write_worksheet(_rows(), PESSOAS, tmp_path / "x.csv", idioma="pt-BR")
 
 
 def test_planilha_baixada_do_moodle_preenchida_na_escala_dela(tmp_path):
@@ -147,7 +148,7 @@ def test_planilha_baixada_do_moodle_preenchida_na_escala_dela(tmp_path):
         "\"A nota pode ser alterada\",\"Última modificação (envio)\",\"Última modificação (nota)\"\n"
         "Participante101,\"Ana Júlia Souza\",ana@x,Enviado,,\"100,00\",Sim,\"segunda-feira, 2 mar. 2026\",-\n"
         "Participante999,\"Outra Pessoa\",o@x,\"Nenhum envio\",,\"100,00\",Sim,-,-\n", encoding="utf-8")
-    destino = moodle.escrever_planilha(_rows(), PESSOAS, tmp_path / "moodle-notas.csv", planilha=baixada)
+    destino = moodle.write_worksheet(_rows(), PESSOAS, tmp_path / "moodle-notas.csv", planilha=baixada)
     linhas = list(csv.reader(io.StringIO(destino.read_text(encoding="utf-8"))))
     assert linhas[0][0] == "Identificador" and len(linhas) == 3
     assert linhas[1][4] == "75"  # 7,5 de 10 na escala de 100 da tarefa
@@ -160,7 +161,7 @@ def test_planilha_sem_as_colunas_do_moodle_e_recusada(tmp_path):
     ruim = tmp_path / "x.csv"
     ruim.write_text("aluno,nota\nana,1\n", encoding="utf-8")
     with pytest.raises(ValueError, match="Identificador"):
-        moodle.escrever_planilha(_rows(), PESSOAS, tmp_path / "y.csv", planilha=ruim)
+        moodle.write_worksheet(_rows(), PESSOAS, tmp_path / "y.csv", planilha=ruim)
 
 
 def test_zip_de_retornos_com_os_nomes_que_o_moodle_le(tmp_path):
@@ -169,7 +170,7 @@ def test_zip_de_retornos_com_os_nomes_que_o_moodle_le(tmp_path):
         if r.retorno:
             (tmp_path / r.retorno).parent.mkdir(parents=True, exist_ok=True)
             (tmp_path / r.retorno).write_text(f"<p>{r.total}</p>", encoding="utf-8")
-    destino = moodle.escrever_retornos(rows, PESSOAS, tmp_path, tmp_path / "moodle-retornos.zip")
+    destino = moodle.write_feedback_zip(rows, PESSOAS, tmp_path, tmp_path / "moodle-retornos.zip")
     with zipfile.ZipFile(destino) as z:
         nomes = z.namelist()
         assert all(i.flag_bits & 0x800 for i in z.infolist())  # nomes em UTF-8, marcados

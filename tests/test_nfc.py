@@ -164,13 +164,13 @@ def test_joao_em_nfd_e_em_nfc_e_o_mesmo_aluno(tmp_path, forma):
         for nome, dados in membros:
             (origem / nome).parent.mkdir(parents=True, exist_ok=True)
             (origem / nome).write_bytes(dados)
-    ent = entregas.ler_entregas(origem, tmp_path / "tmp")
+    ent = entregas.read_submissions(origem, tmp_path / "tmp")
     assert ent.alunos == sorted(["bruno", "João"])
     assert all(a.aluno == unicodedata.normalize("NFC", a.aluno) for a in ent.arquivos)
     do_joao = sorted(a.caminho for a in ent.arquivos if a.aluno == "João")
     assert do_joao == ["03-exercicios.ipynb", "03-exercicios.ipynb", "Cópia de 03-exercícios.ipynb"]
-    assert (catalogo.nome_base(_nfd("Cópia de 03-exercícios.ipynb"))
-            == catalogo.nome_base("Cópia de 03-exercícios.ipynb"))
+    assert (catalogo.base_name(_nfd("Cópia de 03-exercícios.ipynb"))
+            == catalogo.base_name("Cópia de 03-exercícios.ipynb"))
 
 
 def test_copias_com_o_mesmo_nome_em_nfd_e_nfc_sao_apontadas(tmp_path):
@@ -182,11 +182,11 @@ def test_copias_com_o_mesmo_nome_em_nfd_e_nfc_sao_apontadas(tmp_path):
     origem = tmp_path / "turma.zip"
     origem.write_bytes(gerar._zip([(f"{_nfd('João')}/03-exercicios.ipynb", nb), ("João/03-exercicios.ipynb", nb),
                                    ("bruno/03-exercicios.ipynb", nb)]))
-    ent = entregas.ler_entregas(origem, tmp_path / "tmp")
+    ent = entregas.read_submissions(origem, tmp_path / "tmp")
     plano, linhas, _ = motor.plan_class(ent, catalogo.catalog(), tmp_path / "saneados")
     assert not linhas and sorted(e.student for e in plano) == sorted(["bruno", "João", "João"])
     rows = [Row(e.student, e.g.assignment, e.g.notebook, arquivo=e.arquivo) for e in plano]
-    motor._marcar_copias(rows)
+    motor._mark_copies(rows)
     joao = [r for r in rows if r.student == "João"]
     assert all(any("2 cópias" in m and "dois jeitos" in m for m in r.reasons) for r in joao), [r.reasons for r in joao]
     assert not next(r for r in rows if r.student == "bruno").reasons

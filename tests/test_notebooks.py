@@ -16,7 +16,7 @@ sys.path.insert(0, str(ROOT / "scripts"))
 import gerar_alunos  # noqa: E402
 
 from correcao import catalogo  # noqa: E402
-from correcao.nomes_antigos import RENOMEADAS  # noqa: E402
+from correcao.nomes_antigos import RENAMED_FUNCTIONS  # noqa: E402
 
 NOTEBOOKS = sorted(p for d in ("notebooks", "solutions") for p in (ROOT / d).rglob("*.ipynb")
                    if ".ipynb_checkpoints" not in p.parts)
@@ -148,7 +148,7 @@ def test_links_relativos_dos_notebooks_existem():
 
 # Nomes antigos das funções dos exercícios (em português ou misturados); a regra da casa é código em inglês.
 # A lista é a da correção, que aceita entregas feitas com eles.
-NOMES_ANTIGOS = tuple(RENOMEADAS)
+NOMES_ANTIGOS = tuple(RENAMED_FUNCTIONS)
 
 
 def test_funcoes_dos_exercicios_com_nomes_em_ingles():

@@ -38,7 +38,7 @@ BITS = {"Haswell": "h", "Zen": "h", "Sandybridge": "s", "SkylakeX": "k", "Nehale
 def test_primeira_troca_kernel_threads_e_simd_e_as_outras_so_o_kernel():
     sonda = _sonda_falsa(BITS)
     padrao = sonda({})
-    escolhidas = outras_cpus.escolher(padrao, sonda=sonda, flags=TODAS)
+    escolhidas = outras_cpus.choose(padrao, sonda=sonda, flags=TODAS)
     assert [m for m, _ in escolhidas] == [
         {"OPENBLAS_CORETYPE": "Sandybridge", "OPENBLAS_NUM_THREADS": "1", "NPY_DISABLE_CPU_FEATURES": "X86_V3"},
         {"OPENBLAS_CORETYPE": "Nehalem"},  # o Zen dá as contas do Haswell e o Core2 as do Nehalem: não provam mais
@@ -46,14 +46,14 @@ def test_primeira_troca_kernel_threads_e_simd_e_as_outras_so_o_kernel():
     ]
     # o SkylakeX (AVX-512) não existe nesta CPU: nem é sondado (morreria com SIGILL)
     assert all(c.get("OPENBLAS_CORETYPE") != "SkylakeX" for c in sonda.chamadas)
-    assert len(outras_cpus.escolher(padrao, sonda=sonda, flags=TODAS, quantas=1)) == 1
+    assert len(outras_cpus.choose(padrao, sonda=sonda, flags=TODAS, quantas=1)) == 1
 
 
 def test_maquina_com_openblas_coretype_ja_definido_escolhe_outros_kernels():
     """Na máquina que já tem OPENBLAS_CORETYPE=Sandybridge, a primeira configuração não pode ser a dela."""
     sonda = _sonda_falsa(BITS)
     padrao = sonda({"OPENBLAS_CORETYPE": "Sandybridge"})
-    escolhidas = outras_cpus.escolher(padrao, sonda=sonda, flags=TODAS)
+    escolhidas = outras_cpus.choose(padrao, sonda=sonda, flags=TODAS)
     kernels = [m["OPENBLAS_CORETYPE"] for m, _ in escolhidas]
     assert kernels[0] == "Haswell" and "Sandybridge" not in kernels
 
@@ -63,31 +63,31 @@ def test_kernel_que_nao_muda_nada_ou_falha_fica_de_fora():
     def ignora(mudancas):
         return {"kernels": ["Haswell"], "threads": 2, "bits": "h", "simd": [], "bits_simd": "padrao"}
 
-    assert outras_cpus.escolher(ignora({}), sonda=ignora, flags=TODAS) == []
+    assert outras_cpus.choose(ignora({}), sonda=ignora, flags=TODAS) == []
     # todos os kernels dão as mesmas contas
     iguais = _sonda_falsa(dict.fromkeys(BITS, "h"))
-    assert outras_cpus.escolher(iguais({}), sonda=iguais, flags=TODAS) == []
+    assert outras_cpus.choose(iguais({}), sonda=iguais, flags=TODAS) == []
     # um kernel que morre (SIGILL) é pulado, e o próximo assume o lugar dele
     falha = _sonda_falsa(BITS, falha=("Sandybridge",))
-    primeira = outras_cpus.escolher(falha({}), sonda=falha, flags=TODAS)[0]
+    primeira = outras_cpus.choose(falha({}), sonda=falha, flags=TODAS)[0]
     assert primeira[0]["OPENBLAS_CORETYPE"] == "Nehalem" and primeira[0]["OPENBLAS_NUM_THREADS"] == "1"
 
 
 def test_flags_da_cpu(tmp_path):
     cpuinfo = tmp_path / "cpuinfo"
     cpuinfo.write_text("processor\t: 0\nflags\t\t: fpu sse3 avx avx2 fma\n", encoding="utf-8")
-    assert outras_cpus.flags_da_cpu(cpuinfo) == {"fpu", "sse3", "avx", "avx2", "fma"}
-    assert outras_cpus.flags_da_cpu(tmp_path / "nao-existe") is None
+    assert outras_cpus.cpu_flags(cpuinfo) == {"fpu", "sse3", "avx", "avx2", "fma"}
+    assert outras_cpus.cpu_flags(tmp_path / "nao-existe") is None
 
 
 @pytest.mark.skipif(not Path("/proc/cpuinfo").exists() or "avx" not in Path("/proc/cpuinfo").read_text(),
                     reason="precisa de uma CPU x86-64 com AVX (Linux)")
 def test_openblas_coretype_muda_o_kernel_de_verdade():
     """Com o NumPy deste ambiente: o threadpoolctl vê o kernel pedido, uma thread só e outras contas."""
-    padrao = outras_cpus.sondar({})
+    padrao = outras_cpus.probe({})
     outro = "Nehalem" if "sandybridge" in {k.lower() for k in padrao["kernels"]} else "Sandybridge"
-    visto = outras_cpus.sondar({"OPENBLAS_CORETYPE": outro, "OPENBLAS_NUM_THREADS": "1"})
+    visto = outras_cpus.probe({"OPENBLAS_CORETYPE": outro, "OPENBLAS_NUM_THREADS": "1"})
     assert [k.lower() for k in visto["kernels"]] == [outro.lower()] and visto["threads"] == 1
     assert visto["bits"] != padrao["bits"]
-    escolhidas = outras_cpus.escolher(padrao, flags=outras_cpus.flags_da_cpu(), quantas=1)
+    escolhidas = outras_cpus.choose(padrao, flags=outras_cpus.cpu_flags(), quantas=1)
     assert escolhidas and escolhidas[0][1]["bits"] != padrao["bits"]

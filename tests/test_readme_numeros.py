@@ -94,19 +94,19 @@ MEDIDAS = [
 # O número do README -> de onde ele vem no código (valor conferido abaixo).
 LIMITES = {
     "2 GiB": "correcao.motor.grade_class(memoria_mb=2048)",
-    "256 MiB": "correcao._caixa.LIMITE_ARQUIVO_MIB",
-    "(256)": "correcao.isolamento.Limites.processos",
+    "256 MiB": "correcao._caixa.MAX_FILE_MIB",
+    "(256)": "correcao.isolamento.Limits.processos",
     "30 s": "correcao.motor.grade_class(cell_timeout=30)",
     "180 s": "correcao.motor.grade_class(notebook_timeout=180)",
-    "50 MB": "correcao.entregas.LIMITE_BYTES",
-    "(512 MiB)": "correcao.isolamento.Limites.disco_mb",
-    "(3 GiB,": "correcao.isolamento.Limites.memoria_total_mb",
-    "5 s para voltar": "correcao._executar.ESPERA_INTERRUPCAO_S",
-    "mais de 20 MB": "correcao.catalogo.LIMITE_NOTEBOOK_BYTES",
-    "500 células": "correcao.catalogo.LIMITE_CELULAS",
-    "têm\n  20 s": "correcao.catalogo.LIMITE_LEITURA_S",
-    "até 1 MB": "correcao._executar.LIMITE_SAIDA_CELULA",
-    "até 4 MB": "correcao._executar.LIMITE_SAIDA_NOTEBOOK",
+    "50 MB": "correcao.entregas.MAX_FILE_BYTES",
+    "(512 MiB)": "correcao.isolamento.Limits.disco_mb",
+    "(3 GiB,": "correcao.isolamento.Limits.memoria_total_mb",
+    "5 s para voltar": "correcao._executar.INTERRUPT_WAIT_S",
+    "mais de 20 MB": "correcao.catalogo.MAX_NOTEBOOK_BYTES",
+    "500 células": "correcao.catalogo.MAX_CELLS",
+    "têm\n  20 s": "correcao.catalogo.READ_TIMEOUT_S",
+    "até 1 MB": "correcao._executar.MAX_CELL_OUTPUT",
+    "até 4 MB": "correcao._executar.MAX_NOTEBOOK_OUTPUT",
     "13 GB": "tests/turma_exemplo/gerar.py: MEMORIA (o pedido do aluno dano-memoria)",
 }
 
@@ -153,15 +153,15 @@ def test_limites_do_readme_sao_os_do_codigo():
     padrao = inspect.signature(motor.grade_class).parameters
     assert padrao["memoria_mb"].default == 2048
     assert padrao["cell_timeout"].default == 30 and padrao["notebook_timeout"].default == 180
-    assert _caixa.LIMITE_ARQUIVO_MIB == 256 and isolamento.Limites.processos == 256
-    assert entregas.LIMITE_BYTES == 50 * 2**20
+    assert _caixa.MAX_FILE_MIB == 256 and isolamento.Limits.processos == 256
+    assert entregas.MAX_FILE_BYTES == 50 * 2**20
     from correcao import _executar, catalogo
 
-    assert isolamento.Limites.disco_mb == 512 and isolamento.Limites.memoria_total_mb == 3 * 1024
+    assert isolamento.Limits.disco_mb == 512 and isolamento.Limits.memoria_total_mb == 3 * 1024
     assert padrao["disco_mb"].default == 512 and padrao["memoria_total_mb"].default == 3 * 1024
-    assert _executar.ESPERA_INTERRUPCAO_S == 5 and catalogo.LIMITE_LEITURA_S == 20
-    assert catalogo.LIMITE_NOTEBOOK_BYTES == 20 * 2**20 and catalogo.LIMITE_CELULAS == 500
-    assert _executar.LIMITE_SAIDA_CELULA == 2**20 and _executar.LIMITE_SAIDA_NOTEBOOK == 4 * 2**20
+    assert _executar.INTERRUPT_WAIT_S == 5 and catalogo.READ_TIMEOUT_S == 20
+    assert catalogo.MAX_NOTEBOOK_BYTES == 20 * 2**20 and catalogo.MAX_CELLS == 500
+    assert _executar.MAX_CELL_OUTPUT == 2**20 and _executar.MAX_NOTEBOOK_OUTPUT == 4 * 2**20
     assert "13 * 2**30" in (ROOT / "tests" / "turma_exemplo" / "gerar.py").read_text(encoding="utf-8")
     for texto in LIMITES:
         assert texto in README, texto

@@ -10,11 +10,11 @@ import numpy as np
 import pytest
 
 from correcao import _remoto
-from correcao._remoto import Canal, MensagemInvalida, ValorNaoSuportado, decode, encode, encode_return
+from correcao._remoto import Channel, InvalidMessage, UnsupportedValue, decode_value, encode_return, encode_value
 
 
 def _ida_e_volta(valor):
-    return decode(json.loads(json.dumps(encode(valor))))
+    return decode_value(json.loads(json.dumps(encode_value(valor))))
 
 
 @pytest.mark.parametrize("valor", [
@@ -42,8 +42,8 @@ def test_retorno_que_nao_e_dado_simples_vira_valor_nao_suportado():
             return True
 
     for valor in (Qualquer(), {1, 2}, lambda x: x, np.array([object()], dtype=object)):
-        volta = decode(json.loads(json.dumps(encode_return(valor))))
-        assert isinstance(volta, ValorNaoSuportado)
+        volta = decode_value(json.loads(json.dumps(encode_return(valor))))
+        assert isinstance(volta, UnsupportedValue)
         assert volta != np.zeros(3).tolist()
 
 
@@ -60,48 +60,48 @@ def test_retorno_que_nao_e_dado_simples_vira_valor_nao_suportado():
     {"x": 1},
 ])
 def test_o_que_vem_do_aluno_fora_do_formato_e_recusado(dados):
-    with pytest.raises(MensagemInvalida):
-        decode(dados)
+    with pytest.raises(InvalidMessage):
+        decode_value(dados)
 
 
 def test_aninhamento_e_quantidade_limitados():
     fundo = []
     for _ in range(_remoto.MAX_FUNDO + 3):
         fundo = [fundo]
-    with pytest.raises(MensagemInvalida):
-        decode(fundo)
-    with pytest.raises(MensagemInvalida):
-        decode([0] * (_remoto.MAX_ITENS + 1))
+    with pytest.raises(InvalidMessage):
+        decode_value(fundo)
+    with pytest.raises(InvalidMessage):
+        decode_value([0] * (_remoto.MAX_ITENS + 1))
 
 
 def test_objetos_da_biblioteca_so_refeitos_quando_permitido():
     from atencao import SelfAttention
 
     attn = SelfAttention(4, 2, seed=3)
-    dados = json.loads(json.dumps(encode(attn)))
-    with pytest.raises(MensagemInvalida):
-        decode(dados)
+    dados = json.loads(json.dumps(encode_value(attn)))
+    with pytest.raises(InvalidMessage):
+        decode_value(dados)
     refeitos = []
-    obj = decode(dados, objetos=True, refazer=lambda nome, d: refeitos.append((nome, d)) or "refeito")
+    obj = decode_value(dados, objetos=True, refazer=lambda nome, d: refeitos.append((nome, d)) or "refeito")
     assert obj == "refeito" and refeitos[0][0] == "SelfAttention"
     np.testing.assert_array_equal(refeitos[0][1]["W_q"], attn.W_q)
 
 
 def test_canal_le_linhas_e_recusa_lixo_e_linhas_enormes(monkeypatch):
     ler, escrever = os.pipe()
-    canal = Canal(ler, escrever)
-    canal.enviar({"a": 1})
-    assert canal.receber(1) == {"a": 1}
+    canal = Channel(ler, escrever)
+    canal.send({"a": 1})
+    assert canal.receive(1) == {"a": 1}
     os.write(escrever, b"[" * 5_000 + b"]" * 5_000 + b"\n")  # aninhada demais para o json
-    with pytest.raises(MensagemInvalida):
-        canal.receber(1)
+    with pytest.raises(InvalidMessage):
+        canal.receive(1)
     os.write(escrever, b"isto nao e json\n")
-    with pytest.raises(MensagemInvalida):
-        canal.receber(1)
-    assert canal.receber(0.05) is None  # nada chegou: o prazo passa
+    with pytest.raises(InvalidMessage):
+        canal.receive(1)
+    assert canal.receive(0.05) is None  # nada chegou: o prazo passa
     monkeypatch.setattr(_remoto, "MAX_LINHA", 10)
     os.write(escrever, b"x" * 50)
-    with pytest.raises(MensagemInvalida):
-        canal.receber(1)
+    with pytest.raises(InvalidMessage):
+        canal.receive(1)
     os.close(escrever)
     os.close(ler)

@@ -40,13 +40,13 @@ def test_curso_ja_aberto_diz_o_endereco_em_vez_de_abrir_outro(monkeypatch, capsy
     (tmp_path / "jpserver-124.json").write_text("{sendo escrito", encoding="utf-8")  # ilegível: fica de fora
     outro = dict(falso, root_dir=str(tmp_path))  # um servidor de outra pasta não é o curso
     (tmp_path / "jpserver-125.json").write_text(json.dumps(outro), encoding="utf-8")
-    assert preparar_trabalho.antes_de_abrir(8888) == preparar_trabalho.JA_ABERTO == 3
+    assert preparar_trabalho.check_before_opening(8888) == preparar_trabalho.ALREADY_OPEN == 3
     out = capsys.readouterr().out
     assert "já está aberto: http://localhost:8888/lab?token=abc" in out
     assert "Ctrl+C" in out and "python3 curso.py lab" in out  # sem caminhos do .venv nem só o make
     morto = dict(falso, pid=2**22 + 7)  # um servidor que não existe mais não conta
     (tmp_path / "jpserver-123.json").write_text(json.dumps(morto), encoding="utf-8")
-    assert preparar_trabalho.servidores_do_curso() == []
+    assert preparar_trabalho.course_servers() == []
 
 
 def test_curso_ja_aberto_e_respondido_sem_importar_o_servidor(tmp_path):
@@ -55,7 +55,7 @@ def test_curso_ja_aberto_e_respondido_sem_importar_o_servidor(tmp_path):
     import subprocess
 
     codigo = ("import sys; sys.path.insert(0, 'scripts'); import preparar_trabalho as p; "
-              "p.servidores_do_curso(); print('jupyter_server' in sys.modules)")
+              "p.course_servers(); print('jupyter_server' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", codigo], cwd=ROOT, capture_output=True, text=True,
                          env={**os.environ, "JUPYTER_RUNTIME_DIR": str(tmp_path)})
     assert out.stdout.strip() == "False", out.stdout + out.stderr
@@ -64,12 +64,12 @@ def test_curso_ja_aberto_e_respondido_sem_importar_o_servidor(tmp_path):
 def test_porta_ocupada_sugere_outra(monkeypatch, capsys):
     import socket
 
-    monkeypatch.setattr(preparar_trabalho, "servidores_rodando", lambda runtime_dir=None: [])
+    monkeypatch.setattr(preparar_trabalho, "running_servers", lambda runtime_dir=None: [])
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         s.listen()
         porta = s.getsockname()[1]
-        assert preparar_trabalho.antes_de_abrir(porta) == preparar_trabalho.PORTA_OCUPADA == 4
+        assert preparar_trabalho.check_before_opening(porta) == preparar_trabalho.PORT_IN_USE == 4
     assert f"A porta {porta} está ocupada" in capsys.readouterr().out
 
 
@@ -81,26 +81,26 @@ def test_torch_com_cuda_so_avisa(monkeypatch, capsys):
             self.metadata = {"Name": name}
 
     monkeypatch.setattr(importlib.metadata, "distributions", lambda: [Dist("torch"), Dist("nvidia-cublas-cu12")])
-    monkeypatch.setattr(preparar_trabalho, "porta_ocupada", lambda porta: False)
-    monkeypatch.setattr(preparar_trabalho, "servidores_do_curso", lambda: [])
-    assert preparar_trabalho.antes_de_abrir(8888) == 0
+    monkeypatch.setattr(preparar_trabalho, "port_in_use", lambda porta: False)
+    monkeypatch.setattr(preparar_trabalho, "course_servers", lambda: [])
+    assert preparar_trabalho.check_before_opening(8888) == 0
     assert "versão com CUDA" in capsys.readouterr().out
     monkeypatch.setattr(importlib.metadata, "distributions", lambda: [Dist("torch"), Dist("numpy")])
-    assert not preparar_trabalho.torch_com_cuda()
+    assert not preparar_trabalho.torch_has_cuda()
 
 
 def test_configurar_escreve_as_configuracoes_no_ambiente(tmp_path):
-    destino = preparar_trabalho.configurar(tmp_path)  # outro prefixo: só o arquivo, sem mexer nas extensões
+    destino = preparar_trabalho.configure(tmp_path)  # outro prefixo: só o arquivo, sem mexer nas extensões
     assert destino == tmp_path / "share" / "jupyter" / "lab" / "settings" / "overrides.json"
     assert destino.read_text(encoding="utf-8") == (ROOT / "scripts" / "overrides.json").read_text(encoding="utf-8")
     kernel = (tmp_path / "etc" / "ipython" / "ipython_kernel_config.py").read_text(encoding="utf-8")
-    assert kernel == preparar_trabalho.CONFIG_DO_KERNEL and '"atencao.dicas"' in kernel
+    assert kernel == preparar_trabalho.KERNEL_CONFIG and '"atencao.dicas"' in kernel
     servidor = (tmp_path / "etc" / "jupyter" / "jupyter_server_config.py").read_text(encoding="utf-8")
-    assert servidor == preparar_trabalho.CONFIG_DO_SERVIDOR and "SolucoesSomenteLeitura" in servidor
+    assert servidor == preparar_trabalho.SERVER_CONFIG and "SolucoesSomenteLeitura" in servidor
 
 
 def test_configuracoes_do_servidor_e_do_kernel_valem_no_ambiente_do_curso():
-    """Os arquivos que o `configurar` escreve são lidos de verdade: o servidor Jupyter deste ambiente usa o
+    """Os arquivos que o `configure` escreve são lidos de verdade: o servidor Jupyter deste ambiente usa o
     gerenciador das soluções, e o IPython de um kernel carrega as dicas (fora da correção)."""
     from jupyter_server.serverapp import ServerApp
     from traitlets.config import Config
@@ -112,11 +112,11 @@ def test_configuracoes_do_servidor_e_do_kernel_valem_no_ambiente_do_curso():
     assert app.contents_manager_class is SolucoesSomenteLeitura
     with open(Path(sys.prefix) / "etc" / "ipython" / "ipython_kernel_config.py", encoding="utf-8") as f:
         fonte = f.read()
-    for ambiente, carrega in (({}, True), ({"NBGRADER_EXECUTION": "autograde"}, False)):
+    for cpu_environment, carrega in (({}, True), ({"NBGRADER_EXECUTION": "autograde"}, False)):
         c = Config()
         antes = dict(os.environ)
         os.environ.pop("NBGRADER_EXECUTION", None)
-        os.environ.update(ambiente)
+        os.environ.update(cpu_environment)
         try:
             exec(compile(fonte, "ipython_kernel_config.py", "exec"), {"c": c})
         finally:
@@ -124,7 +124,7 @@ def test_configuracoes_do_servidor_e_do_kernel_valem_no_ambiente_do_curso():
             os.environ.update(antes)
         extensoes = c.InteractiveShellApp.extensions
         valor = extensoes.get_value([]) if hasattr(extensoes, "get_value") else extensoes
-        assert ("atencao.dicas" in list(valor)) is carrega, (ambiente, valor)
+        assert ("atencao.dicas" in list(valor)) is carrega, (cpu_environment, valor)
 
 
 def test_overrides_sao_configuracoes_que_o_jupyterlab_conhece():

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from correcao import catalogo
-from correcao.validar import _relatorio, validate, validate_many
+from correcao.validar import _report, validate, validate_many
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
@@ -36,7 +36,7 @@ def _texto(lines) -> str:
     return "\n".join(lines)
 
 
-def _celula(nb: dict, grade_id: str) -> dict:
+def _cell_text(nb: dict, grade_id: str) -> dict:
     return next(c for c in nb["cells"] if catalogo.nbgrader_meta(c).get("grade_id") == grade_id)
 
 
@@ -74,7 +74,7 @@ def _relatorio_na_turma(rows, path, aluno, arquivo):
     """O relatório do validar feito sobre a linha da correção da turma inteira."""
     row = next(r for r in rows if (r.student, r.arquivo) == (aluno, arquivo))
     nb = json.loads(row.autograded.read_text(encoding="utf-8")) if row.autograded else None
-    return _relatorio(path, row, nb)
+    return _report(path, row, nb)
 
 
 def test_validar_sozinho_e_na_turma_dao_o_mesmo_relatorio(validados, tmp_path_factory):
@@ -101,7 +101,7 @@ def test_saidas_antigas_nao_contam_e_erro_de_sintaxe_diz_a_celula(tmp_path):
     """A solução commitada tem as saídas ✅ de uma execução antiga; com o ex. 3 quebrado, não está pronta."""
     nb = json.loads((SOLUCAO / "03-exercicios.ipynb").read_text(encoding="utf-8"))
     assert any("✅" in json.dumps(c.get("outputs", []), ensure_ascii=False) for c in nb["cells"])
-    _celula(nb, "aula01-ex3-solucao")["source"] = "def similar_embeddings(:\n    x = (1,"
+    _cell_text(nb, "aula01-ex3-solucao")["source"] = "def similar_embeddings(:\n    x = (1,"
     path = tmp_path / "03-exercicios.ipynb"
     path.write_text(json.dumps(nb, ensure_ascii=False), encoding="utf-8")
     ok, lines = validate(path, cell_timeout=20)
@@ -172,13 +172,13 @@ def test_make_validar_nao_engole_erros(tmp_path):
 def test_relatorio_mantem_as_linhas_quebradas_da_verificacao():
     """Uma linha ⏳/❌/dica que a verificação quebrou em duas chega inteira; esperado/obtido ficam de fora."""
     from atencao.checks.report import wrap_report
-    from correcao.validar import _linhas_do_relatorio
+    from correcao.validar import _report_lines
 
     pendente = wrap_report("⏳ Exercício 2 (atenção multicabeça do zero): ainda não resolvido (o código levanta "
                         "NotImplementedError). Complete a célula do exercício e rode esta verificação de novo.")
     falha = wrap_report("❌ Exercício 1: 1 critério falhou.\n  ❌ caso: pesos\n       esperado: [1, 2]\n"
                      "       obtido:   [3, 4]\n       dica: " + "a máscara foi usada transposta " * 5)
-    linhas = _linhas_do_relatorio(pendente + "\n" + falha + "\n  (a verificação para no primeiro caso)")
+    linhas = _report_lines(pendente + "\n" + falha + "\n  (a verificação para no primeiro caso)")
     assert len(pendente.splitlines()) > 1
     texto = " ".join(linha.strip() for linha in linhas)
     assert "rode esta verificação de novo." in texto and texto.count("transposta") == 5

@@ -34,7 +34,7 @@ def _plano(membros, tmp_path):
     """(plano, linhas) de plan_class para uma turma em zip, sem executar nada."""
     z = tmp_path / "turma.zip"
     z.write_bytes(gerar._zip(membros))
-    ent = entregas.ler_entregas(z, tmp_path / "tmp")
+    ent = entregas.read_submissions(z, tmp_path / "tmp")
     plano, linhas, _ = motor.plan_class(ent, EVERYTHING, tmp_path / "saneados")
     return {(e.student, e.arquivo): e for e in plano}, linhas
 
@@ -42,8 +42,8 @@ def _plano(membros, tmp_path):
 # ---------- a tabela e o zip guardados ----------
 @sem_historico
 def test_tabela_das_versoes_em_dia_com_o_git():
-    atual = versoes_antigas.texto(versoes_antigas.gerar())
-    assert versoes_antigas.TABELA.read_text(encoding="utf-8") == atual, "rode python scripts/versoes_antigas.py"
+    atual = versoes_antigas.table_text(versoes_antigas.build_table())
+    assert versoes_antigas.TABLE.read_text(encoding="utf-8") == atual, "rode python scripts/versoes_antigas.py"
 
 
 @sem_historico
@@ -52,7 +52,7 @@ def test_zip_das_versoes_em_dia_com_o_git():
 
 
 def test_tabela_cobre_as_versoes_com_outros_ids_e_nomes():
-    tabela = nomes_antigos.versoes()
+    tabela = nomes_antigos.old_versions()
     assert len(tabela) >= 10
     # a primeira versão da Aula 1: ids sem o prefixo da aula e as funções em português
     v1 = next(v for v in tabela if (v.aula, v.notebook) == ("aula-01-self-attention", "03-exercicios"))
@@ -63,15 +63,15 @@ def test_tabela_cobre_as_versoes_com_outros_ids_e_nomes():
     sem_aquecimento = [v for v in tabela if v.notebook == "04-exercicios" and "aula02-softmax-verificacao"
                        not in v.verificacoes]
     assert sem_aquecimento and all("aula02-ex1-verificacao" in v.verificacoes for v in sem_aquecimento)
-    assert set(nomes_antigos.RENOMEADAS) >= {a for v in tabela for a in v.funcoes}
+    assert set(nomes_antigos.RENAMED_FUNCTIONS) >= {a for v in tabela for a in v.funcoes}
 
 
 def test_cada_versao_guardada_e_reconhecida_e_arrumada(tmp_path):
     """Sem executar: cada notebook de tests/versoes-antigas.zip vira a sua versão, com os ids de hoje, a nota
     e as verificações que a versão não tinha fora da nota."""
-    ent = entregas.ler_entregas(versoes.ZIP, tmp_path / "tmp")
+    ent = entregas.read_submissions(versoes.ZIP, tmp_path / "tmp")
     plano, linhas, _ = motor.plan_class(ent, EVERYTHING, tmp_path / "saneados")
-    assert not linhas and len(plano) == len(nomes_antigos.versoes()) + len(versoes.ENUNCIADO_MUDOU)
+    assert not linhas and len(plano) == len(nomes_antigos.old_versions()) + len(versoes.ENUNCIADO_MUDOU)
     for e in plano:
         v = _versao_do_aluno(e.student, e.arquivo)
         assert (e.g.assignment, e.g.notebook) == (v.aula, v.notebook)
@@ -91,26 +91,27 @@ def test_notebook_atual_com_exercicios_apagados_continua_o_atual():
     fora = ("aula02-softmax-solucao", "aula02-softmax-verificacao", "aula02-mascara-solucao",
             "aula02-mascara-verificacao")
     nb["cells"] = [c for c in nb["cells"] if c.get("metadata", {}).get("nbgrader", {}).get("grade_id") not in fora]
-    assert nomes_antigos.reconhecer_versao(nb, EVERYTHING) is None
-    assert nomes_antigos.reconhecer_versao(gerar.clean(gerar.solution(A2, "04-exercicios")), EVERYTHING) is None
+    assert nomes_antigos.recognize_version(nb, EVERYTHING) is None
+    assert nomes_antigos.recognize_version(gerar.clean(gerar.solution(A2, "04-exercicios")), EVERYTHING) is None
 
 
 def test_nomes_antigos_vem_da_versao():
     fonte = "def heads_onde_olha(A, k=3):\n    return A[:k]\n"
-    novo, achados = nomes_antigos.atualizar_resposta(fonte, {"heads_onde_olha": "top_heads"})
+    novo, achados = nomes_antigos.update_answer(fonte, {"heads_onde_olha": "top_heads"})
     assert achados == ["heads_onde_olha"] and novo.rstrip().endswith("top_heads = heads_onde_olha  # nome da versão "
                                                                      "anterior do curso")
-    assert nomes_antigos.atualizar_resposta("def top_heads(A):\n    return A\n", {"heads_onde_olha": "top_heads"}) \
+    assert nomes_antigos.update_answer("def top_heads(A):\n    return A\n", {"heads_onde_olha": "top_heads"}) \
         == ("def top_heads(A):\n    return A\n", [])
-    assert nomes_antigos.funcoes_definidas("import numpy as np\ndef a():\n    pass\nasync def b():\n    pass\n") \
+    assert nomes_antigos.defined_functions("import numpy as np\ndef a():\n    pass\nasync def b():\n    pass\n") \
         == ["a", "b"]
 
 
-def _versao_do_aluno(aluno: str, arquivo: str) -> nomes_antigos.Versao:
+def _versao_do_aluno(aluno: str, arquivo: str) -> nomes_antigos.OldVersion:
     if aluno == versoes.COMO_ERA:
         commit, caminho = next(iter(versoes.ENUNCIADO_MUDOU))
-        return next(v for v in nomes_antigos.versoes() if (v.commits[1], v.caminho) == (commit, caminho))
-    return next(v for v in nomes_antigos.versoes() if (versoes.aluno(v), f"{v.notebook}.ipynb") == (aluno, arquivo))
+        return next(v for v in nomes_antigos.old_versions() if (v.commits[1], v.caminho) == (commit, caminho))
+    return next(v for v in nomes_antigos.old_versions()
+                if (versoes.aluno(v), f"{v.notebook}.ipynb") == (aluno, arquivo))
 
 
 # ---------- cópias de solutions/ ----------
@@ -138,11 +139,12 @@ def test_entrega_igual_as_solucoes_vai_para_revisao(tmp_path):
 
 
 def test_copia_da_solucao_de_uma_versao_anterior_tambem_e_copia():
-    v = next(v for v in nomes_antigos.versoes() if (v.aula, v.notebook) == ("aula-01-self-attention", "03-exercicios"))
+    v = next(v for v in nomes_antigos.old_versions()
+             if (v.aula, v.notebook) == ("aula-01-self-attention", "03-exercicios"))
     nb = versoes.guardado(versoes.aluno(v), "03-exercicios.ipynb")
     g = EVERYTHING[("aula-01-self-attention", "03-exercicios")]
-    resolvido = nomes_antigos.traduzir_ids(nb, v)
-    assert saneamento.iguais_as_solucoes(resolvido, g) == ([], [])
+    resolvido = nomes_antigos.translate_ids(nb, v)
+    assert saneamento.copied_from_solutions(resolvido, g) == ([], [])
     # as mesmas células com as respostas das soluções daquela versão (as impressões digitais da tabela)
     if _resposta_da_versao(v, "aula01-ex3-solucao") is None:
         pytest.skip("clone raso: sem as soluções antigas")
@@ -150,7 +152,7 @@ def test_copia_da_solucao_de_uma_versao_anterior_tambem_e_copia():
     for c in copia["cells"]:
         if catalogo.nbgrader_meta(c).get("solution"):
             c["source"] = _resposta_da_versao(v, catalogo.nbgrader_meta(c)["grade_id"])
-    assert saneamento.iguais_as_solucoes(copia, g)[1] == ["aula01-ex3-verificacao", "aula01-ex4-verificacao"]
+    assert saneamento.copied_from_solutions(copia, g)[1] == ["aula01-ex3-verificacao", "aula01-ex4-verificacao"]
 
 
 def _resposta_da_versao(v, gid):
@@ -166,7 +168,7 @@ def _resposta_da_versao(v, gid):
 def test_reter_guarda_os_pontos_e_zera_o_total():
     row = relatorio.Row("ana", "aula-01-self-attention", "03-exercicios", scores={"a": 2.0, "b": 2.0, "c": 0.0},
                         total=4.0, maximum=6.0)
-    relatorio.reter(row, ["a", "c"], "respostas iguais às de solutions/ (x)")
+    relatorio.withhold(row, ["a", "c"], "respostas iguais às de solutions/ (x)")
     assert (row.scores, row.total, row.status, row.em_revisao) == ({"a": 0.0, "b": 2.0, "c": 0.0}, 2.0, "revisar",
                                                                     {"a": 2.0})
     assert "pontos retidos até a revisão do professor (a: 2; coluna pontos_em_revisao)" in row.reasons[0]
@@ -177,20 +179,20 @@ def test_reter_guarda_os_pontos_e_zera_o_total():
 
 def test_sem_caminhos_da_maquina():
     venv = sys.prefix + "/lib/python3.11/site-packages/IPython/core/interactiveshell.py:3585: UserWarning: To exit"
-    assert relatorio.sem_caminhos(venv) == "interactiveshell.py:3585: UserWarning: To exit"
+    assert relatorio.strip_paths(venv) == "interactiveshell.py:3585: UserWarning: To exit"
     for caminho in (str(ROOT / "lib" / "dados.txt"), tempfile.gettempdir() + "/correcao-x/e00001.ipynb",
                     str(Path.home() / ".cache" / "x")):
-        assert relatorio.sem_caminhos(f"veja {caminho}, ok") == "veja …, ok"
+        assert relatorio.strip_paths(f"veja {caminho}, ok") == "veja …, ok"
     imagem = '<img src="data:image/png;base64,AAAA/tmp/BBBB==">'  # o base64 também tem "/": fica como está
-    assert relatorio.sem_caminhos(imagem) == imagem
+    assert relatorio.strip_paths(imagem) == imagem
 
 
 # ---------- de verdade, na caixa (make test-lento) ----------
 @pytest.mark.lento
-@pular_fora_da_ci(not isolamento.bwrap_disponivel(), "sem bubblewrap nesta máquina (o CI instala)")
+@pular_fora_da_ci(not isolamento.bwrap_available(), "sem bubblewrap nesta máquina (o CI instala)")
 def test_cada_versao_anterior_resolvida_tira_a_nota_cheia(tmp_path):
     rows = motor.grade_class(versoes.ZIP, tmp_path / "saida", log=lambda *_: None)  # os tempos padrão do professor
-    assert len(rows) == len(nomes_antigos.versoes()) + len(versoes.ENUNCIADO_MUDOU)
+    assert len(rows) == len(nomes_antigos.old_versions()) + len(versoes.ENUNCIADO_MUDOU)
     for r in rows:
         v = _versao_do_aluno(r.student, r.arquivo)
         pontos = sum(EVERYTHING[(v.aula, v.notebook)].cells[gid][1] for gid in v.verificacoes)

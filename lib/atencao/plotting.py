@@ -16,6 +16,7 @@ from __future__ import annotations
 import sys
 import unicodedata
 import warnings
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -82,14 +83,27 @@ def row_maxima(w: np.ndarray, ignore_self: bool = False) -> np.ndarray:
     return (top > 0) & np.isclose(w, top, rtol=0, atol=1e-12)
 
 
-def _draw_heatmap(ax, w, tokens_q, tokens_k, norm, cmap, layout, highlight_max, ignore_self=False, y_labels=True):
-    """Desenha uma matriz de pesos ``w`` (n_q, n_k) em ``ax``; devolve a imagem (para a barra de cores).
+@dataclass(frozen=True)
+class _PanelStyle:
+    """O que todos os painéis de uma grade compartilham: a escala (``norm``) e o mapa de cores, o layout
+    (:class:`atencao._layout.GridLayout`: fontes, passo entre rótulos, se os números são escritos) e o destaque
+    do maior peso de cada linha."""
 
-    ``layout`` (:class:`atencao._layout.GridLayout`) dá as fontes, o passo entre rótulos e se os
-    números são escritos; ``y_labels=False`` omite os rótulos das linhas (painéis à direita na grade).
+    norm: object
+    cmap: object
+    layout: _layout.GridLayout
+    highlight_max: bool = True
+    ignore_self: bool = False
+
+
+def _draw_heatmap(ax, w, tokens_q, tokens_k, style: _PanelStyle, y_labels=True):
+    """Desenha um painel: a matriz de pesos ``w`` (n_q, n_k) em ``ax``; devolve a imagem (para a barra de cores).
+
+    ``y_labels=False`` omite os rótulos das linhas (painéis à direita na grade).
     """
     import matplotlib
 
+    norm, cmap, layout, highlight_max = style.norm, style.cmap, style.layout, style.highlight_max
     n_q, n_k = w.shape
     cm = (matplotlib.colormaps[cmap] if isinstance(cmap, str) else cmap).with_extremes(bad="#d9d9d9")  # bloqueado
     im = ax.imshow(np.ma.masked_invalid(w), cmap=cm, norm=norm, aspect="equal", interpolation="nearest")
@@ -109,7 +123,7 @@ def _draw_heatmap(ax, w, tokens_q, tokens_k, norm, cmap, layout, highlight_max, 
     ax.hlines(np.arange(0.5, n_q - 1), -0.5, n_k - 0.5, colors="white", linewidth=0.5, alpha=0.4)
     ax.set_xlim(-0.5, n_k - 0.5)
     ax.set_ylim(n_q - 0.5, -0.5)
-    is_max = row_maxima(w, ignore_self) if highlight_max else np.zeros(w.shape, dtype=bool)
+    is_max = row_maxima(w, style.ignore_self) if highlight_max else np.zeros(w.shape, dtype=bool)
     if layout.annotate:
         for i in range(n_q):
             for j in range(n_k):
@@ -257,6 +271,30 @@ def plot_attention_heads(weights, tokens_q, tokens_k=None, titles=None, ncols: i
     """
     from matplotlib.colors import Normalize
 
+    w = _checked_weights(weights, mask)
+    single = w.ndim == 2
+    n_q, n_k = w.shape[-2:]
+    tokens_q, tokens_k = _checked_tokens(tokens_q, tokens_k, w.shape)
+    if axes is not None and not single:
+        raise ValueError("`axes` só pode ser usado com uma matriz 2-D (n_q, n_k).")
+    panels = w.reshape(-1, n_q, n_k)
+    titles = _panel_titles(titles, panels.shape[0])
+    layout = _grid_layout(panels.shape[0], n_q, n_k, tokens_q, tokens_k, axes=axes, figure=figure,
+                          annotate=annotate, cols=_wanted_columns(w, ncols), titles=titles, suptitle=suptitle)
+    if axes is not None:
+        fig, ax_grid = axes.figure, np.array([[axes]])
+    else:
+        figure = figure if figure is not None else _new_figure(layout, n_k, warn_annotate=bool(annotate))
+        fig, ax_grid = figure, figure.subplots(layout.rows, layout.cols, squeeze=False)
+    norm = Normalize(vmin=0.0, vmax=float(np.nanmax(panels)) if vmax is None else float(vmax))
+    style = _PanelStyle(norm, cmap, layout, highlight_max, ignore_self)
+    _draw_grid(fig, ax_grid, panels, tokens_q, tokens_k, style)
+    return AttentionPlot(fig, ax_grid[0, 0] if single else ax_grid)
+
+
+def _checked_weights(weights, mask) -> np.ndarray:
+    """Os pesos como array de floats com 2 a 4 eixos, em [0, 1]; as posições bloqueadas por ``mask`` viram
+    ``NaN``. Levanta ``ValueError``/``TypeError`` como diz :func:`plot_attention_heads`."""
     w = as_float_array(weights, "weights", expected="(n_q, n_k)")
     if w.ndim > 4:
         raise ValueError(
@@ -268,78 +306,91 @@ def plot_attention_heads(weights, tokens_q, tokens_k=None, titles=None, ncols: i
             f"`weights` devem estar em [0, 1] (são pesos de atenção); recebido intervalo "
             f"[{w.min():.3g}, {w.max():.3g}]. Passou as pontuações em vez dos pesos da softmax?"
         )
-    single = w.ndim == 2
-    n_q, n_k = w.shape[-2:]
     if mask is not None:
         from ._validation import broadcast_mask
 
         w = np.where(broadcast_mask(mask, w.shape), w, np.nan)
-    tokens_q = check_tokens(tokens_q, n_q, "tokens_q", "linhas", w.shape)
+    return w
+
+
+def _checked_tokens(tokens_q, tokens_k, shape) -> tuple[list, list]:
+    """Os rótulos das linhas e das colunas conferidos contra ``shape`` (``tokens_k`` padrão: ``tokens_q``, se a
+    matriz é quadrada)."""
+    n_q, n_k = shape[-2:]
+    tokens_q = check_tokens(tokens_q, n_q, "tokens_q", "linhas", shape)
     tokens_k = tokens_q if tokens_k is None and n_q == n_k else tokens_k
     if tokens_k is None:
-        raise ValueError(f"`tokens_k` é obrigatório quando n_q ≠ n_k (forma {shape_str(w.shape)}).")
-    tokens_k = check_tokens(tokens_k, n_k, "tokens_k", "colunas", w.shape)
-    if axes is not None and not single:
-        raise ValueError("`axes` só pode ser usado com uma matriz 2-D (n_q, n_k).")
+        raise ValueError(f"`tokens_k` é obrigatório quando n_q ≠ n_k (forma {shape_str(shape)}).")
+    return tokens_q, check_tokens(tokens_k, n_k, "tokens_k", "colunas", shape)
 
-    panels = w.reshape(-1, n_q, n_k)
-    n_panels = panels.shape[0]
-    if single:
-        want_cols = 1
-    elif w.ndim == 4:
-        want_cols = w.shape[1]
-    else:
-        want_cols = min(4, int(np.ceil(np.sqrt(n_panels)))) if ncols is None else max(1, int(ncols))
+
+def _wanted_columns(w: np.ndarray, ncols: int | None) -> int:
+    """Quantos painéis por linha a grade quer (o layout pode usar menos, se não couberem na largura)."""
+    if w.ndim == 2:
+        return 1
+    if w.ndim == 4:
+        return w.shape[1]
+    n_panels = w.shape[0]
+    return min(4, int(np.ceil(np.sqrt(n_panels)))) if ncols is None else max(1, int(ncols))
+
+
+def _panel_titles(titles, n_panels: int):
+    """Um título por painel: os dados, ou "cabeça h" quando há mais de um painel e nenhum foi dado."""
     if titles is None and n_panels > 1:
         titles = [f"cabeça {h}" for h in range(n_panels)]
     if titles is not None and len(titles) != n_panels:
         raise ValueError(f"`titles` tem {len(titles)} título(s), mas há {n_panels} painel(is).")
-    labels_q, labels_k = [token_label(t) for t in tokens_q], [token_label(t) for t in tokens_k]
-    common = dict(annotate=annotate, cols=want_cols, titles=titles, suptitle=suptitle)
-    if axes is not None:
-        fig = axes.figure
-        layout = _layout.layout_in(*_axes_space(axes), 1, n_q, n_k, labels_q, labels_k, **common)
-    elif figure is not None:
-        fw, fh = figure.bbox.width / figure.dpi, figure.bbox.height / figure.dpi
-        layout = _layout.layout_in(fw, fh, n_panels, n_q, n_k, labels_q, labels_k, **common)
-    else:
-        plt = pyplot()
-        layout = _layout.grid_layout(n_panels, n_q, n_k, labels_q, labels_k, **common)
-        figure = plt.figure(figsize=layout.figsize, layout="constrained")
-        figure.get_layout_engine().set(wspace=0.04, hspace=0.04)
-        if annotate and not layout.annotate:
-            warnings.warn(
-                f"annotate=True, mas os números não cabem nas células: com {n_k} colunas, cada célula tem "
-                f"{layout.cell * 72:.0f} pt e um número de {layout.annot_pt:.0f} pt precisa de "
-                f"{_layout.min_annot_cell(layout.annot_pt) * 72:.0f} pt. Foram omitidos; desenhe um trecho da "
-                "frase (weights[a:b, a:b] e tokens[a:b]) para vê-los.", stacklevel=2)
-    rows, cols = layout.rows, layout.cols
-    if axes is not None:
-        ax_grid = np.array([[axes]])
-    else:
-        fig, ax_grid = figure, figure.subplots(rows, cols, squeeze=False)
+    return titles
 
-    norm = Normalize(vmin=0.0, vmax=float(np.nanmax(panels)) if vmax is None else float(vmax))
+
+def _grid_layout(n_panels, n_q, n_k, tokens_q, tokens_k, *, axes, figure, **common) -> _layout.GridLayout:
+    """O layout da grade (:mod:`atencao._layout`): no espaço de ``axes`` ou de ``figure``, se dados; senão, o
+    tamanho que a figura nova terá."""
+    labels_q, labels_k = [token_label(t) for t in tokens_q], [token_label(t) for t in tokens_k]
+    if axes is not None:
+        return _layout.layout_in(*_axes_space(axes), 1, n_q, n_k, labels_q, labels_k, **common)
+    if figure is not None:
+        fw, fh = figure.bbox.width / figure.dpi, figure.bbox.height / figure.dpi
+        return _layout.layout_in(fw, fh, n_panels, n_q, n_k, labels_q, labels_k, **common)
+    return _layout.grid_layout(n_panels, n_q, n_k, labels_q, labels_k, **common)
+
+
+def _new_figure(layout: _layout.GridLayout, n_k: int, warn_annotate: bool):
+    """Uma figura nova do pyplot no tamanho do layout; avisa se ``annotate=True`` foi pedido e os números não
+    cabem nas células."""
+    figure = pyplot().figure(figsize=layout.figsize, layout="constrained")
+    figure.get_layout_engine().set(wspace=0.04, hspace=0.04)
+    if warn_annotate and not layout.annotate:
+        warnings.warn(
+            f"annotate=True, mas os números não cabem nas células: com {n_k} colunas, cada célula tem "
+            f"{layout.cell * 72:.0f} pt e um número de {layout.annot_pt:.0f} pt precisa de "
+            f"{_layout.min_annot_cell(layout.annot_pt) * 72:.0f} pt. Foram omitidos; desenhe um trecho da "
+            "frase (weights[a:b, a:b] e tokens[a:b]) para vê-los.", stacklevel=3)
+    return figure
+
+
+def _draw_grid(fig, ax_grid, panels, tokens_q, tokens_k, style: _PanelStyle) -> None:
+    """A grade: um painel (:func:`_draw_heatmap`) por matriz de ``panels`` (n_panels, n_q, n_k), com os nomes
+    dos eixos só na borda, uma barra de cores comum e o título geral. Painéis a mais, ou todos bloqueados, somem."""
+    layout, n_panels, cols = style.layout, panels.shape[0], style.layout.cols
     im = None
     for k, ax in enumerate(ax_grid.ravel()):
-        r, c = divmod(k, cols)
         if k >= n_panels or np.isnan(panels[k]).all():
             ax.set_axis_off()
             continue
-        im = _draw_heatmap(ax, panels[k], tokens_q, tokens_k, norm, cmap, layout, highlight_max, ignore_self,
-                           y_labels=c == 0)
+        first_column = k % cols == 0
+        im = _draw_heatmap(ax, panels[k], tokens_q, tokens_k, style, y_labels=first_column)
         if layout.titles is not None:
             ax.set_title(layout.titles[k], fontsize=_layout.TITLE_PT)
-        if c > 0:
+        if not first_column:
             ax.set_ylabel("")
         if k + cols < n_panels:  # há um painel logo abaixo: o nome do eixo x fica só na última linha
             ax.set_xlabel("")
-    cbar = fig.colorbar(im, ax=ax_grid.ravel().tolist(), shrink=0.85 if rows == 1 else 0.6)
+    cbar = fig.colorbar(im, ax=ax_grid.ravel().tolist(), shrink=0.85 if layout.rows == 1 else 0.6)
     cbar.set_label("peso de atenção", fontsize=_layout.LABEL_PT)
     cbar.ax.tick_params(labelsize=_layout.COLORBAR_TICK_PT)
     if layout.suptitle:
         fig.suptitle(layout.suptitle, fontsize=_layout.SUPTITLE_PT)
-    return AttentionPlot(fig, ax_grid[0, 0] if single else ax_grid)
 
 
 def plot_attention(weights, tokens, tokens_k=None, title: str | None = None, ax=None, **kwargs) -> AttentionPlot:

@@ -24,18 +24,18 @@ import sys
 
 from . import _caixa, _remoto
 
-MAX_IMPRESSO = 64 * 1024  # caracteres do que uma chamada imprime (o resto é cortado)
+MAX_PRINTED = 64 * 1024  # caracteres do que uma chamada imprime (o resto é cortado)
 
 
-class TempoEsgotado(BaseException):
+class TimeExhausted(BaseException):
     """Tempo limite de uma célula (``BaseException``: um ``except Exception`` não engole)."""
 
 
-def _alarme(signum, frame):
-    raise TempoEsgotado()
+def _alarm(signum, frame):
+    raise TimeExhausted()
 
 
-def _refazer(nome: str, dados):
+def _rebuild(nome: str, dados):
     """Um objeto da biblioteca que a verificação passou (refeito aqui com os mesmos dados)."""
     import importlib
 
@@ -51,14 +51,14 @@ def _refazer(nome: str, dados):
             encoder = BertEncoder(config, encoder.weights, encoder.tokenizer)
         return encoder
     if nome not in _remoto.CLASSES or not isinstance(dados, dict):
-        raise _remoto.MensagemInvalida(f"objeto desconhecido: {nome}")
+        raise _remoto.InvalidMessage(f"objeto desconhecido: {nome}")
     cls = getattr(importlib.import_module(_remoto.CLASSES[nome]), nome)
     obj = cls.__new__(cls)
     vars(obj).update(dados)
     return obj
 
 
-def _proibidas(nomes: list) -> tuple:
+def _forbidden(nomes: list) -> tuple:
     """As funções da biblioteca (deste processo) que o enunciado proíbe, por ``modulo:nome``."""
     import importlib
 
@@ -91,7 +91,7 @@ def _erro(exc: BaseException) -> dict:
     return {"tipo": type(exc).__name__[:80], "mensagem": str(exc)[:2000], "onde": onde, "quem": quem}
 
 
-def _chamar(ns: dict, pedido: dict) -> dict:
+def _call(ns: dict, pedido: dict) -> dict:
     """Uma chamada, no processo filho: os argumentos refeitos, a vigilância, a saída e as figuras."""
     import numpy as np
 
@@ -101,8 +101,8 @@ def _chamar(ns: dict, pedido: dict) -> dict:
 
     nome = str(pedido.get("funcao", ""))
     fn = ns.get(nome)
-    args = _remoto.decode(pedido.get("args", []), objetos=True, refazer=_refazer)
-    kwargs = _remoto.decode(pedido.get("kwargs", {}), objetos=True, refazer=_refazer)
+    args = _remoto.decode_value(pedido.get("args", []), objetos=True, refazer=_rebuild)
+    kwargs = _remoto.decode_value(pedido.get("kwargs", {}), objetos=True, refazer=_rebuild)
     nomes = [str(n) for n in pedido.get("nomes", [])]
     resposta = {"id": pedido.get("id")}
     if fn is None:
@@ -115,7 +115,7 @@ def _chamar(ns: dict, pedido: dict) -> dict:
         if not isinstance(valor, (str, int, float, type(None))):
             tipo = "objeto" if hasattr(valor, "__dict__") and not isinstance(valor, np.ndarray) else "array"
             fotos.append((nomes[k] if k < len(nomes) else f"argumento {k + 1}", valor, snapshot(valor), tipo))
-    vigia = Watcher(_proibidas(pedido.get("proibidas", [])))
+    vigia = Watcher(_forbidden(pedido.get("proibidas", [])))
     antes, impresso = open_figures(), io.StringIO()
     try:
         with contextlib.redirect_stdout(impresso), np.errstate(all="ignore"):
@@ -123,7 +123,7 @@ def _chamar(ns: dict, pedido: dict) -> dict:
         resposta["retorno"] = _remoto.encode_return(valor)
     except BaseException as exc:  # noqa: BLE001 - a exceção do aluno vai, como dados, para a verificação
         resposta["erro"] = _erro(exc)
-    resposta["impresso"] = impresso.getvalue()[:MAX_IMPRESSO]
+    resposta["impresso"] = impresso.getvalue()[:MAX_PRINTED]
     figuras = figure_data(open_figures() - antes)
     resposta["figuras"] = _remoto.encode_return(figuras)
     resposta["proibidas_usadas"] = sorted(vigia.used)[:20]
@@ -136,7 +136,7 @@ def _chamar(ns: dict, pedido: dict) -> dict:
     return resposta
 
 
-def _atender(ns: dict, canal: _remoto.Canal, pedido: dict, tempo: float) -> None:
+def _serve(ns: dict, canal: _remoto.Channel, pedido: dict, tempo: float) -> None:
     """Roda o pedido num processo filho e manda a resposta dele (ou a do tempo esgotado)."""
     ler, escrever = os.pipe()
     pid = os.fork()
@@ -144,20 +144,20 @@ def _atender(ns: dict, canal: _remoto.Canal, pedido: dict, tempo: float) -> None
         os.close(ler)
         try:
             signal.signal(signal.SIGALRM, signal.SIG_DFL)
-            resposta = _chamar(ns, pedido)
+            resposta = _call(ns, pedido)
         except BaseException as exc:  # noqa: BLE001 - argumentos que não deu para refazer
             resposta = {"id": pedido.get("id"), "erro": {"tipo": "ErroNaCorrecao", "mensagem": str(exc)[:300],
                                                          "onde": None, "quem": None}}
         try:
-            _remoto.Canal(-1, escrever).enviar(resposta)
+            _remoto.Channel(-1, escrever).send(resposta)
         except BaseException:  # noqa: BLE001
             pass
         os._exit(0)
     os.close(escrever)
-    filho = _remoto.Canal(ler, -1)
+    filho = _remoto.Channel(ler, -1)
     try:
-        resposta = filho.receber(tempo)
-    except _remoto.MensagemInvalida:
+        resposta = filho.receive(tempo)
+    except _remoto.InvalidMessage:
         resposta = None
     os.close(ler)
     try:
@@ -169,29 +169,29 @@ def _atender(ns: dict, canal: _remoto.Canal, pedido: dict, tempo: float) -> None
         resposta = {"id": pedido.get("id"), "erro": {"tipo": "TempoEsgotado", "mensagem":
                                                      "a função passou do tempo limite (ou o processo dela parou)",
                                                      "onde": None, "quem": None}}
-    canal.enviar(resposta)
+    canal.send(resposta)
 
 
-def _atender_ate_continuar(ns: dict, canal: _remoto.Canal, limite: float) -> bool:
+def _serve_until_continue(ns: dict, canal: _remoto.Channel, limite: float) -> bool:
     """Atende os pedidos do verificador até ele mandar ``{"continuar": true}`` (``True``) ou fechar o canal."""
     while True:
         try:
-            pedido = canal.receber(None)
-        except _remoto.MensagemInvalida:
+            pedido = canal.receive(None)
+        except _remoto.InvalidMessage:
             return False
         if not isinstance(pedido, dict):
             return False
         if pedido.get("continuar") is True:
             return True
         try:
-            _atender(ns, canal, pedido, float(pedido.get("tempo", limite)))
+            _serve(ns, canal, pedido, float(pedido.get("tempo", limite)))
         except BaseException:  # noqa: BLE001 - o canal fechou: a conferência acabou
             return False
 
 
 def main() -> None:
-    pedido, _enviar = _caixa.abrir()
-    canal = _remoto.canal_do_ambiente()
+    pedido, _enviar = _caixa.open_channel()
+    canal = _remoto.channel_from_env()
     os.environ["MPLBACKEND"] = "Agg"
     os.environ.pop("NBGRADER_EXECUTION", None)
     from IPython.core.interactiveshell import InteractiveShell
@@ -206,11 +206,11 @@ def main() -> None:
     for celula in pedido.get("celulas", []):
         if "verificacao" in celula:  # tudo o que vem antes desta verificação já rodou: o verificador julga agora
             sys.stdout.flush()
-            canal.enviar({"pronto": celula["verificacao"]})
-            if not _atender_ate_continuar(ns, canal, limite):
+            canal.send({"pronto": celula["verificacao"]})
+            if not _serve_until_continue(ns, canal, limite):
                 break
             continue
-        signal.signal(signal.SIGALRM, _alarme)
+        signal.signal(signal.SIGALRM, _alarm)
         try:
             signal.setitimer(signal.ITIMER_REAL, limite)
             shell.run_cell(celula["fonte"], store_history=False)

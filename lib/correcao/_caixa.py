@@ -8,7 +8,7 @@
 - lê da entrada padrão o pedido (JSON) com a senha desta execução (``nonce``), e fecha a entrada.
 
 A resposta vai pela saída padrão original, em linhas ``<nonce> <json>``; o processo a guarda num
-descritor próprio e manda a saída do aluno para ``/dev/null`` (veja :func:`canal_privado`).
+descritor próprio e manda a saída do aluno para ``/dev/null`` (veja :func:`private_channel`).
 """
 
 from __future__ import annotations
@@ -21,25 +21,25 @@ import sys
 from ._importacao_rapida import sem_rfc3987
 
 
-def preparar() -> dict:
-    """Limites, troca de usuário e pastas (:func:`limitar`); depois lê o pedido da entrada padrão."""
-    limitar()
+def prepare_sandbox() -> dict:
+    """Limites, troca de usuário e pastas (:func:`apply_limits`); depois lê o pedido da entrada padrão."""
+    apply_limits()
     pedido = json.loads(sys.stdin.buffer.read().decode("utf-8"))
     sys.stdin.close()
     return pedido
 
 
-LIMITE_ARQUIVO_MIB = 256  # o maior arquivo que o código do aluno pode gravar na caixa
+MAX_FILE_MIB = 256  # o maior arquivo que o código do aluno pode gravar na caixa
 
 
-def limitar() -> None:
+def apply_limits() -> None:
     """Aplica os limites de ``CORRECAO_LIMITES`` e, como root, troca para o uid ``CORRECAO_UID``."""
     sem_rfc3987()  # o nbformat importa bem mais rápido (veja correcao._importacao_rapida)
     mem, cpu, nproc = (int(x) for x in os.environ.get("CORRECAO_LIMITES", "2048,180,256").split(","))
     resource.setrlimit(resource.RLIMIT_AS, (mem * 2**20, mem * 2**20))
     resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 5))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-    arquivo = LIMITE_ARQUIVO_MIB * 2**20
+    arquivo = MAX_FILE_MIB * 2**20
     resource.setrlimit(resource.RLIMIT_FSIZE, (arquivo, arquivo))  # nenhum arquivo acima do limite
     uid = os.environ.pop("CORRECAO_UID", None)
     if uid is not None and os.geteuid() == 0:
@@ -63,7 +63,7 @@ def limitar() -> None:
         os.makedirs(os.path.join(os.environ.get("HOME", "."), sub), exist_ok=True)
 
 
-def canal_privado():
+def private_channel():
     """Guarda a saída padrão num descritor novo e manda 1 e 2 para ``/dev/null``; devolve o canal."""
     fd = os.dup(1)
     os.set_inheritable(fd, False)
@@ -74,15 +74,15 @@ def canal_privado():
     return os.fdopen(fd, "w", encoding="utf-8", buffering=1)
 
 
-def abrir():
-    """:func:`preparar` + :func:`canal_privado`: devolve o pedido e ``enviar(obj)``, que escreve
+def open_channel():
+    """:func:`prepare_sandbox` + :func:`private_channel`: devolve o pedido e ``send(obj)``, que escreve
     ``<nonce> <json>`` no canal (o ``nonce`` sai do pedido: o código do aluno não o vê)."""
-    pedido = preparar()
+    pedido = prepare_sandbox()
     nonce = pedido.pop("nonce")
-    canal = canal_privado()
+    canal = private_channel()
 
-    def enviar(obj) -> None:
+    def send(obj) -> None:
         canal.write(f"{nonce} {json.dumps(obj, ensure_ascii=False)}\n")
         canal.flush()
 
-    return pedido, enviar
+    return pedido, send

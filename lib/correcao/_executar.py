@@ -10,12 +10,12 @@ e no fim ``<nonce> {"fim": situacao, "cpu": s, "relogio": s}`` com ``ok``, ``ker
 
 Limites daqui (além dos da caixa):
 
-- **saída**: no máximo :data:`LIMITE_SAIDA_CELULA` bytes por célula e :data:`LIMITE_SAIDA_NOTEBOOK` no
+- **saída**: no máximo :data:`MAX_CELL_OUTPUT` bytes por célula e :data:`MAX_NOTEBOOK_OUTPUT` no
   notebook inteiro; o que passa é descartado, a célula ganha uma saída dizendo que foi cortada
   (``"cortada": "celula"``/``"notebook"``) e, se ainda está rodando, é interrompida (uma enxurrada de
   ``print`` não ocupa o tempo do notebook inteiro);
 - **interrupção ignorada**: depois de uma célula interrompida (tempo da célula ou saída demais), o kernel
-  tem :data:`ESPERA_INTERRUPCAO_S` segundos para voltar a responder; um kernel que ignora o SIGINT é
+  tem :data:`INTERRUPT_WAIT_S` segundos para voltar a responder; um kernel que ignora o SIGINT é
   encerrado ali (``ignorou_interrupcao``), e o resto do notebook não roda: sem isso, cada célula seguinte
   esperaria o tempo dela inteiro na fila de um kernel ocupado.
 
@@ -32,7 +32,7 @@ import time
 from . import _caixa
 
 
-def _erro_sem_saida(client, cell) -> None:
+def _error_without_output(client, cell) -> None:
     """Como o ``Execute`` do nbgrader: se o kernel respondeu erro e nenhuma saída de erro foi mostrada
     (ex.: o aluno desligou a exibição de tracebacks), a saída de erro é acrescentada."""
     reply = getattr(client, "_ultima_resposta", None)
@@ -46,12 +46,12 @@ def _erro_sem_saida(client, cell) -> None:
                                            "traceback": content.get("traceback") or [f"{content.get('ename')}"]}))
 
 
-LIMITE_SAIDA_CELULA = 1 * 2**20  # bytes de saída de uma célula (a maior do curso tem ~400 KB, uma figura)
-LIMITE_SAIDA_NOTEBOOK = 4 * 2**20  # bytes de saída do notebook inteiro (o maior do curso tem ~1,1 MB)
-ESPERA_INTERRUPCAO_S = 5.0  # quanto um kernel interrompido tem para voltar a responder
+MAX_CELL_OUTPUT = 1 * 2**20  # bytes de saída de uma célula (a maior do curso tem ~400 KB, uma figura)
+MAX_NOTEBOOK_OUTPUT = 4 * 2**20  # bytes de saída do notebook inteiro (o maior do curso tem ~1,1 MB)
+INTERRUPT_WAIT_S = 5.0  # quanto um kernel interrompido tem para voltar a responder
 
 
-def _tamanho(content: dict) -> int:
+def _size(content: dict) -> int:
     """Bytes de uma saída (texto e dados), medidos sem montar a saída."""
     total = 0
     for chave in ("text", "data", "traceback", "evalue"):
@@ -65,7 +65,7 @@ def _tamanho(content: dict) -> int:
     return total + 64
 
 
-def _cliente(nb, pedido):
+def _client(nb, pedido):
     """Um ``NotebookClient`` do nbclient com as saídas limitadas (veja o módulo)."""
     import asyncio
 
@@ -74,14 +74,14 @@ def _cliente(nb, pedido):
 
     class Cliente(NotebookClient):
         def output(self, outs, msg, display_id, cell_index):
-            tamanho = _tamanho(msg.get("content", {}))
+            tamanho = _size(msg.get("content", {}))
             usado = self._por_celula.get(cell_index, 0)
-            if cell_index in self._cortadas or usado + tamanho > LIMITE_SAIDA_CELULA \
-                    or self._total + tamanho > LIMITE_SAIDA_NOTEBOOK:
+            if cell_index in self._cortadas or usado + tamanho > MAX_CELL_OUTPUT \
+                    or self._total + tamanho > MAX_NOTEBOOK_OUTPUT:
                 if cell_index not in self._cortadas:
-                    onde = "celula" if usado + tamanho > LIMITE_SAIDA_CELULA else "notebook"
+                    onde = "celula" if usado + tamanho > MAX_CELL_OUTPUT else "notebook"
                     self._cortadas[cell_index] = onde
-                    limite = LIMITE_SAIDA_CELULA if onde == "celula" else LIMITE_SAIDA_NOTEBOOK
+                    limite = MAX_CELL_OUTPUT if onde == "celula" else MAX_NOTEBOOK_OUTPUT
                     outs.append(from_dict({"output_type": "stream", "name": "stderr", "text":
                                            f"[saída cortada pela correção: passou de {limite // 2**20} MB "
                                            f"{'nesta célula' if onde == 'celula' else 'no notebook'}; "
@@ -122,7 +122,7 @@ async def _responde(client, espera: float) -> bool:
 
 
 def main() -> None:
-    pedido, enviar = _caixa.abrir()
+    pedido, send = _caixa.open_channel()
 
     import nbformat
     from jupyter_core.utils import run_sync
@@ -130,13 +130,13 @@ def main() -> None:
 
     nb = nbformat.from_dict(pedido["notebook"])
     os.environ.update(pedido.get("env", {}))
-    client = _cliente(nb, pedido)
+    client = _client(nb, pedido)
     fim = "ok"
     inicio = time.perf_counter()
 
-    def enviar_celula(index, cell):
-        enviar({"celula": index, "outputs": cell.get("outputs", []), "execution_count": cell.get("execution_count"),
-                "cortada": client._cortadas.get(index, "")})
+    def send_cell(index, cell):
+        send({"celula": index, "outputs": cell.get("outputs", []), "execution_count": cell.get("execution_count"),
+              "cortada": client._cortadas.get(index, "")})
 
     try:
         with client.setup_kernel():
@@ -146,10 +146,10 @@ def main() -> None:
                 client._ultima_resposta, client._interromper = None, None
                 try:
                     client.execute_cell(cell, index)
-                    _erro_sem_saida(client, cell)
+                    _error_without_output(client, cell)
                 except DeadKernelError:
                     fim = f"kernel_morreu:{index}"
-                    enviar_celula(index, cell)
+                    send_cell(index, cell)
                     break
                 reply = (client._ultima_resposta or {}).get("content", {})
                 interrompida = reply.get("ename") == "CellTimeoutError" or client._interromper is not None
@@ -159,19 +159,19 @@ def main() -> None:
                     cell.outputs.append(nbformat.from_dict({
                         "output_type": "error", "ename": "SaidaExcessiva", "traceback": [],
                         "evalue": "a célula produziu saída demais e foi interrompida pela correção"}))
-                if interrompida and not run_sync(_responde)(client, ESPERA_INTERRUPCAO_S):
+                if interrompida and not run_sync(_responde)(client, INTERRUPT_WAIT_S):
                     fim = f"ignorou_interrupcao:{index}"
-                    enviar_celula(index, cell)
+                    send_cell(index, cell)
                     run_sync(client.km.shutdown_kernel)(now=True)  # sem pedir: ele não atende
                     break
-                enviar_celula(index, cell)
+                send_cell(index, cell)
     except DeadKernelError:
         fim = "kernel_morreu"
     except Exception as exc:  # noqa: BLE001 - vira a situação da linha, nunca um traceback sem dono
         fim = f"erro: {type(exc).__name__}: {str(exc)[:200]}"
     uso = [resource.getrusage(r) for r in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)]
     cpu = sum(u.ru_utime + u.ru_stime for u in uso)  # este processo e o kernel (já encerrado)
-    enviar({"fim": fim, "cpu": cpu, "relogio": time.perf_counter() - inicio})
+    send({"fim": fim, "cpu": cpu, "relogio": time.perf_counter() - inicio})
     os._exit(0)
 
 

@@ -12,7 +12,7 @@ executado (:mod:`correcao._veredito`). As funções do aluno rodam noutro proces
 Só passam **dados simples**: ``None``, bool, int, float, str, arrays do NumPy de tipo numérico e listas,
 tuplas e dicionários (chaves str) deles, numa linha de JSON (arrays em base64, lidos com
 ``np.frombuffer``; nada é "despicklado"). Tudo o que chega do lado do aluno é validado aqui
-(:func:`decode`, com ``objetos=False``): tamanho da linha, profundidade, número de itens, tipos e bytes.
+(:func:`decode_value`, com ``objetos=False``): tamanho da linha, profundidade, número de itens, tipos e bytes.
 Objetos da biblioteca (uma ``SelfAttention``, o modelo) só vão do verificador para o aluno, descritos
 pelos seus dados, e são refeitos do outro lado.
 
@@ -43,11 +43,11 @@ CLASSES = {"SelfAttention": "atencao.projections", "MultiHeadAttention": "atenca
 ENCODER = "BertEncoder"
 
 
-class MensagemInvalida(ValueError):
+class InvalidMessage(ValueError):
     """Uma mensagem do lado do aluno fora do formato (tipo não permitido, grande demais, malformada)."""
 
 
-class ValorNaoSuportado:
+class UnsupportedValue:
     """O lugar de um valor que a função do aluno devolveu e que não é um dado simples (um objeto, um
     conjunto...): a verificação o vê como "um valor do tipo X" e o recusa com a dica do formato pedido."""
 
@@ -63,45 +63,45 @@ def _dtype(a: np.ndarray) -> str:
     return a.dtype.kind + str(a.dtype.itemsize) if a.dtype.kind != "b" else "b1"
 
 
-def encode(valor, fundo: int = 0):
-    """``valor`` como JSON (veja o módulo). Levanta :class:`MensagemInvalida` para o que não é dado simples
+def encode_value(valor, fundo: int = 0):
+    """``valor`` como JSON (veja o módulo). Levanta :class:`InvalidMessage` para o que não é dado simples
     (o lado do aluno troca o retorno por ``{"__tipo__": nome}``, veja :func:`encode_return`)."""
     if fundo > MAX_FUNDO:
-        raise MensagemInvalida("aninhamento fundo demais")
+        raise InvalidMessage("aninhamento fundo demais")
     if valor is None or isinstance(valor, (bool, str)):
         return valor
     if isinstance(valor, (int, float)) and type(valor) in (int, float, bool):
         return valor if not isinstance(valor, float) or np.isfinite(valor) else {"__float__": repr(valor)}
     if isinstance(valor, np.generic):
-        return {"__escalar__": encode(np.asarray(valor), fundo + 1)}
+        return {"__escalar__": encode_value(np.asarray(valor), fundo + 1)}
     if isinstance(valor, np.ndarray):
         a = valor if valor.flags.c_contiguous else valor.copy(order="C")  # (ascontiguousarray perderia a forma 0-d)
         codigo = _dtype(a)
         if codigo not in TIPOS_ARRAY:
-            raise MensagemInvalida(f"array de tipo {a.dtype}")
+            raise InvalidMessage(f"array de tipo {a.dtype}")
         return {"__nd__": codigo, "forma": list(a.shape), "dados": base64.b64encode(a.tobytes()).decode("ascii")}
     if type(valor) in (list, tuple):
-        itens = [encode(v, fundo + 1) for v in valor]
+        itens = [encode_value(v, fundo + 1) for v in valor]
         return itens if type(valor) is list else {"__tupla__": itens}
     if type(valor) is dict:
         if not all(isinstance(k, str) for k in valor):
-            raise MensagemInvalida("dicionário com chaves que não são strings")
-        return {"__dict__": {k: encode(v, fundo + 1) for k, v in valor.items()}}
+            raise InvalidMessage("dicionário com chaves que não são strings")
+        return {"__dict__": {k: encode_value(v, fundo + 1) for k, v in valor.items()}}
     nome = type(valor).__name__
     if nome in CLASSES and type(valor).__module__ == CLASSES[nome]:
         dados = {k: v for k, v in vars(valor).items()
                  if v is None or isinstance(v, (np.ndarray, int, float, str, bool))}
-        return {"__objeto__": nome, "dados": encode(dados, fundo + 1)}
+        return {"__objeto__": nome, "dados": encode_value(dados, fundo + 1)}
     if nome == ENCODER:  # o modelo (ou um recorte dele, com as primeiras camadas): refeito do outro lado
-        return {"__objeto__": ENCODER, "dados": encode({"n_layers": int(valor.config.n_layers)}, fundo + 1)}
-    raise MensagemInvalida(f"um valor do tipo {nome}")
+        return {"__objeto__": ENCODER, "dados": encode_value({"n_layers": int(valor.config.n_layers)}, fundo + 1)}
+    raise InvalidMessage(f"um valor do tipo {nome}")
 
 
 def encode_return(valor):
-    """Como :func:`encode`, mas um valor que não é dado simples vira ``{"__tipo__": nome}``."""
+    """Como :func:`encode_value`, mas um valor que não é dado simples vira ``{"__tipo__": nome}``."""
     try:
-        return encode(valor)
-    except (MensagemInvalida, RecursionError):
+        return encode_value(valor)
+    except (InvalidMessage, RecursionError):
         return {"__tipo__": type(valor).__name__}
 
 
@@ -113,78 +113,86 @@ class _Contador:
     def item(self, n: int = 1) -> None:
         self.itens += n
         if self.itens > MAX_ITENS:
-            raise MensagemInvalida(f"mais de {MAX_ITENS} valores")
+            raise InvalidMessage(f"mais de {MAX_ITENS} valores")
 
 
-def decode(dados, objetos: bool = False, refazer=None, _fundo: int = 0, _conta: _Contador | None = None):
+def decode_value(dados, objetos: bool = False, refazer=None, _fundo: int = 0, _conta: _Contador | None = None):
     """O valor descrito por ``dados`` (JSON já lido), validado. ``objetos=False`` (o que vem do lado do
     aluno) recusa objetos; ``refazer(nome, dados)`` refaz um objeto da biblioteca (só do lado do aluno).
-    Levanta :class:`MensagemInvalida`."""
+    Levanta :class:`InvalidMessage`."""
     conta = _conta or _Contador()
     conta.item()
     if _fundo > MAX_FUNDO:
-        raise MensagemInvalida("aninhamento fundo demais")
-    if dados is None or isinstance(dados, bool):
-        return dados
-    if isinstance(dados, (int, float)):
-        if isinstance(dados, int) and abs(dados) > 2**63:
-            raise MensagemInvalida("inteiro grande demais")
-        return dados
-    if isinstance(dados, str):
-        if len(dados) > MAX_TEXTO:
-            raise MensagemInvalida("texto grande demais")
-        return dados
+        raise InvalidMessage("aninhamento fundo demais")
+    if dados is None or isinstance(dados, (bool, int, float, str)):
+        return _decode_simple(dados)
     if isinstance(dados, list):
-        return [decode(v, objetos, refazer, _fundo + 1, conta) for v in dados]
+        return [decode_value(v, objetos, refazer, _fundo + 1, conta) for v in dados]
     if not isinstance(dados, dict) or len(dados) > 3:
-        raise MensagemInvalida("valor fora do formato")
+        raise InvalidMessage("valor fora do formato")
+    return _decode_tagged(dados, objetos, refazer, _fundo, conta)
+
+
+def _decode_simple(dados):
+    """``None``, um booleano, um número ou um texto, dentro dos limites."""
+    if isinstance(dados, int) and not isinstance(dados, bool) and abs(dados) > 2**63:
+        raise InvalidMessage("inteiro grande demais")
+    if isinstance(dados, str) and len(dados) > MAX_TEXTO:
+        raise InvalidMessage("texto grande demais")
+    return dados
+
+
+def _decode_tagged(dados: dict, objetos: bool, refazer, _fundo: int, conta: _Contador):
+    """Um dicionário com uma marca (``__nd__``, ``__escalar__``, ``__float__``, ``__tupla__``, ``__dict__``,
+    ``__tipo__``, ``__objeto__``): o valor que ele descreve."""
     if "__nd__" in dados:
         return _decode_array(dados, conta)
     if "__escalar__" in dados:
-        a = decode(dados["__escalar__"], False, None, _fundo + 1, conta)
+        a = decode_value(dados["__escalar__"], False, None, _fundo + 1, conta)
         if not isinstance(a, np.ndarray) or a.ndim != 0:
-            raise MensagemInvalida("escalar fora do formato")
+            raise InvalidMessage("escalar fora do formato")
         return a[()]
     if "__float__" in dados:
         texto = dados["__float__"]
         if texto not in ("nan", "inf", "-inf"):
-            raise MensagemInvalida("float fora do formato")
+            raise InvalidMessage("float fora do formato")
         return float(texto)
     if "__tupla__" in dados and isinstance(dados["__tupla__"], list):
-        return tuple(decode(v, objetos, refazer, _fundo + 1, conta) for v in dados["__tupla__"])
+        return tuple(decode_value(v, objetos, refazer, _fundo + 1, conta) for v in dados["__tupla__"])
     if "__dict__" in dados and isinstance(dados["__dict__"], dict):
         conta.item(len(dados["__dict__"]))
-        return {str(k)[:200]: decode(v, objetos, refazer, _fundo + 1, conta) for k, v in dados["__dict__"].items()}
+        return {str(k)[:200]: decode_value(v, objetos, refazer, _fundo + 1, conta)
+                for k, v in dados["__dict__"].items()}
     if "__tipo__" in dados and isinstance(dados["__tipo__"], str):
-        return ValorNaoSuportado(dados["__tipo__"])
+        return UnsupportedValue(dados["__tipo__"])
     if "__objeto__" in dados and objetos and refazer is not None:
-        interno = decode(dados.get("dados"), False, None, _fundo + 1, conta)
+        interno = decode_value(dados.get("dados"), False, None, _fundo + 1, conta)
         return refazer(str(dados["__objeto__"]), interno)
-    raise MensagemInvalida("valor fora do formato")
+    raise InvalidMessage("valor fora do formato")
 
 
 def _decode_array(dados: dict, conta: _Contador) -> np.ndarray:
     codigo, forma, texto = dados.get("__nd__"), dados.get("forma"), dados.get("dados")
     if codigo not in TIPOS_ARRAY or not isinstance(forma, list) or not isinstance(texto, str):
-        raise MensagemInvalida("array fora do formato")
+        raise InvalidMessage("array fora do formato")
     if len(forma) > 32 or not all(isinstance(n, int) and not isinstance(n, bool) and 0 <= n <= 2**31 for n in forma):
-        raise MensagemInvalida("forma de array inválida")
+        raise InvalidMessage("forma de array inválida")
     dtype = np.dtype("?" if codigo == "b1" else f"<{codigo[0]}{codigo[1:]}")
     tamanho = int(np.prod(forma, dtype=np.int64)) * dtype.itemsize
     conta.bytes += tamanho
     if conta.bytes > MAX_BYTES_ARRAYS or len(texto) > (tamanho + 2) * 4 // 3 + 4:
-        raise MensagemInvalida("arrays grandes demais")
+        raise InvalidMessage("arrays grandes demais")
     try:
         bruto = base64.b64decode(texto.encode("ascii"), validate=True)
     except (ValueError, UnicodeEncodeError) as exc:
-        raise MensagemInvalida("array fora do formato") from exc
+        raise InvalidMessage("array fora do formato") from exc
     if len(bruto) != tamanho:
-        raise MensagemInvalida("array com o número de bytes errado")
+        raise InvalidMessage("array com o número de bytes errado")
     return np.frombuffer(bruto, dtype=dtype).reshape(forma).copy()
 
 
 # ---------- o canal (um par de pipes, linhas de JSON) ----------
-class Canal:
+class Channel:
     """Linhas de JSON num par de descritores (``entrada`` para ler, ``saida`` para escrever)."""
 
     def __init__(self, entrada: int, saida: int):
@@ -192,20 +200,20 @@ class Canal:
         self._sobra = b""
         self.parou = False  # o outro lado parou de responder: nenhuma chamada nova é feita
 
-    def enviar(self, obj) -> None:
+    def send(self, obj) -> None:
         dados = (json.dumps(obj, ensure_ascii=True, allow_nan=False) + "\n").encode("ascii")
         vista = memoryview(dados)
         while vista:
             n = os.write(self.saida, vista)
             vista = vista[n:]
 
-    def receber(self, prazo_s: float | None):
+    def receive(self, prazo_s: float | None):
         """A próxima linha, como JSON; ``None`` se o prazo passou ou o outro lado fechou. Levanta
-        :class:`MensagemInvalida` para uma linha longa demais ou que não é JSON."""
+        :class:`InvalidMessage` para uma linha longa demais ou que não é JSON."""
         limite = None if prazo_s is None else time.monotonic() + prazo_s
         while b"\n" not in self._sobra:
             if len(self._sobra) > MAX_LINHA:
-                raise MensagemInvalida("mensagem grande demais")
+                raise InvalidMessage("mensagem grande demais")
             espera = None if limite is None else max(0.0, limite - time.monotonic())
             prontos, _, _ = select.select([self.entrada], [], [], espera)
             if not prontos:
@@ -216,18 +224,18 @@ class Canal:
             self._sobra += bloco
         linha, _, self._sobra = self._sobra.partition(b"\n")
         if len(linha) > MAX_LINHA:
-            raise MensagemInvalida("mensagem grande demais")
+            raise InvalidMessage("mensagem grande demais")
         try:
             return json.loads(linha.decode("utf-8"))
         except (UnicodeDecodeError, ValueError, RecursionError) as exc:  # aninhamento sem fim também
-            raise MensagemInvalida("mensagem que não é JSON (ou aninhada demais)") from exc
+            raise InvalidMessage("mensagem que não é JSON (ou aninhada demais)") from exc
 
 
-def canal_do_ambiente() -> Canal:
+def channel_from_env() -> Channel:
     """O canal cujos descritores vêm nas variáveis ``CORRECAO_FD_LER``/``CORRECAO_FD_ESCREVER`` (retiradas do
     ambiente, para o código do aluno não as herdar num subprocesso)."""
     ler = int(os.environ.pop("CORRECAO_FD_LER"))
     escrever = int(os.environ.pop("CORRECAO_FD_ESCREVER"))
     for fd in (ler, escrever):
         os.set_inheritable(fd, False)
-    return Canal(ler, escrever)
+    return Channel(ler, escrever)

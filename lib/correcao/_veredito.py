@@ -31,22 +31,22 @@ from pathlib import Path
 from . import _caixa, _remoto
 
 # as exceções que voltam do lado do aluno com o próprio tipo (as outras viram ErroDoAluno, com o nome)
-_EXCECOES = {c.__name__: c for c in (
+_EXCEPTIONS = {c.__name__: c for c in (
     ValueError, TypeError, IndexError, KeyError, ZeroDivisionError, AttributeError, NameError, RuntimeError,
     AssertionError, NotImplementedError, ArithmeticError, OverflowError, FloatingPointError, LookupError,
     UnboundLocalError, RecursionError, MemoryError, ImportError, ModuleNotFoundError, OSError, PermissionError,
     FileNotFoundError, StopIteration, UnicodeError, SyntaxError, Exception)}
 
 
-class ErroDoAluno(Exception):
+class StudentError(Exception):
     """Uma exceção do código do aluno de um tipo que não é dos comuns (o nome dela vem em ``tipo``)."""
 
 
-class ProcessoDoAlunoParou(RuntimeError):
+class StudentProcessStopped(RuntimeError):
     """O processo do aluno não respondeu (parou, ou o canal foi fechado)."""
 
 
-class RespostaRemota:
+class RemoteAnswer:
     """O que voltou de uma chamada (veja :class:`atencao.checks.framework.RemoteCall`)."""
 
     def __init__(self, value=None, error=None, printed="", figures=(), forbidden_used=(), mutated=()):
@@ -54,20 +54,20 @@ class RespostaRemota:
         self.figures, self.forbidden_used, self.mutated = list(figures), list(forbidden_used), list(mutated)
 
 
-def _excecao(dados: dict) -> BaseException:
+def _exception(dados: dict) -> BaseException:
     """A exceção do aluno, refeita: o mesmo tipo (se comum), a mensagem, a linha e quem a levantou."""
     tipo = str(dados.get("tipo", "Exception"))[:80]
     mensagem = str(dados.get("mensagem", ""))[:2000]
-    cls = _EXCECOES.get(tipo)
+    cls = _EXCEPTIONS.get(tipo)
     if tipo == "TempoEsgotado":
-        exc = ErroDoAluno("a função passou do tempo limite")
+        exc = StudentError("a função passou do tempo limite")
     elif cls is None:
-        exc = ErroDoAluno(f"{tipo}: {mensagem}" if mensagem else tipo)
+        exc = StudentError(f"{tipo}: {mensagem}" if mensagem else tipo)
     else:
         try:
             exc = cls(mensagem) if cls not in (KeyError,) else cls(mensagem.strip("'\""))
         except Exception:  # noqa: BLE001
-            exc = ErroDoAluno(f"{tipo}: {mensagem}")
+            exc = StudentError(f"{tipo}: {mensagem}")
     onde = dados.get("onde")
     if isinstance(onde, list) and len(onde) == 2 and isinstance(onde[0], int) and isinstance(onde[1], str):
         exc.onde_do_aluno = (onde[0], onde[1][:80])
@@ -77,11 +77,11 @@ def _excecao(dados: dict) -> BaseException:
     return exc
 
 
-def _lista_de_textos(valor, maximo: int = 20) -> list[str]:
+def _text_list(valor, maximo: int = 20) -> list[str]:
     return [str(v)[:200] for v in valor[:maximo]] if isinstance(valor, list) else []
 
 
-def _figuras(valor) -> list:
+def _figures(valor) -> list:
     import numpy as np
 
     if not isinstance(valor, list):
@@ -89,7 +89,7 @@ def _figuras(valor) -> list:
     return [[a for a in fig if isinstance(a, np.ndarray)] for fig in valor[:16] if isinstance(fig, list)]
 
 
-def _alteradas(valor) -> list:
+def _changed(valor) -> list:
     out = []
     for item in (valor if isinstance(valor, list) else [])[:20]:
         if (isinstance(item, list) and len(item) == 3 and isinstance(item[0], str) and isinstance(item[1], list)
@@ -104,42 +104,42 @@ def _make_remote_base():
     class FuncaoRemota(RemoteCall):
         """A função ``nome`` do notebook do aluno, que roda no processo do aluno; chamá-la manda um pedido."""
 
-        def __init__(self, canal: _remoto.Canal, nome: str, tempo: float):
+        def __init__(self, canal: _remoto.Channel, nome: str, tempo: float):
             self.canal, self.__name__, self.tempo = canal, nome, tempo
             self._proximo = 0
 
         def __repr__(self) -> str:
             return f"<função do aluno {self.__name__}>"
 
-        def call_checked(self, args, kwargs, names, forbidden) -> RespostaRemota:
+        def call_checked(self, args, kwargs, names, forbidden) -> RemoteAnswer:
             if self.canal.parou:
-                raise ProcessoDoAlunoParou("o processo do aluno parou numa chamada anterior")
+                raise StudentProcessStopped("o processo do aluno parou numa chamada anterior")
             self._proximo += 1
-            pedido = {"id": self._proximo, "funcao": self.__name__, "args": _remoto.encode(list(args)),
-                      "kwargs": _remoto.encode(kwargs), "nomes": list(names), "proibidas": list(forbidden),
+            pedido = {"id": self._proximo, "funcao": self.__name__, "args": _remoto.encode_value(list(args)),
+                      "kwargs": _remoto.encode_value(kwargs), "nomes": list(names), "proibidas": list(forbidden),
                       "tempo": self.tempo}
             try:
-                self.canal.enviar(pedido)
-                dados = self.canal.receber(self.tempo + 10)
-            except (OSError, _remoto.MensagemInvalida) as exc:
+                self.canal.send(pedido)
+                dados = self.canal.receive(self.tempo + 10)
+            except (OSError, _remoto.InvalidMessage) as exc:
                 self.canal.parou = True
-                raise ProcessoDoAlunoParou(f"resposta inválida do processo do aluno ({exc})") from None
+                raise StudentProcessStopped(f"resposta inválida do processo do aluno ({exc})") from None
             if not isinstance(dados, dict) or dados.get("id") != self._proximo:
                 self.canal.parou = True
-                raise ProcessoDoAlunoParou("o processo do aluno não respondeu a tempo")
+                raise StudentProcessStopped("o processo do aluno não respondeu a tempo")
             try:
                 erro = dados.get("erro")
-                resposta = RespostaRemota(
+                resposta = RemoteAnswer(
                     printed=str(dados.get("impresso", ""))[:_remoto.MAX_TEXTO],
-                    figures=_figuras(_remoto.decode(dados.get("figuras", []))),
-                    forbidden_used=_lista_de_textos(dados.get("proibidas_usadas")),
-                    mutated=_alteradas(dados.get("alteradas")))
+                    figures=_figures(_remoto.decode_value(dados.get("figuras", []))),
+                    forbidden_used=_text_list(dados.get("proibidas_usadas")),
+                    mutated=_changed(dados.get("alteradas")))
                 if isinstance(erro, dict):
-                    resposta.error = _excecao(erro)
+                    resposta.error = _exception(erro)
                 else:
-                    resposta.value = _remoto.decode(dados.get("retorno"))
-            except _remoto.MensagemInvalida as exc:
-                raise ErroDoAluno(f"a resposta da função não é um dado simples ({exc})") from None
+                    resposta.value = _remoto.decode_value(dados.get("retorno"))
+            except _remoto.InvalidMessage as exc:
+                raise StudentError(f"a resposta da função não é um dado simples ({exc})") from None
             return resposta
 
         def __call__(self, *args, **kwargs):
@@ -152,7 +152,7 @@ def _make_remote_base():
     return FuncaoRemota
 
 
-def carregar_verificacoes() -> dict:
+def load_checks() -> dict:
     """Os módulos de verificação (``aula01``...) desta biblioteca, com os casos sorteados ligados."""
     import atencao
     import atencao.checks.cases as cases
@@ -162,7 +162,7 @@ def carregar_verificacoes() -> dict:
     return {f.stem: importlib.import_module(f"atencao.checks.{f.stem}") for f in sorted(pasta.glob("aula*.py"))}
 
 
-def _objeto_da_biblioteca(nome: str):
+def _library_object(nome: str):
     """Os objetos que uma célula de verificação passa além da função do aluno (os desta biblioteca)."""
     if nome == "encoder":
         from atencao.bert import load_e5
@@ -171,7 +171,7 @@ def _objeto_da_biblioteca(nome: str):
     raise NameError(f"argumento desconhecido na célula de verificação: {nome}")
 
 
-def chamadas(fonte: str, modulos: dict) -> list[tuple]:
+def calls(fonte: str, modulos: dict) -> list[tuple]:
     """As chamadas ``modulo.funcao(nome, ...)`` de uma célula de verificação: (verificação, [nomes])."""
     out = []
     for stmt in ast.parse(fonte).body:
@@ -183,15 +183,15 @@ def chamadas(fonte: str, modulos: dict) -> list[tuple]:
     return out
 
 
-def _julgar(celula: dict, modulos: dict, remota, canal, tempo: float) -> tuple:
+def _judge(celula: dict, modulos: dict, remota, canal, tempo: float) -> tuple:
     """(passou, detalhe) de uma célula de verificação."""
     from atencao.checks.framework import CheckResult
 
-    alvos = chamadas(celula["fonte"], modulos)
+    alvos = calls(celula["fonte"], modulos)
     if not alvos:
         return False, "célula sem chamada de verificação conhecida"
     for func, nomes in alvos:
-        args = [remota(canal, nomes[0], tempo), *(_objeto_da_biblioteca(n) for n in nomes[1:])]
+        args = [remota(canal, nomes[0], tempo), *(_library_object(n) for n in nomes[1:])]
         with contextlib.redirect_stdout(io.StringIO()):
             resultado = func(*args)
         if not (type(resultado) is CheckResult and resultado.passed is True):
@@ -203,39 +203,39 @@ def _julgar(celula: dict, modulos: dict, remota, canal, tempo: float) -> tuple:
 
 
 def main() -> None:
-    pedido, enviar = _caixa.abrir()
-    canal = _remoto.canal_do_ambiente()
+    pedido, send = _caixa.open_channel()
+    canal = _remoto.channel_from_env()
     os.environ["MPLBACKEND"] = "Agg"
     os.environ.pop("NBGRADER_EXECUTION", None)  # o veredito é o CheckResult, não uma exceção
-    modulos = carregar_verificacoes()
+    modulos = load_checks()
     remota = _make_remote_base()
     tempo = float(pedido.get("tempo_celula", 20))
     espera = float(pedido.get("tempo_pronto", 600))
     vivo = True
     for celula in pedido.get("verificacoes", []):
         gid = celula["grade_id"]
-        enviar({"inicio": gid})
+        send({"inicio": gid})
         if vivo:  # o processo do aluno rodou as células até esta verificação?
             try:
-                pronto = canal.receber(espera)
-            except _remoto.MensagemInvalida:
+                pronto = canal.receive(espera)
+            except _remoto.InvalidMessage:
                 pronto = None
             vivo = isinstance(pronto, dict) and pronto.get("pronto") == gid
         if not vivo:
-            enviar({"grade_id": gid, "passou": False,
-                    "detalhe": "o código do notebook parou antes desta verificação "
+            send({"grade_id": gid, "passou": False,
+                  "detalhe": "o código do notebook parou antes desta verificação "
                                "(tempo esgotado ou processo parado)"})
             continue
         try:
-            passou, detalhe = _julgar(celula, modulos, remota, canal, tempo)
+            passou, detalhe = _judge(celula, modulos, remota, canal, tempo)
         except BaseException as exc:  # noqa: BLE001 - nada do aluno roda aqui; um erro é da conferência
             passou, detalhe = False, f"{type(exc).__name__}: {str(exc)[:200]}"
-        enviar({"grade_id": gid, "passou": passou, "detalhe": detalhe})
+        send({"grade_id": gid, "passou": passou, "detalhe": detalhe})
         try:
-            canal.enviar({"continuar": True})
+            canal.send({"continuar": True})
         except OSError:
             vivo = False
-    enviar({"fim": "ok"})
+    send({"fim": "ok"})
     sys.stdout.flush()
     os._exit(0)
 

@@ -16,6 +16,7 @@ from .entregas import nfc
 
 ROOT = Path(__file__).resolve().parents[2]
 SOLUTIONS = ROOT / "solutions"
+CHECKS = ROOT / "lib" / "atencao" / "checks"
 
 CODE_STUB = "# SEU CÓDIGO AQUI\nraise NotImplementedError(\"Exercício ainda não resolvido\")"
 TEXT_STUB = "✍️ *Escreva a sua resposta aqui (dê dois cliques nesta célula para editar).*"
@@ -42,6 +43,23 @@ class Gradable:
     def zero_scores(self) -> dict:
         """Zero em cada verificação automática (entrega que não pôde ser executada)."""
         return {gid: 0.0 for gid in self.checks}
+
+
+def lesson_modules(checks: Path = CHECKS) -> frozenset[str]:
+    """Os nomes dos módulos de verificação de cada aula (``aula01``, ``aula02``, ...), descobertos pelos arquivos
+    ``lib/atencao/checks/aulaNN.py`` que existem: uma aula nova entra sem editar nenhuma lista.
+
+    Parameters
+    ----------
+    checks : Path
+        A pasta das verificações (padrão: ``lib/atencao/checks`` deste curso).
+
+    Returns
+    -------
+    frozenset of str
+        Os nomes ``aulaNN`` (vazio se a pasta não existe).
+    """
+    return frozenset(path.stem for path in checks.glob("aula*.py") if re.fullmatch(r"aula\d{2}", path.stem))
 
 
 def nbgrader_meta(cell) -> dict:
@@ -87,28 +105,29 @@ def grade_ids(nb: dict) -> list[str]:
     return out
 
 
-_COPIA = re.compile(r"(-copy\d*|\s*\(\d+\)|\s*-\s*c[oó]pia(\s*\(\d+\))?|\s*\(c[oó]pia\)|-checkpoint|_\d+|\s+\d+)$")
+_COPY_SUFFIX = re.compile(
+    r"(-copy\d*|\s*\(\d+\)|\s*-\s*c[oó]pia(\s*\(\d+\))?|\s*\(c[oó]pia\)|-checkpoint|_\d+|\s+\d+)$")
 
 
-def nome_base(nome: str) -> str:
+def base_name(nome: str) -> str:
     """O nome de um arquivo sem as marcas de cópia ou download, em minúsculas: ``03-Exercicios-Copy1.ipynb``,
     ``03-exercicios (1).ipynb``, ``Cópia de 03-exercicios.ipynb``, ``03-exercicios.ipynb.txt`` → ``03-exercicios``."""
     n = nfc(nome).lower().strip()
     n = n[: n.index(".ipynb")] if ".ipynb" in n else n.rsplit(".", 1)[0]
     n = re.sub(r"^(c[oó]pia de|copy of)\s+", "", n)
     while True:
-        menor = _COPIA.sub("", n).strip()
+        menor = _COPY_SUFFIX.sub("", n).strip()
         if menor == n:
             break
         n = menor
     return re.sub(r"[\s_]+", "-", n)
 
 
-def _sem_numero(nome: str) -> str:
+def _without_number(nome: str) -> str:
     return re.sub(r"^\d+[-_ ]*", "", nome)
 
 
-def identify(everything: dict[tuple, Gradable], nb: dict | None, caminho: str) -> tuple[Gradable | None, str]:
+def identify_notebook(everything: dict[tuple, Gradable], nb: dict | None, caminho: str) -> tuple[Gradable | None, str]:
     """Qual notebook do curso é o arquivo ``caminho`` (dentro da entrega) de conteúdo ``nb``.
 
     Pelas células: os ``grade_id`` são únicos no curso, então o notebook com mais ids em comum é ele, seja
@@ -122,19 +141,19 @@ def identify(everything: dict[tuple, Gradable], nb: dict | None, caminho: str) -
         ``nota`` diz, em pt-BR, que o arquivo foi reconhecido com outro nome ("" se o nome é o do curso).
     """
     nome = caminho.rsplit("/", 1)[-1]
-    base = nome_base(nome)
+    base = base_name(nome)
     pastas = set(caminho.split("/")[:-1])
     ids = set(grade_ids(nb)) if nb is not None else set()
     todos = sorted(everything.values(), key=lambda g: (g.assignment, g.notebook))
 
-    def preferencia(g: Gradable) -> tuple:
+    def preference(g: Gradable) -> tuple:
         return (g.notebook == base, g.assignment in pastas)
 
     comum = {id(g): len(ids & set(all_ids(g.source))) for g in todos}
     como = "pelas células"
     if not any(comum.values()) and nb is not None:  # sem metadados: pelo código das células protegidas
         fontes = {cell_source(c) for c in nb.get("cells", [])} - {""}
-        comum = {id(g): len(fontes & _fontes_protegidas(g.source)) for g in todos}
+        comum = {id(g): len(fontes & _protected_sources(g.source)) for g in todos}
         comum = {k: (v if v >= 2 else 0) for k, v in comum.items()}
         como = "pelo código das células protegidas"
     melhor = max(comum.values(), default=0)
@@ -143,11 +162,11 @@ def identify(everything: dict[tuple, Gradable], nb: dict | None, caminho: str) -
         pelas_celulas = True
     else:
         candidatos = ([g for g in todos if g.notebook == base]
-                      or [g for g in todos if _sem_numero(g.notebook) == _sem_numero(base)])
+                      or [g for g in todos if _without_number(g.notebook) == _without_number(base)])
         pelas_celulas = False
     if not candidatos:
         return None, ""
-    g = max(candidatos, key=preferencia)  # max devolve o primeiro entre os empatados
+    g = max(candidatos, key=preference)  # max devolve o primeiro entre os empatados
     if nome == f"{g.notebook}.ipynb":
         return g, ""
     como = como if pelas_celulas else "pelo nome"
@@ -162,7 +181,7 @@ def cell_source(cell) -> str:
 
 
 @functools.lru_cache(maxsize=None)
-def _fontes_protegidas(source: Path) -> frozenset:
+def _protected_sources(source: Path) -> frozenset:
     """O código das células protegidas e de verificação de ``source`` (que o aluno não muda)."""
     return frozenset(c.source.strip() for c in original_cells(source).values()
                      if nbgrader_meta(c).get("locked") and c.source.strip())
@@ -174,24 +193,24 @@ def all_ids(source: Path) -> tuple[str, ...]:
     return tuple(grade_ids(json.loads(source.read_text(encoding="utf-8"))))
 
 
-LIMITE_NOTEBOOK_BYTES = 20 * 2**20  # o maior notebook do curso, com as saídas, tem ~1,1 MB
-LIMITE_CELULAS = 500  # o maior notebook do curso tem 39 células
-LIMITE_LEITURA_S = 20.0  # leitura, identificação e saneamento de uma entrega
+MAX_NOTEBOOK_BYTES = 20 * 2**20  # o maior notebook do curso, com as saídas, tem ~1,1 MB
+MAX_CELLS = 500  # o maior notebook do curso tem 39 células
+READ_TIMEOUT_S = 20.0  # leitura, identificação e saneamento de uma entrega
 
 
-def grande_demais(tamanho: int, nb: dict | None = None) -> str | None:
+def too_large(tamanho: int, nb: dict | None = None) -> str | None:
     """Motivo em pt-BR para recusar, antes de qualquer trabalho, uma entrega grande demais para ser um
     notebook do curso (``tamanho`` em bytes; ``nb`` já lido, para contar as células), ou ``None``.
 
-    Os limites (:data:`LIMITE_NOTEBOOK_BYTES`, :data:`LIMITE_CELULAS`) são folgados para qualquer notebook
+    Os limites (:data:`MAX_NOTEBOOK_BYTES`, :data:`MAX_CELLS`) são folgados para qualquer notebook
     do curso, com as saídas; sem eles, um notebook de 60 000 células vazias (3,5 MB) levava mais de 20 min
     só no saneamento, fora da caixa."""
-    if tamanho > LIMITE_NOTEBOOK_BYTES:
-        return (f"notebook grande demais ({tamanho / 2**20:.1f} MB; o limite é {LIMITE_NOTEBOOK_BYTES // 2**20} MB): "
+    if tamanho > MAX_NOTEBOOK_BYTES:
+        return (f"notebook grande demais ({tamanho / 2**20:.1f} MB; o limite é {MAX_NOTEBOOK_BYTES // 2**20} MB): "
                 "não foi corrigido (apague as saídas grandes e entregue de novo)")
     cells = nb.get("cells") if isinstance(nb, dict) else None
-    if isinstance(cells, list) and len(cells) > LIMITE_CELULAS:
-        return (f"notebook com células demais ({len(cells)}; o limite é {LIMITE_CELULAS}): não foi corrigido "
+    if isinstance(cells, list) and len(cells) > MAX_CELLS:
+        return (f"notebook com células demais ({len(cells)}; o limite é {MAX_CELLS}): não foi corrigido "
                 "(os notebooks do curso têm menos de 50; apague as células vazias ou repetidas)")
     return None
 
@@ -284,7 +303,7 @@ def original_cells(source: Path) -> dict:
             if nbgrader_meta(c).get("grade_id")}
 
 
-def _sem_docstrings(tree):
+def _without_docstrings(tree):
     import ast
 
     for node in ast.walk(tree):
@@ -296,7 +315,7 @@ def _sem_docstrings(tree):
     return tree
 
 
-_MARCA_SOLUCAO = re.compile(r"^\s*#+\s*(BEGIN|END) SOLUTION\s*$")
+_SOLUTION_MARK = re.compile(r"^\s*#+\s*(BEGIN|END) SOLUTION\s*$")
 
 
 def answer_fingerprint(fonte: str, cell_type: str = "code") -> str:
@@ -313,10 +332,10 @@ def answer_fingerprint(fonte: str, cell_type: str = "code") -> str:
     import ast
     import hashlib
 
-    fonte = "\n".join(ln for ln in str(fonte).splitlines() if not _MARCA_SOLUCAO.match(ln))
+    fonte = "\n".join(ln for ln in str(fonte).splitlines() if not _SOLUTION_MARK.match(ln))
     if cell_type == "code":
         try:
-            normal = ast.dump(_sem_docstrings(ast.parse(fonte)), annotate_fields=False)
+            normal = ast.dump(_without_docstrings(ast.parse(fonte)), annotate_fields=False)
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             normal = "\n".join(ln.split("#", 1)[0].strip() for ln in fonte.splitlines() if ln.split("#", 1)[0].strip())
         if normal in ("Module([], [])", ""):

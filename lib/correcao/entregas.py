@@ -3,14 +3,14 @@
 Uma turma real não chega arrumada: zips do Windows (``carla\\03-exercicios.ipynb``), nomes em UTF-8 sem a
 marca de UTF-8 (``jo├úo``) ou em NFD (macOS), restos do macOS (``__MACOSX/``, ``._*``, ``.DS_Store``), do
 Jupyter (``.ipynb_checkpoints/``), um zip por aluno, zips dentro da pasta do aluno, arquivos soltos na raiz.
-Este módulo transforma tudo isso numa lista de :class:`Arquivo`: o nome do aluno e o caminho dentro da
+Este módulo transforma tudo isso numa lista de :class:`SubmittedFile`: o nome do aluno e o caminho dentro da
 entrega como o professor os vê (Unicode NFC, ``/`` como separador) e uma cópia interna com nome seguro
 (``arquivos/00007``). Nomes de alunos são dados, nunca caminhos nem padrões: nada aqui (nem no nbgrader,
 que só recebe ids como ``e00007``) usa o nome do aluno para montar um caminho.
 
 Nada é alterado no original, e nada dele é seguido às cegas: só arquivos comuns são lidos (até
-:data:`LIMITE_BYTES` cada); um atalho (link simbólico), um FIFO, um dispositivo, um arquivo grande demais ou
-ilegível vira um :class:`Arquivo` com ``motivo`` (e, se tiver nome de notebook, uma linha
+:data:`MAX_FILE_BYTES` cada); um atalho (link simbólico), um FIFO, um dispositivo, um arquivo grande demais ou
+ilegível vira um :class:`SubmittedFile` com ``motivo`` (e, se tiver nome de notebook, uma linha
 ``arquivo_invalido``), em vez de ser lido (um atalho para ``solutions/`` entregaria as respostas; um FIFO
 travaria a correção).
 """
@@ -27,17 +27,17 @@ import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-LIMITE_BYTES = 50 * 2**20  # um notebook de exercício tem dezenas de KB; acima disto não é corrigido
+MAX_FILE_BYTES = 50 * 2**20  # um notebook de exercício tem dezenas de KB; acima disto não é corrigido
 
 # restos de sistemas e programas, nunca trabalho do aluno
-PASTAS_LIXO = {"__macosx", ".ipynb_checkpoints", "__pycache__", ".git", ".trash", ".trashes", ".spotlight-v100",
-               ".fseventsd", ".temporaryitems", "$recycle.bin"}
-ARQUIVOS_LIXO = {".ds_store", "thumbs.db", "desktop.ini", ".localized", "icon\r",
-                 "timestamp.txt", "submission_secret.txt"}  # os dois do exchange do nbgrader (submitted/)
+JUNK_DIRS = {"__macosx", ".ipynb_checkpoints", "__pycache__", ".git", ".trash", ".trashes", ".spotlight-v100",
+             ".fseventsd", ".temporaryitems", "$recycle.bin"}
+JUNK_FILES = {".ds_store", "thumbs.db", "desktop.ini", ".localized", "icon\r",
+              "timestamp.txt", "submission_secret.txt"}  # os dois do exchange do nbgrader (submitted/)
 
 
 @dataclass
-class Arquivo:
+class SubmittedFile:
     """Um arquivo da entrega de um aluno."""
 
     aluno: str  # a pasta do aluno, como o professor a vê (NFC); "" = solto na raiz das entregas
@@ -50,16 +50,16 @@ class Arquivo:
         return self.caminho.rsplit("/", 1)[-1]
 
     @property
-    def parece_notebook(self) -> bool:
+    def looks_like_notebook(self) -> bool:
         """Nome de notebook, mesmo com a extensão em maiúsculas ou um sufixo de download (``.ipynb.txt``)."""
         return ".ipynb" in self.nome.lower()
 
 
 @dataclass
-class Entregas:
+class Submissions:
     """Tudo o que a pasta tinha: os arquivos, os alunos (mesmo os de pasta vazia) e os restos ignorados."""
 
-    arquivos: list[Arquivo] = field(default_factory=list)
+    arquivos: list[SubmittedFile] = field(default_factory=list)
     alunos: list[str] = field(default_factory=list)
     lixo: list[str] = field(default_factory=list)  # caminhos ignorados (restos do macOS/Windows/Jupyter)
     inseguros: list[str] = field(default_factory=list)  # nomes no zip que sairiam da pasta (".."): não lidos
@@ -71,7 +71,7 @@ def nfc(texto: str) -> str:
     return unicodedata.normalize("NFC", texto)
 
 
-def partes(nome: str) -> tuple[str, ...] | None:
+def path_parts(nome: str) -> tuple[str, ...] | None:
     """Partes de um caminho de zip ou de pasta: ``\\`` também separa, NFC; ``None`` se sair da pasta (``..``)."""
     pedacos = [p for p in nfc(nome).replace("\\", "/").split("/") if p not in ("", ".")]
     if pedacos and len(pedacos[0]) == 2 and pedacos[0][1] == ":":  # "C:\Users\..." de um zip do Windows
@@ -79,12 +79,12 @@ def partes(nome: str) -> tuple[str, ...] | None:
     return None if ".." in pedacos else tuple(pedacos)
 
 
-def e_lixo(p: tuple[str, ...]) -> bool:
-    return (any(x.lower() in PASTAS_LIXO for x in p[:-1]) or p[-1].lower() in ARQUIVOS_LIXO
-            or p[-1].startswith("._") or p[-1].lower() in PASTAS_LIXO)
+def is_junk(p: tuple[str, ...]) -> bool:
+    return (any(x.lower() in JUNK_DIRS for x in p[:-1]) or p[-1].lower() in JUNK_FILES
+            or p[-1].startswith("._") or p[-1].lower() in JUNK_DIRS)
 
 
-def nome_no_zip(info: zipfile.ZipInfo) -> str:
+def zip_member_name(info: zipfile.ZipInfo) -> str:
     """O nome de um membro do zip: sem a marca de UTF-8, o zipfile lê como cp437; aqui tenta UTF-8 (macOS,
     Linux e o 7-Zip gravam assim sem marcar) e depois cp850 (o "Pasta compactada" do Windows em português)."""
     if info.flag_bits & 0x800:
@@ -96,7 +96,7 @@ def nome_no_zip(info: zipfile.ZipInfo) -> str:
         return bruto.decode("cp850")
 
 
-class _Leitor:
+class _Reader:
     """Junta os arquivos de zips e pastas numa lista, com cópias internas numeradas."""
 
     def __init__(self, destino: Path):
@@ -108,27 +108,27 @@ class _Leitor:
         self.raiz_tirada: dict[tuple[str, ...], str] = {}  # zip interno -> a pasta-raiz tirada do caminho
         destino.mkdir(parents=True, exist_ok=True)
 
-    def _guardar(self, dados: bytes) -> Path:
+    def _store(self, dados: bytes) -> Path:
         alvo = self.destino / f"{len(self.itens):05d}"
         alvo.write_bytes(dados)
         return alvo
 
-    def _acrescentar(self, p: tuple[str, ...], dados: bytes | None, motivo: str = "") -> None:
-        self.itens.append((p, self._guardar(dados) if dados is not None else None, motivo))
+    def _add(self, p: tuple[str, ...], dados: bytes | None, motivo: str = "") -> None:
+        self.itens.append((p, self._store(dados) if dados is not None else None, motivo))
 
     def zip(self, arquivo, prefixo: tuple[str, ...] = (), profundidade: int = 0) -> None:
         """Lê um zip (caminho ou bytes); um zip dentro dele é aberto também (um nível)."""
         with zipfile.ZipFile(arquivo) as z:
             for info in z.infolist():
-                nome = nome_no_zip(info)
-                p = partes(nome)
+                nome = zip_member_name(info)
+                p = path_parts(nome)
                 if p is None:
                     self.inseguros.append(nome)
                     continue
                 if not p:
                     continue
                 p = prefixo + p
-                if e_lixo(p):
+                if is_junk(p):
                     self.lixo.append("/".join(p))
                     continue
                 if nome.endswith(("/", "\\")) or info.is_dir():
@@ -137,26 +137,26 @@ class _Leitor:
                 if stat.S_ISLNK(info.external_attr >> 16):
                     self.itens.append((p, None, "o arquivo é um atalho (link simbólico): não foi lido nem corrigido"))
                     continue
-                if not _interessa(p[-1]):
+                if not _relevant(p[-1]):
                     self.itens.append((p, None, ""))
                     continue
-                if info.file_size > LIMITE_BYTES:
-                    self.itens.append((p, None, _GRANDE))
+                if info.file_size > MAX_FILE_BYTES:
+                    self.itens.append((p, None, _TOO_BIG))
                     continue
                 try:
                     with z.open(info) as f:
-                        dados = f.read(LIMITE_BYTES + 1)
+                        dados = f.read(MAX_FILE_BYTES + 1)
                 except (zipfile.BadZipFile, RuntimeError, NotImplementedError, OSError, EOFError) as exc:
                     self.itens.append((p, None, f"não foi possível tirar do zip ({type(exc).__name__})"))
                     continue
-                if len(dados) > LIMITE_BYTES:
-                    self.itens.append((p, None, _GRANDE))
+                if len(dados) > MAX_FILE_BYTES:
+                    self.itens.append((p, None, _TOO_BIG))
                 elif p[-1].lower().endswith(".zip") and profundidade == 0:
-                    self._zip_interno(p, dados)
+                    self._inner_zip(p, dados)
                 else:
-                    self._acrescentar(p, dados)
+                    self._add(p, dados)
 
-    def _zip_interno(self, p: tuple[str, ...], dados: bytes) -> None:
+    def _inner_zip(self, p: tuple[str, ...], dados: bytes) -> None:
         prefixo = p  # "ana.zip" solto na raiz é a entrega da aluna "ana" (veja _de_quem)
         self.pastas.add(prefixo)
         inicio = len(self.itens)
@@ -182,12 +182,12 @@ class _Leitor:
                 if os.path.islink(os.path.join(atual, d)):
                     dirs.remove(d)
                     self.itens.append((p_base + (nfc(d),), None, "a pasta é um atalho (link simbólico): não foi lida"))
-                elif e_lixo(p_base + (nfc(d),)):
+                elif is_junk(p_base + (nfc(d),)):
                     dirs.remove(d)
                     self.lixo.append("/".join(p_base + (nfc(d),)) + "/")
             for nome in sorted(files):
                 p = p_base + (nfc(nome),)
-                if e_lixo(p):
+                if is_junk(p):
                     self.lixo.append("/".join(p))
                     continue
                 fonte = Path(atual) / nome
@@ -197,36 +197,36 @@ class _Leitor:
                 elif not stat.S_ISREG(info.st_mode):
                     self.itens.append((p, None, "não é um arquivo comum (FIFO, dispositivo...): "
                                                 "não foi lido nem corrigido"))
-                elif not _interessa(nome):
+                elif not _relevant(nome):
                     self.itens.append((p, None, ""))
-                elif info.st_size > LIMITE_BYTES:
-                    self.itens.append((p, None, _GRANDE))
+                elif info.st_size > MAX_FILE_BYTES:
+                    self.itens.append((p, None, _TOO_BIG))
                 elif nome.lower().endswith(".zip"):
-                    self._zip_interno(p, fonte.read_bytes())
+                    self._inner_zip(p, fonte.read_bytes())
                 else:
-                    self._acrescentar(p, fonte.read_bytes())
+                    self._add(p, fonte.read_bytes())
 
 
-_GRANDE = f"arquivo grande demais (mais de {LIMITE_BYTES // 2**20} MB): não foi corrigido"
+_TOO_BIG = f"arquivo grande demais (mais de {MAX_FILE_BYTES // 2**20} MB): não foi corrigido"
 
 
-def _interessa(nome: str) -> bool:
+def _relevant(nome: str) -> bool:
     """Só possíveis notebooks (e zips) são lidos; o resto (PDFs, imagens, vídeos) só é listado."""
     nome = nome.lower()
     return ".ipynb" in nome or nome.endswith(".zip")
 
 
-_NOMES_DO_CURSO_FIXOS = {"notebooks", "solutions", "trabalho", "source", "submitted", "autograded", "release",
-                         "exercicios", "exercícios", "projeto", "projetos", "teoria", "codigo", "código"}
-_AULA = re.compile(r"^(aula|m[oó]dulo|lesson|module)[-_ ]*\d+$")
+_FIXED_COURSE_NAMES = {"notebooks", "solutions", "trabalho", "source", "submitted", "autograded", "release",
+                       "exercicios", "exercícios", "projeto", "projetos", "teoria", "codigo", "código"}
+_LESSON_DIR = re.compile(r"^(aula|m[oó]dulo|lesson|module)[-_ ]*\d+$")
 
 
 @functools.lru_cache(maxsize=1)
-def _nomes_do_curso() -> frozenset:
+def _course_names() -> frozenset:
     """Os nomes de pasta do próprio curso: aulas (``aula-01-self-attention``), módulos (``modulo-06``) e
     notebooks (``03-exercicios``), de ``solutions/`` e ``notebooks/``, em minúsculas."""
     raiz = Path(__file__).resolve().parents[2]
-    nomes = set(_NOMES_DO_CURSO_FIXOS)
+    nomes = set(_FIXED_COURSE_NAMES)
     for pasta in ("solutions", "notebooks"):
         for nb in (raiz / pasta).rglob("*.ipynb"):
             rel = nb.relative_to(raiz / pasta)
@@ -236,21 +236,22 @@ def _nomes_do_curso() -> frozenset:
     return frozenset(nomes)
 
 
-def nome_do_curso(nome: str) -> bool:
+def course_notebook_name(nome: str) -> bool:
     """``nome`` (de uma pasta) é o de uma aula, de um módulo ou de um notebook do curso (``aula-01-self-attention``,
     ``Aula 1``, ``modulo-06``, ``03-exercicios``)? Uma pasta assim nunca é um aluno: é como o aluno (ou o
     professor) organizou as entregas."""
     n = nfc(nome).strip().lower()
     if ".ipynb" in n:
         n = n[: n.index(".ipynb")]
-    return n in _nomes_do_curso() or _AULA.match(n) is not None or _AULA.match(n.split("-self")[0]) is not None
+    return (n in _course_names() or _LESSON_DIR.match(n) is not None
+            or _LESSON_DIR.match(n.split("-self")[0]) is not None)
 
 
-def _primeira_pasta(pastas: tuple[str, ...]) -> str:
-    return next((x for x in pastas if not nome_do_curso(x)), "")
+def _first_folder(pastas: tuple[str, ...]) -> str:
+    return next((x for x in pastas if not course_notebook_name(x)), "")
 
 
-def _raiz_comum(arquivos: list[tuple[str, ...]], pastas: list[tuple[str, ...]]) -> int:
+def _common_root(arquivos: list[tuple[str, ...]], pastas: list[tuple[str, ...]]) -> int:
     """Quantas pastas-raiz de embrulho tirar (``turma.zip`` → ``turma/<aluno>/...``): enquanto tudo estiver
     numa pasta só que tem subpastas e, se tiver notebooks direto nela (soltos na raiz), mais de uma subpasta
     (uma pasta com notebooks e uma subpasta só é a entrega de um aluno). Subpastas com nome de aula ou de
@@ -262,21 +263,21 @@ def _raiz_comum(arquivos: list[tuple[str, ...]], pastas: list[tuple[str, ...]]) 
         if not resto or len({c[0] for c in resto + dirs}) != 1:
             return tirar
         # a primeira pasta, abaixo desta, que não é de aula nem de notebook (turma/aula-01/carla/...: carla)
-        subpastas = {x for x in (_primeira_pasta(c[1:-1]) for c in resto) if x} | \
-                    {x for x in (_primeira_pasta(c[1:]) for c in dirs) if x}
-        direto = any(len(c) == 2 and _interessa(c[-1]) for c in resto)
+        subpastas = {x for x in (_first_folder(c[1:-1]) for c in resto) if x} | \
+                    {x for x in (_first_folder(c[1:]) for c in dirs) if x}
+        direto = any(len(c) == 2 and _relevant(c[-1]) for c in resto)
         if not subpastas or (direto and len(subpastas) < 2):
             return tirar
         tirar += 1
 
 
-def _de_quem(p: tuple[str, ...]) -> tuple[str, str]:
+def _owner(p: tuple[str, ...]) -> tuple[str, str]:
     """(aluno, caminho dentro da entrega) de um caminho já sem a pasta-raiz de embrulho. Um zip solto na raiz
     (``vitor.zip/03-exercicios.ipynb``) é a entrega de "vitor"; o caminho guarda o nome do zip, para
     distinguir do que veio na pasta ``vitor/``. Pastas com nome de aula ou de notebook antes do aluno
     (``aula-01-self-attention/ana/03-exercicios.ipynb``) ficam de fora: nunca são um aluno."""
     k = 0
-    while k < len(p) - 1 and nome_do_curso(p[k]):
+    while k < len(p) - 1 and course_notebook_name(p[k]):
         k += 1
     if len(p) - k == 1:
         return "", "/".join(x for x in p if x)
@@ -285,7 +286,7 @@ def _de_quem(p: tuple[str, ...]) -> tuple[str, str]:
     return p[k], "/".join(x for x in p[k + 1:] if x)
 
 
-def _ler_uma(leitor: _Leitor, path: Path, marca: str) -> int:
+def _read_one(leitor: _Reader, path: Path, marca: str) -> int:
     """Lê uma entrada (pasta ou .zip) no ``leitor``, com os caminhos começando por ``marca``; devolve quantas
     pastas-raiz de embrulho tirar dela."""
     if not path.exists():
@@ -297,12 +298,12 @@ def _ler_uma(leitor: _Leitor, path: Path, marca: str) -> int:
         antes = set(leitor.pastas)
         leitor.zip(path, (marca,))
         pastas = sorted(q[1:] for q in leitor.pastas - antes if q[:1] == (marca,))
-        return _raiz_comum([q[1:] for q, _, _ in leitor.itens[inicio:]], pastas)
+        return _common_root([q[1:] for q, _, _ in leitor.itens[inicio:]], pastas)
     leitor.pasta(path, (marca,))
     return 0
 
 
-def ler_entregas(path: Path | list[Path], tmp: Path) -> Entregas:
+def read_submissions(path: Path | list[Path], tmp: Path) -> Submissions:
     """Todos os arquivos de ``path`` (pasta ou ``.zip``, ou uma lista delas), por aluno. As cópias internas
     ficam em ``tmp``.
 
@@ -322,69 +323,96 @@ def ler_entregas(path: Path | list[Path], tmp: Path) -> Entregas:
     paths = [Path(x) for x in path] if isinstance(path, (list, tuple)) else [Path(path)]
     if not paths:
         raise SystemExit("ENTREGAS: nenhuma pasta ou .zip informado")
-    leitor = _Leitor(tmp / "arquivos")
+    leitor = _Reader(tmp / "arquivos")
     # (aluno, caminho, dados, motivo, parte): parte = de onde veio (a entrada ou o zip da turma lá dentro)
     lidos: list[tuple[str, str, Path | None, str, str]] = []
     pastas_alunos: set[str] = set()  # alunos com pasta própria (não um zip com o nome deles)
-    alunos_de_zip: set[str] = set()
     zips: dict[tuple[str, ...], list] = {}  # zip interno (solto na raiz de uma entrada) -> seus itens
     for k, entrada in enumerate(paths):
-        marca = f"\0{k}"
-        tirar = _ler_uma(leitor, entrada, marca)
-        parte = entrada.name
-        itens = [(q[1 + tirar:], d, m) for q, d, m in leitor.itens if q[:1] == (marca,)]
-        pastas = [q[1 + tirar:] for q in leitor.pastas if q[:1] == (marca,) and len(q) > 1 + tirar]
-        raizes = {q[1 + tirar:]: r for q, r in leitor.raiz_tirada.items() if q[:1] == (marca,)}
-        entrada_zip = entrada.is_file()
-        com_aluno = [q for q, _, _ in itens if q and _de_quem(q)[0] and not q[0].lower().endswith(".zip")]
-        for q in pastas:
-            aluno = _de_quem(q + ("",))[0]
-            if aluno and not q[0].lower().endswith(".zip"):
-                pastas_alunos.add(aluno)
-        for q, d, m in itens:
-            if not q:
-                continue
-            if q[0].lower().endswith(".zip") and len(q) > 1:  # um zip solto na raiz: decidido depois
-                zips.setdefault((parte, q[0], raizes.get(q[:1], "")), []).append((q, d, m))
-                continue
-            aluno, caminho = _de_quem(q)
-            if not aluno and not com_aluno and (entrada_zip or len(paths) > 1):
-                # a entrada inteira é de um aluno só (ana.zip com os notebooks soltos ou em pastas de aula)
-                aluno, caminho = (entrada.stem if entrada_zip else entrada.name), "/".join((parte, *q))
-            lidos.append((aluno, caminho, d, m, parte))
+        _read_input(leitor, k, entrada, len(paths) > 1, lidos, pastas_alunos, zips)
+    turma_em_zips = _class_parts_in_zips(zips, lidos, pastas_alunos)
+    alunos_de_zip = _student_zips({c: i for c, i in zips.items() if c not in turma_em_zips}, lidos, pastas_alunos)
+    out = Submissions(lixo=sorted(leitor.lixo), inseguros=sorted(leitor.inseguros))
+    out.arquivos = _files_by_student(lidos)
+    out.alunos = sorted(pastas_alunos | alunos_de_zip | {aluno for aluno, *_ in lidos if aluno})
+    out.arquivos.sort(key=lambda a: (a.aluno, a.caminho.count("/"), a.caminho))
+    return out
+
+
+def _read_input(leitor: _Reader, k: int, entrada: Path, several: bool, lidos: list, pastas_alunos: set,
+                zips: dict) -> None:
+    """Lê a entrada ``k`` (pasta ou zip): os arquivos com aluno vão para ``lidos``, as pastas de aluno para
+    ``pastas_alunos`` e os zips soltos na raiz para ``zips`` (decididos depois, por
+    :func:`_class_parts_in_zips` e :func:`_student_zips`)."""
+    marca = f"\0{k}"
+    tirar = _read_one(leitor, entrada, marca)
+    parte = entrada.name
+    itens = [(q[1 + tirar:], d, m) for q, d, m in leitor.itens if q[:1] == (marca,)]
+    pastas = [q[1 + tirar:] for q in leitor.pastas if q[:1] == (marca,) and len(q) > 1 + tirar]
+    raizes = {q[1 + tirar:]: r for q, r in leitor.raiz_tirada.items() if q[:1] == (marca,)}
+    entrada_zip = entrada.is_file()
+    com_aluno = [q for q, _, _ in itens if q and _owner(q)[0] and not q[0].lower().endswith(".zip")]
+    for q in pastas:
+        aluno = _owner(q + ("",))[0]
+        if aluno and not q[0].lower().endswith(".zip"):
+            pastas_alunos.add(aluno)
+    for q, d, m in itens:
+        if not q:
+            continue
+        if q[0].lower().endswith(".zip") and len(q) > 1:  # um zip solto na raiz: decidido depois
+            zips.setdefault((parte, q[0], raizes.get(q[:1], "")), []).append((q, d, m))
+            continue
+        aluno, caminho = _owner(q)
+        if not aluno and not com_aluno and (entrada_zip or several):
+            # a entrada inteira é de um aluno só (ana.zip com os notebooks soltos ou em pastas de aula)
+            aluno, caminho = (entrada.stem if entrada_zip else entrada.name), "/".join((parte, *q))
+        lidos.append((aluno, caminho, d, m, parte))
+
+
+def _class_parts_in_zips(zips: dict, lidos: list, pastas_alunos: set) -> set:
+    """Os zips soltos com pastas de dois ou mais alunos são partes da turma: os arquivos deles vão para ``lidos``
+    por aluno. Devolve as chaves desses zips."""
     turma_em_zips = set()
-    for chave, itens in zips.items():  # primeiro, os zips com pastas de alunos: partes da turma
+    for chave, itens in zips.items():
         internos = [q[1:] for q, _, _ in itens]
-        embrulho = _raiz_comum(internos, [])  # Downloads/turma/<aluno>/...: as pastas de embrulho saem
+        embrulho = _common_root(internos, [])  # Downloads/turma/<aluno>/...: as pastas de embrulho saem
         internos = [q[embrulho:] if len(q) > embrulho else q for q in internos]
-        alunos_dentro = {_de_quem(q)[0] for q in internos if len(q) > 1} - {""}
+        alunos_dentro = {_owner(q)[0] for q in internos if len(q) > 1} - {""}
         if len({a for a in alunos_dentro if not a.lower().endswith(".zip")}) >= 2:
             turma_em_zips.add(chave)
             for (q, d, m), interno in zip(itens, internos):
-                aluno, caminho = _de_quem(interno)
+                aluno, caminho = _owner(interno)
                 if aluno:
                     pastas_alunos.add(aluno)
                 lidos.append((aluno, caminho if aluno else "/".join(q), d, m, chave[1]))
-    for chave, itens in zips.items():
-        if chave in turma_em_zips:
-            continue
-        _, nome_zip, raiz = chave
+    return turma_em_zips
+
+
+def _student_zips(zips: dict, lidos: list, pastas_alunos: set) -> set[str]:
+    """Os outros zips soltos são de um aluno: a reentrega de um aluno da turma (a pasta dentro do zip tem o nome
+    dele) ou a entrega do aluno com o nome do zip. Devolve os alunos que só existem pelo nome de um zip."""
+    alunos_de_zip: set[str] = set()
+    for (_, nome_zip, raiz), itens in zips.items():
         stem = nome_zip[:-4]
-        if raiz and raiz in pastas_alunos and raiz != stem and not nome_do_curso(raiz):
+        if raiz and raiz in pastas_alunos and raiz != stem and not course_notebook_name(raiz):
             # lote-2.zip → bruno/03-exercicios.ipynb, e "bruno" é um aluno da turma: a reentrega dele
             lidos += [(raiz, "/".join(q), d, m, nome_zip) for q, d, m in itens]
         else:  # o zip de um aluno (ana.zip): o aluno tem o nome do zip
             alunos_de_zip.add(stem)
             lidos += [(stem, "/".join(q), d, m, nome_zip) for q, d, m in itens]
-    out = Entregas(lixo=sorted(leitor.lixo), inseguros=sorted(leitor.inseguros))
+    return alunos_de_zip
+
+
+def _files_by_student(lidos: list) -> list[SubmittedFile]:
+    """Os arquivos lidos; quando um aluno aparece em mais de uma parte da turma, o caminho de cada arquivo dele
+    começa pela parte de onde veio."""
     partes_do_aluno: dict[str, set] = {}
     for aluno, caminho, _, _, parte in lidos:
         if aluno and not caminho.startswith(parte + "/"):  # o caminho ainda não diz de qual parte veio
             partes_do_aluno.setdefault(aluno, set()).add(parte)
+    arquivos = []
     for aluno, caminho, dados, motivo, parte in lidos:
         if aluno and len(partes_do_aluno.get(aluno, ())) > 1 and not caminho.startswith(parte + "/"):
             caminho = f"{parte}/{caminho}"  # o aluno está em mais de uma parte da turma: de qual veio
-        out.arquivos.append(Arquivo(aluno, caminho, dados, motivo))
-    out.alunos = sorted(pastas_alunos | alunos_de_zip | {aluno for aluno, *_ in lidos if aluno})
-    out.arquivos.sort(key=lambda a: (a.aluno, a.caminho.count("/"), a.caminho))
-    return out
+        arquivos.append(SubmittedFile(aluno, caminho, dados, motivo))
+    return arquivos

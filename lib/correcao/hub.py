@@ -3,7 +3,7 @@ gravar as notas no gradebook do nbgrader e devolver o retorno pelo exchange (``p
 
 O ``nbgrader autograde`` executaria o código de cada aluno como o professor, fora de qualquer caixa; aqui a
 correção é a do curso (:func:`correcao.motor.grade_class`: cada entrega numa caixa do bubblewrap) e o nbgrader
-só guarda as notas e leva os arquivos. :class:`RecusarExecucao` é posta no lugar da execução do ``autograde``
+só guarda as notas e leva os arquivos. :class:`RefuseExecution` é posta no lugar da execução do ``autograde``
 na configuração do professor do hub (``hub/etc/professor/nbgrader_config.py``): o botão "Autograde" do
 Formgrader e o ``nbgrader autograde`` param com uma mensagem que aponta este comando.
 
@@ -29,10 +29,10 @@ from nbconvert.preprocessors import Preprocessor
 
 ROOT = Path(__file__).resolve().parents[2]
 # Arquivos que o próprio exchange põe em cada entrega (nunca são do aluno, nunca são "não corrigidos")
-DO_EXCHANGE = frozenset({"timestamp.txt", "submission_secret.txt"})
+EXCHANGE_FILES = frozenset({"timestamp.txt", "submission_secret.txt"})
 
 
-class RecusarExecucao(Preprocessor):
+class RefuseExecution(Preprocessor):
     """Em ``c.Autograde.autograde_preprocessors`` da configuração do professor: recusa executar as entregas
     fora da caixa (o ``nbgrader autograde`` rodaria o código do aluno como o professor)."""
 
@@ -43,7 +43,7 @@ class RecusarExecucao(Preprocessor):
 
 
 @dataclass
-class Turma:
+class HubCourse:
     """A pasta do curso do professor no nbgrader (``source/``, ``release/``, ``submitted/``, ``feedback/``,
     ``gradebook.db``), o id do curso e a raiz do exchange."""
 
@@ -85,13 +85,13 @@ def _aula(aula: str):
     return notebooks
 
 
-def maximo_da_tarefa(g) -> float:
+def assignment_max_points(g) -> float:
     """O máximo de um notebook: os pontos das verificações automáticas mais os das respostas escritas (o mesmo
     ``max_score`` que o gradebook do nbgrader calcula das células de ``source/``)."""
     return sum(p for _, p, _ in g.cells.values())
 
 
-def liberar(turma: Turma, aula: str, notebooks: list[str] | None = None, prazo: str | None = None,
+def release(turma: HubCourse, aula: str, notebooks: list[str] | None = None, prazo: str | None = None,
             log=print) -> list[str]:
     """Libera ``aula`` pelo exchange: as soluções vão para ``source/``, o ``generate_assignment`` do nbgrader
     registra as células de nota no gradebook, e os notebooks de aluno do curso (os de ``notebooks/``, os mesmos
@@ -139,7 +139,7 @@ def _entregas(submitted: Path, aula: str, destino: Path) -> dict[str, dict]:
         aluno = pasta.parent.name
         for arq in sorted(pasta.rglob("*")):
             rel = arq.relative_to(pasta)
-            if arq.is_file() and not arq.is_symlink() and str(rel) not in DO_EXCHANGE:
+            if arq.is_file() and not arq.is_symlink() and str(rel) not in EXCHANGE_FILES:
                 alvo = destino / aluno / aula / rel
                 alvo.parent.mkdir(parents=True, exist_ok=True)
                 shutil.copyfile(arq, alvo)
@@ -156,7 +156,7 @@ def _atraso(segundos: float) -> str:
     return f"{h} h {m:02d} min" if h else (f"{m} min {s:02d} s" if m else f"{s} s")
 
 
-def corrigir(turma: Turma, aula: str, saida: Path | None = None, log=print, **kwargs) -> list:
+def grade(turma: HubCourse, aula: str, saida: Path | None = None, log=print, **kwargs) -> list:  # noqa: PLR0915 — os passos do nbgrader em ordem (coletar, corrigir, gradebook, retorno), um roteiro linear
     """Coleta as entregas de ``aula`` (``nbgrader collect``), corrige cada uma na caixa do curso
     (:func:`correcao.motor.grade_class`, ``kwargs`` vão para ela), grava as notas das verificações no gradebook
     (a melhor cópia, quando o aluno entregou duas do mesmo notebook; as respostas escritas ficam para o
@@ -189,7 +189,7 @@ def corrigir(turma: Turma, aula: str, saida: Path | None = None, log=print, **kw
             log(f"{aula}: nenhuma entrega coletada")
             return []
         rows = grade_class(Path(tmp) / "entregas", saida, log=log, **kwargs)
-    maximos = {n: maximo_da_tarefa(g) for n, g in gs.items()}
+    maximos = {n: assignment_max_points(g) for n, g in gs.items()}
     for r in rows:  # um só máximo: o da tarefa (automático + escrito), como no gradebook
         if r.assignment == aula and r.notebook in maximos:
             r.maximum += maximos[r.notebook] - gs[r.notebook].max_auto
@@ -269,7 +269,7 @@ def _retorno(r, saida: Path, pasta: Path, aula: str, info: dict, atraso: float, 
     destino.mkdir(parents=True, exist_ok=True)
     nome = Path(r.arquivo).stem if r.arquivo else r.notebook
     (destino / f"{nome}.html").write_text(pagina, encoding="utf-8")
-    for arq in DO_EXCHANGE:
+    for arq in EXCHANGE_FILES:
         if (info["pasta"] / arq).exists():
             shutil.copyfile(info["pasta"] / arq, destino / arq)
 
@@ -278,7 +278,7 @@ def _num(x: float) -> str:
     return f"{x:.2f}".rstrip("0").rstrip(".")
 
 
-def notas_do_gradebook(turma: Turma, aula: str) -> dict:
+def gradebook_scores(turma: HubCourse, aula: str) -> dict:
     """``{aluno: {notebook: (pontos automáticos, máximo)}}`` lidos do gradebook (para o professor e os testes)."""
     from nbgrader.api import Gradebook
 
@@ -290,5 +290,5 @@ def notas_do_gradebook(turma: Turma, aula: str) -> dict:
     return out
 
 
-__all__ = ["DO_EXCHANGE", "RecusarExecucao", "Turma", "corrigir", "liberar", "maximo_da_tarefa",
-           "notas_do_gradebook"]
+__all__ = ["EXCHANGE_FILES", "HubCourse", "RefuseExecution", "assignment_max_points", "grade", "gradebook_scores",
+           "release"]

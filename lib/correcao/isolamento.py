@@ -13,7 +13,7 @@ independente das verificações) roda numa caixa nova, em que:
 - o ambiente é limpo (``--clearenv``): nenhuma variável do professor entra;
 - o sistema de arquivos só mostra, somente leitura, ``/usr``, o Python do ambiente e a biblioteca
   ``lib/`` do curso. As únicas pastas graváveis são a pasta de trabalho (``/home/aluno``, que também é o
-  ``HOME``) e ``/tmp``, cada uma um tmpfs **com tamanho limitado** (``--size``, :attr:`Limites.disco_mb`):
+  ``HOME``) e ``/tmp``, cada uma um tmpfs **com tamanho limitado** (``--size``, :attr:`Limits.disco_mb`):
   nada do que o aluno grava toca o disco da máquina (e, com cgroup, a memória do tmpfs conta no limite de
   memória do notebook). O conteúdo da pasta ``workdir`` do corretor entra somente leitura em
   ``/caixa-entrada`` e é copiado para ``/home/aluno`` pelo processo de entrada; o que o corretor precisa de
@@ -23,15 +23,15 @@ independente das verificações) roda numa caixa nova, em que:
   do aluno): memória (espaço de endereços, padrão 2 GiB), tempo de CPU, tamanho de arquivo e número de
   processos.
 
-Orçamento por notebook (:class:`Grupo`): todas as caixas de um notebook (o kernel, a conferência, ou o par
+Orçamento por notebook (:class:`NotebookBudget`): todas as caixas de um notebook (o kernel, a conferência, ou o par
 verificador/aluno ligado por pipes) entram no mesmo grupo, que impõe
 
 - **memória total**, somando todos os processos e os tmpfs: um cgroup v2 (``memory.max``, ``pids.max``) onde
   houver o controlador de memória delegado; senão um cgroup v1 de memória (``memory.limit_in_bytes`` e
   ``memory.memsw.limit_in_bytes``, mais ``pids`` e ``cpuacct`` se existirem), como root; sem nenhum dos dois,
-  a reserva é um limite pequeno de processos por caixa (:attr:`Limites.processos_sem_cgroup`, só como root,
+  a reserva é um limite pequeno de processos por caixa (:attr:`Limits.processos_sem_cgroup`, só como root,
   em que o uid é só da caixa) junto com o limite por processo, e um vigia que soma a memória residente
-  dos processos do grupo a cada 0,2 s e mata tudo ao passar do total. :attr:`Grupo.tipo` diz qual rodou
+  dos processos do grupo a cada 0,2 s e mata tudo ao passar do total. :attr:`NotebookBudget.tipo` diz qual rodou
   (``cgroup2``, ``cgroup1``, ``rlimit``) e vai para a coluna ``isolamento`` de ``notas.csv`` (``bwrap+cgroup1``...);
 - **tempo de relógio**: um prazo único; ao passar dele, o vigia mata (SIGKILL) todas as caixas do grupo
   de uma vez, sem pedir nada ao kernel;
@@ -39,17 +39,17 @@ verificador/aluno ligado por pipes) entram no mesmo grupo, que impõe
 
 API (para quem escreve um novo processo de entrada)::
 
-    with Grupo("e00007", limites, relogio_s=180) as grupo:      # o orçamento de um notebook
-        a = Caixa(limites, numero=0, marca=m, grupo=grupo)
-        b = Caixa(limites, numero=1, marca=m, grupo=grupo)
+    with NotebookBudget("e00007", limites, relogio_s=180) as grupo:  # o orçamento de um notebook
+        a = Sandbox(limites, numero=0, marca=m, grupo=grupo)
+        b = Sandbox(limites, numero=1, marca=m, grupo=grupo)
         r, w = os.pipe()
-        pa = a.iniciar(work_a, "correcao._veredito", pass_fds=(r,), extra_env={"FD": str(r)})  # tipo Popen
-        pb = b.iniciar(work_b, "correcao._aluno", pass_fds=(w,), extra_env={"FD": str(w)})
+        pa = a.start(work_a, "correcao._veredito", pass_fds=(r,), extra_env={"FD": str(r)})  # tipo Popen
+        pb = b.start(work_b, "correcao._aluno", pass_fds=(w,), extra_env={"FD": str(w)})
         os.close(r); os.close(w)
         ...                       # conversar com pa.stdin/pa.stdout; o prazo vale para as duas
     # ao sair do ``with``: tudo morto, cgroup removido; grupo.motivo diz "tempo"/"memoria" se o grupo matou
 
-:meth:`Caixa.rodar` (iniciar, mandar a entrada, esperar a saída) continua como antes e respeita o prazo do
+:meth:`Sandbox.run` (iniciar, mandar a entrada, esperar a saída) continua como antes e respeita o prazo do
 grupo da caixa, se houver.
 
 Sem o bwrap (macOS, Windows, ou o pacote não instalado) a correção se recusa a rodar, a menos que o
@@ -75,7 +75,7 @@ from pathlib import Path
 HOME = "/home/aluno"  # a pasta de trabalho, vista de dentro da caixa
 UID_BASE = 100_000  # como root: cada caixa roda com um uid sem nome e sem grupos, a partir daqui
 
-INSTALAR_BWRAP = (
+INSTALL_BWRAP = (
     "A correção roda cada entrega isolada com o bubblewrap (bwrap), que não foi encontrado.\n"
     "Instale-o: Debian/Ubuntu `sudo apt-get install bubblewrap`, Fedora `sudo dnf install bubblewrap`,\n"
     "Arch `sudo pacman -S bubblewrap`. No macOS e no Windows não há bwrap: use uma máquina Linux (ou o WSL).\n"
@@ -84,17 +84,17 @@ INSTALAR_BWRAP = (
 )
 
 
-class SemBwrap(RuntimeError):
+class BwrapMissing(RuntimeError):
     """O bwrap não está instalado (ou não funciona nesta máquina) e o isolamento não foi dispensado."""
 
 
 @dataclass(frozen=True)
-class Limites:
+class Limits:
     """Limites de cada execução e de cada notebook.
 
     Por processo: ``memoria_mb`` (espaço de endereços, MiB), ``cpu_s`` (tempo de CPU, s), ``processos``
     (processos e threads simultâneos do uid da caixa). Por execução: ``relogio_s`` (tempo de relógio, s).
-    Por notebook (:class:`Grupo`): ``memoria_total_mb`` (soma de todos os processos e tmpfs das caixas dele),
+    Por notebook (:class:`NotebookBudget`): ``memoria_total_mb`` (soma de todos os processos e tmpfs das caixas dele),
     ``processos_total`` (``pids.max`` do cgroup), ``disco_mb`` (tamanho de cada tmpfs gravável: a pasta de
     trabalho e ``/tmp``) e ``processos_sem_cgroup`` (o limite de processos por caixa quando não há cgroup).
     """
@@ -113,27 +113,27 @@ class Limites:
                      "disco_mb", "processos_sem_cgroup"):
             valor = getattr(self, nome)
             if not isinstance(valor, (int, float)) or isinstance(valor, bool) or valor <= 0:
-                raise ValueError(f"Limites.{nome}: esperado um número positivo, recebido {valor!r}")
+                raise ValueError(f"Limits.{nome}: esperado um número positivo, recebido {valor!r}")
 
 
 @dataclass
-class Execucao:
+class SandboxRun:
     """O que uma execução devolveu: a saída padrão (bytes), o código de saída, se passou do tempo e quanto
-    levou. ``morta_por``: ``"tempo"`` ou ``"memoria"`` quando o :class:`Grupo` matou a caixa (o prazo do
+    levou. ``killed_by``: ``"tempo"`` ou ``"memoria"`` quando o :class:`NotebookBudget` matou a caixa (o prazo do
     notebook acabou, ou a soma da memória passou do total), ``""`` senão."""
 
     stdout: bytes
     returncode: int | None
     tempo_esgotado: bool
     segundos: float
-    morta_por: str = ""
+    killed_by: str = ""
 
 
-LIMITE_SAIDA_BYTES = 64 * 2**20  # o que o corretor lê da saída padrão de uma caixa; o resto é descartado
+MAX_OUTPUT_BYTES = 64 * 2**20  # o que o corretor lê da saída padrão de uma caixa; o resto é descartado
 
 
 # ---------- cgroups ----------
-def _meu_cgroup() -> dict[str, str]:
+def _own_cgroup() -> dict[str, str]:
     """Controlador (ou ``""`` para o v2) -> caminho do cgroup deste processo, de ``/proc/self/cgroup``."""
     out = {}
     try:
@@ -146,7 +146,7 @@ def _meu_cgroup() -> dict[str, str]:
     return out
 
 
-def _montagens() -> dict[str, str]:
+def _mounts() -> dict[str, str]:
     """Controlador (ou ``""`` para o v2) -> onde a hierarquia está montada, de ``/proc/self/mountinfo``."""
     out = {}
     try:
@@ -165,7 +165,7 @@ def _montagens() -> dict[str, str]:
     return out
 
 
-def _escrever(path: Path, valor: str) -> None:
+def _write(path: Path, valor: str) -> None:
     path.write_text(valor)
 
 
@@ -177,9 +177,9 @@ class _Cgroup:
         self.dirs = dirs
 
     @classmethod
-    def criar(cls, nome: str, limites: Limites) -> "_Cgroup | None":
+    def create(cls, nome: str, limites: Limits) -> "_Cgroup | None":
         """O cgroup ``correcao-<nome>`` com os limites, ou ``None`` se esta máquina não deixa."""
-        mont, meu = _montagens(), _meu_cgroup()
+        mont, meu = _mounts(), _own_cgroup()
         memoria = str(limites.memoria_total_mb * 2**20)
         if "" in mont and "" in meu:  # v2: só com o controlador de memória disponível e delegável
             base = Path(mont[""]) / meu[""].lstrip("/")
@@ -187,18 +187,18 @@ class _Cgroup:
                 if "memory" in (base / "cgroup.controllers").read_text().split():
                     controle = (base / "cgroup.subtree_control")
                     if "memory" not in controle.read_text().split():
-                        _escrever(controle, "+memory")
+                        _write(controle, "+memory")
                     d = base / f"correcao-{nome}"
                     d.mkdir()
                     grupo = cls("cgroup2", {"": d})
                     try:
-                        _escrever(d / "memory.max", memoria)
+                        _write(d / "memory.max", memoria)
                         for arquivo, valor in (("memory.swap.max", "0"), ("pids.max", str(limites.processos_total))):
                             if (d / arquivo).exists():
-                                _escrever(d / arquivo, valor)
+                                _write(d / arquivo, valor)
                         return grupo
                     except OSError:
-                        grupo.remover()
+                        grupo.remove()
             except OSError:
                 pass
         if "memory" in mont and "memory" in meu and os.geteuid() == 0:  # v1, como root
@@ -210,14 +210,14 @@ class _Cgroup:
                         d = Path(mont[ctrl]) / meu[ctrl].lstrip("/") / f"correcao-{nome}"
                         d.mkdir()
                         dirs[ctrl] = d
-                _escrever(dirs["memory"] / "memory.limit_in_bytes", memoria)
+                _write(dirs["memory"] / "memory.limit_in_bytes", memoria)
                 if (dirs["memory"] / "memory.memsw.limit_in_bytes").exists():  # sem fugir para o swap
-                    _escrever(dirs["memory"] / "memory.memsw.limit_in_bytes", memoria)
+                    _write(dirs["memory"] / "memory.memsw.limit_in_bytes", memoria)
                 if "pids" in dirs:
-                    _escrever(dirs["pids"] / "pids.max", str(limites.processos_total))
+                    _write(dirs["pids"] / "pids.max", str(limites.processos_total))
                 return grupo
             except OSError:
-                grupo.remover()
+                grupo.remove()
         return None
 
     def procs(self) -> list[int]:
@@ -229,11 +229,11 @@ class _Cgroup:
                 pass
         return sorted(pids)
 
-    def matar(self) -> None:
+    def kill(self) -> None:
         d = self.dirs.get("")
         if d is not None and (d / "cgroup.kill").exists():
             try:
-                _escrever(d / "cgroup.kill", "1")
+                _write(d / "cgroup.kill", "1")
                 return
             except OSError:
                 pass
@@ -257,7 +257,7 @@ class _Cgroup:
                 continue
         return False
 
-    def pico_memoria(self) -> int | None:
+    def peak_memory(self) -> int | None:
         for d, arquivo in ((self.dirs.get("memory"), "memory.max_usage_in_bytes"), (self.dirs.get(""), "memory.peak")):
             try:
                 return int((d / arquivo).read_text().split()[0])
@@ -278,10 +278,10 @@ class _Cgroup:
             pass
         return None
 
-    def remover(self) -> None:
+    def remove(self) -> None:
         """Mata o que restou e apaga as pastas (só sai quando vazio)."""
         for _ in range(100):
-            self.matar()
+            self.kill()
             if not self.procs():
                 break
             time.sleep(0.05)
@@ -296,9 +296,9 @@ class _Cgroup:
                     time.sleep(0.05)
 
 
-def cgroups_restantes() -> list[Path]:
+def leftover_cgroups() -> list[Path]:
     """Pastas ``correcao-*`` de cgroup ainda existentes (de qualquer correção): deve ser vazio no fim."""
-    mont, meu = _montagens(), _meu_cgroup()
+    mont, meu = _mounts(), _own_cgroup()
     out = []
     for ctrl, ponto in mont.items():
         if ctrl in meu:
@@ -307,17 +307,17 @@ def cgroups_restantes() -> list[Path]:
     return out
 
 
-def remover_cgroups(prefixo: str) -> list[str]:
+def remove_cgroups(prefixo: str) -> list[str]:
     """Mata os processos e apaga os cgroups ``correcao-<prefixo>*`` (de um processo de correção que foi morto
     antes de fechar os seus grupos); devolve os nomes apagados."""
     por_nome: dict[str, dict[str, Path]] = {}
-    mont, meu = _montagens(), _meu_cgroup()
+    mont, meu = _mounts(), _own_cgroup()
     for ctrl, ponto in mont.items():
         if ctrl in meu:
             for d in (Path(ponto) / meu[ctrl].lstrip("/")).glob(f"correcao-{prefixo}*"):
                 por_nome.setdefault(d.name, {})[ctrl] = d
     for dirs in por_nome.values():
-        _Cgroup("", dirs).remover()
+        _Cgroup("", dirs).remove()
     return sorted(por_nome)
 
 
@@ -331,7 +331,7 @@ def _rss_kib(pid: int) -> int:
     return 0
 
 
-def _cpu_maquina() -> float:
+def _machine_cpu() -> float:
     """Segundos de CPU ocupada (todos os núcleos) desde o início da máquina, de ``/proc/stat``."""
     try:
         campos = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
@@ -341,14 +341,14 @@ def _cpu_maquina() -> float:
     return (sum(campos[:8]) - ocioso) / os.sysconf("SC_CLK_TCK")
 
 
-class Grupo:
+class NotebookBudget:
     """O orçamento de um notebook: várias caixas sob o mesmo limite de memória, disco e tempo, mortas juntas.
 
     Parameters
     ----------
     nome : str
         Identifica o grupo (entra no nome do cgroup: ``correcao-<nome>``); só letras, números, ``-``, ``.``.
-    limites : Limites
+    limites : Limits
         ``memoria_total_mb``, ``processos_total``, ``processos_sem_cgroup``.
     relogio_s : float
         O prazo do notebook inteiro (s, a partir de agora); ao passar dele, todas as caixas morrem (SIGKILL).
@@ -356,8 +356,8 @@ class Grupo:
         ``False`` (sem bwrap): não cria cgroup; o prazo e o vigia de memória continuam valendo.
 
     Atributos: ``tipo`` (``cgroup2``, ``cgroup1`` ou ``rlimit``), ``motivo`` (``""``, ``"tempo"`` ou
-    ``"memoria"``: por que o grupo matou as caixas), ``pico_memoria`` (bytes, quando medido).
-    Use como ``with Grupo(...) as g:``; ao sair, :meth:`fechar` mata tudo e remove o cgroup.
+    ``"memoria"``: por que o grupo matou as caixas), ``peak_memory`` (bytes, quando medido).
+    Use como ``with NotebookBudget(...) as g:``; ao sair, :meth:`close` mata tudo e remove o cgroup.
 
     Raises
     ------
@@ -367,78 +367,78 @@ class Grupo:
 
     INTERVALO_S = 0.2
 
-    def __init__(self, nome: str, limites: Limites, relogio_s: float, isolar: bool = True):
+    def __init__(self, nome: str, limites: Limits, relogio_s: float, isolar: bool = True):
         if not nome or not all(ch.isascii() and (ch.isalnum() or ch in "-.") for ch in nome):
-            raise ValueError(f"Grupo: nome esperado com letras, números, '-' e '.', recebido {nome!r}")
+            raise ValueError(f"NotebookBudget: nome esperado com letras, números, '-' e '.', recebido {nome!r}")
         if not isinstance(relogio_s, (int, float)) or relogio_s <= 0:
-            raise ValueError(f"Grupo: relogio_s esperado positivo, recebido {relogio_s!r}")
+            raise ValueError(f"NotebookBudget: relogio_s esperado positivo, recebido {relogio_s!r}")
         self.limites = limites
         self.inicio = time.monotonic()
         self.prazo = self.inicio + relogio_s
-        self.cgroup = _Cgroup.criar(f"{nome}-{secrets.token_hex(3)}", limites) if isolar else None
+        self.cgroup = _Cgroup.create(f"{nome}-{secrets.token_hex(3)}", limites) if isolar else None
         self.tipo = self.cgroup.tipo if self.cgroup else "rlimit"
         self.motivo = ""
-        self.pico_memoria: int | None = None
+        self.peak_memory: int | None = None
         self._pico_rss = 0
-        self._caixas: list[Caixa] = []
+        self._caixas: list[Sandbox] = []
         self._procs: list[subprocess.Popen] = []
         self._lock = threading.Lock()
         self._fim = threading.Event()
-        self._cpu_maquina0 = _cpu_maquina()
+        self._cpu_maquina0 = _machine_cpu()
         self._medidas: tuple | None = None  # (cpu do grupo, núcleos dos outros), guardadas ao fechar
-        self._vigia = threading.Thread(target=self._vigiar, daemon=True, name=f"grupo-{nome}")
+        self._vigia = threading.Thread(target=self._watch, daemon=True, name=f"grupo-{nome}")
         self._vigia.start()
 
-    def __enter__(self) -> "Grupo":
+    def __enter__(self) -> "NotebookBudget":
         return self
 
     def __exit__(self, *exc) -> None:
-        self.fechar()
+        self.close()
 
-    def restante(self) -> float:
+    def remaining(self) -> float:
         """Segundos até o prazo (0 se já passou)."""
         return max(0.0, self.prazo - time.monotonic())
 
     def cpu_s(self) -> float | None:
-        """CPU de todos os processos do grupo até agora (ou até :meth:`fechar`), em s; ``None`` sem cgroup com
+        """CPU de todos os processos do grupo até agora (ou até :meth:`close`), em s; ``None`` sem cgroup com
         ``cpuacct``/``cpu.stat``."""
         if self._medidas is not None:
             return self._medidas[0]
         return self.cgroup.cpu_s() if self.cgroup else None
 
-    def cpu_outros(self) -> float:
+    def cpu_others(self) -> float:
         """Núcleos ocupados, em média, por processos de fora deste grupo desde o início dele até agora (ou até
-        :meth:`fechar`): ``/proc/stat`` menos a CPU do grupo, se medida. Perto de 0, a máquina estava livre;
+        :meth:`close`): ``/proc/stat`` menos a CPU do grupo, se medida. Perto de 0, a máquina estava livre;
         perto do número de núcleos, disputada."""
         if self._medidas is not None:
             return self._medidas[1]
         decorrido = max(time.monotonic() - self.inicio, 1e-6)
-        total = _cpu_maquina() - self._cpu_maquina0
+        total = _machine_cpu() - self._cpu_maquina0
         return max(0.0, (total - (self.cpu_s() or 0.0)) / decorrido)
 
-    def _registrar(self, caixa: "Caixa", proc: subprocess.Popen) -> None:
+    def _register(self, caixa: "Sandbox", proc: subprocess.Popen) -> None:
         with self._lock:
             if caixa not in self._caixas:
                 self._caixas.append(caixa)
             self._procs.append(proc)
         if self.motivo:  # o grupo já acabou: nada novo roda
-            self.matar(self.motivo)
+            self.kill(self.motivo)
 
     def _rss_total_kib(self) -> int:
-        pids = self.cgroup.procs() if self.cgroup else [p for c in list(self._caixas) for p in c.restantes()]
+        pids = self.cgroup.procs() if self.cgroup else [p for c in list(self._caixas) for p in c.leftover_pids()]
         return sum(_rss_kib(p) for p in pids)
 
-    def _vigiar(self) -> None:
+    def _watch(self) -> None:
         while not self._fim.wait(self.INTERVALO_S):
             if time.monotonic() >= self.prazo:
-                self.matar("tempo")
+                self.kill("tempo")
             elif self.cgroup is None and self._procs:
                 rss = self._rss_total_kib()
                 self._pico_rss = max(self._pico_rss, rss)
                 if rss > self.limites.memoria_total_mb * 1024:
-                    self.matar("memoria")
+                    self.kill("memoria")
 
-    def _vivos(self) -> tuple[list, list]:
+    def _alive(self) -> tuple[list, list]:
         """SIGKILL no grupo de processos de cada caixa ainda viva; devolve (processos, caixas) do grupo."""
         with self._lock:
             procs, caixas = list(self._procs), list(self._caixas)
@@ -450,44 +450,44 @@ class Grupo:
                     pass
         return procs, caixas
 
-    def matar(self, motivo: str = "tempo") -> None:
+    def kill(self, motivo: str = "tempo") -> None:
         """Mata (SIGKILL) todas as caixas do grupo agora; ``motivo`` fica em :attr:`motivo`."""
         if not self.motivo:
             self.motivo = motivo
-        procs, caixas = self._vivos()
+        procs, caixas = self._alive()
         if self.cgroup:
-            self.cgroup.matar()
+            self.cgroup.kill()
         for caixa in caixas:
-            caixa.encerrar_restantes()
+            caixa.kill_leftovers()
 
-    def memoria_esgotada(self) -> bool:
+    def memory_exhausted(self) -> bool:
         """A soma de memória do grupo passou do total (o núcleo matou um processo, ou o vigia matou todos)."""
         return self.motivo == "memoria" or bool(self.cgroup and self.cgroup.oom())
 
-    def fechar(self) -> None:
+    def close(self) -> None:
         """Mata o que ainda roda, espera os processos e remove o cgroup. Pode ser chamado mais de uma vez."""
         if self._medidas is not None:
             return
         self._fim.set()
-        procs, caixas = self._vivos()
+        procs, caixas = self._alive()
         for proc in procs:
             try:
                 proc.wait(timeout=10)
             except subprocess.TimeoutExpired:
                 pass
         for caixa in caixas:
-            caixa.encerrar_restantes()
-        self._medidas = (self.cpu_s(), self.cpu_outros())
+            caixa.kill_leftovers()
+        self._medidas = (self.cpu_s(), self.cpu_others())
         if self.cgroup:
-            self.pico_memoria = self.cgroup.pico_memoria()
+            self.peak_memory = self.cgroup.peak_memory()
             if self.cgroup.oom() and not self.motivo:
                 self.motivo = "memoria"
-            self.cgroup.remover()
+            self.cgroup.remove()
         else:
-            self.pico_memoria = self._pico_rss * 1024 or None
+            self.peak_memory = self._pico_rss * 1024 or None
 
 
-def bwrap_disponivel() -> bool:
+def bwrap_available() -> bool:
     """``True`` se o ``bwrap`` existe e consegue criar uma caixa nesta máquina."""
     exe = shutil.which("bwrap")
     if not exe:
@@ -500,7 +500,7 @@ def bwrap_disponivel() -> bool:
     return run.returncode == 0
 
 
-def _leitura(paths) -> list[str]:
+def _read_limited(paths) -> list[str]:
     """Argumentos do bwrap que montam ``paths`` somente leitura, no mesmo caminho, com pais legíveis."""
     args, made = [], set()
     for p in sorted({str(Path(p).resolve()) for p in paths}):
@@ -514,7 +514,7 @@ def _leitura(paths) -> list[str]:
     return args
 
 
-def _sistema() -> list[str]:
+def _system_binds() -> list[str]:
     """``/usr`` e os atalhos de um Linux com /usr unificado (ou as pastas reais, se não forem atalhos)."""
     args = ["--ro-bind", "/usr", "/usr"]
     for name in ("bin", "lib", "lib32", "lib64", "sbin"):
@@ -529,7 +529,7 @@ def _sistema() -> list[str]:
     return args
 
 
-def biblioteca() -> str:
+def library_dir() -> str:
     """A pasta ``lib/`` (com ``atencao/`` e ``correcao/``) que este processo importou: a caixa monta e importa
     esta mesma, e não a que o ambiente instalou (uma cópia do curso corrige com as verificações dela)."""
     import atencao
@@ -537,27 +537,27 @@ def biblioteca() -> str:
     return str(Path(atencao.__file__).resolve().parents[1])
 
 
-def python_da_caixa() -> tuple[str, list[str]]:
+def sandbox_python() -> tuple[str, list[str]]:
     """O interpretador a usar dentro da caixa e as pastas que ele precisa ver (ambiente e biblioteca)."""
-    needed = {sys.prefix, sys.base_prefix, biblioteca()}
+    needed = {sys.prefix, sys.base_prefix, library_dir()}
     return sys.executable, sorted(needed)
 
 
 # ``python -I`` ignora PYTHONPATH: o processo de entrada põe a biblioteca montada no começo do caminho e roda o
 # módulo como ``-m`` rodaria (o kernel, sem ``-I``, acha a mesma biblioteca pelo PYTHONPATH do ambiente limpo)
-_INICIO = ("import runpy, sys; lib, mod = sys.argv[1:3]; del sys.argv[1:3]; sys.path.insert(0, lib); "
-           "runpy.run_module(mod, run_name='__main__', alter_sys=True)")
+_BOOT = ("import runpy, sys; lib, mod = sys.argv[1:3]; del sys.argv[1:3]; sys.path.insert(0, lib); "
+         "runpy.run_module(mod, run_name='__main__', alter_sys=True)")
 
 
-ENTRADA = "/caixa-entrada"  # o conteúdo de ``workdir``, somente leitura, copiado para HOME ao entrar
+INBOX = "/caixa-entrada"  # o conteúdo de ``workdir``, somente leitura, copiado para HOME ao entrar
 
 
-class Caixa:
+class Sandbox:
     """Roda comandos de entrada (``python -I -m correcao._algo``) isolados.
 
     Parameters
     ----------
-    limites : Limites
+    limites : Limits
         Os limites por processo e, com ``grupo``, os do notebook.
     numero : int
         Distingue as caixas que rodam ao mesmo tempo (uid próprio, como root).
@@ -565,21 +565,21 @@ class Caixa:
         ``False``: sem bwrap (só com o pedido explícito do professor).
     marca : str, opcional
         Variável de ambiente posta em todo processo de toda caixa desta correção: depois de cada execução,
-        :meth:`restantes` procura processos com ela (deve ser nenhum).
-    grupo : Grupo, opcional
+        :meth:`leftover_pids` procura processos com ela (deve ser nenhum).
+    grupo : NotebookBudget, opcional
         O orçamento do notebook a que esta caixa pertence (memória total, prazo); pode ser trocado entre
         notebooks (``caixa.grupo = outro``).
 
     Raises
     ------
-    SemBwrap
+    BwrapMissing
         ``isolar=True`` e o bwrap não existe ou não funciona aqui.
     """
 
-    def __init__(self, limites: Limites, numero: int = 0, isolar: bool = True, marca: str | None = None,
-                 grupo: Grupo | None = None):
-        if isolar and not bwrap_disponivel():
-            raise SemBwrap(INSTALAR_BWRAP)
+    def __init__(self, limites: Limits, numero: int = 0, isolar: bool = True, marca: str | None = None,
+                 grupo: NotebookBudget | None = None):
+        if isolar and not bwrap_available():
+            raise BwrapMissing(INSTALL_BWRAP)
         self.limites = limites
         self.numero = numero
         self.isolar = isolar
@@ -590,10 +590,10 @@ class Caixa:
         # correções simultâneas não dividem uids
         base = UID_BASE + 64 * (int(hashlib.sha256(marca.encode()).hexdigest()[:8], 16) % 1_000_000)
         self.uid = base + numero if self.root else os.geteuid()
-        self.python, self._paths = python_da_caixa()
+        self.python, self._paths = sandbox_python()
 
     # ---------- ambiente ----------
-    def ambiente(self, home: str, extra: dict | None = None) -> dict:
+    def environment(self, home: str, extra: dict | None = None) -> dict:
         processos = self.limites.processos
         # sem cgroup, como root (um uid só da caixa): poucos processos por caixa. Como usuário comum o limite
         # contaria também os processos do professor, e fica o de sempre (o vigia de memória ainda vale)
@@ -608,11 +608,11 @@ class Caixa:
             "JUPYTER_DATA_DIR": f"{home}/.jupyter-data", "PYTHONDONTWRITEBYTECODE": "1",
             "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
             "MALLOC_ARENA_MAX": "2", "PYDEVD_DISABLE_FILE_VALIDATION": "1",
-            "CORRECAO_CAIXA": self.marca, "PYTHONPATH": biblioteca(),
+            "CORRECAO_CAIXA": self.marca, "PYTHONPATH": library_dir(),
             "CORRECAO_LIMITES": f"{self.limites.memoria_mb},{self.limites.cpu_s},{processos}",
         }
         if self.isolar:
-            env["CORRECAO_ENTRADA"] = ENTRADA
+            env["CORRECAO_ENTRADA"] = INBOX
         if self.root:
             env["CORRECAO_UID"] = str(self.uid)
         for name in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE"):  # fazem o NumPy calcular certo em alguns processadores
@@ -621,32 +621,32 @@ class Caixa:
         env.update(extra or {})
         return env
 
-    def comando(self, workdir: Path, modulo: str, extra_env: dict | None = None) -> tuple[list[str], dict | None]:
+    def command(self, workdir: Path, modulo: str, extra_env: dict | None = None) -> tuple[list[str], dict | None]:
         """A linha de comando (e o ambiente, fora da caixa) que roda ``python -I -m modulo``; ``workdir`` entra
         somente leitura em ``/caixa-entrada`` e vira o conteúdo inicial do HOME (um tmpfs limitado)."""
-        py = [self.python, "-I", "-c", _INICIO, biblioteca(), modulo]
+        py = [self.python, "-I", "-c", _BOOT, library_dir(), modulo]
         if not self.isolar:
-            return py, self.ambiente(str(workdir), extra_env)
+            return py, self.environment(str(workdir), extra_env)
         disco = str(self.limites.disco_mb * 2**20)
         # /tmp em memória antes das montagens do ambiente: se o ambiente estiver em /tmp, ele fica visível
-        args = ["bwrap", *_sistema(), "--proc", "/proc", "--dev", "/dev",
+        args = ["bwrap", *_system_binds(), "--proc", "/proc", "--dev", "/dev",
                 "--perms", "1777", "--size", disco, "--tmpfs", "/tmp",
-                *_leitura(self._paths),
+                *_read_limited(self._paths),
                 "--perms", "0755", "--dir", "/home", "--perms", "0777", "--size", disco, "--tmpfs", HOME,
-                "--ro-bind", str(workdir), ENTRADA, "--chdir", HOME,
+                "--ro-bind", str(workdir), INBOX, "--chdir", HOME,
                 "--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try",
                 "--die-with-parent", "--new-session", "--hostname", "caixa", "--clearenv"]
         if self.root:  # o processo de entrada troca para o uid da caixa antes de tudo (e perde estas capacidades)
             args += ["--cap-drop", "ALL", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
         else:
             args += ["--unshare-user", "--disable-userns", "--cap-drop", "ALL"]
-        for k, v in self.ambiente(HOME, extra_env).items():
+        for k, v in self.environment(HOME, extra_env).items():
             args += ["--setenv", k, v]
         return args + py, None
 
     # ---------- execução ----------
-    def iniciar(self, workdir: Path, modulo: str, extra_env: dict | None = None, pass_fds=(),
-                stdin=subprocess.PIPE, stdout=subprocess.PIPE) -> subprocess.Popen:
+    def start(self, workdir: Path, modulo: str, extra_env: dict | None = None, pass_fds=(),
+              stdin=subprocess.PIPE, stdout=subprocess.PIPE) -> subprocess.Popen:
         """Inicia ``python -I -m modulo`` na caixa e volta sem esperar: um :class:`subprocess.Popen`.
 
         ``pass_fds``: descritores que entram na caixa com o mesmo número (ex.: uma ponta de um
@@ -669,7 +669,7 @@ class Caixa:
         workdir.mkdir(parents=True, exist_ok=True)
         if self.root:
             os.chown(workdir, self.uid, self.uid)
-        cmd, env = self.comando(workdir, modulo, extra_env)
+        cmd, env = self.command(workdir, modulo, extra_env)
         grupo = self.grupo
         if grupo is not None and grupo.cgroup is not None:  # entra no cgroup antes de existir qualquer filho
             dirs = [str(d) for d in grupo.cgroup.dirs.values()]
@@ -680,22 +680,22 @@ class Caixa:
                                 start_new_session=True, pass_fds=tuple(pass_fds))
         proc.inicio = time.monotonic()  # type: ignore[attr-defined]
         if grupo is not None:
-            grupo._registrar(self, proc)
+            grupo._register(self, proc)
         return proc
 
-    def rodar(self, workdir: Path, modulo: str, entrada: bytes, extra_env: dict | None = None,
-              relogio_s: float | None = None) -> Execucao:
+    def run(self, workdir: Path, modulo: str, entrada: bytes, extra_env: dict | None = None,
+            relogio_s: float | None = None) -> SandboxRun:
         """Roda ``modulo`` na caixa, com ``entrada`` na entrada padrão; mata tudo ao passar de ``relogio_s``
         (padrão: ``limites.relogio_s``) ou do prazo do :attr:`grupo`, o que vier antes. A saída padrão lida
-        é limitada a 64 MiB (:data:`LIMITE_SAIDA_BYTES`)."""
+        é limitada a 64 MiB (:data:`MAX_OUTPUT_BYTES`)."""
         limit = relogio_s if relogio_s is not None else self.limites.relogio_s
         t0 = time.perf_counter()
         if self.grupo is not None:
-            limit = min(limit, self.grupo.restante())
+            limit = min(limit, self.grupo.remaining())
             if limit <= 0:
-                return Execucao(b"", None, True, 0.0, morta_por="tempo")
-        proc = self.iniciar(workdir, modulo, extra_env)
-        partes: list[bytes] = []
+                return SandboxRun(b"", None, True, 0.0, killed_by="tempo")
+        proc = self.start(workdir, modulo, extra_env)
+        chunks: list[bytes] = []
 
         def ler() -> None:
             lidos = 0
@@ -703,8 +703,8 @@ class Caixa:
                 bloco = proc.stdout.read1(1 << 16)
                 if not bloco:
                     break
-                if lidos < LIMITE_SAIDA_BYTES:
-                    partes.append(bloco[:LIMITE_SAIDA_BYTES - lidos])
+                if lidos < MAX_OUTPUT_BYTES:
+                    chunks.append(bloco[:MAX_OUTPUT_BYTES - lidos])
                 lidos += len(bloco)
 
         def escrever() -> None:  # numa thread: um processo que não lê a entrada não trava o prazo
@@ -729,30 +729,30 @@ class Caixa:
             timed_out = True
         finally:
             if proc.poll() is None:
-                self._matar(proc)
+                self._kill(proc)
         leitor.join(timeout=10)
         escritor.join(timeout=10)
-        self.encerrar_restantes()
+        self.kill_leftovers()
         morta = self.grupo.motivo if self.grupo is not None else ""
         if morta == "tempo":
             timed_out = True
-        return Execucao(b"".join(partes), proc.returncode, timed_out, time.perf_counter() - t0, morta_por=morta)
+        return SandboxRun(b"".join(chunks), proc.returncode, timed_out, time.perf_counter() - t0, killed_by=morta)
 
-    def _matar(self, proc: subprocess.Popen) -> None:
+    def _kill(self, proc: subprocess.Popen) -> None:
         try:
             os.killpg(proc.pid, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):
             pass
         proc.wait()
 
-    def restantes(self) -> list[int]:
-        return restantes(self.marca)
+    def leftover_pids(self) -> list[int]:
+        return leftover_pids(self.marca)
 
-    def encerrar_restantes(self) -> None:
-        encerrar(self.marca)
+    def kill_leftovers(self) -> None:
+        kill_sandbox(self.marca)
 
 
-def restantes(marca: str) -> list[int]:
+def leftover_pids(marca: str) -> list[int]:
     """PIDs de processos ainda vivos da caixa ``marca`` (``<correção>.<n>``) ou, com só ``<correção>``, de
     qualquer caixa dela; deve ser sempre vazio."""
     found, tag = [], f"CORRECAO_CAIXA={marca}".encode()
@@ -766,10 +766,10 @@ def restantes(marca: str) -> list[int]:
     return found
 
 
-def encerrar(marca: str) -> None:
+def kill_sandbox(marca: str) -> None:
     """Garante que nada do aluno sobreviveu (sem isolamento, um processo que mudou de sessão pode)."""
     for _ in range(50):
-        pids = restantes(marca)
+        pids = leftover_pids(marca)
         if not pids:
             return
         for pid in pids:

@@ -36,16 +36,16 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
-from correcao.entregas import e_lixo, nome_no_zip, partes
+from correcao.entregas import is_junk, path_parts, zip_member_name
 
 # "Nome Completo_123456_assignsubmission_file" + ("_" + resto): o nome do Moodle não tem "_" (vira espaço)
-PADRAO = re.compile(r"^(?P<nome>[^_]+)_(?P<id>\d+)_assignsubmission_(?P<plugin>[a-z0-9]+)(?:_(?P<resto>.*))?$",
-                    re.DOTALL)
+SUBMISSION_PATTERN = re.compile(
+    r"^(?P<nome>[^_]+)_(?P<id>\d+)_assignsubmission_(?P<plugin>[a-z0-9]+)(?:_(?P<resto>.*))?$", re.DOTALL)
 
 # Os cabeçalhos que o importador da planilha procura, como o Moodle os escreve em cada idioma
 # (strings ``recordid``, ``hiddenuser`` e ``lastmodifiedgrade`` de mod_assign e ``grade`` do núcleo).
-CABECALHOS = {
-    "pt_br": {"id": "Identificador", "participante": "Participante", "nome": "Nome completo", "nota": "Nota",
+WORKSHEET_HEADERS = {
+    "pt_br": {"id": "Identificador", "participante": "Participant", "nome": "Nome completo", "nota": "Nota",
               "maximo": "Nota máxima", "modificada": "Última modificação (nota)", "decimal": ","},
     "en": {"id": "Identifier", "participante": "Participant ", "nome": "Full name", "nota": "Grade",
            "maximo": "Maximum grade", "modificada": "Last modified (grade)", "decimal": "."},
@@ -53,7 +53,7 @@ CABECALHOS = {
 
 
 @dataclass(frozen=True)
-class Participante:
+class Participant:
     """Um aluno do zip do Moodle: o nome completo como veio e o id de participante da tarefa."""
 
     nome: str
@@ -65,16 +65,16 @@ class Participante:
         return f"{self.nome}_{self.id}"
 
 
-def participante(parte: str) -> tuple[Participante, str | None] | None:
+def parse_participant(parte: str) -> tuple[Participant, str | None] | None:
     """O participante de um nome do Moodle e o que vem depois do plugin (``None``: é uma pasta do formato 4.1).
 
-    >>> participante("Ana Júlia_42_assignsubmission_file_03-exercicios.ipynb")
-    (Participante(nome='Ana Júlia', id='42'), '03-exercicios.ipynb')
+    >>> parse_participant("Ana Júlia_42_assignsubmission_file_03-exercicios.ipynb")
+    (Participant(nome='Ana Júlia', id='42'), '03-exercicios.ipynb')
     """
-    m = PADRAO.match(parte)
+    m = SUBMISSION_PATTERN.match(parte)
     if m is None:
         return None
-    return Participante(m["nome"].strip(), m["id"]), m["resto"]
+    return Participant(m["nome"].strip(), m["id"]), m["resto"]
 
 
 def _membros(entrada: Path):
@@ -82,33 +82,33 @@ def _membros(entrada: Path):
     if entrada.is_dir():
         for p in sorted(entrada.rglob("*")):
             if p.is_file() and not p.is_symlink():
-                pp = partes(str(p.relative_to(entrada)))
-                if pp and not e_lixo(pp):
+                pp = path_parts(str(p.relative_to(entrada)))
+                if pp and not is_junk(pp):
                     yield pp, (lambda p=p: open(p, "rb"))
         return
     with zipfile.ZipFile(entrada) as z:
         for info in z.infolist():
             if info.is_dir():
                 continue
-            pp = partes(nome_no_zip(info))
-            if pp and not e_lixo(pp):
+            pp = path_parts(zip_member_name(info))
+            if pp and not is_junk(pp):
                 yield pp, (lambda info=info: z.open(info))
 
 
-def do_moodle(entrada: Path) -> bool:
+def is_moodle_download(entrada: Path) -> bool:
     """``True`` se ``entrada`` (zip ou pasta) tem algum arquivo com o nome que o Moodle dá aos envios."""
     try:
-        return any(any(participante(x) for x in pp) for pp, _ in _membros(Path(entrada)))
+        return any(any(parse_participant(x) for x in pp) for pp, _ in _membros(Path(entrada)))
     except (zipfile.BadZipFile, OSError):
         return False
 
 
-def converter(entradas: list[Path], destino: Path) -> tuple[Path, dict[str, Participante]]:
+def convert(entradas: list[Path], destino: Path) -> tuple[Path, dict[str, Participant]]:
     """Reescreve as entregas do Moodle como ``<Nome Completo_id>/<arquivo>`` num zip novo em ``destino``.
 
     Arquivos que não têm o nome do Moodle ficam no caminho em que estavam (a correção aponta-os como fora da
     pasta de um aluno). O conteúdo é copiado sem ser lido: os limites de tamanho e os zips dos alunos são
-    tratados depois, por :func:`correcao.entregas.ler_entregas`.
+    tratados depois, por :func:`correcao.entregas.read_submissions`.
 
     Returns
     -------
@@ -122,15 +122,15 @@ def converter(entradas: list[Path], destino: Path) -> tuple[Path, dict[str, Part
     """
     destino.mkdir(parents=True, exist_ok=True)
     saida = destino / "moodle-convertido.zip"
-    pessoas: dict[str, Participante] = {}
-    por_id: dict[str, Participante] = {}
+    pessoas: dict[str, Participant] = {}
+    por_id: dict[str, Participant] = {}
     with zipfile.ZipFile(saida, "w", zipfile.ZIP_DEFLATED, compresslevel=1) as novo:
         usados: set[str] = set()
         for k, entrada in enumerate(entradas):
             for pp, abrir in _membros(Path(entrada)):
                 caminho = list(pp)
                 for i, x in enumerate(pp):
-                    achado = participante(x)
+                    achado = parse_participant(x)
                     if achado is None:
                         continue
                     quem, resto = achado
@@ -156,7 +156,7 @@ def _numero(x: float, decimal: str) -> str:
     return texto.replace(".", decimal)
 
 
-def notas_por_participante(rows, pessoas: dict[str, Participante]) -> dict[str, tuple[float, float, list]]:
+def scores_by_participant(rows, pessoas: dict[str, Participant]) -> dict[str, tuple[float, float, list]]:
     """Nota e máximo de cada participante: a soma, por notebook, da melhor cópia entregue (duas cópias do mesmo
     notebook não somam). Devolve ``{aluno: (total, máximo, situações)}``."""
     melhor: dict[str, dict[tuple[str, str], tuple[float, float, str]]] = {a: {} for a in pessoas}
@@ -171,14 +171,14 @@ def notas_por_participante(rows, pessoas: dict[str, Participante]) -> dict[str, 
                 sorted({s for _, _, s in v.values()}) or ["sem_notebooks"]) for a, v in melhor.items()}
 
 
-def escrever_planilha(rows, pessoas: dict[str, Participante], destino: Path, idioma: str = "pt_br",
+def write_worksheet(rows, pessoas: dict[str, Participant], destino: Path, idioma: str = "pt_br",
                       planilha: Path | None = None, agora: datetime | None = None) -> Path:
     """Escreve ``destino`` (``moodle-notas.csv``), a planilha do "Carregar planilha de notas" do Moodle.
 
     Sem ``planilha``: uma linha por participante com as colunas que o importador do Moodle procura
     (identificador, nota, última modificação da nota; mais o nome e a nota máxima para o professor ler), com os
     cabeçalhos de ``idioma`` (``"pt_br"`` ou ``"en"``: o idioma do Moodle de quem vai carregar). A nota é a soma
-    dos pontos (:func:`notas_por_participante`): a nota máxima da tarefa no Moodle deve ser o máximo do curso.
+    dos pontos (:func:`scores_by_participant`): a nota máxima da tarefa no Moodle deve ser o máximo do curso.
     Com ``planilha`` (a baixada do Moodle), ela é copiada como está e só a nota dos participantes corrigidos
     muda, na escala da coluna da nota máxima dela quando há essa coluna.
 
@@ -188,13 +188,13 @@ def escrever_planilha(rows, pessoas: dict[str, Participante], destino: Path, idi
         Se ``idioma`` não for um dos conhecidos, ou se ``planilha`` não tiver as colunas do identificador e da
         nota.
     """
-    if idioma not in CABECALHOS:
-        raise ValueError(f"idioma: esperado um de {sorted(CABECALHOS)}, recebido {idioma!r}")
-    notas = notas_por_participante(rows, pessoas)
+    if idioma not in WORKSHEET_HEADERS:
+        raise ValueError(f"idioma: esperado um de {sorted(WORKSHEET_HEADERS)}, recebido {idioma!r}")
+    notas = scores_by_participant(rows, pessoas)
     por_id = {pessoas[a].id: v for a, v in notas.items()}
     if planilha is not None:
         return _preencher(Path(planilha), por_id, destino)
-    c = CABECALHOS[idioma]
+    c = WORKSHEET_HEADERS[idioma]
     quando = (agora or datetime.now(timezone.utc)).strftime("%Y-%m-%dT%H:%M:%S%z")
     with open(destino, "w", newline="", encoding="utf-8") as f:
         w = csv.writer(f)
@@ -207,7 +207,7 @@ def escrever_planilha(rows, pessoas: dict[str, Participante], destino: Path, idi
 
 
 def _coluna(cabecalho: list[str], chave: str) -> int | None:
-    nomes = {CABECALHOS[i][chave].strip().lower() for i in CABECALHOS}
+    nomes = {WORKSHEET_HEADERS[i][chave].strip().lower() for i in WORKSHEET_HEADERS}
     return next((k for k, h in enumerate(cabecalho) if h.strip().lower() in nomes), None)
 
 
@@ -240,7 +240,7 @@ def _preencher(planilha: Path, por_id: dict, destino: Path) -> Path:
     return destino
 
 
-def escrever_retornos(rows, pessoas: dict[str, Participante], saida: Path, destino: Path) -> Path:
+def write_feedback_zip(rows, pessoas: dict[str, Participant], saida: Path, destino: Path) -> Path:
     """``destino`` (``moodle-retornos.zip``): as páginas de retorno de ``saida`` (``Row.retorno``) em
     ``Nome Completo_id_assignfeedback_file/<aula>-<notebook>.html``, o formato que o Moodle lê em "Enviar vários
     arquivos de retorno em um zip" e devolve a cada aluno (o plugin "Arquivos de retorno" precisa estar ligado
@@ -264,7 +264,7 @@ def grade_moodle(entradas: list[Path], saida: Path, idioma: str = "pt_br", plani
     Raises
     ------
     ValueError
-        Veja :func:`converter` e :func:`escrever_planilha`.
+        Veja :func:`converter` e :func:`write_worksheet`.
     """
     import tempfile
 
@@ -272,11 +272,11 @@ def grade_moodle(entradas: list[Path], saida: Path, idioma: str = "pt_br", plani
 
     saida = Path(saida).resolve()
     with tempfile.TemporaryDirectory(prefix="moodle-") as tmp:
-        convertido, pessoas = converter([Path(e) for e in entradas], Path(tmp))
-        log(f"  Moodle: {len(pessoas)} participante(s)")
+        convertido, pessoas = convert([Path(e) for e in entradas], Path(tmp))
+        log(f"  Moodle: {len(pessoas)} parse_participant(s)")
         rows = grade_class(convertido, saida, log=log, **kwargs)
-    escrever_planilha(rows, pessoas, saida / "moodle-notas.csv", idioma=idioma, planilha=planilha)
-    escrever_retornos(rows, pessoas, saida, saida / "moodle-retornos.zip")
+    write_worksheet(rows, pessoas, saida / "moodle-notas.csv", idioma=idioma, planilha=planilha)
+    write_feedback_zip(rows, pessoas, saida, saida / "moodle-retornos.zip")
     log(f"  Moodle: {saida / 'moodle-notas.csv'} (Carregar planilha de notas) e {saida / 'moodle-retornos.zip'} "
         "(Enviar vários arquivos de retorno em um zip)")
     return rows

@@ -4,7 +4,7 @@ Para cada entrega:
 
 1. o nbgrader saneia o notebook (células protegidas e de verificação voltam ao original, ids
    duplicados e metadados conferidos) num curso descartável montado a partir de ``solutions/``;
-2. no lugar do executor do nbgrader entra :class:`ExecutarNaCaixa`, que
+2. no lugar do executor do nbgrader entra :class:`ExecutePreprocessor`, que
    a. varre o código do aluno (:mod:`correcao.varredura`);
    b. executa o notebook num kernel dentro de uma caixa (:mod:`correcao._executar`): as saídas
       voltam para o notebook saneado, que fica deste lado (o aluno não consegue trocar o código que
@@ -41,26 +41,26 @@ from traitlets import Unicode  # noqa: E402
 
 from .catalogo import (
     CODE_STUB,
-    LIMITE_LEITURA_S,
+    READ_TIMEOUT_S,
     TEXT_STUB,
     Gradable,
+    base_name,
     blank_answers,
     catalog,
     cell_label,
-    grande_demais,
-    identify,
+    identify_notebook,
     inspect_notebook,
     is_check,
     nbgrader_meta,
-    nome_base,
     read_notebook,
+    too_large,
 )
-from .entregas import Entregas, ler_entregas
-from .isolamento import Caixa, Grupo, Limites, encerrar, remover_cgroups
-from .nomes_antigos import nota_da_versao, reconhecer_versao, traduzir_ids
-from .relatorio import Row, _num, erro_legivel, failed_row, notebook_body, reter, write_outputs
-from .saneamento import iguais_as_solucoes, sanitize
-from .varredura import modulos_importados, varrer
+from .entregas import Submissions, read_submissions
+from .isolamento import Limits, NotebookBudget, Sandbox, kill_sandbox, remove_cgroups
+from .nomes_antigos import recognize_version, translate_ids, version_note
+from .relatorio import Row, failed_row, format_number, notebook_body, readable_error, withhold, write_outputs
+from .saneamento import copied_from_solutions, sanitize
+from .varredura import imported_modules, scan_cell
 
 COURSE_ID = "self-attention-do-zero"
 
@@ -68,28 +68,28 @@ COURSE_ID = "self-attention-do-zero"
 _BINDIR = str(Path(sys.executable).parent)  # o nbgrader chama `alembic` ao criar o banco de notas
 if _BINDIR not in os.environ.get("PATH", "").split(os.pathsep):
     os.environ["PATH"] = _BINDIR + os.pathsep + os.environ.get("PATH", "")
-_CONTEXTOS: dict[str, "Trabalhador"] = {}  # chave (na configuração do nbgrader) -> trabalhador
+_WORKERS_BY_KEY: dict[str, "Worker"] = {}  # chave (na configuração do nbgrader) -> trabalhador
 
 
 @dataclass
-class Resultado:
+class ExecutionResult:
     """O que as duas caixas disseram de um notebook."""
 
     flags: list = field(default_factory=list)  # motivos da varredura
-    veredito: dict = field(default_factory=dict)  # grade_id -> (passou: bool | None, detalhe)
-    alteracoes: list = field(default_factory=list)  # módulos alterados, vistos na conferência
-    situacao: str = ""  # "", tempo_esgotado, memoria_esgotada, kernel_morreu
+    verdicts: dict = field(default_factory=dict)  # grade_id -> (passou: bool | None, detalhe)
+    changed_modules: list = field(default_factory=list)  # módulos alterados, vistos na conferência
+    outcome: str = ""  # "", tempo_esgotado, memoria_esgotada, kernel_morreu
     cpu_ratio: float | None = None  # tempo de CPU / tempo de relógio do kernel (None: não informado)
-    onde: str = ""  # a célula em que a execução parou
-    continuou: bool = False  # tempo esgotado numa célula só: ela foi interrompida e o resto do notebook rodou
-    reprovadas_no_kernel: set = field(default_factory=set)  # verificações que rodaram no kernel e reprovaram
-    cortadas: list = field(default_factory=list)  # (célula, "celula"/"notebook"): saídas cortadas por excesso
-    ignorou: str = ""  # a célula em que o kernel ignorou a interrupção (e foi encerrado)
-    memoria_total: bool = False  # a soma da memória do notebook passou do limite (não a de um processo)
-    morta_por: str = ""  # "tempo"/"memoria": o orçamento do notebook matou as caixas
+    where: str = ""  # a célula em que a execução parou
+    continued: bool = False  # tempo esgotado numa célula só: ela foi interrompida e o resto do notebook rodou
+    failed_in_kernel: set = field(default_factory=set)  # verificações que rodaram no kernel e reprovaram
+    truncated: list = field(default_factory=list)  # (célula, "celula"/"notebook"): saídas cortadas por excesso
+    ignored_interrupt: str = ""  # a célula em que o kernel ignorou a interrupção (e foi encerrado)
+    notebook_memory: bool = False  # a soma da memória do notebook passou do limite (não a de um processo)
+    killed_by: str = ""  # "tempo"/"memoria": o orçamento do notebook matou as caixas
 
 
-def _ler(stdout: bytes, nonce: str) -> list[dict]:
+def _read_messages(stdout: bytes, nonce: str) -> list[dict]:
     """As mensagens ``<nonce> <json>`` da caixa (o resto, que o aluno possa ter escrito, é ignorado)."""
     out = []
     prefix = nonce + " "
@@ -102,14 +102,14 @@ def _ler(stdout: bytes, nonce: str) -> list[dict]:
     return out
 
 
-def _nome_celula(nb, index: int) -> str:
+def _cell_name(nb, index: int) -> str:
     return cell_label(nb.cells, index)
 
 
-class Trabalhador:
+class Worker:
     """Um curso nbgrader e uma caixa; corrige uma entrega por vez (há um por processo paralelo)."""
 
-    def __init__(self, pasta: Path, gradables: list[Gradable], numero: int, limites: Limites, isolar: bool,
+    def __init__(self, pasta: Path, gradables: list[Gradable], numero: int, limites: Limits, isolar: bool,
                  tempo_celula: int, marca: str):
         from nbconvert.preprocessors import ClearMetadataPreprocessor
         from nbgrader.apps import NbGraderAPI
@@ -129,18 +129,18 @@ class Trabalhador:
         self.limites = limites
         # três caixas por trabalhador, com uids diferentes: o kernel, e a conferência (o lado do aluno e o
         # verificador, ligados por um par de pipes) rodam ao mesmo tempo
-        uid = numero % 21  # 64 uids por correção (veja isolamento.Caixa)
-        self.caixa = Caixa(limites, numero=3 * uid, isolar=isolar, marca=marca)
-        self.caixa_aluno = Caixa(limites, numero=3 * uid + 1, isolar=isolar, marca=marca)
-        self.caixa_conferencia = Caixa(limites, numero=3 * uid + 2, isolar=isolar, marca=marca)
+        uid = numero % 21  # 64 uids por correção (veja isolamento.Sandbox)
+        self.caixa = Sandbox(limites, numero=3 * uid, isolar=isolar, marca=marca)
+        self.caixa_aluno = Sandbox(limites, numero=3 * uid + 1, isolar=isolar, marca=marca)
+        self.caixa_conferencia = Sandbox(limites, numero=3 * uid + 2, isolar=isolar, marca=marca)
         self.numero = numero
         self.marca = marca
         self.isolar = isolar
-        self.grupo: Grupo | None = None  # o orçamento do notebook sendo corrigido (grade_one)
+        self.grupo: NotebookBudget | None = None  # o orçamento do notebook sendo corrigido (grade_one)
         self.chave = f"{marca}-{numero}"
-        self.resultados: dict[str, Resultado] = {}
+        self.resultados: dict[str, ExecutionResult] = {}
         self.mpl_cache: Path | None = None
-        _CONTEXTOS[self.chave] = self
+        _WORKERS_BY_KEY[self.chave] = self
 
         (self.course / "source").mkdir(parents=True)
         c = Config()
@@ -150,9 +150,9 @@ class Trabalhador:
         c.ClearSolutions.text_stub = TEXT_STUB
         c.LimitOutput.max_lines = 200
         c.LimitOutput.max_traceback = 50
-        c.Autograde.autograde_preprocessors = [ExecutarNaCaixa, IgnorePattern, ClearMetadataPreprocessor,
+        c.Autograde.autograde_preprocessors = [ExecutePreprocessor, IgnorePattern, ClearMetadataPreprocessor,
                                                LimitOutput, SaveAutoGrades, AssignLatePenalties, CheckCellMetadata]
-        c.ExecutarNaCaixa.chave = self.chave
+        c.ExecutePreprocessor.chave = self.chave
         c.Exchange.root = str(self.pasta / "exchange")  # não usada; evita o aviso sobre a pasta do sistema
         self.api = NbGraderAPI(coursedir=CourseDirectory(config=c), config=c)
         for assignment in sorted({g.assignment for g in gradables}):
@@ -165,11 +165,11 @@ class Trabalhador:
                 raise RuntimeError(f"nbgrader generate_assignment falhou para {assignment}:\n"
                                    f"{result.get('error', '')[-2000:]}{result.get('log', '')[-2000:]}")
 
-    def fechar(self) -> None:
-        _CONTEXTOS.pop(self.chave, None)
+    def close(self) -> None:
+        _WORKERS_BY_KEY.pop(self.chave, None)
 
     # ---------- as duas caixas ----------
-    def _workdir(self, nome: str, caixa: Caixa) -> Path:
+    def _workdir(self, nome: str, caixa: Sandbox) -> Path:
         work = self.pasta / "caixas" / nome
         if work.exists():
             shutil.rmtree(work)
@@ -182,89 +182,42 @@ class Trabalhador:
                 os.chown(path, caixa.uid, caixa.uid)
         return work
 
-    def executar(self, nb, ident: str) -> Resultado:
+    def execute(self, nb, ident: str) -> ExecutionResult:
         """Varredura, execução no kernel (as saídas entram em ``nb``) e conferência independente."""
-        res = Resultado()
+        res = ExecutionResult()
         codigo = [c for c in nb.cells if c.cell_type == "code"]
-        modulos = modulos_importados([c.source for c in codigo])
+        modulos = imported_modules([c.source for c in codigo])
         for index, cell in enumerate(nb.cells):
             if cell.cell_type == "code" and not nbgrader_meta(cell).get("locked"):
-                res.flags += varrer(cell.source, modulos, _nome_celula(nb, index))
-        celulas = self._celulas(nb)  # lidas antes: a conferência roda ao mesmo tempo que o kernel
+                res.flags += scan_cell(cell.source, modulos, _cell_name(nb, index))
+        celulas = self._code_cells(nb)  # lidas antes: a conferência roda ao mesmo tempo que o kernel
 
-        paralela = threading.Thread(target=self._conferir, args=(celulas, ident, res))
+        paralela = threading.Thread(target=self._verify, args=(celulas, ident, res))
         paralela.start()
         self._kernel(nb, ident, res)
         paralela.join()
         self.resultados[ident] = res
         return res
 
-    def _kernel(self, nb, ident: str, res: Resultado) -> None:
-        from nbformat import from_dict
-
+    def _kernel(self, nb, ident: str, res: ExecutionResult) -> None:
+        """Executa ``nb`` no kernel da caixa: as saídas entram em ``nb`` e o desfecho (tempo, memória, kernel
+        morto) em ``res``. Três passos: ler as mensagens da caixa, classificar o desfecho e marcar as
+        verificações que reprovaram ou não rodaram."""
         nonce = secrets.token_hex(16)
         work = self._workdir(f"{ident}-kernel", self.caixa)
         pedido = {"nonce": nonce, "notebook": nb, "tempo_celula": self.tempo_celula,
                   "env": {"NBGRADER_EXECUTION": "autograde"}}
-        run = self.caixa.rodar(work, "correcao._executar", json.dumps(pedido).encode("utf-8"))
+        run = self.caixa.run(work, "correcao._executar", json.dumps(pedido).encode("utf-8"))
         shutil.rmtree(work, ignore_errors=True)
-        res.morta_por = run.morta_por
-        executed, fim = set(), None
-        for msg in _ler(run.stdout, nonce):
-            if "fim" in msg:
-                fim = msg["fim"]
-                cpu, relogio = msg.get("cpu"), msg.get("relogio")
-                if isinstance(cpu, (int, float)) and isinstance(relogio, (int, float)) and relogio > 0:
-                    res.cpu_ratio = float(cpu) / float(relogio)
-                break
-            index = msg.get("celula")
-            if isinstance(index, int) and 0 <= index < len(nb.cells) and nb.cells[index].cell_type == "code":
-                nb.cells[index].outputs = [from_dict(o) for o in msg.get("outputs", []) if isinstance(o, dict)]
-                count = msg.get("execution_count")
-                nb.cells[index].execution_count = count if isinstance(count, int) else None
-                executed.add(index)
-                if msg.get("cortada") in ("celula", "notebook"):
-                    res.cortadas.append((index, msg["cortada"]))
-        last = max(executed) if executed else -1
-        def com_erro(*nomes: str) -> list[int]:
-            return sorted({i for i in executed for o in nb.cells[i].outputs
-                           if o.get("output_type") == "error" and o.get("ename") in nomes})
+        res.killed_by = run.killed_by
+        executed, end = _apply_kernel_messages(nb, _read_messages(run.stdout, nonce), res)
+        group_memory = self.grupo is not None and self.grupo.memory_exhausted()
+        _classify_kernel_outcome(nb, executed, end, run.tempo_esgotado, group_memory, res)
+        _mark_checks(nb, executed, res)
 
-        # o nbclient interrompe a célula que passou do tempo: o erro é o KeyboardInterrupt da interrupção
-        memory, timeout = com_erro("MemoryError"), com_erro("CellTimeoutError", "KeyboardInterrupt")
-        grupo_memoria = self.grupo is not None and self.grupo.memoria_esgotada()
-        if isinstance(fim, str) and fim.startswith("ignorou_interrupcao:"):
-            index = int(fim.split(":")[1]) if fim.split(":")[1].isdigit() else last
-            res.situacao, res.onde, res.ignorou = "tempo_esgotado", _nome_celula(nb, index), _nome_celula(nb, index)
-        elif grupo_memoria and (run.tempo_esgotado or fim is None or str(fim).startswith("kernel_morreu")):
-            res.situacao, res.onde, res.memoria_total = "memoria_esgotada", _nome_celula(nb, last + 1), True
-        elif run.tempo_esgotado:
-            res.situacao, res.onde = "tempo_esgotado", _nome_celula(nb, last + 1)
-        elif timeout:  # uma célula passou do tempo e foi interrompida; o resto do notebook rodou
-            res.situacao, res.onde, res.continuou = "tempo_esgotado", _nome_celula(nb, timeout[0]), True
-        elif isinstance(fim, str) and fim.startswith("kernel_morreu"):
-            index = int(fim.split(":")[1]) if ":" in fim else last + 1
-            res.situacao, res.onde = "kernel_morreu", _nome_celula(nb, index)
-        elif fim is None or (isinstance(fim, str) and fim.startswith("erro")):
-            res.situacao, res.onde = "kernel_morreu", _nome_celula(nb, last + 1)
-        if memory and not res.memoria_total:
-            res.situacao = "memoria_esgotada"
-            res.onde = _nome_celula(nb, memory[0])
-        # as verificações que rodaram no kernel e reprovaram (no modo de correção, AssertionError): se o verificador
-        # isolado aprovar uma delas, os dois discordam e a linha vai para revisão
-        for index in executed:
-            cell = nb.cells[index]
-            if is_check(cell) and any(o.get("output_type") == "error" and o.get("ename") == "AssertionError"
-                                      for o in cell.outputs):
-                res.reprovadas_no_kernel.add(nbgrader_meta(cell)["grade_id"])
-        # célula de verificação que não rodou não pode valer ponto (o nbgrader daria, por não ter erro)
-        for index, cell in enumerate(nb.cells):
-            if cell.cell_type == "code" and index not in executed and is_check(cell):
-                cell.outputs = [from_dict({"output_type": "error", "ename": "NaoExecutada", "evalue":
-                                           "a execução parou antes desta célula", "traceback": []})]
 
     @staticmethod
-    def _celulas(nb) -> list[dict]:
+    def _code_cells(nb) -> list[dict]:
         """As células de código do notebook saneado, na ordem: verificações (originais) e código."""
         celulas = []
         for cell in nb.cells:
@@ -277,7 +230,7 @@ class Trabalhador:
                 celulas.append({"tipo": "codigo", "fonte": cell.source})
         return celulas
 
-    def _conferir(self, celulas: list[dict], ident: str, res: Resultado) -> None:
+    def _verify(self, celulas: list[dict], ident: str, res: ExecutionResult) -> None:
         """A conferência que dá os pontos: o lado do aluno (:mod:`correcao._aluno`) roda as células de código,
         e o verificador (:mod:`correcao._veredito`, outra caixa, sem código do aluno) chama as funções dele
         por um par de pipes e julga o que volta. Só o verificador fala com este processo."""
@@ -291,14 +244,14 @@ class Trabalhador:
         work_ver = self._workdir(f"{ident}-verificador", self.caixa_conferencia)
         pedidos_ler, pedidos_escrever = os.pipe()  # verificador -> aluno
         respostas_ler, respostas_escrever = os.pipe()  # aluno -> verificador
-        limite = self.grupo.restante() if self.grupo is not None else self.limites.relogio_s
+        limite = self.grupo.remaining() if self.grupo is not None else self.limites.relogio_s
         t0 = time.monotonic()
         try:
-            aluno = _iniciar(self.caixa_aluno, work_aluno, "correcao._aluno",
+            aluno = _start_in_sandbox(self.caixa_aluno, work_aluno, "correcao._aluno",
                              {"nonce": secrets.token_hex(16), "celulas": codigo, "tempo_celula": self.tempo_celula},
                              {"CORRECAO_FD_LER": str(pedidos_ler), "CORRECAO_FD_ESCREVER": str(respostas_escrever)},
                              (pedidos_ler, respostas_escrever), subprocess.DEVNULL)
-            verificador = _iniciar(self.caixa_conferencia, work_ver, "correcao._veredito",
+            verificador = _start_in_sandbox(self.caixa_conferencia, work_ver, "correcao._veredito",
                                    {"nonce": nonce, "verificacoes": verificacoes, "tempo_celula": self.tempo_celula,
                                     "tempo_pronto": limite},
                                    {"CORRECAO_FD_LER": str(respostas_ler),
@@ -314,59 +267,136 @@ class Trabalhador:
         tempo_esgotado = leitor.is_alive() or (self.grupo is not None and self.grupo.motivo == "tempo")
         for proc, caixa in ((verificador, self.caixa_conferencia), (aluno, self.caixa_aluno)):
             if proc.poll() is None:
-                caixa._matar(proc)
+                caixa._kill(proc)
         leitor.join(10)  # morto o verificador, o que ele já tinha dito chega ao fim
-        self.caixa_conferencia.encerrar_restantes()
-        self.caixa_aluno.encerrar_restantes()
+        self.caixa_conferencia.kill_leftovers()
+        self.caixa_aluno.kill_leftovers()
         shutil.rmtree(work_aluno, ignore_errors=True)
         shutil.rmtree(work_ver, ignore_errors=True)
         saida = b"".join(lido)
         iniciada = None
-        for msg in _ler(saida, nonce):
+        for msg in _read_messages(saida, nonce):
             if "inicio" in msg:
                 iniciada = msg["inicio"]
-            elif "grade_id" in msg and msg["grade_id"] in pendentes and msg["grade_id"] not in res.veredito:
+            elif "grade_id" in msg and msg["grade_id"] in pendentes and msg["grade_id"] not in res.verdicts:
                 passou = msg.get("passou")
-                res.veredito[msg["grade_id"]] = (passou is True, str(msg.get("detalhe", ""))[:300])
+                res.verdicts[msg["grade_id"]] = (passou is True, str(msg.get("detalhe", ""))[:300])
                 iniciada = None
         morta = self.grupo.motivo if self.grupo is not None else ""
         motivo = ("tempo esgotado" if tempo_esgotado else
                   "memória do notebook esgotada" if morta == "memoria" else "o processo parou")
         for gid in pendentes:
-            if gid not in res.veredito:
+            if gid not in res.verdicts:
                 onde = "nesta verificação" if gid == iniciada else "antes desta verificação"
-                res.veredito[gid] = (False, f"a conferência parou {onde} ({motivo})")
+                res.verdicts[gid] = (False, f"a conferência parou {onde} ({motivo})")
 
 
-def _iniciar(caixa: Caixa, workdir: Path, modulo: str, pedido: dict, env: dict, pass_fds: tuple, saida):
+def _apply_kernel_messages(nb, messages: list[dict], res: ExecutionResult) -> tuple[set[int], object]:
+    """Põe em ``nb`` as saídas que o kernel mandou (``{"celula": i, "outputs": ...}``) e devolve os índices das
+    células executadas e a mensagem de fim (``None`` se o kernel não chegou ao fim). Anota em ``res`` a razão
+    CPU/relógio e as saídas cortadas por excesso. Mensagens de forma errada são ignoradas."""
+    from nbformat import from_dict
+
+    executed, end = set(), None
+    for msg in messages:
+        if "fim" in msg:
+            end = msg["fim"]
+            cpu, clock = msg.get("cpu"), msg.get("relogio")
+            if isinstance(cpu, (int, float)) and isinstance(clock, (int, float)) and clock > 0:
+                res.cpu_ratio = float(cpu) / float(clock)
+            break
+        index = msg.get("celula")
+        if isinstance(index, int) and 0 <= index < len(nb.cells) and nb.cells[index].cell_type == "code":
+            nb.cells[index].outputs = [from_dict(o) for o in msg.get("outputs", []) if isinstance(o, dict)]
+            count = msg.get("execution_count")
+            nb.cells[index].execution_count = count if isinstance(count, int) else None
+            executed.add(index)
+            if msg.get("cortada") in ("celula", "notebook"):
+                res.truncated.append((index, msg["cortada"]))
+    return executed, end
+
+
+def _cells_with_error(nb, executed: set[int], *names: str) -> list[int]:
+    """As células executadas cuja saída tem um erro de um dos tipos ``names``, em ordem."""
+    return sorted({i for i in executed for o in nb.cells[i].outputs
+                   if o.get("output_type") == "error" and o.get("ename") in names})
+
+
+def _classify_kernel_outcome(nb, executed: set[int], end, timed_out: bool, group_memory: bool,
+                             res: ExecutionResult) -> None:
+    """A situação da execução no kernel (``res.outcome``, ``res.where`` e afins), a partir da mensagem de fim
+    ``end``, do tempo da caixa e da memória do notebook inteiro (``group_memory``)."""
+    last = max(executed) if executed else -1
+    # o nbclient interrompe a célula que passou do tempo: o erro é o KeyboardInterrupt da interrupção
+    memory = _cells_with_error(nb, executed, "MemoryError")
+    timeout = _cells_with_error(nb, executed, "CellTimeoutError", "KeyboardInterrupt")
+    end_text = end if isinstance(end, str) else ""
+    if end_text.startswith("ignorou_interrupcao:"):
+        index = int(end_text.split(":")[1]) if end_text.split(":")[1].isdigit() else last
+        res.outcome, res.where, res.ignored_interrupt = "tempo_esgotado", _cell_name(nb, index), _cell_name(nb, index)
+    elif group_memory and (timed_out or end is None or str(end).startswith("kernel_morreu")):
+        res.outcome, res.where, res.notebook_memory = "memoria_esgotada", _cell_name(nb, last + 1), True
+    elif timed_out:
+        res.outcome, res.where = "tempo_esgotado", _cell_name(nb, last + 1)
+    elif timeout:  # uma célula passou do tempo e foi interrompida; o resto do notebook rodou
+        res.outcome, res.where, res.continued = "tempo_esgotado", _cell_name(nb, timeout[0]), True
+    elif end_text.startswith("kernel_morreu"):
+        index = int(end_text.split(":")[1]) if ":" in end_text else last + 1
+        res.outcome, res.where = "kernel_morreu", _cell_name(nb, index)
+    elif end is None or end_text.startswith("erro"):
+        res.outcome, res.where = "kernel_morreu", _cell_name(nb, last + 1)
+    if memory and not res.notebook_memory:
+        res.outcome = "memoria_esgotada"
+        res.where = _cell_name(nb, memory[0])
+
+
+def _mark_checks(nb, executed: set[int], res: ExecutionResult) -> None:
+    """As verificações que rodaram no kernel e reprovaram (no modo de correção, AssertionError) vão para
+    ``res.failed_in_kernel``: se o verificador isolado aprovar uma delas, os dois discordam e a linha vai para
+    revisão. Uma verificação que não rodou ganha um erro, porque não pode valer ponto (o nbgrader daria, por não
+    ter erro)."""
+    from nbformat import from_dict
+
+    for index in executed:
+        cell = nb.cells[index]
+        if is_check(cell) and any(o.get("output_type") == "error" and o.get("ename") == "AssertionError"
+                                  for o in cell.outputs):
+            res.failed_in_kernel.add(nbgrader_meta(cell)["grade_id"])
+    for index, cell in enumerate(nb.cells):
+        if cell.cell_type == "code" and index not in executed and is_check(cell):
+            cell.outputs = [from_dict({"output_type": "error", "ename": "NaoExecutada", "evalue":
+                                       "a execução parou antes desta célula", "traceback": []})]
+
+
+def _start_in_sandbox(caixa: Sandbox, workdir: Path, modulo: str, pedido: dict, env: dict, pass_fds: tuple, saida):
     """Inicia ``modulo`` na caixa (sem esperar) com o ``pedido`` (JSON) na entrada padrão, escrito numa thread."""
-    proc = caixa.iniciar(workdir, modulo, env, pass_fds=pass_fds, stdout=saida)
+    proc = caixa.start(workdir, modulo, env, pass_fds=pass_fds, stdout=saida)
     dados = json.dumps(pedido).encode("utf-8")
 
-    def alimentar():
+    def feed():
         try:
             proc.stdin.write(dados)
             proc.stdin.close()
         except OSError:
             pass
 
-    threading.Thread(target=alimentar, daemon=True).start()
+    threading.Thread(target=feed, daemon=True).start()
     return proc
 
 
-class ExecutarNaCaixa(NbGraderPreprocessor):
+class ExecutePreprocessor(NbGraderPreprocessor):
     """Pré-processador do nbgrader que troca o ``Execute`` dele pela execução em caixas (veja o módulo)."""
 
-    chave = Unicode("", help="qual Trabalhador desta correção").tag(config=True)
+    chave = Unicode("", help="qual Worker desta correção").tag(config=True)
 
     def preprocess(self, nb, resources):
-        trabalhador = _CONTEXTOS[self.chave]
-        trabalhador.executar(nb, resources["nbgrader"]["student"])
+        trabalhador = _WORKERS_BY_KEY[self.chave]
+        trabalhador.execute(nb, resources["nbgrader"]["student"])
         return nb, resources
 
 
 # ---------- uma entrega ----------
-def _scores(w: Trabalhador, g: Gradable, ident: str, row: Row) -> None:
+def _kernel_scores(w: Worker, g: Gradable, ident: str, row: Row) -> None:
     from nbgrader.api import Gradebook
 
     with Gradebook(f"sqlite:///{w.course / 'gradebook.db'}") as gb:
@@ -380,7 +410,7 @@ def _scores(w: Trabalhador, g: Gradable, ident: str, row: Row) -> None:
 
 
 @dataclass
-class Entrega:
+class GradingTask:
     """Um notebook a corrigir: quem entregou (como o professor vê), onde estava e a cópia arrumada."""
 
     student: str
@@ -392,18 +422,18 @@ class Entrega:
     segundos_leitura: float = 0.0  # o que a leitura e o saneamento já gastaram do orçamento do notebook
     ausentes: list = field(default_factory=list)  # verificações que a versão do curso do aluno não tinha
     versao: str = ""  # a versão anterior do curso do notebook ("" = a atual)
-    copiadas: tuple = ((), ())  # (respostas iguais às soluções, verificações delas): veja iguais_as_solucoes
+    copiadas: tuple = ((), ())  # (respostas iguais às soluções, verificações delas): veja copied_from_solutions
 
 
-RESERVA_RETORNO_S = 15.0  # do orçamento do notebook, o que fica para as notas do nbgrader e o HTML do retorno
+FEEDBACK_RESERVE_S = 15.0  # do orçamento do notebook, o que fica para as notas do nbgrader e o HTML do retorno
 
 
-def grade_one(w: Trabalhador, e: Entrega) -> Row:
+def grade_one(w: Worker, e: GradingTask) -> Row:
     """Corrige um notebook (``e.ident`` é o id do nbgrader; ``e.student``, o nome mostrado), dentro do
-    orçamento dele (:class:`correcao.isolamento.Grupo`): o prazo das caixas é o orçamento
+    orçamento dele (:class:`correcao.isolamento.NotebookBudget`): o prazo das caixas é o orçamento
     (``w.limites.relogio_s``) menos o que a leitura já gastou e a reserva para o retorno."""
-    prazo = max(1.0, w.limites.relogio_s - e.segundos_leitura - min(RESERVA_RETORNO_S, 0.1 * w.limites.relogio_s))
-    with Grupo(f"{w.marca}-p{w.numero}-{e.ident}", w.limites, prazo, isolar=w.isolar) as grupo:
+    prazo = max(1.0, w.limites.relogio_s - e.segundos_leitura - min(FEEDBACK_RESERVE_S, 0.1 * w.limites.relogio_s))
+    with NotebookBudget(f"{w.marca}-p{w.numero}-{e.ident}", w.limites, prazo, isolar=w.isolar) as grupo:
         w.grupo = w.caixa.grupo = w.caixa_aluno.grupo = w.caixa_conferencia.grupo = grupo
         try:
             row = _grade_one(w, e, grupo)
@@ -413,12 +443,12 @@ def grade_one(w: Trabalhador, e: Entrega) -> Row:
     cpu, decorrido = grupo.cpu_s(), time.monotonic() - grupo.inicio
     if cpu is not None:
         row.cpu_ratio = cpu / max(decorrido, 1e-6)
-    row.cpu_outros = grupo.cpu_outros()
-    row.pico_memoria = grupo.pico_memoria
+    row.cpu_others = grupo.cpu_others()
+    row.peak_memory = grupo.peak_memory
     return row
 
 
-def _grade_one(w: Trabalhador, e: Entrega, grupo: Grupo) -> Row:
+def _grade_one(w: Worker, e: GradingTask, grupo: NotebookBudget) -> Row:
     g = e.g
     row = Row(e.student, g.assignment, g.notebook, maximum=g.max_auto, arquivo=e.arquivo, reasons=list(e.notas),
               isolation=f"bwrap+{grupo.tipo}" if w.caixa.isolar else "sem_isolamento")
@@ -442,19 +472,19 @@ def _grade_one(w: Trabalhador, e: Entrega, grupo: Grupo) -> Row:
     keep.parent.mkdir(parents=True, exist_ok=True)
     shutil.copy(autograded, keep)
     row.autograded = keep
-    _scores(w, g, e.ident, row)
+    _kernel_scores(w, g, e.ident, row)
     _explain(autograded, g, row, e.path)
-    _fora_da_versao(g, row, e.ausentes)
-    _aplicar_conferencia(g, row, res)
-    _copia_das_solucoes(row, *e.copiadas)
-    _versao_com_falhas(g, row, e.versao)
+    _checks_outside_version(g, row, e.ausentes)
+    _apply_verification(g, row, res)
+    _solutions_copy(row, *e.copiadas)
+    _old_version_failures(g, row, e.versao)
     row.cpu_ratio = res.cpu_ratio
     # o tempo foi do aluno (nunca se corrige de novo): ignorou a interrupção, inundou a saída ou estourou a memória
-    row.tempo_do_aluno = bool(res.ignorou or res.cortadas or res.memoria_total)
+    row.tempo_do_aluno = bool(res.ignored_interrupt or res.truncated or res.notebook_memory)
     return row
 
 
-def _versao_com_falhas(g: Gradable, row: Row, versao: str) -> None:
+def _old_version_failures(g: Gradable, row: Row, versao: str) -> None:
     """Uma entrega de versão anterior com verificações que não passaram vai para revisão: o enunciado pode ter
     mudado desde então (o projeto da Aula 1 pedia ``atencao.self_attention``, que a verificação de hoje
     proíbe dentro da função do aluno)."""
@@ -466,7 +496,7 @@ def _versao_com_falhas(g: Gradable, row: Row, versao: str) -> None:
         row.reasons.append(f"verificações que não passaram numa entrega da {versao} ({', '.join(falhas)}): o "
                            "enunciado pode ter mudado desde aquela versão; o professor decide")
 
-def _fora_da_versao(g: Gradable, row: Row, ausentes: list) -> None:
+def _checks_outside_version(g: Gradable, row: Row, ausentes: list) -> None:
     """Verificações de exercícios que a versão do curso do aluno não tinha: fora da nota e do máximo."""
     for gid in ausentes:
         row.scores.pop(gid, None)
@@ -474,10 +504,10 @@ def _fora_da_versao(g: Gradable, row: Row, ausentes: list) -> None:
     row.reasons = [r for r in row.reasons if not any(r.startswith(f"{gid}: ") for gid in ausentes)]
 
 
-def _copia_das_solucoes(row: Row, respostas, verificacoes) -> None:
+def _solutions_copy(row: Row, respostas, verificacoes) -> None:
     """Entrega com as respostas iguais às de ``solutions/``: revisar, sem os pontos dessas verificações."""
     if respostas:
-        reter(row, verificacoes, f"respostas iguais às de solutions/ ({', '.join(respostas)}): cópia da solução? "
+        withhold(row, verificacoes, f"respostas iguais às de solutions/ ({', '.join(respostas)}): cópia da solução? "
                                  "O professor decide")
 
 
@@ -507,82 +537,101 @@ def _explain(autograded: Path, g: Gradable, row: Row, submitted: Path) -> None:
             elif ename == "NotImplementedError" and not (gid in g.cells and is_check(cell)):
                 continue  # o esboço de um exercício não feito: a verificação dele já diz "não resolvido"
             elif gid in g.cells and is_check(cell):
-                row.reasons.append(f"{gid}: {erro_legivel(ename, evalue, com_nome=False)}")
+                row.reasons.append(f"{gid}: {readable_error(ename, evalue, com_nome=False)}")
             else:
-                row.reasons.append(f"erro em {cell_label(nb['cells'], index)}: {erro_legivel(ename, evalue)}")
+                row.reasons.append(f"erro em {cell_label(nb['cells'], index)}: {readable_error(ename, evalue)}")
     for gid in g.checks:
         if gid not in present:
             row.reasons.append(f"{gid}: célula de verificação apagada ou sem os metadados de correção (0 pontos)")
             row.scores[gid] = 0.0
 
 
-def _aplicar_conferencia(g: Gradable, row: Row, res: Resultado) -> None:
+def _apply_verification(g: Gradable, row: Row, res: ExecutionResult) -> None:
     """Os pontos vêm só do verificador isolado (nenhum código do aluno no processo dele); a saída do kernel
     (o que o nbgrader leu) só serve ao retorno, e uma verificação que passou lá e não no verificador vai
     para revisão. Depois, a situação e os motivos."""
-    revisar = False
-    discordam = []
-    for gid in g.checks:
-        if gid not in row.scores:
-            continue
-        passou, detalhe = res.veredito.get(gid, (False, "a conferência não chegou a esta verificação"))
-        no_kernel = row.scores[gid]
-        row.scores[gid] = float(g.cells[gid][1]) if passou is True else 0.0
-        if passou is not True and no_kernel > 0:  # o verificador decide: 0, e a discordância vai para revisão
-            row.reasons.append(f"{gid}: passou no notebook, mas falhou na conferência independente"
-                               + (f" (não passou: {detalhe})" if detalhe else "") + "; 0 pontos")
-            revisar = True
-        elif passou is True and gid in res.reprovadas_no_kernel:
-            discordam.append(gid)
-    if discordam:  # o kernel reprovou e o verificador aprovou: os pontos esperam o professor
-        reter(row, discordam, "reprovada no notebook, mas aprovada na conferência independente ("
-              + ", ".join(discordam) + "): o professor confere a resposta")
-        revisar = True
-    if res.flags:
-        revisar = True
-        row.reasons.append("o código mexe na correção: " + "; ".join(res.flags[:8])
-                           + (f" (e mais {len(res.flags) - 8})" if len(res.flags) > 8 else ""))
-    if res.alteracoes:
-        revisar = True
-        row.reasons.append("módulos alterados pelo código do aluno (desfeito na conferência): "
-                           + ", ".join(res.alteracoes[:8]))
-    for index, onde in res.cortadas[:5]:
+    review = _verifier_scores(g, row, res)
+    review = _tampering_reasons(row, res) or review
+    for index, onde in res.truncated[:5]:
         row.reasons.append(f"saída cortada na célula {index + 1}: "
                            + ("a célula" if onde == "celula" else "o notebook")
                            + " passou do limite de saída; o resto não foi guardado e a célula foi interrompida")
-    if res.ignorou:
-        row.reasons.append(f"tempo esgotado em {res.ignorou}: a célula passou do tempo limite e o kernel não atendeu "
-                           "à interrupção (ignorou o SIGINT?); ele foi encerrado e o resto do notebook não rodou")
-    elif res.situacao == "tempo_esgotado" and res.continuou:
-        row.reasons.append(f"tempo esgotado em {res.onde}: a célula passou do tempo limite e foi interrompida "
-                           "(laço infinito?); o resto do notebook rodou normalmente")
-    elif res.situacao == "tempo_esgotado":
-        row.reasons.append(f"tempo esgotado em {res.onde}: o notebook passou do tempo limite e foi interrompido "
-                           "(laço infinito?); valem os pontos das verificações que terminaram antes")
-    elif res.situacao == "memoria_esgotada" and res.memoria_total:
-        row.reasons.append(f"memória esgotada em {res.onde}: a soma dos processos do notebook (e dos arquivos que "
-                           "ele gravou) passou do limite do notebook; valem os pontos das verificações que terminaram "
-                           "antes")
-    elif res.situacao == "memoria_esgotada":
-        row.reasons.append(f"memória esgotada em {res.onde} (limite por processo); "
-                           "valem os pontos das verificações que terminaram antes")
-    elif res.situacao == "kernel_morreu":
-        row.reasons.append(f"o kernel parou em {res.onde} (o processo foi encerrado); "
-                           "valem os pontos das verificações que terminaram antes")
-    if (res.flags or res.alteracoes) and any(v > 0 for v in row.scores.values()):  # o kernel inteiro em dúvida
-        reter(row, list(row.scores), "o código mexe na correção: nenhuma verificação vale até a revisão")
+    reason = _outcome_reason(res)
+    if reason:
+        row.reasons.append(reason)
+    if (res.flags or res.changed_modules) and any(v > 0 for v in row.scores.values()):  # o kernel inteiro em dúvida
+        withhold(row, list(row.scores), "o código mexe na correção: nenhuma verificação vale até a revisão")
     row.total = sum(row.scores.values())
-    if revisar:
+    if review:
         row.status = "revisar"
-    elif res.situacao:
-        row.status = res.situacao
+    elif res.outcome:
+        row.status = res.outcome
     else:
         row.status = "ok" if row.total >= row.maximum else ("parcial" if row.total > 0 else "zero")
     row.reasons = list(dict.fromkeys(row.reasons))
 
 
+def _verifier_scores(g: Gradable, row: Row, res: ExecutionResult) -> bool:
+    """Os pontos de cada verificação pelo veredito do verificador isolado; diz se a linha vai para revisão (o
+    kernel e o verificador discordaram)."""
+    review = False
+    discordam = []
+    for gid in g.checks:
+        if gid not in row.scores:
+            continue
+        passou, detalhe = res.verdicts.get(gid, (False, "a conferência não chegou a esta verificação"))
+        no_kernel = row.scores[gid]
+        row.scores[gid] = float(g.cells[gid][1]) if passou is True else 0.0
+        if passou is not True and no_kernel > 0:  # o verificador decide: 0, e a discordância vai para revisão
+            row.reasons.append(f"{gid}: passou no notebook, mas falhou na conferência independente"
+                               + (f" (não passou: {detalhe})" if detalhe else "") + "; 0 pontos")
+            review = True
+        elif passou is True and gid in res.failed_in_kernel:
+            discordam.append(gid)
+    if discordam:  # o kernel reprovou e o verificador aprovou: os pontos esperam o professor
+        withhold(row, discordam, "reprovada no notebook, mas aprovada na conferência independente ("
+                 + ", ".join(discordam) + "): o professor confere a resposta")
+        review = True
+    return review
+
+
+def _tampering_reasons(row: Row, res: ExecutionResult) -> bool:
+    """Os motivos da varredura e dos módulos alterados; diz se há algum (a linha vai para revisão)."""
+    if res.flags:
+        row.reasons.append("o código mexe na correção: " + "; ".join(res.flags[:8])
+                           + (f" (e mais {len(res.flags) - 8})" if len(res.flags) > 8 else ""))
+    if res.changed_modules:
+        row.reasons.append("módulos alterados pelo código do aluno (desfeito na conferência): "
+                           + ", ".join(res.changed_modules[:8]))
+    return bool(res.flags or res.changed_modules)
+
+
+def _outcome_reason(res: ExecutionResult) -> str | None:
+    """O motivo, em pt-BR, da situação da execução (tempo, memória, kernel morto); ``None`` se ela terminou bem."""
+    if res.ignored_interrupt:
+        return (f"tempo esgotado em {res.ignored_interrupt}: a célula passou do tempo limite e o kernel não atendeu "
+                "à interrupção (ignorou o SIGINT?); ele foi encerrado e o resto do notebook não rodou")
+    if res.outcome == "tempo_esgotado" and res.continued:
+        return (f"tempo esgotado em {res.where}: a célula passou do tempo limite e foi interrompida "
+                "(laço infinito?); o resto do notebook rodou normalmente")
+    if res.outcome == "tempo_esgotado":
+        return (f"tempo esgotado em {res.where}: o notebook passou do tempo limite e foi interrompido "
+                "(laço infinito?); valem os pontos das verificações que terminaram antes")
+    if res.outcome == "memoria_esgotada" and res.notebook_memory:
+        return (f"memória esgotada em {res.where}: a soma dos processos do notebook (e dos arquivos que "
+                "ele gravou) passou do limite do notebook; valem os pontos das verificações que terminaram "
+                "antes")
+    if res.outcome == "memoria_esgotada":
+        return (f"memória esgotada em {res.where} (limite por processo); "
+                "valem os pontos das verificações que terminaram antes")
+    if res.outcome == "kernel_morreu":
+        return (f"o kernel parou em {res.where} (o processo foi encerrado); "
+                "valem os pontos das verificações que terminaram antes")
+    return None
+
+
 # ---------- a turma ----------
-def _cache_matplotlib(pasta: Path) -> Path:
+def _matplotlib_cache(pasta: Path) -> Path:
     """Gera uma vez o cache de fontes do matplotlib (cópia dele vai para cada caixa)."""
     cache = pasta / "mpl-cache"
     cache.mkdir(parents=True, exist_ok=True)
@@ -598,34 +647,34 @@ def grade_class(entregas: Path, saida: Path, cell_timeout: int = 30, notebook_ti
                 marca: str | None = None, guardar_notebooks: bool = False, memoria_total_mb: int = 3072,
                 disco_mb: int = 512) -> list[Row]:
     """Corrige a turma de ``entregas`` (pasta ou .zip, ou uma lista delas: as partes da mesma turma, juntadas
-    por aluno por :func:`correcao.entregas.ler_entregas`) e escreve ``notas.csv`` e os retornos em ``saida``.
+    por aluno por :func:`correcao.entregas.read_submissions`) e escreve ``notas.csv`` e os retornos em ``saida``.
 
     ``memoria_mb``: limite de memória por processo do aluno; ``memoria_total_mb``: a soma de todos os processos
     (e tmpfs) das caixas de um notebook; ``disco_mb``: o tamanho de cada pasta gravável da caixa (a de
     trabalho e ``/tmp``, em memória); ``notebook_timeout``: o orçamento de relógio de cada notebook, da
     leitura ao retorno (veja :func:`_grade_parallel`); ``isolar=False`` corrige sem caixa (só com
     o aviso em cada linha); ``marca`` identifica os processos desta correção (veja
-    :func:`correcao.isolamento.restantes`); ``guardar_notebooks`` guarda os notebooks executados em
+    :func:`correcao.isolamento.leftover_pids`); ``guardar_notebooks`` guarda os notebooks executados em
     ``saida/notebooks-corrigidos/`` (o :mod:`correcao.validar` os lê). Levanta
-    :class:`correcao.isolamento.SemBwrap` se o bwrap faltar.
+    :class:`correcao.isolamento.BwrapMissing` se o bwrap faltar.
     """
     everything = catalog()
     workers = workers or min(2, os.cpu_count() or 1)
-    limites = Limites(memoria_mb=memoria_mb, cpu_s=int(notebook_timeout), relogio_s=notebook_timeout,
-                      memoria_total_mb=memoria_total_mb, disco_mb=disco_mb)
+    limites = Limits(memoria_mb=memoria_mb, cpu_s=int(notebook_timeout), relogio_s=notebook_timeout,
+                     memoria_total_mb=memoria_total_mb, disco_mb=disco_mb)
     marca = marca or secrets.token_hex(8)
     if isolar:
-        Caixa(limites, isolar=True, marca=marca)  # falha cedo, com a mensagem de instalação, sem o bwrap
+        Sandbox(limites, isolar=True, marca=marca)  # falha cedo, com a mensagem de instalação, sem o bwrap
     saida = Path(saida).resolve()
     with tempfile.TemporaryDirectory(prefix="correcao-") as tmp_name:
         tmp = Path(tmp_name)
-        entregas_lidas = ler_entregas(entregas, tmp)  # cópia interna: o nbgrader e o aluno não veem o original
+        entregas_lidas = read_submissions(entregas, tmp)  # cópia interna: o nbgrader e o aluno não veem o original
         plan, rows, fora = plan_class(entregas_lidas, everything, tmp / "saneados")
         if entregas_lidas.lixo:
             log(f"  {len(entregas_lidas.lixo)} resto(s) do macOS/Windows/Jupyter ignorado(s) (__MACOSX, ._*, "
                 ".DS_Store, .ipynb_checkpoints...)")
         graded = _grade_parallel(tmp, plan, cell_timeout, notebook_timeout, workers, limites, isolar, marca, log)
-        again = [k for k, row in enumerate(graded) if workers > 1 and _esgotou_tempo(row)]
+        again = [k for k, row in enumerate(graded) if workers > 1 and _timed_out(row)]
         if again:  # com outra correção ao lado, um colega que ocupa a CPU pode atrasar esta: de novo, sozinha
             log(f"  corrigindo de novo, uma por vez, {len(again)} entrega(s) com tempo esgotado")
             redo = _grade_parallel(tmp / "de-novo", [plan[k] for k in again], cell_timeout, notebook_timeout, 1,
@@ -633,12 +682,12 @@ def grade_class(entregas: Path, saida: Path, cell_timeout: int = 30, notebook_ti
             for k, row in zip(again, redo):
                 graded[k] = row
         rows += graded
-        _marcar_copias(rows)
+        _mark_copies(rows)
         for r in rows:  # nada de caminhos desta máquina: a mesma turma dá sempre o mesmo notas.csv
             r.reasons = [m.replace(str(tmp), "…") for m in r.reasons]
         rows.sort(key=lambda r: (r.student, r.assignment, r.notebook, r.arquivo))
-        encerrar(marca)  # nada do aluno roda quando as notas são escritas
-        remover_cgroups(f"{marca}-")
+        kill_sandbox(marca)  # nada do aluno roda quando as notas são escritas
+        remove_cgroups(f"{marca}-")
         write_outputs(rows, everything, saida, fora)
         if fora:
             log(f"  {len(fora)} arquivo(s) não corrigido(s): veja {saida / 'nao-corrigidos.csv'}")
@@ -652,30 +701,30 @@ def grade_class(entregas: Path, saida: Path, cell_timeout: int = 30, notebook_ti
     return rows
 
 
-def plan_class(ent: Entregas, everything: dict, pasta: Path) -> tuple[list[Entrega], list[Row], list[tuple]]:
+def plan_class(ent: Submissions, everything: dict, pasta: Path) -> tuple[list[GradingTask], list[Row], list[tuple]]:
     """O que corrigir (notebooks reconhecidos, arrumados em ``pasta``), as linhas que não vão ao kernel
     (arquivo inválido, desconhecido, fora da pasta de um aluno, aluno sem notebook) e os arquivos que não são
     notebooks, para ``nao-corrigidos.csv`` (aluno, arquivo, motivo)."""
     pasta.mkdir(parents=True, exist_ok=True)
-    plan: list[Entrega] = []
+    plan: list[GradingTask] = []
     rows: list[Row] = []
     fora: list[tuple] = []
     com_notebook: set[str] = set()
     for k, a in enumerate(ent.arquivos):
-        if not a.parece_notebook:
+        if not a.looks_like_notebook:
             fora.append((a.aluno, a.caminho, a.motivo or "não é um notebook (.ipynb): não foi corrigido"))
             continue
         t0 = time.monotonic()
         try:
-            with _prazo(LIMITE_LEITURA_S):
-                item = _planejar_um(k, a, everything, pasta)
-        except _LeituraDemorada:
-            item = failed_row(a.aluno, None, nome_base(a.nome), "grande_demais",
-                              f"a leitura e o saneamento de “{a.caminho}” passaram de {LIMITE_LEITURA_S:.0f} s: "
+            with _deadline(READ_TIMEOUT_S):
+                item = _plan_one(k, a, everything, pasta)
+        except _SlowRead:
+            item = failed_row(a.aluno, None, base_name(a.nome), "grande_demais",
+                              f"a leitura e o saneamento de “{a.caminho}” passaram de {READ_TIMEOUT_S:.0f} s: "
                               "não foi corrigido (notebook grande ou complexo demais)", arquivo=a.caminho)
         if a.aluno:
             com_notebook.add(a.aluno)
-        if isinstance(item, Entrega):
+        if isinstance(item, GradingTask):
             item.segundos_leitura = time.monotonic() - t0
             plan.append(item)
         else:
@@ -690,22 +739,22 @@ def plan_class(ent: Entregas, everything: dict, pasta: Path) -> tuple[list[Entre
     return plan, rows, fora
 
 
-class _LeituraDemorada(Exception):
+class _SlowRead(Exception):
     """A leitura e o saneamento de uma entrega passaram do limite de tempo."""
 
 
 @contextlib.contextmanager
-def _prazo(segundos: float):
-    """Interrompe o bloco com :class:`_LeituraDemorada` depois de ``segundos`` (SIGALRM; só na thread
+def _deadline(segundos: float):
+    """Interrompe o bloco com :class:`_SlowRead` depois de ``segundos`` (SIGALRM; só na thread
     principal, onde a correção da turma roda; em outra thread, os limites de tamanho e de células bastam)."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
 
-    def estourou(signum, frame):
-        raise _LeituraDemorada
+    def expired(signum, frame):
+        raise _SlowRead
 
-    anterior = signal.signal(signal.SIGALRM, estourou)
+    anterior = signal.signal(signal.SIGALRM, expired)
     signal.setitimer(signal.ITIMER_REAL, segundos)
     try:
         yield
@@ -714,23 +763,23 @@ def _prazo(segundos: float):
         signal.signal(signal.SIGALRM, anterior)
 
 
-def _planejar_um(k: int, a, everything: dict, pasta: Path):
-    """Uma entrega: a :class:`Entrega` arrumada para corrigir, ou a :class:`Row` que diz por que não."""
+def _plan_one(k: int, a, everything: dict, pasta: Path):
+    """Uma entrega: a :class:`GradingTask` arrumada para corrigir, ou a :class:`Row` que diz por que não."""
     dados = None if (a.motivo or a.dados is None) else a.dados.read_bytes()
-    excesso = grande_demais(len(dados)) if dados is not None else None
+    excesso = too_large(len(dados)) if dados is not None else None
     if excesso:
-        return failed_row(a.aluno, None, nome_base(a.nome), "grande_demais", excesso, arquivo=a.caminho)
+        return failed_row(a.aluno, None, base_name(a.nome), "grande_demais", excesso, arquivo=a.caminho)
     nb, problema = (None, a.motivo) if dados is None else read_notebook(dados)
-    excesso = grande_demais(len(dados), nb) if nb is not None else None
+    excesso = too_large(len(dados), nb) if nb is not None else None
     if excesso:
-        return failed_row(a.aluno, None, nome_base(a.nome), "grande_demais", excesso, arquivo=a.caminho)
-    versao = reconhecer_versao(nb, everything) if problema is None else None
+        return failed_row(a.aluno, None, base_name(a.nome), "grande_demais", excesso, arquivo=a.caminho)
+    versao = recognize_version(nb, everything) if problema is None else None
     if versao is not None:  # uma versão anterior do curso: os ids antigos viram os de hoje
-        nb = traduzir_ids(nb, versao)
-    g, nota = identify(everything, nb, a.caminho)
+        nb = translate_ids(nb, versao)
+    g, nota = identify_notebook(everything, nb, a.caminho)
     if g is None or (versao is not None and (g.assignment, g.notebook) != (versao.aula, versao.notebook)):
         versao = None
-    rotulo = g.notebook if g else nome_base(a.nome)
+    rotulo = g.notebook if g else base_name(a.nome)
     if not a.aluno:
         return failed_row("", g, rotulo, "fora_de_pasta",
                           f"“{a.caminho}” está solto na raiz das entregas, fora da pasta de um aluno: não foi "
@@ -743,21 +792,21 @@ def _planejar_um(k: int, a, everything: dict, pasta: Path):
         return failed_row(a.aluno, None, rotulo, "desconhecido",
                           f"“{a.caminho}” não é um notebook de exercício ou projeto do curso", arquivo=a.caminho)
     ausentes = [gid for gid in g.checks if gid not in versao.verificacoes] if versao else []
-    copiadas = iguais_as_solucoes(nb, g)
+    copiadas = copied_from_solutions(nb, g)
     arrumado, notas = sanitize(nb, g, everything, versao=versao)
     if versao is not None:
-        notas.insert(0, nota_da_versao(versao, ausentes))
+        notas.insert(0, version_note(versao, ausentes))
     em_branco = blank_answers(arrumado, g)
     if em_branco:
         notas.append(f"{len(em_branco)} resposta(s) escrita(s) ainda com o esboço ✍️ (valem 0 na correção do "
                      f"professor): {', '.join(gid for gid, _, _ in em_branco)}")
     path = pasta / f"e{k:05d}.ipynb"
     path.write_text(json.dumps(arrumado, ensure_ascii=False), encoding="utf-8")
-    return Entrega(a.aluno, f"e{k:05d}", g, path, a.caminho, ([nota] if nota else []) + notas, ausentes=ausentes,
-                   versao=f"versão anterior do curso ({versao.descricao})" if versao else "", copiadas=copiadas)
+    return GradingTask(a.aluno, f"e{k:05d}", g, path, a.caminho, ([nota] if nota else []) + notas, ausentes=ausentes,
+                       versao=f"versão anterior do curso ({versao.descricao})" if versao else "", copiadas=copiadas)
 
 
-def _marcar_copias(rows: list[Row]) -> None:
+def _mark_copies(rows: list[Row]) -> None:
     """Duas cópias do mesmo notebook na entrega de um aluno: cada uma tem a sua linha (coluna ``arquivo``) e
     a nota diz quais são as outras; o professor decide qual vale."""
     grupos: dict[tuple, list[Row]] = {}
@@ -775,18 +824,18 @@ def _marcar_copias(rows: list[Row]) -> None:
                                  f"outras: {', '.join(f'“{x}”' for x in outras)}{mesmo}): o professor decide qual vale")
 
 
-_TRABALHADOR: Trabalhador | None = None  # um por processo de correção
-MARGEM_ORCAMENTO_S = 5.0  # depois do orçamento, o processo de correção inteiro é morto (SIGKILL)
+_WORKER: Worker | None = None  # um por processo de correção
+BUDGET_MARGIN_S = 5.0  # depois do orçamento, o processo de correção inteiro é morto (SIGKILL)
 
 
-def _processo_de_correcao(conn, tmp: Path, gradables: list, limites: Limites, isolar: bool, cell_timeout: int,
-                          marca: str, k: int, mpl: Path) -> None:
+def _grading_process(conn, tmp: Path, gradables: list, limites: Limits, isolar: bool, cell_timeout: int,
+                     marca: str, k: int, mpl: Path) -> None:
     """Um processo de correção: monta o seu curso nbgrader e as suas caixas, avisa ``("pronto", None)`` e
-    corrige cada :class:`Entrega` recebida (responde ``("linha", (row, segundos))``) até receber ``None``."""
-    global _TRABALHADOR
+    corrige cada :class:`GradingTask` recebida (responde ``("linha", (row, segundos))``) até receber ``None``."""
+    global _WORKER
     try:
-        _TRABALHADOR = Trabalhador(tmp / f"processo-{k}", gradables, k, limites, isolar, cell_timeout, marca)
-        _TRABALHADOR.mpl_cache = mpl
+        _WORKER = Worker(tmp / f"processo-{k}", gradables, k, limites, isolar, cell_timeout, marca)
+        _WORKER.mpl_cache = mpl
     except Exception as exc:  # noqa: BLE001 - o processo principal mostra o erro
         conn.send(("erro", f"{type(exc).__name__}: {exc}"))
         return
@@ -795,10 +844,10 @@ def _processo_de_correcao(conn, tmp: Path, gradables: list, limites: Limites, is
         item = conn.recv()
         if item is None:
             return
-        conn.send(("linha", _tarefa(item)))
+        conn.send(("linha", _task(item)))
 
 
-def _esgotou_tempo(row: Row) -> bool:
+def _timed_out(row: Row) -> bool:
     """Tempo esgotado que foi da máquina, não do aluno: vale corrigir de novo, sozinha.
 
     Só quando há as duas medidas e as duas apontam a máquina: as caixas do notebook usaram menos da metade
@@ -808,13 +857,13 @@ def _esgotou_tempo(row: Row) -> bool:
     medida (na dúvida, não: a recorreção custaria outro orçamento inteiro)."""
     esgotou = row.status == "tempo_esgotado" or any("tempo esgotado" in r for r in row.reasons)
     return (esgotou and not row.tempo_do_aluno and row.cpu_ratio is not None and row.cpu_ratio < 0.5
-            and row.cpu_outros is not None and row.cpu_outros >= 0.5)
+            and row.cpu_others is not None and row.cpu_others >= 0.5)
 
 
-def _tarefa(e: Entrega) -> tuple[Row, float]:
+def _task(e: GradingTask) -> tuple[Row, float]:
     t0 = time.perf_counter()
     try:
-        row = grade_one(_TRABALHADOR, e)
+        row = grade_one(_WORKER, e)
         if row.autograded and row.autograded.exists():  # o HTML do retorno, aqui: os processos rodam em paralelo
             row.corpo = notebook_body(row.autograded)
     except Exception as exc:  # noqa: BLE001 - uma entrega nunca derruba a correção da turma
@@ -824,110 +873,148 @@ def _tarefa(e: Entrega) -> tuple[Row, float]:
 
 
 def _grade_parallel(tmp: Path, plan: list, cell_timeout: int, notebook_timeout: float, workers: int,
-                    limites: Limites, isolar: bool, marca: str, log) -> list[Row]:
+                    limites: Limits, isolar: bool, marca: str, log) -> list[Row]:
     """Corrige o plano (na mesma ordem) em ``workers`` processos (cada um com o seu curso nbgrader, que muda de
     pasta e de variáveis de ambiente durante a correção: por isso processos, e não threads).
 
     Cada notebook tem um orçamento de ``notebook_timeout`` s contado daqui, do envio ao processo de correção
     até a linha voltar (o processo já pronto: montar o curso nbgrader não conta). Dentro dele, o
-    :class:`correcao.isolamento.Grupo` mata as caixas no prazo; se ainda assim a linha não volta até
-    ``notebook_timeout`` + :data:`MARGEM_ORCAMENTO_S`, o processo de correção inteiro morre (SIGKILL), com as
+    :class:`correcao.isolamento.NotebookBudget` mata as caixas no prazo; se ainda assim a linha não volta até
+    ``notebook_timeout`` + :data:`BUDGET_MARGIN_S`, o processo de correção inteiro morre (SIGKILL), com as
     caixas e os cgroups dele, a linha diz ``tempo_esgotado`` e outro processo assume o resto."""
-    import multiprocessing
-    from collections import deque
-    from multiprocessing.connection import wait
-
     if not plan:
         return []
-    gradables = sorted({id(e.g): e.g for e in plan}.values(), key=lambda g: (g.assignment, g.notebook))
-    ctx = multiprocessing.get_context("spawn")
-    mpl = _cache_matplotlib(tmp)
-    rows: list = [None] * len(plan)
-    pendentes = deque(enumerate(plan))
-    estado: dict = {}  # conexão -> {"proc", "k", "pronto", "tarefa", "t0"}
-    proximo = [0]
-    limite_duro = notebook_timeout + MARGEM_ORCAMENTO_S
+    pool = _GradingPool(tmp, plan, cell_timeout, notebook_timeout, limites, isolar, marca, log)
+    for _ in range(max(1, min(workers, len(plan)))):
+        pool.start_worker()
+    try:
+        while pool.busy():
+            pool.dispatch()
+            pool.collect()
+            pool.kill_overdue()
+    finally:
+        pool.close()
+    return pool.rows
 
-    def novo() -> None:
-        a, b = ctx.Pipe()
-        k = proximo[0]
-        proximo[0] += 1
-        proc = ctx.Process(target=_processo_de_correcao, daemon=True,
-                           args=(b, tmp, gradables, limites, isolar, cell_timeout, marca, k, mpl))
+
+class _GradingPool:
+    """Os processos de correção de :func:`_grade_parallel`: cada um recebe uma entrega por vez; o estado de cada
+    um (por conexão) é ``{"proc", "k", "pronto", "tarefa", "t0"}``."""
+
+    def __init__(self, tmp: Path, plan: list, cell_timeout: int, notebook_timeout: float, limites: Limits,
+                 isolar: bool, marca: str, log):
+        import multiprocessing
+        from collections import deque
+
+        self.tmp, self.plan, self.cell_timeout, self.notebook_timeout = tmp, plan, cell_timeout, notebook_timeout
+        self.limites, self.isolar, self.marca, self.log = limites, isolar, marca, log
+        self.gradables = sorted({id(e.g): e.g for e in plan}.values(), key=lambda g: (g.assignment, g.notebook))
+        self.ctx = multiprocessing.get_context("spawn")
+        self.mpl = _matplotlib_cache(tmp)
+        self.rows: list = [None] * len(plan)
+        self.pendentes = deque(enumerate(plan))
+        self.estado: dict = {}  # conexão -> {"proc", "k", "pronto", "tarefa", "t0"}
+        self.proximo = 0
+        self.limite_duro = notebook_timeout + BUDGET_MARGIN_S
+
+    def busy(self) -> bool:
+        return bool(self.pendentes) or any(st["tarefa"] is not None for st in self.estado.values())
+
+    def start_worker(self) -> None:
+        a, b = self.ctx.Pipe()
+        k = self.proximo
+        self.proximo += 1
+        proc = self.ctx.Process(target=_grading_process, daemon=True,
+                                args=(b, self.tmp, self.gradables, self.limites, self.isolar, self.cell_timeout,
+                                      self.marca, k, self.mpl))
         proc.start()
         b.close()
-        estado[a] = {"proc": proc, "k": k, "pronto": False, "tarefa": None, "t0": 0.0}
+        self.estado[a] = {"proc": proc, "k": k, "pronto": False, "tarefa": None, "t0": 0.0}
 
-    def acabar(conn) -> None:
-        st = estado.pop(conn)
+    def finish(self, conn) -> None:
+        """Encerra o processo de ``conn``, com as caixas e os cgroups dele."""
+        st = self.estado.pop(conn)
         if st["proc"].is_alive():
             st["proc"].kill()
         st["proc"].join(10)
         conn.close()
         uid = st["k"] % 32
-        encerrar(f"{marca}.{2 * uid}")
-        encerrar(f"{marca}.{2 * uid + 1}")
-        remover_cgroups(f"{marca}-p{st['k']}-")
+        kill_sandbox(f"{self.marca}.{2 * uid}")
+        kill_sandbox(f"{self.marca}.{2 * uid + 1}")
+        remove_cgroups(f"{self.marca}-p{st['k']}-")
 
-    def registrar(k: int, row: Row, seconds: float) -> None:
-        log(f"  {row.student} · {row.notebook}: {_num(row.total)}/{_num(row.maximum)} {row.status}"
-            f" ({seconds:.1f} s)")
-        rows[k] = row
+    def replace(self, conn) -> None:
+        """Encerra o processo de ``conn`` e, se ainda há entregas, começa outro no lugar dele."""
+        self.finish(conn)
+        if self.pendentes:
+            self.start_worker()
 
-    for _ in range(max(1, min(workers, len(plan)))):
-        novo()
-    try:
-        while pendentes or any(st["tarefa"] is not None for st in estado.values()):
-            for conn, st in estado.items():
-                if st["pronto"] and st["tarefa"] is None and pendentes:
-                    k, e = pendentes.popleft()
-                    st["tarefa"], st["t0"] = k, time.monotonic()
-                    conn.send(e)
-            for conn in wait(list(estado), timeout=0.5):
-                st = estado[conn]
-                try:
-                    tipo, dado = conn.recv()
-                except (EOFError, OSError):  # o processo de correção caiu
-                    if st["tarefa"] is not None:
-                        e = plan[st["tarefa"]]
-                        registrar(st["tarefa"], failed_row(e.student, e.g, e.g.notebook, "erro_na_correcao",
-                                                           "o processo de correção parou", arquivo=e.arquivo),
-                                  time.monotonic() - st["t0"])
-                    elif not st["pronto"]:
-                        raise RuntimeError("um processo de correção parou antes de começar") from None
-                    acabar(conn)
-                    if pendentes:
-                        novo()
-                    continue
-                if tipo == "erro":
-                    raise RuntimeError(f"um processo de correção não conseguiu começar: {dado}")
-                if tipo == "pronto":
-                    st["pronto"] = True
-                else:
-                    row, _ = dado
-                    registrar(st["tarefa"], row, time.monotonic() - st["t0"])
-                    st["tarefa"] = None
-            agora = time.monotonic()
-            for conn, st in list(estado.items()):
-                if st["tarefa"] is not None and agora - st["t0"] > limite_duro:
-                    e = plan[st["tarefa"]]
-                    row = failed_row(e.student, e.g, e.g.notebook, "tempo_esgotado",
-                                     f"a correção deste notebook passou do orçamento de {notebook_timeout:.0f} s "
-                                     "(leitura, saneamento, execução e retorno) e foi interrompida; 0 pontos",
-                                     arquivo=e.arquivo)
-                    row.isolation = "bwrap" if isolar else "sem_isolamento"  # o grupo morreu junto com o processo
-                    row.tempo_do_aluno = True
-                    registrar(st["tarefa"], row, agora - st["t0"])
-                    acabar(conn)
-                    if pendentes:
-                        novo()
-    finally:
-        for conn in list(estado):
+    def record(self, k: int, row: Row, seconds: float) -> None:
+        self.log(f"  {row.student} · {row.notebook}: {format_number(row.total)}/{format_number(row.maximum)} "
+                 f"{row.status} ({seconds:.1f} s)")
+        self.rows[k] = row
+
+    def dispatch(self) -> None:
+        """Uma entrega para cada processo pronto e livre."""
+        for conn, st in self.estado.items():
+            if st["pronto"] and st["tarefa"] is None and self.pendentes:
+                k, e = self.pendentes.popleft()
+                st["tarefa"], st["t0"] = k, time.monotonic()
+                conn.send(e)
+
+    def collect(self) -> None:
+        """O que os processos mandaram em até 0,5 s: pronto, uma linha corrigida, ou a queda de um deles."""
+        from multiprocessing.connection import wait
+
+        for conn in wait(list(self.estado), timeout=0.5):
+            st = self.estado[conn]
+            try:
+                tipo, dado = conn.recv()
+            except (EOFError, OSError):  # o processo de correção caiu
+                self._crashed(conn, st)
+                continue
+            if tipo == "erro":
+                raise RuntimeError(f"um processo de correção não conseguiu começar: {dado}")
+            if tipo == "pronto":
+                st["pronto"] = True
+            else:
+                row, _ = dado
+                self.record(st["tarefa"], row, time.monotonic() - st["t0"])
+                st["tarefa"] = None
+
+    def _crashed(self, conn, st: dict) -> None:
+        if st["tarefa"] is not None:
+            e = self.plan[st["tarefa"]]
+            self.record(st["tarefa"], failed_row(e.student, e.g, e.g.notebook, "erro_na_correcao",
+                                                 "o processo de correção parou", arquivo=e.arquivo),
+                        time.monotonic() - st["t0"])
+        elif not st["pronto"]:
+            raise RuntimeError("um processo de correção parou antes de começar") from None
+        self.replace(conn)
+
+    def kill_overdue(self) -> None:
+        """Um notebook que passou do orçamento mais a margem: o processo inteiro morre e a linha diz
+        ``tempo_esgotado``."""
+        agora = time.monotonic()
+        for conn, st in list(self.estado.items()):
+            if st["tarefa"] is not None and agora - st["t0"] > self.limite_duro:
+                e = self.plan[st["tarefa"]]
+                row = failed_row(e.student, e.g, e.g.notebook, "tempo_esgotado",
+                                 f"a correção deste notebook passou do orçamento de {self.notebook_timeout:.0f} s "
+                                 "(leitura, saneamento, execução e retorno) e foi interrompida; 0 pontos",
+                                 arquivo=e.arquivo)
+                row.isolation = "bwrap" if self.isolar else "sem_isolamento"  # o grupo morreu junto com o processo
+                row.tempo_do_aluno = True
+                self.record(st["tarefa"], row, agora - st["t0"])
+                self.replace(conn)
+
+    def close(self) -> None:
+        """Pede a cada processo que termine e encerra todos."""
+        for conn in list(self.estado):
             try:
                 conn.send(None)
             except OSError:
                 pass
-        for conn, st in list(estado.items()):
+        for conn, st in list(self.estado.items()):
             st["proc"].join(30)
-            acabar(conn)
-    return rows
+            self.finish(conn)

@@ -7,7 +7,7 @@ cada notebook: os ids de correção de então e o id atual de cada um (``ex3-sol
 os nomes antigos das funções das respostas e o atual (``minha_softmax`` → ``my_softmax``), as verificações
 que ela tinha e as impressões digitais das células do notebook de aluno daquela versão.
 
-Antes da correção (:func:`reconhecer_versao`, :func:`traduzir_ids`, :func:`atualizar_resposta`):
+Antes da correção (:func:`recognize_version`, :func:`translate_ids`, :func:`update_answer`):
 
 - a versão é reconhecida pelos ids e pelo texto das células (empate: a versão atual);
 - os ids antigos viram os atuais (sem isso, as células seriam "de outro notebook" e ignoradas);
@@ -15,7 +15,7 @@ Antes da correção (:func:`reconhecer_versao`, :func:`traduzir_ids`, :func:`atu
   ``nome_novo = nome_antigo`` (as verificações do curso atual chamam o nome novo);
 - as verificações de exercícios que a versão não tinha não contam (nem no total nem no máximo).
 
-A linha de ``notas.csv`` diz tudo isso. :data:`RENOMEADAS` é a lista de todos os nomes antigos (o teste
+A linha de ``notas.csv`` diz tudo isso. :data:`RENAMED_FUNCTIONS` é a lista de todos os nomes antigos (o teste
 ``test_funcoes_dos_exercicios_com_nomes_em_ingles`` a usa).
 """
 
@@ -29,11 +29,11 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-TABELA = Path(__file__).with_name("versoes_antigas.json")
+TABLE = Path(__file__).with_name("versoes_antigas.json")
 
 
 @dataclass(frozen=True)
-class Versao:
+class OldVersion:
     """Uma versão anterior de um notebook do curso (uma linha de ``versoes_antigas.json``)."""
 
     caminho: str  # modulo-06/<aula>/<notebook>.ipynb
@@ -58,26 +58,26 @@ class Versao:
 
 
 @functools.lru_cache(maxsize=1)
-def _tabela() -> dict:
-    if not TABELA.exists():
+def _table() -> dict:
+    if not TABLE.exists():
         return {"versoes": []}
-    return json.loads(TABELA.read_text(encoding="utf-8"))
+    return json.loads(TABLE.read_text(encoding="utf-8"))
 
 
 @functools.lru_cache(maxsize=1)
-def versoes() -> tuple[Versao, ...]:
+def old_versions() -> tuple[OldVersion, ...]:
     """As versões anteriores de todos os notebooks, da tabela guardada."""
-    return tuple(Versao(v["caminho"], v["aula"], v["notebook"], tuple(v["commits"]), tuple(v["datas"]),
-                        frozenset(v["ids"]), dict(v["mapa_ids"]), dict(v["funcoes"]), tuple(v["verificacoes"]),
-                        frozenset(v["fontes"]), {k: frozenset(x) for k, x in v["respostas"].items()})
-                 for v in _tabela()["versoes"])
+    return tuple(OldVersion(v["caminho"], v["aula"], v["notebook"], tuple(v["commits"]), tuple(v["datas"]),
+                            frozenset(v["ids"]), dict(v["mapa_ids"]), dict(v["funcoes"]), tuple(v["verificacoes"]),
+                            frozenset(v["fontes"]), {k: frozenset(x) for k, x in v["respostas"].items()})
+                 for v in _table()["versoes"])
 
 
-def respostas_de_todas_as_versoes(aula: str, notebook: str) -> dict[str, frozenset]:
+def answers_of_all_versions(aula: str, notebook: str) -> dict[str, frozenset]:
     """id atual da resposta -> impressões digitais das respostas de ``solutions/`` nas versões anteriores
     desse notebook (a atual vem de ``solutions/``: :func:`catalogo.solution_fingerprints`)."""
     out: dict[str, set] = {}
-    for v in versoes():
+    for v in old_versions():
         if (v.aula, v.notebook) == (aula, notebook):
             for gid, x in v.respostas.items():
                 out.setdefault(gid, set()).update(x)
@@ -85,7 +85,7 @@ def respostas_de_todas_as_versoes(aula: str, notebook: str) -> dict[str, frozens
 
 
 # nome antigo -> nome atual, de todas as versões (mais os nomes dos notebooks da versão anterior ao git)
-_DE_ANTES = {
+_BEFORE_TABLE = {
     "embeddings_pulou_alto_parecidos": "similar_embeddings",
     "atencao_com_projecoes": "attention_with_projections",
     "visualizar_atencao": "visualize_attention",
@@ -97,10 +97,10 @@ _DE_ANTES = {
     "massa_especiais": "special_token_mass",
     "linha_de_atencao": "attention_row",
 }
-RENOMEADAS = _DE_ANTES | {a: n for v in versoes() for a, n in v.funcoes.items()}
+RENAMED_FUNCTIONS = _BEFORE_TABLE | {a: n for v in old_versions() for a, n in v.funcoes.items()}
 
 
-def funcoes_definidas(fonte: str) -> list[str]:
+def defined_functions(fonte: str) -> list[str]:
     """Os nomes das funções definidas no nível de cima de ``fonte`` (código de uma célula), na ordem."""
     limpo = "\n".join(ln for ln in fonte.splitlines() if not ln.lstrip().startswith(("%", "!")))
     try:
@@ -110,29 +110,29 @@ def funcoes_definidas(fonte: str) -> list[str]:
     return [n.name for n in arvore.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
 
 
-def _define(fonte: str, nome: str) -> bool:
+def _defines(fonte: str, nome: str) -> bool:
     return re.search(rf"^\s*(def\s+{nome}\s*\(|{nome}\s*=(?!=))", fonte, flags=re.M) is not None
 
 
-def atualizar_resposta(fonte: str, renomeadas: dict | None = None) -> tuple[str, list[str]]:
+def update_answer(fonte: str, renomeadas: dict | None = None) -> tuple[str, list[str]]:
     """A célula de resposta ``fonte`` com ``novo = antigo`` no fim para cada função definida só com o nome
-    antigo (de ``renomeadas``, padrão :data:`RENOMEADAS`); devolve (fonte, nomes antigos encontrados)."""
-    renomeadas = RENOMEADAS if renomeadas is None else renomeadas
-    achados = [antigo for antigo, novo in renomeadas.items() if _define(fonte, antigo) and not _define(fonte, novo)]
+    antigo (de ``renomeadas``, padrão :data:`RENAMED_FUNCTIONS`); devolve (fonte, nomes antigos encontrados)."""
+    renomeadas = RENAMED_FUNCTIONS if renomeadas is None else renomeadas
+    achados = [antigo for antigo, novo in renomeadas.items() if _defines(fonte, antigo) and not _defines(fonte, novo)]
     if not achados:
         return fonte, []
     linhas = "\n".join(f"{renomeadas[a]} = {a}  # nome da versão anterior do curso" for a in achados)
     return fonte.rstrip("\n") + "\n" + linhas + "\n", achados
 
 
-def _ids(nb: dict) -> set[str]:
+def _cell_ids(nb: dict) -> set[str]:
     from .catalogo import grade_ids
 
     return set(grade_ids(nb))
 
 
 @functools.lru_cache(maxsize=None)
-def _fontes_atuais(source: Path) -> frozenset:
+def _current_sources(source: Path) -> frozenset:
     """Impressões digitais das células do notebook de aluno atual (gerado de ``source``, em ``solutions/``)."""
     from .catalogo import ROOT, SOLUTIONS, cell_fingerprint
 
@@ -145,7 +145,7 @@ def _fontes_atuais(source: Path) -> frozenset:
     return frozenset(cell_fingerprint(c) for c in json.loads(aluno.read_text(encoding="utf-8")).get("cells", []))
 
 
-def reconhecer_versao(nb: dict | None, everything: dict) -> Versao | None:
+def recognize_version(nb: dict | None, everything: dict) -> OldVersion | None:
     """A versão anterior do curso de que ``nb`` é o notebook de aluno, ou ``None`` (a atual, ou nenhuma).
 
     Ganha quem tem mais ids de correção em comum com ``nb``; empatados, quem tem mais células com o mesmo
@@ -156,16 +156,16 @@ def reconhecer_versao(nb: dict | None, everything: dict) -> Versao | None:
 
     if not isinstance(nb, dict) or not isinstance(nb.get("cells"), list):
         return None
-    ids = _ids(nb)
+    ids = _cell_ids(nb)
     if not ids:
         return None
     fontes = {cell_fingerprint(c) for c in nb["cells"] if isinstance(c, dict)}
     melhor, escolhida = (0, 0, 0), None
     for g in everything.values():
-        nota = (len(ids & set(all_ids(g.source))), len(fontes & _fontes_atuais(g.source)), 1)
+        nota = (len(ids & set(all_ids(g.source))), len(fontes & _current_sources(g.source)), 1)
         if nota > melhor:
             melhor, escolhida = nota, None
-    for v in versoes():
+    for v in old_versions():
         if (v.aula, v.notebook) not in everything:
             continue
         nota = (len(ids & v.ids), len(fontes & v.fontes), 0)
@@ -174,7 +174,7 @@ def reconhecer_versao(nb: dict | None, everything: dict) -> Versao | None:
     return escolhida
 
 
-def traduzir_ids(nb: dict, versao: Versao) -> dict:
+def translate_ids(nb: dict, versao: OldVersion) -> dict:
     """Cópia de ``nb`` com os ids de correção da ``versao`` trocados pelos atuais."""
     from .catalogo import nbgrader_meta
 
@@ -187,14 +187,14 @@ def traduzir_ids(nb: dict, versao: Versao) -> dict:
     return nb
 
 
-def nota_da_versao(versao: Versao, ausentes: list[str]) -> str:
+def version_note(versao: OldVersion, ausentes: list[str]) -> str:
     """O que a linha de ``notas.csv`` diz de uma entrega de uma versão anterior."""
-    partes = [f"notebook de uma versão anterior do curso ({versao.descricao}), reconhecido e corrigido com as "
-              "verificações de hoje, sem perder ponto"]
+    parts = [f"notebook de uma versão anterior do curso ({versao.descricao}), reconhecido e corrigido com as "
+             "verificações de hoje, sem perder ponto"]
     if versao.mapa_ids:
         trocas = list(versao.mapa_ids.items())
-        partes.append("ids de célula antigos trocados pelos atuais (" + ", ".join(f"{a} → {n}" for a, n in trocas[:3])
-                      + (f" e mais {len(trocas) - 3}" if len(trocas) > 3 else "") + ")")
+        parts.append("ids de célula antigos trocados pelos atuais (" + ", ".join(f"{a} → {n}" for a, n in trocas[:3])
+                     + (f" e mais {len(trocas) - 3}" if len(trocas) > 3 else "") + ")")
     if ausentes:
-        partes.append(f"exercícios que essa versão não tinha não contam ({', '.join(ausentes)})")
-    return "; ".join(partes)
+        parts.append(f"exercícios que essa versão não tinha não contam ({', '.join(ausentes)})")
+    return "; ".join(parts)

@@ -15,7 +15,7 @@ CSV_FIXED = ["aluno", "aula", "notebook", "arquivo"]
 CSV_TAIL = ["total", "maximo", "pontos_em_revisao", "correcao_manual_pendente", "situacao", "isolamento", "retorno",
             "motivo"]
 
-SITUACOES = {
+STATUSES = {
     "ok": "tudo certo", "parcial": "parcialmente correto", "zero": "nenhuma verificação passou",
     "revisar": "o professor vai revisar esta entrega", "tempo_esgotado": "tempo esgotado",
     "memoria_esgotada": "memória esgotada", "kernel_morreu": "o kernel parou no meio da execução",
@@ -42,30 +42,31 @@ class Row:
     retorno: str = ""  # a página de retorno, relativa à saída (preenchida por write_outputs)
     autograded: Path | None = None
     cpu_ratio: float | None = None  # CPU / relógio das caixas do notebook (não vai para o CSV)
-    cpu_outros: float | None = None  # núcleos ocupados por outros processos enquanto este notebook rodava
+    cpu_others: float | None = None  # núcleos ocupados por outros processos enquanto este notebook rodava
     tempo_do_aluno: bool = False  # o tempo perdido foi do aluno (nunca se corrige de novo sozinha)
-    pico_memoria: int | None = None  # bytes, a soma das caixas do notebook (quando medida)
+    peak_memory: int | None = None  # bytes, a soma das caixas do notebook (quando medida)
     corpo: str = ""  # o notebook corrigido em HTML, feito no processo que corrigiu (em paralelo)
     em_revisao: dict = field(default_factory=dict)  # grade_id -> pontos que teria, retidos até o professor revisar
 
     def csv(self, columns: list[str]) -> dict:
-        out = {"aluno": _celula(self.student), "aula": self.assignment, "notebook": _celula(self.notebook),
-               "arquivo": _celula(self.arquivo), "total": _num(self.total), "maximo": _num(self.maximum),
-               "pontos_em_revisao": _num(sum(self.em_revisao.values())) if self.em_revisao else "",
+        out = {"aluno": _cell_text(self.student), "aula": self.assignment, "notebook": _cell_text(self.notebook),
+               "arquivo": _cell_text(self.arquivo), "total": format_number(self.total),
+               "maximo": format_number(self.maximum),
+               "pontos_em_revisao": format_number(sum(self.em_revisao.values())) if self.em_revisao else "",
                "correcao_manual_pendente": self.manual_pending, "situacao": self.status,
-               "isolamento": self.isolation, "retorno": _celula(self.retorno),
-               "motivo": _celula(sem_caminhos(" | ".join(self.reasons)))}
-        out.update({c: _num(self.scores[c]) if c in self.scores else "" for c in columns})
+               "isolamento": self.isolation, "retorno": _cell_text(self.retorno),
+               "motivo": _cell_text(strip_paths(" | ".join(self.reasons)))}
+        out.update({c: format_number(self.scores[c]) if c in self.scores else "" for c in columns})
         return out
 
 
-def _celula(texto: str) -> str:
+def _cell_text(texto: str) -> str:
     """Texto que veio do aluno (nome da pasta, mensagem de erro) numa célula de planilha: começando com
     ``=``, ``+``, ``-`` ou ``@`` o LibreOffice/Excel o executaria como fórmula; um apóstrofo evita."""
     return "'" + texto if texto[:1] in ("=", "+", "-", "@", "\t", "\r") else texto
 
 
-def erro_legivel(ename: str, evalue: str, com_nome: bool = True, limite: int = 600) -> str:
+def readable_error(ename: str, evalue: str, com_nome: bool = True, limite: int = 600) -> str:
     """A mensagem de erro de uma célula, de uma linha, em português quando é uma das comuns, sem o arquivo
     temporário do IPython: ``SyntaxError: incomplete input (498049566.py, line 2)`` →
     ``SyntaxError: código incompleto (...) (linha 2 da célula)``."""
@@ -80,11 +81,11 @@ def erro_legivel(ename: str, evalue: str, com_nome: bool = True, limite: int = 6
     return f"{ename}: {primeira}" if primeira else ename
 
 
-def _num(x) -> str:
+def format_number(x) -> str:
     return "" if x is None else (str(int(x)) if float(x).is_integer() else f"{x:.2f}")
 
 
-def reter(row: Row, gids, motivo: str = "") -> None:
+def withhold(row: Row, gids, motivo: str = "") -> None:
     """Põe a linha ``row`` em revisão: os pontos das verificações ``gids`` saem de ``total`` (0 em cada uma) e
     ficam em ``em_revisao`` (coluna ``pontos_em_revisao`` de ``notas.csv``), para o professor decidir; a
     situação vira ``revisar`` e ``motivo`` (se houver) entra nos motivos, com os pontos retidos."""
@@ -94,7 +95,7 @@ def reter(row: Row, gids, motivo: str = "") -> None:
         if pontos > 0:
             row.em_revisao[gid] = row.em_revisao.get(gid, 0.0) + pontos
             row.scores[gid] = 0.0
-            retidos.append(f"{gid}: {_num(pontos)}")
+            retidos.append(f"{gid}: {format_number(pontos)}")
     row.total = sum(row.scores.values())
     row.status = "revisar"
     if motivo:
@@ -112,16 +113,16 @@ def failed_row(student: str, g, notebook: str, status: str, reason: str, arquivo
 def feedback_html(row: Row, g) -> str:
     esc = html.escape
     rows = "".join(
-        f"<tr><td>{esc(gid)}</td><td>{_num(row.scores.get(gid))}</td><td>{_num(points)}</td></tr>"
+        f"<tr><td>{esc(gid)}</td><td>{format_number(row.scores.get(gid))}</td><td>{format_number(points)}</td></tr>"
         for gid, (_, points, auto) in (g.cells.items() if g else []) if auto)
-    reasons = "".join(f"<li>{esc(sem_caminhos(r))}</li>" for r in row.reasons) or "<li>Nenhum problema encontrado.</li>"
+    reasons = "".join(f"<li>{esc(strip_paths(r))}</li>" for r in row.reasons) or "<li>Nenhum problema encontrado.</li>"
     manual = (f"<p>{row.manual_pending} resposta(s) escrita(s) aguardam a correção do professor.</p>"
               if row.manual_pending else "")
     body = row.corpo or (notebook_body(row.autograded) if row.autograded and row.autograded.exists() else "")
     aluno, aula = esc(row.student or "—"), esc(row.assignment or "—")
     arquivo = f" · <b>Arquivo:</b> {esc(row.arquivo)}" if row.arquivo else ""
-    situacao = esc(SITUACOES.get(row.status, row.status))
-    revisao = (f"<p>Em revisão pelo professor: {_num(sum(row.em_revisao.values()))} ponto(s) "
+    situacao = esc(STATUSES.get(row.status, row.status))
+    revisao = (f"<p>Em revisão pelo professor: {format_number(sum(row.em_revisao.values()))} ponto(s) "
                f"({esc(', '.join(row.em_revisao))}), fora da nota até a revisão.</p>" if row.em_revisao else "")
     return f"""<!DOCTYPE html>
 <html lang="pt-BR"><head><meta charset="utf-8">
@@ -137,7 +138,7 @@ table {{border-collapse: collapse}} td, th {{border: 1px solid #ccc; padding: .3
 <div class="resumo">
 <p><b>Aluno(a):</b> {aluno} · <b>Aula:</b> {aula} · <b>Notebook:</b> {esc(row.notebook)}
 {arquivo}</p>
-<p class="nota">Nota automática: {_num(row.total)} de {_num(row.maximum)} · situação: {situacao}</p>
+<p class="nota">Nota automática: {format_number(row.total)} de {format_number(row.maximum)} · situação: {situacao}</p>
 {revisao}
 {manual}
 <table><tr><th>Verificação</th><th>Pontos</th><th>Máximo</th></tr>{rows}</table>
@@ -168,19 +169,19 @@ def notebook_body(path: Path) -> str:
                 if meta.get("grade") and not meta.get("solution"):
                     out["traceback"] = [f"{out.get('ename', '')}: {out.get('evalue', '')}"]
                 else:
-                    out["traceback"] = [sem_caminhos(str(line)) for line in out.get("traceback", [])]
-            _limpar_saida(out)
+                    out["traceback"] = [strip_paths(str(line)) for line in out.get("traceback", [])]
+            _clean_output(out)
     nb.metadata.pop("widgets", None)
     exporter = HTMLExporter(template_name="basic")
     body, _ = exporter.from_notebook_node(nb)
     body = body.replace('alt="No description has been provided for this image"', 'alt="figura gerada pelo notebook"')
-    return "<h2>O seu notebook, como foi executado na correção</h2>\n" + _sem_scripts(body)
+    return "<h2>O seu notebook, como foi executado na correção</h2>\n" + _without_scripts(body)
 
 
-_CAMINHO = re.compile(r"(/[^\s:'\"()]+/)([^/\s:'\"()]+\.py)")
+_PATH = re.compile(r"(/[^\s:'\"()]+/)([^/\s:'\"()]+\.py)")
 
 
-def _prefixos_da_maquina() -> list[str]:
+def _machine_prefixes() -> list[str]:
     """Pastas desta máquina que não podem aparecer num retorno: o repositório, o ambiente Python (venv e o
     Python de base), a pasta pessoal e as temporárias, cada uma também com os atalhos resolvidos."""
     import os
@@ -194,54 +195,54 @@ def _prefixos_da_maquina() -> list[str]:
     return sorted((x.rstrip("/") for x in pastas if x and x.rstrip("/")), key=len, reverse=True)
 
 
-_PREFIXOS: list[str] = []
+_PREFIXES: list[str] = []
 
 
-def sem_caminhos(texto: str) -> str:
+def strip_paths(texto: str) -> str:
     """``texto`` (uma saída do notebook, um motivo) sem os caminhos desta máquina: ``/home/prof/curso/.venv/lib/
     python3.11/site-packages/IPython/core/interactiveshell.py:3585: UserWarning`` → ``interactiveshell.py:3585:
     UserWarning``; o que sobra de uma pasta conhecida (repositório, venv, pasta pessoal, temporárias) vira ``…``."""
     if not isinstance(texto, str) or "/" not in texto:
         return texto
-    if not _PREFIXOS:
-        _PREFIXOS.extend(_prefixos_da_maquina())
-    partes = _DADOS.split(texto)  # imagens embutidas (base64, que também tem "/") ficam como estão
-    for k in range(0, len(partes), 2):
-        parte = _CAMINHO.sub(r"\2", partes[k])
-        for prefixo in _PREFIXOS:
+    if not _PREFIXES:
+        _PREFIXES.extend(_machine_prefixes())
+    pieces = _DATA_URI.split(texto)  # imagens embutidas (base64, que também tem "/") ficam como estão
+    for k in range(0, len(pieces), 2):
+        parte = _PATH.sub(r"\2", pieces[k])
+        for prefixo in _PREFIXES:
             parte = re.sub(re.escape(prefixo) + r"(?=[/\s'\":),]|$)[^\s'\":),<]*", "…", parte)
-        partes[k] = parte
-    return "".join(partes)
+        pieces[k] = parte
+    return "".join(pieces)
 
 
-_DADOS = re.compile(r"(data:[\w/+.-]+;base64,[A-Za-z0-9+/=\s]+)")
+_DATA_URI = re.compile(r"(data:[\w/+.-]+;base64,[A-Za-z0-9+/=\s]+)")
 
 
-def _limpar_saida(out) -> None:
+def _clean_output(out) -> None:
     """Os textos de uma saída de célula sem caminhos desta máquina (imagens ficam como estão)."""
     if "text" in out:
         texto = out["text"]
-        out["text"] = sem_caminhos("".join(texto) if isinstance(texto, list) else texto)
+        out["text"] = strip_paths("".join(texto) if isinstance(texto, list) else texto)
     if "evalue" in out:
-        out["evalue"] = sem_caminhos(str(out["evalue"]))
+        out["evalue"] = strip_paths(str(out["evalue"]))
     data = out.get("data", {})
     for mime in ("text/plain", "text/html", "text/markdown", "text/latex"):
         if mime in data:
             valor = data[mime]
-            data[mime] = sem_caminhos("".join(valor) if isinstance(valor, list) else valor)
+            data[mime] = strip_paths("".join(valor) if isinstance(valor, list) else valor)
 
 
 _TAGS = {"a", "abbr", "b", "blockquote", "br", "code", "del", "details", "div", "em", "h1", "h2", "h3", "h4", "h5",
          "h6", "hr", "i", "img", "kbd", "li", "ol", "p", "pre", "s", "span", "strong", "sub", "summary", "sup",
          "table", "tbody", "td", "th", "thead", "tr", "ul"}
-_ATRIBUTOS = {"*": ["class", "id", "title"], "a": ["href", "class", "id"], "img": ["src", "alt", "width", "height"],
-              "td": ["align"], "th": ["align"]}
+_ATTRIBUTES = {"*": ["class", "id", "title"], "a": ["href", "class", "id"], "img": ["src", "alt", "width", "height"],
+               "td": ["align"], "th": ["align"]}
 
 
-def _atributo(tag: str, name: str, value: str) -> bool:
+def _allowed_attribute(tag: str, name: str, value: str) -> bool:
     """Atributos permitidos; imagens só embutidas (``data:image/...``): uma imagem da internet no retorno
     seria carregada ao abrir a página (um "pixel espião"); links só para http(s)/mailto."""
-    if name not in _ATRIBUTOS.get(tag, []) and name not in _ATRIBUTOS["*"]:
+    if name not in _ATTRIBUTES.get(tag, []) and name not in _ATTRIBUTES["*"]:
         return False
     if tag == "img" and name == "src":
         return value.startswith("data:image/")
@@ -250,34 +251,34 @@ def _atributo(tag: str, name: str, value: str) -> bool:
     return True
 
 
-def _sem_scripts(body: str) -> str:
+def _without_scripts(body: str) -> str:
     """O HTML do notebook só com marcações de texto (bleach): o ``<script>``, ``<iframe>``, ``on...=`` ou
     ``javascript:`` que o aluno escreveu aparece como texto, sem rodar no navegador do professor, e nada é
     carregado da internet (a página ainda tem uma política de segurança, CSP, que bloqueia o resto)."""
     import bleach
 
-    return bleach.clean(body, tags=_TAGS, attributes=_atributo, protocols={"http", "https", "mailto", "data"},
-                        strip=False, strip_comments=True)
+    return bleach.clean(body, tags=_TAGS, attributes=_allowed_attribute,
+                        protocols={"http", "https", "mailto", "data"}, strip=False, strip_comments=True)
 
 
-_PROIBIDOS = re.compile(r'[<>:"/\\|?*\x00-\x1f\x7f]')
-_RESERVADOS = {"con", "prn", "aux", "nul", *(f"com{i}" for i in range(1, 10)), *(f"lpt{i}" for i in range(1, 10))}
+_FORBIDDEN_CHARS = re.compile(r'[<>:"/\\|?*\x00-\x1f\x7f]')
+_RESERVED_NAMES = {"con", "prn", "aux", "nul", *(f"com{i}" for i in range(1, 10)), *(f"lpt{i}" for i in range(1, 10))}
 
 
-def nome_seguro(nome: str) -> str:
+def safe_name(nome: str) -> str:
     """Nome de pasta/arquivo que abre em Linux, macOS e Windows (o professor vai zipar e mandar os
     retornos): sem ``<>:"/\\|?*`` nem caracteres de controle, sem ponto ou espaço no fim, nem ``CON``."""
-    limpo = _PROIBIDOS.sub("_", nome).rstrip(". ").lstrip()[:100] or "_"
-    return "_" + limpo if limpo.split(".")[0].lower() in _RESERVADOS or limpo.startswith(".") else limpo
+    limpo = _FORBIDDEN_CHARS.sub("_", nome).rstrip(". ").lstrip()[:100] or "_"
+    return "_" + limpo if limpo.split(".")[0].lower() in _RESERVED_NAMES or limpo.startswith(".") else limpo
 
 
-def _paginas(rows: list[Row]) -> list[str]:
+def _feedback_pages(rows: list[Row]) -> list[str]:
     """O caminho de cada página de retorno: ``<aluno>/<aula>-<notebook>.html``, únicos mesmo com duas cópias
     do mesmo notebook ou dois alunos cujos nomes só diferem em caracteres proibidos."""
     pastas: dict[str, str] = {}
     usadas: set[str] = set()
     for aluno in sorted({r.student for r in rows}):
-        base = nome_seguro(aluno) if aluno else "_fora-das-pastas"
+        base = safe_name(aluno) if aluno else "_fora-das-pastas"
         nome, k = base, 2
         while nome.lower() in usadas:
             nome, k = f"{base}-{k}", k + 1
@@ -285,7 +286,7 @@ def _paginas(rows: list[Row]) -> list[str]:
         pastas[aluno] = nome
     paginas, vistas = [], set()
     for r in rows:
-        base = nome_seguro(f"{r.assignment}-{r.notebook}" if r.assignment else (r.notebook or "sem-notebook"))
+        base = safe_name(f"{r.assignment}-{r.notebook}" if r.assignment else (r.notebook or "sem-notebook"))
         nome, k = f"{pastas[r.student]}/{base}.html", 2
         while nome.lower() in vistas:
             nome, k = f"{pastas[r.student]}/{base}-copia-{k}.html", k + 1
@@ -298,7 +299,7 @@ def write_outputs(rows: list[Row], everything: dict, saida: Path, fora: list | t
     """``notas.csv`` (uma linha por aluno e notebook), ``retorno/<aluno>/<aula>-<notebook>.html`` e
     ``nao-corrigidos.csv`` (aluno, arquivo, motivo: o que foi entregue mas não é notebook)."""
     saida.mkdir(parents=True, exist_ok=True)
-    for r, pagina in zip(rows, _paginas(rows)):
+    for r, pagina in zip(rows, _feedback_pages(rows)):
         r.retorno = f"retorno/{pagina}"
     used = {(r.assignment, r.notebook) for r in rows}
     columns = [gid for g in sorted(everything.values(), key=lambda g: (g.assignment, g.notebook))
@@ -312,7 +313,7 @@ def write_outputs(rows: list[Row], everything: dict, saida: Path, fora: list | t
         writer = csv.writer(f)
         writer.writerow(["aluno", "arquivo", "motivo"])
         for aluno, arquivo, motivo in sorted(fora):
-            writer.writerow([_celula(aluno), _celula(arquivo), _celula(motivo)])
+            writer.writerow([_cell_text(aluno), _cell_text(arquivo), _cell_text(motivo)])
     feedback = saida / "retorno"
     if feedback.exists():
         shutil.rmtree(feedback)

@@ -33,10 +33,11 @@ import copy
 import textwrap
 
 from .catalogo import Gradable, all_ids, cell_source, nbgrader_meta, original_cells
-from .nomes_antigos import RENOMEADAS, atualizar_resposta
+from .nomes_antigos import RENAMED_FUNCTIONS, update_answer
 
 
-def _tipo(cell) -> str:
+def _kind(cell) -> str:
+    """``"resposta"``, ``"verificacao"`` ou ``"protegida"``, pelos metadados do nbgrader da célula."""
     meta = nbgrader_meta(cell)
     if meta.get("solution"):
         return "resposta"
@@ -45,7 +46,7 @@ def _tipo(cell) -> str:
     return "protegida"
 
 
-def _desmarcar(cell: dict) -> None:
+def _unmark(cell: dict) -> None:
     cell.get("metadata", {}).pop("nbgrader", None)
 
 
@@ -57,18 +58,33 @@ def sanitize(nb: dict, g: Gradable, everything: dict | None = None, versao=None)
     nb : dict
         O notebook entregue, como lido do arquivo (já conferido por :func:`catalogo.read_notebook`).
     g : Gradable
-        O notebook do curso que ele é (:func:`catalogo.identify`).
+        O notebook do curso que ele é (:func:`catalogo.identify_notebook`).
     everything : dict, opcional
         O catálogo, para dizer de onde veio uma célula colada de outro notebook.
-    versao : correcao.nomes_antigos.Versao, opcional
-        A versão anterior do curso de que ``nb`` é (já com os ids de hoje, :func:`nomes_antigos.traduzir_ids`):
+    versao : correcao.nomes_antigos.OldVersion, opcional
+        A versão anterior do curso de que ``nb`` é (já com os ids de hoje, :func:`nomes_antigos.translate_ids`):
         as verificações que ela não tinha não voltam, e os nomes antigos das funções são os dela.
     """
     nb = copy.deepcopy(nb)
-    originais = original_cells(g.source)
+    originals = original_cells(g.source)
     cells = nb["cells"]
-    ocorrencias: dict[str, list[int]] = {}
-    notas: list[str] = []
+    occurrences, notes = _grade_ids_in(cells)
+    remove, foreign, duplicate_notes = _resolve_duplicates(cells, occurrences, originals)
+    notes += duplicate_notes
+    if foreign:
+        notes.append(_foreign_cells_note(foreign, g, everything))
+    nb["cells"] = [c for i, c in enumerate(cells) if i not in remove]
+    missing = set(g.checks) - set(versao.verificacoes) if versao is not None else set()
+    notes += _restore(nb, {gid: c for gid, c in originals.items() if gid not in missing})
+    notes += _rename_old_functions(nb, RENAMED_FUNCTIONS | versao.funcoes if versao is not None else RENAMED_FUNCTIONS)
+    return nb, notes
+
+
+def _grade_ids_in(cells: list) -> tuple[dict[str, list[int]], list[str]]:
+    """``grade_id`` -> índices das células que o têm; metadados sem ``grade_id`` válido saem (com uma nota) e as
+    saídas de uma execução antiga são apagadas."""
+    occurrences: dict[str, list[int]] = {}
+    notes: list[str] = []
     for i, cell in enumerate(cells):
         if not isinstance(cell, dict):
             continue
@@ -76,161 +92,206 @@ def sanitize(nb: dict, g: Gradable, everything: dict | None = None, versao=None)
         if isinstance(meta, dict) and "nbgrader" in meta:
             gid = nbgrader_meta(cell).get("grade_id")
             if not isinstance(gid, str) or not gid:
-                _desmarcar(cell)
-                notas.append(f"célula {i + 1}: metadados de correção incompletos (sem grade_id), ignorados")
+                _unmark(cell)
+                notes.append(f"célula {i + 1}: metadados de correção incompletos (sem grade_id), ignorados")
                 continue
-            ocorrencias.setdefault(gid, []).append(i)
+            occurrences.setdefault(gid, []).append(i)
         if cell.get("cell_type") == "code":
             cell["outputs"], cell["execution_count"] = [], None  # nada de uma execução antiga conta
+    return occurrences, notes
 
-    remover: set[int] = set()
-    estranhas: list[str] = []
-    for gid, idx in ocorrencias.items():
-        if gid not in originais:
+
+def _resolve_duplicates(cells: list, occurrences: dict, originals: dict) -> tuple[set[int], list[str], list[str]]:
+    """Ids repetidos e células de outro notebook (veja o docstring do módulo). Devolve os índices a remover, os
+    ``grade_id`` de outro notebook e as notas das repetições."""
+    remove: set[int] = set()
+    foreign: list[str] = []
+    notes: list[str] = []
+    for gid, idx in occurrences.items():
+        if gid not in originals:
             for i in idx:
-                if _tipo(cells[i]) == "resposta":
-                    _desmarcar(cells[i])
+                if _kind(cells[i]) == "resposta":
+                    _unmark(cells[i])
                 else:
-                    remover.add(i)
-            estranhas.append(gid)
+                    remove.add(i)
+            foreign.append(gid)
             continue
         if len(idx) == 1:
             continue
-        tipo = _tipo(originais[gid])
-        if tipo == "verificacao":
-            remover.update(idx[:-1])
-            notas.append(f"a verificação {gid} aparecia {len(idx)} vezes (célula colada de novo?): "
+        kind = _kind(originals[gid])
+        if kind == "verificacao":
+            remove.update(idx[:-1])
+            notes.append(f"a verificação {gid} aparecia {len(idx)} vezes (célula colada de novo?): "
                          "valeu a última cópia, as outras foram ignoradas")
-        elif tipo == "resposta":
+        elif kind == "resposta":
             for i in idx[1:]:
-                _desmarcar(cells[i])
-            notas.append(f"a resposta {gid} aparecia {len(idx)} vezes (célula colada de novo?): vale a primeira; "
+                _unmark(cells[i])
+            notes.append(f"a resposta {gid} aparecia {len(idx)} vezes (célula colada de novo?): vale a primeira; "
                          "as outras ficaram como células comuns")
         else:
-            remover.update(idx[1:])
-            notas.append(f"a célula protegida {gid} aparecia {len(idx)} vezes: as cópias foram ignoradas")
-    if estranhas:
-        origem = ""
-        if everything:
-            donos = {gid: g2 for g2 in everything.values() if g2 is not g for gid in all_ids(g2.source)}
-            de = sorted({f"{donos[gid].notebook} ({donos[gid].assignment})" for gid in estranhas if gid in donos})
-            origem = f", de {', '.join(de)}" if de else ""
-        notas.append(f"células de outro notebook coladas aqui ({', '.join(estranhas)}{origem}): ignoradas na "
-                     "correção (respostas coladas ficaram como células comuns)")
-    nb["cells"] = [c for i, c in enumerate(cells) if i not in remover]
-    ausentes = set(g.checks) - set(versao.verificacoes) if versao is not None else set()
-    notas += _recolocar(nb, {gid: c for gid, c in originais.items() if gid not in ausentes})
-    notas += _nomes_antigos(nb, RENOMEADAS | versao.funcoes if versao is not None else RENOMEADAS)
-    return nb, notas
+            remove.update(idx[1:])
+            notes.append(f"a célula protegida {gid} aparecia {len(idx)} vezes: as cópias foram ignoradas")
+    return remove, foreign, notes
 
 
-def _nomes_antigos(nb: dict, renomeadas: dict) -> list[str]:
+def _foreign_cells_note(foreign: list[str], g: Gradable, everything: dict | None) -> str:
+    """A nota das células coladas de outro notebook, com o notebook de onde vieram (se ``everything`` o diz)."""
+    origin = ""
+    if everything:
+        owners = {gid: g2 for g2 in everything.values() if g2 is not g for gid in all_ids(g2.source)}
+        sources = sorted({f"{owners[gid].notebook} ({owners[gid].assignment})" for gid in foreign if gid in owners})
+        origin = f", de {', '.join(sources)}" if sources else ""
+    return (f"células de outro notebook coladas aqui ({', '.join(foreign)}{origin}): ignoradas na "
+            "correção (respostas coladas ficaram como células comuns)")
+
+
+def _rename_old_functions(nb: dict, renamed: dict) -> list[str]:
     """Respostas com o nome de função de uma versão anterior do curso ganham o nome atual."""
-    antigos: list[str] = []
+    old: list[str] = []
     for cell in nb["cells"]:
-        if isinstance(cell, dict) and cell.get("cell_type") == "code" and _tipo(cell) == "resposta" \
+        if isinstance(cell, dict) and cell.get("cell_type") == "code" and _kind(cell) == "resposta" \
                 and "nbgrader" in cell.get("metadata", {}):
-            fonte, achados = atualizar_resposta(cell_source(cell), renomeadas)
-            if achados:
-                cell["source"] = fonte
-                antigos += achados
-    if not antigos:
+            source, found = update_answer(cell_source(cell), renamed)
+            if found:
+                cell["source"] = source
+                old += found
+    if not old:
         return []
-    pares = ", ".join(f"{a} → {renomeadas[a]}" for a in antigos)
-    return [f"função com o nome de uma versão anterior do curso ({pares}): corrigida com o nome atual, sem perder "
+    pairs = ", ".join(f"{a} → {renamed[a]}" for a in old)
+    return [f"função com o nome de uma versão anterior do curso ({pairs}): corrigida com o nome atual, sem perder "
             "ponto"]
 
 
-def _recolocar(nb: dict, originais: dict) -> list[str]:
-    """Metadados perdidos, células protegidas apagadas e linhas acrescentadas a células protegidas."""
-    cells, notas = nb["cells"], []
+def _restore(nb: dict, originals: dict) -> list[str]:
+    """Metadados perdidos, células protegidas apagadas e linhas acrescentadas a células protegidas, em três
+    passadas (cada uma vê o resultado da anterior); devolve as notas em pt-BR."""
+    cells = nb["cells"]
+    protected = [gid for gid, c in originals.items() if _kind(c) != "resposta"]
+    notes = []
+    restored = _restore_metadata(cells, originals, protected)
+    if restored:
+        notes.append(f"células sem os metadados de correção reconhecidas pelo código ({', '.join(restored)}): "
+                     "os metadados voltaram")
+    reinserted = _reinsert_deleted(cells, originals, protected)
+    if reinserted:
+        notes.append(f"células protegidas ou de verificação apagadas voltaram, com o código original "
+                     f"({', '.join(reinserted)})")
+    retyped, edited, appended = _undo_edits(cells, originals)
+    if retyped:
+        notes.append("células que tinham mudado de tipo (código/texto) voltaram ao tipo original: "
+                     f"{', '.join(sorted(retyped))}")
+    if edited:
+        notes.append(f"células protegidas ou de verificação editadas ({', '.join(sorted(edited))}): a correção "
+                     "usou o código original")
+    if appended:
+        notes.append(f"as linhas acrescentadas a {', '.join(sorted(appended))} rodaram logo depois da célula, como "
+                     "código comum")
+    return notes
 
-    def presentes() -> dict:
-        return {nbgrader_meta(c).get("grade_id"): i for i, c in enumerate(cells) if isinstance(c, dict)
-                and isinstance(nbgrader_meta(c).get("grade_id"), str)}
 
-    protegidas = [gid for gid, c in originais.items() if _tipo(c) != "resposta"]
-    achadas = presentes()
-    voltaram = []
-    for gid in protegidas:  # metadados perdidos: a mesma fonte, sem nbgrader
-        if gid in achadas:
+def _present(cells: list) -> dict[str, int]:
+    """``grade_id`` -> índice das células que têm metadados do nbgrader com um ``grade_id``."""
+    return {nbgrader_meta(c).get("grade_id"): i for i, c in enumerate(cells) if isinstance(c, dict)
+            and isinstance(nbgrader_meta(c).get("grade_id"), str)}
+
+
+def _nbgrader_copy(original) -> dict:
+    return copy.deepcopy(dict(original.metadata["nbgrader"]))
+
+
+def _restore_metadata(cells: list, originals: dict, protected: list[str]) -> list[str]:
+    """Primeira passada, metadados perdidos: uma célula sem nbgrader com a mesma fonte e o mesmo tipo de uma
+    protegida ausente recebe os metadados dela. Devolve os ``grade_id`` que voltaram."""
+    found, restored = _present(cells), []
+    for gid in protected:
+        if gid in found:
             continue
-        fonte = originais[gid].source.strip()
+        original = originals[gid]
+        source = original.source.strip()
         for cell in cells:
             if isinstance(cell, dict) and "nbgrader" not in (cell.get("metadata") or {}) \
-                    and cell_source(cell) == fonte and cell.get("cell_type") == originais[gid].cell_type:
-                cell.setdefault("metadata", {})["nbgrader"] = copy.deepcopy(dict(originais[gid].metadata["nbgrader"]))
-                voltaram.append(gid)
+                    and cell_source(cell) == source and cell.get("cell_type") == original.cell_type:
+                cell.setdefault("metadata", {})["nbgrader"] = _nbgrader_copy(original)
+                restored.append(gid)
                 break
-    if voltaram:
-        notas.append(f"células sem os metadados de correção reconhecidas pelo código ({', '.join(voltaram)}): "
-                     "os metadados voltaram")
-    ordem = list(originais)
-    recolocadas = []
-    for k, gid in enumerate(ordem):  # apagadas: de volta depois da célula que vinha antes
-        achadas = presentes()
-        if gid in achadas or gid not in protegidas:
+    return restored
+
+
+def _reinsert_deleted(cells: list, originals: dict, protected: list[str]) -> list[str]:
+    """Segunda passada, células protegidas apagadas: voltam, com o código original, logo depois da célula que
+    vinha antes delas no notebook do curso. Devolve os ``grade_id`` recolocados."""
+    order = list(originals)
+    reinserted = []
+    for k, gid in enumerate(order):
+        found = _present(cells)
+        if gid in found or gid not in protected:
             continue
-        antes = [achadas[g] for g in ordem[:k] if g in achadas]
-        pos = max(antes) + 1 if antes else 0
-        original = originais[gid]
-        cell = {"cell_type": original.cell_type,
-                "metadata": {"nbgrader": copy.deepcopy(dict(original.metadata["nbgrader"]))},
+        before = [found[g] for g in order[:k] if g in found]
+        original = originals[gid]
+        cell = {"cell_type": original.cell_type, "metadata": {"nbgrader": _nbgrader_copy(original)},
                 "source": original.source}
         if original.cell_type == "code":
             cell.update(outputs=[], execution_count=None)
-        cells.insert(pos, cell)
-        recolocadas.append(gid)
-    if recolocadas:
-        notas.append(f"células protegidas ou de verificação apagadas voltaram, com o código original "
-                     f"({', '.join(recolocadas)})")
-    tipos, editadas, acrescidas = [], [], []
-    for gid, i in sorted(presentes().items(), key=lambda x: -x[1]):  # de baixo para cima: os índices não mudam
-        original, cell = originais.get(gid), cells[i]
+        cells.insert(max(before) + 1 if before else 0, cell)
+        reinserted.append(gid)
+    return reinserted
+
+
+def _undo_edits(cells: list, originals: dict) -> tuple[list[str], list[str], list[str]]:
+    """Terceira passada, de baixo para cima (os índices não mudam): o tipo original volta, as células protegidas
+    ou de verificação editadas são apontadas (o nbgrader usa o código original) e as linhas acrescentadas a uma
+    célula protegida de código vão para uma célula comum logo depois. Devolve os ``grade_id`` de cada caso."""
+    retyped, edited, appended = [], [], []
+    for gid, i in sorted(_present(cells).items(), key=lambda x: -x[1]):
+        original, cell = originals.get(gid), cells[i]
         if original is None:
             continue
-        if cell.get("cell_type") != original.cell_type:  # o nbgrader usaria o tipo original; aqui, às claras
-            cell["cell_type"] = original.cell_type
-            if original.cell_type == "code":
-                cell.update(outputs=[], execution_count=None)
-            else:
-                cell.pop("outputs", None), cell.pop("execution_count", None)
-            tipos.append(gid)
-        if _tipo(original) == "resposta" or cell_source(cell) == original.source.strip():
+        if _restore_type(cell, original):
+            retyped.append(gid)
+        if _kind(original) == "resposta" or cell_source(cell) == original.source.strip():
             continue
-        editadas.append(gid)
-        if _tipo(original) != "protegida" or original.cell_type != "code":
+        edited.append(gid)
+        if _kind(original) != "protegida" or original.cell_type != "code":
             continue  # numa verificação, nada do que foi mudado conta
-        orig_linhas = {ln.strip() for ln in original.source.splitlines()}
-        novas = textwrap.dedent("\n".join(ln for ln in cell_source(cell).splitlines()
-                                          if ln.strip() and ln.strip() not in orig_linhas))
-        if novas and _compila(novas):
-            cells.insert(i + 1, {"cell_type": "code", "metadata": {}, "source": novas, "outputs": [],
+        new_lines = _appended_lines(cell_source(cell), original.source)
+        if new_lines and _compiles(new_lines):
+            cells.insert(i + 1, {"cell_type": "code", "metadata": {}, "source": new_lines, "outputs": [],
                                  "execution_count": None})
-            acrescidas.append(gid)
-    if tipos:
-        notas.append("células que tinham mudado de tipo (código/texto) voltaram ao tipo original: "
-                     f"{', '.join(sorted(tipos))}")
-    if editadas:
-        notas.append(f"células protegidas ou de verificação editadas ({', '.join(sorted(editadas))}): a correção "
-                     "usou o código original")
-    if acrescidas:
-        notas.append(f"as linhas acrescentadas a {', '.join(sorted(acrescidas))} rodaram logo depois da célula, como "
-                     "código comum")
-    return notas
+            appended.append(gid)
+    return retyped, edited, appended
 
 
-def _compila(fonte: str) -> bool:
+def _restore_type(cell: dict, original) -> bool:
+    """Volta ``cell`` ao tipo (código/texto) de ``original``; diz se ele tinha mudado. O nbgrader usaria o tipo
+    original; aqui, às claras."""
+    if cell.get("cell_type") == original.cell_type:
+        return False
+    cell["cell_type"] = original.cell_type
+    if original.cell_type == "code":
+        cell.update(outputs=[], execution_count=None)
+    else:
+        cell.pop("outputs", None), cell.pop("execution_count", None)
+    return True
+
+
+def _appended_lines(source: str, original: str) -> str:
+    """As linhas de ``source`` que não estão em ``original`` (sem indentação comum), na ordem."""
+    original_lines = {ln.strip() for ln in original.splitlines()}
+    return textwrap.dedent("\n".join(ln for ln in source.splitlines()
+                                     if ln.strip() and ln.strip() not in original_lines))
+
+
+def _compiles(source: str) -> bool:
     """As linhas soltas formam código Python válido? (só compila; nada roda aqui)"""
     try:
-        compile(fonte, "<celula>", "exec")
+        compile(source, "<celula>", "exec")
     except (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError):
         return False
     return True
 
 
 
-def iguais_as_solucoes(nb: dict, g: Gradable) -> tuple[list[str], list[str]]:
+def copied_from_solutions(nb: dict, g: Gradable) -> tuple[list[str], list[str]]:
     """Respostas iguais às de ``solutions/`` (de hoje ou de uma versão anterior do curso): código com a mesma
     árvore sintática (comentários, docstrings e formatação não contam), texto igual sem a formatação.
 
@@ -245,9 +306,9 @@ def iguais_as_solucoes(nb: dict, g: Gradable) -> tuple[list[str], list[str]]:
         (listas vazias se a entrega não é uma cópia das soluções).
     """
     from .catalogo import CODE_STUB, TEXT_STUB, answer_fingerprint, checks_of_answers, solution_fingerprints
-    from .nomes_antigos import respostas_de_todas_as_versoes
+    from .nomes_antigos import answers_of_all_versions
 
-    conhecidas = respostas_de_todas_as_versoes(g.assignment, g.notebook)
+    conhecidas = answers_of_all_versions(g.assignment, g.notebook)
     atuais = solution_fingerprints(g.source)
     originais = original_cells(g.source)
     esbocos = {answer_fingerprint(CODE_STUB), answer_fingerprint(TEXT_STUB, "markdown"), ""}

@@ -18,12 +18,12 @@ import tempfile
 from pathlib import Path
 
 from .catalogo import blank_answers, cell_label, nbgrader_meta
-from .relatorio import SITUACOES, sem_caminhos
+from .relatorio import STATUSES, strip_paths
 
 CHECK_LINE = re.compile(r"^(✅|❌|⏳) (.+?):")
 
 
-def _esbocos(nb: dict, g) -> list[str]:
+def _stubs(nb: dict, g) -> list[str]:
     """As respostas escritas ainda com o esboço ✍️ (os exercícios de código já aparecem nas verificações)."""
     return [f"✍️ resposta escrita ainda não respondida: {cell_label(nb['cells'], index)}, vale {pontos:g} "
             "ponto(s) na correção do professor" for _, index, pontos in blank_answers(nb, g)]
@@ -44,7 +44,7 @@ def validate(path: Path, cell_timeout: int = 60) -> tuple[bool, list[str]]:
 
 def validate_many(paths: list[Path], cell_timeout: int = 60, workers: int = 1) -> list[tuple[bool, list[str]]]:
     """:func:`validate` de vários notebooks numa correção só (``workers`` em paralelo), na mesma ordem."""
-    from .isolamento import bwrap_disponivel
+    from .isolamento import bwrap_available
     from .motor import grade_class
 
     paths = [Path(p) for p in paths]
@@ -53,16 +53,16 @@ def validate_many(paths: list[Path], cell_timeout: int = 60, workers: int = 1) -
             (Path(tmp) / "entregas" / f"n{k:03d}").mkdir(parents=True)
             shutil.copy(path, Path(tmp) / "entregas" / f"n{k:03d}" / path.name)
         rows = grade_class(Path(tmp) / "entregas", Path(tmp) / "saida", cell_timeout, workers=workers,
-                           log=lambda *_: None, isolar=bwrap_disponivel(), guardar_notebooks=True)
+                           log=lambda *_: None, isolar=bwrap_available(), guardar_notebooks=True)
         out = []
         for k, path in enumerate(paths):
             row = next(r for r in rows if r.student == f"n{k:03d}")
             nb = json.loads(row.autograded.read_text(encoding="utf-8")) if row.autograded else None
-            out.append(_relatorio(path, row, nb))
+            out.append(_report(path, row, nb))
     return out
 
 
-def _linhas_do_relatorio(text: str) -> list[str]:
+def _report_lines(text: str) -> list[str]:
     """As linhas de resultado (✅/❌/⏳), de critério que falhou e de dica de uma saída, com as continuações
     que a verificação quebrou (recuo da linha + 5 espaços); esperado/obtido ficam de fora (estão no notebook)."""
     linhas, recuo = [], None
@@ -79,7 +79,7 @@ def _linhas_do_relatorio(text: str) -> list[str]:
     return linhas
 
 
-def _relatorio(path: Path, row, nb: dict | None) -> tuple[bool, list[str]]:
+def _report(path: Path, row, nb: dict | None) -> tuple[bool, list[str]]:
     if row.status in ("arquivo_invalido", "desconhecido", "sem_notebooks"):
         return False, [f"❌ {' | '.join(row.reasons)}."]
     from .catalogo import catalog
@@ -92,7 +92,7 @@ def _relatorio(path: Path, row, nb: dict | None) -> tuple[bool, list[str]]:
             if out.get("output_type") == "stream":
                 text = out.get("text", "")
                 text = "".join(text) if isinstance(text, list) else text
-                linhas = _linhas_do_relatorio(text)
+                linhas = _report_lines(text)
                 checks += linhas
                 if any(CHECK_LINE.match(line) for line in linhas):
                     com_linha.add(nbgrader_meta(c).get("grade_id"))
@@ -105,12 +105,12 @@ def _relatorio(path: Path, row, nb: dict | None) -> tuple[bool, list[str]]:
         # a linha que o kernel imprimiu não se repete, a menos que o verificador isolado tenha discordado dela
         if ((gid is None or gid not in com_linha or "conferência independente" in r)
                 and "resposta(s) escrita(s) ainda com o esboço" not in r):
-            notas.append(f"⚠️ {sem_caminhos(r)}")
-    esbocos = _esbocos(nb, g)
+            notas.append(f"⚠️ {strip_paths(r)}")
+    esbocos = _stubs(nb, g)
     report = [f"Notebook {path.name} ({g.assignment}, {g.notebook}): {passed} de {len(points)} verificação(ões) "
               "passando.", *checks, *notas, *esbocos]
     if row.status not in ("ok", "parcial", "zero"):
-        report.append(f"❌ situação na correção: {SITUACOES.get(row.status, row.status)} ({row.status}); "
+        report.append(f"❌ situação na correção: {STATUSES.get(row.status, row.status)} ({row.status}); "
                       "veja os avisos acima.")
     ok = passed == len(points) and not esbocos and row.status == "ok"  # a nota toda; erros soltos são avisos
     report.append("Pronto para entregar! ✅" if ok else "Ainda há o que resolver antes de entregar.")

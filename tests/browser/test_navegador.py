@@ -108,7 +108,7 @@ def test_explorador_no_jupyterlab(lab):
              "falha.png")
 
 
-def _drive(page, base, token):
+def _drive(page, base, token):  # noqa: PLR0915 — os passos de um aluno, em sequência: um roteiro linear
     """Os passos de um aluno, com as conferências depois de cada um."""
     page.goto(f"{base}/lab/tree/{NOTEBOOK}?token={token}")
     page.wait_for_selector(".jp-Notebook", timeout=TIMEOUT)

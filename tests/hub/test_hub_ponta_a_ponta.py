@@ -95,7 +95,7 @@ def _ambiente_do_hub() -> None:
         _rodar([VENV / "bin" / "pip", "install", "--quiet", "--no-deps", "-e", CURSO], cwd=CURSO)
         editavel.write_text(str(CURSO), encoding="utf-8")
     _rodar([VENV / "bin" / "python", "-c", "import sys; sys.path.insert(0, 'scripts'); import preparar_trabalho as p;"
-            " p.configurar(hub=True)"], cwd=CURSO)
+            " p.configure(hub=True)"], cwd=CURSO)
     _rodar(["chmod", "-R", "a+rX", BASE])
 
 
@@ -151,7 +151,7 @@ class Hub:
 
 
 @pytest.fixture(scope="module")
-def turma(tmp_path_factory):
+def turma(tmp_path_factory):  # noqa: PLR0915 — a preparação do hub, passo a passo, num roteiro linear
     if os.geteuid() != 0:
         _falta("o teste do hub cria usuários Unix: rode como root (make test-hub)")
     if not shutil.which("bwrap"):
@@ -262,7 +262,7 @@ def _resposta_certa() -> dict:
     return a_mao(json.loads((CURSO / "solutions" / "modulo-06" / AULA / f"{NB}.ipynb").read_text(encoding="utf-8")))
 
 
-def test_turma_no_hub_de_ponta_a_ponta(turma):
+def test_turma_no_hub_de_ponta_a_ponta(turma):  # noqa: PLR0915 — o roteiro de uma turma, em ordem
     hub, env = turma["hub"], turma["env"]
     a_certo, a_adulterado = turma["alunos"][:2]
     prof = turma["prof"]
@@ -272,13 +272,13 @@ def test_turma_no_hub_de_ponta_a_ponta(turma):
                      "--exchange", turma["exchange"]], env, cwd=f"/home/{prof}", timeout=300)
     assert r.returncode == 0, r.stdout + r.stderr
     # 2. os alunos entram (servidores iniciados pela API do hub), buscam, editam e entregam
-    tempos = {u: hub.iniciar(u) for u in (a_certo, a_adulterado)}
+    tempos = {u: hub.start(u) for u in (a_certo, a_adulterado)}
     # o aluno começa na página do curso, com a lista de tarefas e sem o Formgrader; o professor, com ele
     assert hub.pedir("GET", f"/user/{a_certo}/api/contents/curso/00-comece-aqui.ipynb?content=0")["type"] == "notebook"
     desligadas, formgrader = _interface(hub, a_certo)
     assert {"@jupyter/nbgrader:formgrader", "@jupyter/nbgrader:create-assignment"} <= desligadas
     assert "@jupyter/nbgrader:assignment-list" not in desligadas and formgrader == 404
-    hub.iniciar(prof)
+    hub.start(prof)
     desligadas, formgrader = _interface(hub, prof)
     assert not desligadas & {"@jupyter/nbgrader:formgrader", "@jupyter/nbgrader:create-assignment"}
     assert formgrader == 200
@@ -328,7 +328,7 @@ def test_turma_no_hub_de_ponta_a_ponta(turma):
     # 4. o gradebook (lido como o Formgrader o lê) tem as notas da caixa e o máximo da tarefa
     r = _como(prof, [VENV / "bin" / "python", "-c",
                      "import json, sys; from correcao import hub; "
-                     f"print(json.dumps(hub.notas_do_gradebook(hub.Turma({str(pasta)!r}), {AULA!r})))"],
+                     f"print(json.dumps(hub.gradebook_scores(hub.HubCourse({str(pasta)!r}), {AULA!r})))"],
               env, cwd=f"/home/{prof}", timeout=120)
     assert r.returncode == 0, r.stderr
     gradebook = json.loads(r.stdout)
@@ -376,7 +376,7 @@ def test_rajada_de_logins(turma):
     hub = turma["hub"]
     livre_antes = _memoria_livre_mb()
     with ThreadPoolExecutor(len(rajada)) as pool:
-        tempos = list(pool.map(lambda u: hub.iniciar(u, limite=600), rajada))
+        tempos = list(pool.map(lambda u: hub.start(u, limite=600), rajada))
     livre_depois = _memoria_livre_mb()
     pss = [_pss_mb(u) for u in rajada]
     print(f"\n[rajada] {len(rajada)} servidores; prontos em " + ", ".join(f"{t:.1f}" for t in sorted(tempos))

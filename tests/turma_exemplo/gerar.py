@@ -20,7 +20,7 @@ import sys
 import zipfile
 from pathlib import Path
 
-from correcao.nomes_antigos import RENOMEADAS
+from correcao.nomes_antigos import RENAMED_FUNCTIONS
 
 ROOT = Path(__file__).resolve().parents[2]
 AULA1 = "modulo-06/aula-01-self-attention"
@@ -343,7 +343,7 @@ def primeira_versao() -> dict:
 
     from correcao import nomes_antigos
 
-    v = next(v for v in nomes_antigos.versoes() if (v.aula, v.notebook) == (AULA1.split("/")[1], "03-exercicios"))
+    v = next(v for v in nomes_antigos.old_versions() if (v.aula, v.notebook) == (AULA1.split("/")[1], "03-exercicios"))
     return versoes.guardado(versoes.aluno(v), "03-exercicios.ipynb")
 
 
@@ -351,7 +351,8 @@ def versao_antiga(nb: dict) -> dict:
     """O notebook como era na versão anterior do curso: as funções (e a verificação da máscara) com os nomes
     antigos, em português, no enunciado, na resposta e na célula de verificação."""
     texto = json.dumps(nb, ensure_ascii=False)
-    trocas = [(novo, antigo) for antigo, novo in RENOMEADAS.items()] + [("exercicio_1_passo_1", "mascara_causal")]
+    trocas = [(novo, antigo) for antigo, novo in RENAMED_FUNCTIONS.items()]
+    trocas += [("exercicio_1_passo_1", "mascara_causal")]
     for novo, antigo in trocas:
         texto = re.sub(rf"\b{novo}\b", antigo, texto)
     return json.loads(texto)

@@ -33,7 +33,7 @@ def _show(commit: str, caminho: str) -> dict:
     return json.loads(texto)
 
 
-def aluno(versao: nomes_antigos.Versao) -> str:
+def aluno(versao: nomes_antigos.OldVersion) -> str:
     """O "aluno" de uma versão no zip: o commit e a aula (``6b382f60-aula-02``)."""
     return f"{versao.commits[1][:8]}-{versao.aula[:7]}"
 
@@ -46,7 +46,7 @@ ENUNCIADO_MUDOU = {("012b9fa271f4", "modulo-06/aula-01-self-attention/04-projeto
 COMO_ERA = "012b9fa2-aula-01-como-era"
 
 
-def _resolver(v: nomes_antigos.Versao, como_era: bool = False) -> dict:
+def _resolver(v: nomes_antigos.OldVersion, como_era: bool = False) -> dict:
     commit = v.commits[1]
     nb = copy.deepcopy(_show(commit, f"notebooks/{v.caminho}"))
     sol = {c.get("metadata", {}).get("nbgrader", {}).get("grade_id"): c
@@ -71,7 +71,7 @@ def resolvidos() -> dict[tuple[str, str], dict]:
     """(aluno, arquivo) -> o notebook de aluno de cada versão anterior, resolvido (precisa do histórico), mais
     a resposta como era de cada exercício de ENUNCIADO_MUDOU (aluno COMO_ERA)."""
     out = {}
-    for v in nomes_antigos.versoes():
+    for v in nomes_antigos.old_versions():
         out[(aluno(v), f"{v.notebook}.ipynb")] = _resolver(v)
         if (v.commits[1], v.caminho) in ENUNCIADO_MUDOU:
             out[(COMO_ERA, f"{v.notebook}.ipynb")] = _resolver(v, como_era=True)

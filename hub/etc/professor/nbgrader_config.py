@@ -6,8 +6,8 @@
 # que corrige cada entrega na caixa do curso e grava as notas no gradebook.
 import os
 
-from correcao.hub import RecusarExecucao
+from correcao.hub import RefuseExecution
 
 c = get_config()  # noqa: F821
 c.CourseDirectory.root = os.path.expanduser("~/curso-nbgrader")
-c.Autograde.autograde_preprocessors = [RecusarExecucao]
+c.Autograde.autograde_preprocessors = [RefuseExecution]

@@ -2,7 +2,7 @@
 
 :func:`translate` traduz as mensagens de erro mais comuns do Python e do NumPy (o nome do erro e a mensagem
 original continuam à vista, para buscar); usada pelas verificações, pela correção
-(``correcao.relatorio.erro_legivel``) e pelo explorador. :func:`student_error` monta o ❌ de uma exceção
+(``correcao.relatorio.readable_error``) e pelo explorador. :func:`student_error` monta o ❌ de uma exceção
 levantada pelo código do aluno; :func:`is_numpy_shape_error` separa o erro de formas do NumPy de um
 ``ValueError`` levantado de propósito pelo aluno.
 """

@@ -74,7 +74,7 @@ class Watcher:
             if hasattr(os, nome):
                 self._escapes[getattr(os, nome)] = f"outro processo (os.{nome})"
 
-    def _profile(self, frame, event, arg):
+    def _profile(self, frame, event, arg):  # noqa: C901 — o gancho do sys.setprofile: uma função só, por velocidade
         # chamado a cada chamada de função (o matplotlib faz milhares): só consultas a dicionários e conjuntos
         if event == "c_call":
             code = frame.f_code
