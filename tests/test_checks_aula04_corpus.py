@@ -542,8 +542,8 @@ def test_as_pecas_do_bloco_atravessam_a_ponte_da_correcao():
 
     x = np.random.default_rng(0).normal(size=(2, 5, 8))
     for peca in aula04._partes(7, 8, 2, "gelu"):
-        refeita = _remoto.decode(json.loads(json.dumps(_remoto.encode(peca))), objetos=True,
-                                 refazer=_aluno._refazer)
+        refeita = _remoto.decode_value(json.loads(json.dumps(_remoto.encode_value(peca))), objetos=True,
+                                 refazer=_aluno._rebuild)
         assert type(refeita) is type(peca)
         a, b = peca(x), refeita(x)
         np.testing.assert_array_equal(a[0] if isinstance(a, tuple) else a, b[0] if isinstance(b, tuple) else b)

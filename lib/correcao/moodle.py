@@ -45,7 +45,7 @@ SUBMISSION_PATTERN = re.compile(
 # Os cabeçalhos que o importador da planilha procura, como o Moodle os escreve em cada idioma
 # (strings ``recordid``, ``hiddenuser`` e ``lastmodifiedgrade`` de mod_assign e ``grade`` do núcleo).
 WORKSHEET_HEADERS = {
-    "pt_br": {"id": "Identificador", "participante": "Participant", "nome": "Nome completo", "nota": "Nota",
+    "pt_br": {"id": "Identificador", "participante": "Participante", "nome": "Nome completo", "nota": "Nota",
               "maximo": "Nota máxima", "modificada": "Última modificação (nota)", "decimal": ","},
     "en": {"id": "Identifier", "participante": "Participant ", "nome": "Full name", "nota": "Grade",
            "maximo": "Maximum grade", "modificada": "Last modified (grade)", "decimal": "."},

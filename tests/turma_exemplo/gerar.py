@@ -26,6 +26,8 @@ ROOT = Path(__file__).resolve().parents[2]
 AULA1 = "modulo-06/aula-01-self-attention"
 AULA2 = "modulo-06/aula-02-auto-atencao-do-zero"
 AULA3 = "modulo-06/aula-03-atencao-num-transformer-real"
+AULA4 = "modulo-06/aula-04-bloco-transformer"
+AULA5 = "modulo-06/aula-05-treinando-a-atencao"
 DEFAULT = ROOT / "tests" / "turma-exemplo.zip"
 
 
@@ -113,6 +115,38 @@ EX4_SEM_ESCALA = '''def attention_with_projections(X, W_q, W_k, W_v):
 EX3_ERRADO = '''def similar_embeddings():
     tokens, E = atencao.gato_felino()
     return E   # não mudou nada'''
+
+LN_EIXO_ERRADO = '''def layer_norm(x, weight, bias, eps=1e-5):
+    media = x.mean(axis=0, keepdims=True)   # a média de cada coluna, não a de cada token
+    var = x.var(axis=0, keepdims=True)
+    return (x - media) / np.sqrt(var + eps) * weight + bias'''
+
+PE_SEM_COSSENO = '''def positional_encoding(n, d_model):
+    pos = np.arange(n)[:, None]
+    i = np.arange(d_model)[None, :]
+    return np.sin(pos / 10000 ** (i / d_model))   # só senos, e o expoente com i em vez de 2i'''
+
+SOFTMAX_BACKWARD_SEM_SOMA = '''def my_softmax_backward(A, dA):
+    return A * dA   # falta subtrair a soma de cada linha'''
+
+
+def lessons_4_and_5() -> dict[str, dict[str, object]]:
+    """Alunos das Aulas 4 e 5: honesto, com um exercício errado e um que troca a verificação (com trabalho errado)."""
+    sol4, sol5 = solution(AULA4, "03-exercicios"), solution(AULA5, "03-exercicios")
+    errada4 = fill(clean(sol4), "aula04-ex2-solucao", LN_EIXO_ERRADO)
+    adultera4 = fill(clean(sol4), "aula04-ex1-solucao", PE_SEM_COSSENO + "\n\naula04.exercicio_1 = lambda *a, **k: None")
+    errada5 = fill(clean(sol5), "aula05-ex1-solucao", SOFTMAX_BACKWARD_SEM_SOMA)
+    adultera5 = fill(clean(sol5), "aula05-ex1-solucao",
+                     SOFTMAX_BACKWARD_SEM_SOMA + "\n\naula05.exercicio_1 = lambda *a, **k: None")
+    return {
+        "rui-aula-4": {"03-exercicios.ipynb": clean(sol4)},
+        "sara-aula-4-errada": {"03-exercicios.ipynb": errada4},
+        "tito-aula-4-adultera": {"03-exercicios.ipynb": adultera4},
+        "ulla-aula-5": {"03-exercicios.ipynb": clean(sol5)},
+        "vini-aula-5-errado": {"03-exercicios.ipynb": errada5},
+        "wilma-aula-5-adultera": {"03-exercicios.ipynb": adultera5},
+    }
+
 
 # Trapaças: cada uma com trabalho errado; a linha esperada é 0 ponto e/ou "revisar".
 TRAPACAS = {
@@ -306,7 +340,7 @@ def cases() -> dict[str, dict[str, object]]:
     fill(memoria, "aula01-ex3-solucao", MEMORIA + ex3_src)
     extras["dano-memoria"] = {"03-exercicios.ipynb": memoria}
 
-    return extras | {
+    return extras | lessons_4_and_5() | {
         "ana-correta": {"03-exercicios.ipynb": clean(sol1), "04-projeto.ipynb": clean(sol_proj),
                         "04-exercicios.ipynb": clean(solution(AULA2, "04-exercicios"))},
         "bruno-parcial": {"03-exercicios.ipynb": parcial},
