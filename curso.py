@@ -406,6 +406,29 @@ def validar(ex: Execucao, opcoes) -> int:
     return 0 if codigo == AINDA_HA_O_QUE_RESOLVER else codigo
 
 
+VENV_SITE = Path("build") / "venv-site"
+
+
+def site(ex: Execucao, opcoes) -> int:
+    """Constrói o curso no navegador (JupyterLite) em build/site/ com scripts/site.py, num ambiente à parte
+    (build/venv-site/, pacotes de requirements-site.txt), sem mudar o .venv do curso. Precisa do npm."""
+    mensagem = python_insuficiente()
+    if mensagem:
+        print(mensagem)
+        return 1
+    venv = ROOT / VENV_SITE
+    py = python_do_venv(venv)
+    marca = venv / ".instalado"
+    passos = [] if py.exists() else [[sys.executable, "-m", "venv", venv]]
+    if ex.mostrar or not marca.exists() or marca.stat().st_mtime < (ROOT / "requirements-site.txt").stat().st_mtime:
+        passos += [[py, "-m", "pip", "install", "--quiet", "-r", "requirements-site.txt"]]
+    codigo = _roda_em_sequencia(ex, *passos)
+    if codigo:
+        return codigo
+    ex.marcar(marca)
+    return ex.rodar([py, ROOT / "scripts" / "site.py"])
+
+
 def limpar(ex: Execucao, opcoes) -> int:
     """Apaga .venv e build/; nunca trabalho/ (as respostas do aluno)."""
     return ex.apagar(VENV, ROOT / "build")
@@ -440,6 +463,7 @@ COMANDOS = {
     "bench": (bench, "bench", "bench", "mede desempenho"),
     "turma-exemplo": (turma_exemplo, "turma-exemplo", "turma-exemplo",
                       "regenera a turma fictícia tests/turma-exemplo.zip (e tests/versoes-antigas.zip, do git)"),
+    "site": (site, "site", "site", "constrói o curso no navegador (JupyterLite) em build/site/ (precisa do npm)"),
     "limpar": (limpar, "limpar", "limpar", "apaga .venv e build/ (trabalho/, com as suas respostas, fica)"),
     "corrigir": (corrigir, "corrigir ENTREGAS=pasta-ou-zip [SAIDA=pasta] [MEMORIA=MiB] [SEM_ISOLAMENTO=1]",
                  "corrigir pasta-ou-zip [outro.zip...] [--saida pasta] [--memoria MiB] [--sem-isolamento]",
