@@ -3,8 +3,9 @@
 - :func:`site_construido` constrói ``build/site/`` uma vez por execução (``python3 curso.py site``); com
   ``CURSO_SITE_PRONTO=1``, usa o que já está lá.
 - :func:`servir` serve o site **sob um subcaminho** (``/curso/``), como numa hospedagem estática qualquer.
-- :func:`offline` aborta toda requisição para fora de 127.0.0.1 e as guarda em ``fora``: o teste falha se
-  houver alguma. O Chromium também não resolve nenhum outro nome (``--host-resolver-rules``).
+- :func:`offline` guarda em ``fora`` toda requisição para fora de 127.0.0.1 (o teste falha se houver alguma), e
+  o Chromium não a deixa sair: nenhum outro nome resolve (``--host-resolver-rules``) e o que não é loopback vai
+  para um proxy morto (``--proxy-server``), inclusive endereços IP.
 - :class:`Lite` dirige o JupyterLite pela API do JupyterLab (``window.jupyterapp``, ligada no
   ``site/jupyter-lite.json``): abrir, rodar tudo, trocar o código de uma célula, ler saídas.
 """
@@ -80,23 +81,21 @@ def offline(viewport=(1400, 1000)):
 
     perfil = tempfile.mkdtemp(prefix="chromium-site-")
     fora: list[str] = []
-    flags = [*CHROMIUM_FLAGS, "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"]
+    # Nada sai da máquina: nenhum nome resolve (só 127.0.0.1) e tudo o que não é loopback vai para um proxy morto.
+    # (O page.route do Playwright não serve aqui: com ele o service worker do JupyterLite não sobe.)
+    flags = [*CHROMIUM_FLAGS, "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
+             "--proxy-server=http://127.0.0.1:9"]
     with sync_playwright() as pw:
         ctx = pw.chromium.launch_persistent_context(
             perfil, executable_path=CHROMIUM, args=flags, headless=True, accept_downloads=True,
             viewport={"width": viewport[0], "height": viewport[1]})
 
-        def filtrar(route):
-            url = route.request.url
-            if urllib.parse.urlsplit(url).hostname != "127.0.0.1":
-                fora.append(url)
-                route.abort()
-            else:
-                route.continue_()
+        def anotar(req):
+            partes = urllib.parse.urlsplit(req.url)
+            if partes.scheme in ("http", "https", "ws", "wss") and partes.hostname != "127.0.0.1":
+                fora.append(req.url)
 
-        ctx.route("**/*", filtrar)
-        ctx.on("request", lambda req: urllib.parse.urlsplit(req.url).scheme in ("http", "https")
-               and urllib.parse.urlsplit(req.url).hostname != "127.0.0.1" and fora.append(req.url))
+        ctx.on("request", anotar)  # inclui as do service worker do JupyterLite
         try:
             yield (ctx.pages[0] if ctx.pages else ctx.new_page()), fora, ctx
         finally:
