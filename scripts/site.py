@@ -160,6 +160,20 @@ def _pip_download(requisito: str, pasta: Path, *extra) -> Path:
     return achadas[0]
 
 
+def pacotes_conferidos(lock: dict, nomes, ler, nome_origem: str) -> dict[str, bytes]:
+    """Os arquivos dos pacotes ``nomes`` (nome do arquivo -> bytes), cada um lido com ``ler`` e conferido pelo
+    sha256 do ``lock``. Um arquivo que falta ou não confere para a construção (:class:`ConstrucaoFalhou`)."""
+    arquivos = {}
+    for nome in nomes:
+        entrada = lock["packages"][nome]
+        dados = ler(entrada["file_name"])
+        if dados is None:
+            raise ConstrucaoFalhou(f"{entrada['file_name']} (pacote {nome}) não está em {nome_origem}; a "
+                                   "construção parou.")
+        arquivos[entrada["file_name"]] = conferir(entrada["file_name"], dados, entrada["sha256"], nome_origem)
+    return arquivos
+
+
 # --- rodas feitas aqui (a biblioteca, o modelo, as saídas guardadas) --------------------------------------------
 
 
@@ -169,7 +183,8 @@ def fazer_roda(nome: str, versao: str, arquivos: dict[str, bytes], resumo: str) 
     arquivos = dict(arquivos)
     arquivos[f"{dist}/METADATA"] = (f"Metadata-Version: 2.1\nName: {nome}\nVersion: {versao}\n"
                                     f"Summary: {resumo}\n").encode()
-    arquivos[f"{dist}/WHEEL"] = b"Wheel-Version: 1.0\nGenerator: curso site.py\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
+    arquivos[f"{dist}/WHEEL"] = (b"Wheel-Version: 1.0\nGenerator: curso site.py\nRoot-Is-Purelib: true\n"
+                                 b"Tag: py3-none-any\n")
     registro = io.StringIO()
     escritor = csv.writer(registro, lineterminator="\n")
     for caminho, dados in sorted(arquivos.items()):
@@ -275,14 +290,7 @@ def construir(pacotes: str | None, saida: Path) -> None:
     servidos = fecho(lock, fontes["raizes"])
     ler, nome_origem = origem_dos_pacotes(fontes, pacotes)
     print(f"{len(servidos)} pacotes do Pyodide, de {nome_origem}, conferidos pelo lock oficial", flush=True)
-    pyodide_dir = {}
-    for nome in servidos:
-        entrada = lock["packages"][nome]
-        dados = ler(entrada["file_name"])
-        if dados is None:
-            raise ConstrucaoFalhou(f"{entrada['file_name']} (pacote {nome}) não está em {nome_origem}; a "
-                                   "construção parou.")
-        pyodide_dir[entrada["file_name"]] = conferir(entrada["file_name"], dados, entrada["sha256"], nome_origem)
+    pyodide_dir = pacotes_conferidos(lock, servidos, ler, nome_origem)
     lock["packages"] = {nome: lock["packages"][nome] for nome in servidos}
 
     for requisito, pino in fontes["rodas"].items():

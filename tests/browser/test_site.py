@@ -39,7 +39,7 @@ ERRADA = """def similar_embeddings():
 """
 CERTA = """def similar_embeddings():
     tokens, E = atencao.gato_felino()
-    E[3] = [0.0, 0.0, 0.9, 0.1]  # resposta do aluno no navegador: alto parecido com pulou
+    E[3] = [0.0, 0.0, 0.8, 0.2]  # resposta do aluno no navegador: alto parecido com pulou
     return E
 """
 
@@ -89,7 +89,8 @@ def test_curso_no_navegador_sem_internet(site, tmp_path):
             lite.executar("docmanager:download")
         arquivo = tmp_path / "03-exercicios.ipynb"
         baixado.value.save_as(arquivo)
-        json.loads(arquivo.read_text(encoding="utf-8"))  # um .ipynb de verdade
+        fontes = ["".join(c["source"]) for c in json.loads(arquivo.read_text(encoding="utf-8"))["cells"]]
+        assert any("resposta do aluno no navegador" in f for f in fontes), "o notebook baixado sem a edição"
         validar = subprocess.run([sys.executable, str(ROOT / "scripts" / "validar.py"), str(arquivo)], cwd=ROOT,
                                  capture_output=True, text=True, timeout=600)
         assert validar.returncode in (0, 1), validar.stdout + validar.stderr
