@@ -97,12 +97,23 @@ def test_curso_no_navegador_sem_internet(site, tmp_path):
         linhas = [linha for linha in validar.stdout.splitlines() if "Exercício 3" in linha]
         assert linhas and all("✅" in linha for linha in linhas), validar.stdout
 
+        # recomeçar: apagar o notebook do armazenamento do navegador traz de volta o original do site
+        caminho = f"{AULA1}/03-exercicios.ipynb"
+        original = page.evaluate(
+            """async p => { const c = window.jupyterapp.serviceManager.contents;
+                          await c.delete(p); const m = await c.get(p);
+                          return m.content.cells.map(x => Array.isArray(x.source) ? x.source.join('') : x.source); }""",
+            caminho)
+        assert not any("resposta do aluno no navegador" in f for f in original)
+        assert any("raise NotImplementedError" in f for f in original)
+
         # Aula 1, o explorador: dois controles mudam o mapa de calor
         lite.abrir(f"{AULA1}/04-projeto.ipynb")
         lite.rodar_tudo()
         _sem_erros(lite, "Aula 1, 04-projeto")
+        page.wait_for_selector(".atx table.heat", state="attached", timeout=60_000)
+        page.locator(".atx").first.scroll_into_view_if_needed()  # fora da tela, a célula fica oculta
         page.wait_for_selector(".atx table.heat", timeout=60_000)
-        page.locator(".atx").first.scroll_into_view_if_needed()
         page.screenshot(path=SHOTS / "site-4-explorador.png")
         antes = page.eval_on_selector(".atx", "a => a.innerHTML")
         page.locator(".widget-checkbox", has_text="máscara causal").locator("input").check()
