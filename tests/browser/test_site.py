@@ -101,7 +101,7 @@ def test_curso_no_navegador_sem_internet(site, tmp_path):
         caminho = f"{AULA1}/03-exercicios.ipynb"
         original = page.evaluate(
             """async p => { const c = window.jupyterapp.serviceManager.contents;
-                          await c.delete(p); const m = await c.get(p);
+                          await c.delete(p); const m = await c.get(p, {content: true});
                           return m.content.cells.map(x => Array.isArray(x.source) ? x.source.join('') : x.source); }""",
             caminho)
         assert not any("resposta do aluno no navegador" in f for f in original)
@@ -112,7 +112,9 @@ def test_curso_no_navegador_sem_internet(site, tmp_path):
         lite.rodar_tudo()
         _sem_erros(lite, "Aula 1, 04-projeto")
         page.wait_for_selector(".atx table.heat", state="attached", timeout=60_000)
-        page.locator(".atx").first.scroll_into_view_if_needed()  # fora da tela, a célula fica oculta
+        # fora da tela, a célula fica oculta (o JupyterLab só desenha o que está à vista): rola até ela
+        page.evaluate("() => { const p = window.jupyterapp.shell.currentWidget.content;"
+                      " p.scrollToItem(p.widgets.findIndex(c => c.node.querySelector('.atx'))); }")
         page.wait_for_selector(".atx table.heat", timeout=60_000)
         page.screenshot(path=SHOTS / "site-4-explorador.png")
         antes = page.eval_on_selector(".atx", "a => a.innerHTML")
