@@ -127,7 +127,8 @@ def test_curso_no_navegador_sem_internet(site, tmp_path):
         opcao = caixa.locator("option").nth(1).inner_text()
         caixa.select_option(label=opcao)
         page.wait_for_function("b => document.querySelector('.atx').innerHTML !== b", arg=antes, timeout=60_000)
-        assert opcao.split(": ", 1)[-1] in page.inner_text(".atx .bars")
+        token = opcao.split(":", 1)[-1].strip()  # "1:\xa0gato" -> "gato"
+        assert f"“{token}” olha para" in page.inner_text(".atx .bars")
         page.screenshot(path=SHOTS / "site-5-explorador-mexido.png")
 
         # Aula 2, 03-uso: sem PyTorch, cada célula mostra a saída guardada com a nota, sem erro
