@@ -139,6 +139,8 @@ def test_curso_no_navegador_sem_internet(site, tmp_path):
                   if c["tipo"] == "code" and "torch" in c["fonte"] and "sem_pytorch()" not in c["fonte"]]
         assert codigo and all("NO NAVEGADOR" in lite.texto(j) for j in codigo)
         assert any(len(lite.texto(j)) > 200 for j in codigo), "as saídas guardadas deveriam aparecer"
+        page.evaluate("j => window.jupyterapp.shell.currentWidget.content.scrollToItem(j)", codigo[1])
+        page.wait_for_timeout(500)
         page.screenshot(path=SHOTS / "site-6-aula2-uso.png")
 
         # Aula 3: o modelo de verdade, servido pelo site, lido pelo codificador NumPy do curso
