@@ -253,7 +253,7 @@ def bench_site() -> dict | None:
         tempos = lite.abrir("modulo-06/aula-01-self-attention/02-codigo.ipynb")
         t0 = time.perf_counter()
         lite.executar("notebook:run-all-cells")
-        page.wait_for_selector(".jp-OutputArea-output img", timeout=600_000)
+        page.wait_for_selector(".jp-OutputArea-output img", state="attached", timeout=600_000)  # fora da tela também
         figura = time.perf_counter() - t0
         lite.esperar_ocioso(600_000)
         tudo = time.perf_counter() - t0
