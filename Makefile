@@ -11,7 +11,7 @@ MOSTRAR = $(if $(findstring n,$(firstword -$(MAKEFLAGS))),--mostrar,)
 CURSO   = $(strip $(if $(MOSTRAR),+,)$(PYTHON) curso.py $(MOSTRAR))
 
 .PHONY: ajuda lab instalar test test-lento test-cpus test-minimo test-lib test-browser lint alunos executar bench corrigir validar \
-	turma-exemplo limpar turma test-hub
+	turma-exemplo limpar turma test-hub site
 
 ajuda:
 	@$(CURSO) ajuda
@@ -81,6 +81,10 @@ test-hub:
 # Regenera a turma de exemplo (alunos fictícios), tests/turma-exemplo.zip, a partir das soluções.
 turma-exemplo:
 	$(CURSO) turma-exemplo
+
+# O curso no navegador (JupyterLite) em build/site/, num ambiente à parte (build/venv-site/); precisa do npm.
+site:
+	$(CURSO) site
 
 # Apaga .venv e build/; trabalho/, com as respostas, fica.
 limpar:

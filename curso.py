@@ -427,6 +427,29 @@ def hub_class(runner: Runner, options) -> int:
     return install(runner) or runner.run(cmd, without_mplbackend=True)
 
 
+SITE_VENV = Path("build") / "venv-site"
+
+
+def site(runner: Runner, options) -> int:
+    """Constrói o curso no navegador (JupyterLite) em build/site/ com scripts/site.py, num ambiente à parte
+    (build/venv-site/, pacotes de requirements-site.txt), sem mudar o .venv do curso. Precisa do npm."""
+    message = python_too_old()
+    if message:
+        print(message)
+        return 1
+    venv = ROOT / SITE_VENV
+    py = venv_python(venv)
+    stamp = venv / ".instalado"
+    steps = [] if py.exists() else [[sys.executable, "-m", "venv", venv]]
+    if runner.dry_run or not stamp.exists() or stamp.stat().st_mtime < (ROOT / "requirements-site.txt").stat().st_mtime:
+        steps += [[py, "-m", "pip", "install", "--quiet", "-r", "requirements-site.txt"]]
+    code = runner.run_all(*steps)
+    if code:
+        return code
+    runner.touch(stamp)
+    return runner.run([py, ROOT / "scripts" / "site.py"])
+
+
 def clean(runner: Runner, options) -> int:
     """Apaga .venv e build/; nunca trabalho/ (as respostas do aluno)."""
     return runner.remove(VENV, ROOT / "build")
@@ -508,6 +531,7 @@ COMMANDS = {command.name: command for command in (
     Command("bench", bench, "mede desempenho"),
     Command("turma-exemplo", sample_class,
             "regenera a turma fictícia tests/turma-exemplo.zip (e tests/versoes-antigas.zip, do git)"),
+    Command("site", site, "constrói o curso no navegador (JupyterLite) em build/site/ (precisa do npm)"),
     Command("limpar", clean, "apaga .venv e build/ (trabalho/, com as suas respostas, fica)"),
     Command("corrigir", grade, "corrige uma turma (cada entrega isolada com o bwrap)",
             "corrigir ENTREGAS=pasta-ou-zip [SAIDA=pasta] [MEMORIA=MiB] [SEM_ISOLAMENTO=1]",

@@ -13,6 +13,9 @@
 7. A correção da turma de exemplo (vazão, com e sem a caixa).
 8. Aula 5: o treino padrão do ``04-projeto`` (tarefa "anterior", 120 passos, lote 32, com um backward de uma
    sequência por vez, como o do aluno) e o mesmo treino com o backward em lote da biblioteca.
+9. O curso no navegador (``make site``, se ``build/site/`` existe): tamanho do site e, num Chromium sem tela e sem
+   internet, o tempo até a interface, até o kernel pronto, até a primeira figura e o *Run All* da Aula 1,
+   ``02-codigo``, num perfil novo (primeira visita).
 """
 
 from __future__ import annotations
@@ -253,6 +256,32 @@ def bench_lab(repeat: int = 3) -> list[float]:
     return tempos
 
 
+def bench_site() -> dict | None:
+    """O site de ``build/site/`` (``None`` se não foi construído): MB e segundos da primeira visita."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    site = root / "build" / "site"
+    if not (site / "index.html").exists():
+        return None
+    sys.path.insert(0, str(root / "tests"))
+    from browser.site import Lite, offline, servir
+
+    mb = sum(p.stat().st_size for p in site.rglob("*") if p.is_file()) / 1e6
+    with servir(site) as base, offline() as (page, fora, _ctx):
+        lite = Lite(page, base)
+        tempos = lite.abrir("modulo-06/aula-01-self-attention/02-codigo.ipynb")
+        t0 = time.perf_counter()
+        lite.executar("notebook:run-all-cells")
+        page.wait_for_selector(".jp-OutputArea-output img", state="attached", timeout=600_000)  # fora da tela também
+        figura = time.perf_counter() - t0
+        lite.esperar_ocioso(600_000)
+        tudo = time.perf_counter() - t0
+    if fora:
+        raise RuntimeError(f"o site buscou fora de 127.0.0.1: {fora[:3]}")
+    return {"mb": mb, **tempos, "figura": figura, "run_all": tudo}
+
+
 def bench_correcao(workers: int = 2) -> dict:
     """Correção da turma de exemplo: segundos por notebook executado (vazão, ``workers`` processos), e o custo
     do isolamento medido num subconjunto honesto (sem laços infinitos), com e sem a caixa."""
@@ -316,6 +345,15 @@ if __name__ == "__main__":
     lab = bench_lab()
     print(f"make lab (curso.py lab) até o JupyterLab responder: {min(lab):.1f} a {max(lab):.1f} s "
           f"({len(lab)} vezes, com tudo instalado)")
+    r_site = bench_site()
+    if r_site is None:
+        print("Curso no navegador: pulado (rode make site antes)")
+    else:
+        print(f"Curso no navegador (build/site/): {r_site['mb']:.0f} MB (meta ≤ 100 MB); primeira visita, Aula 1 "
+              f"02-codigo: interface {r_site['interface']:.1f} s, kernel pronto {r_site['kernel']:.1f} s "
+              "(meta ≤ 15 s), "
+              f"primeira figura {r_site['figura']:.1f} s depois do Run All, Run All {r_site['run_all']:.1f} s "
+              "(meta ≤ 20 s)")
     c = bench_correcao()
     total, n = c["turma"]
     print(f"Correção da turma de exemplo (2 processos, caixa bwrap): {total:.0f} s para {n} notebooks executados "

