@@ -55,7 +55,7 @@ def _sem_erros(lite: Lite, nome: str) -> None:
     assert not erros, f"{nome}: saídas de erro no navegador:\n" + "\n".join(erros)
 
 
-def test_curso_no_navegador_sem_internet(site, tmp_path):
+def test_curso_no_navegador_sem_internet(site, tmp_path):  # noqa: PLR0915 — o roteiro de um aluno no site, em ordem
     with servir(site) as base, offline() as (page, fora, ctx):
         lite = Lite(page, base)
         page.goto(base)

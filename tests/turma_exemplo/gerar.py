@@ -134,7 +134,8 @@ def lessons_4_and_5() -> dict[str, dict[str, object]]:
     """Alunos das Aulas 4 e 5: honesto, com um exercício errado e um que troca a verificação (com trabalho errado)."""
     sol4, sol5 = solution(AULA4, "03-exercicios"), solution(AULA5, "03-exercicios")
     errada4 = fill(clean(sol4), "aula04-ex2-solucao", LN_EIXO_ERRADO)
-    adultera4 = fill(clean(sol4), "aula04-ex1-solucao", PE_SEM_COSSENO + "\n\naula04.exercicio_1 = lambda *a, **k: None")
+    adultera4 = fill(clean(sol4), "aula04-ex1-solucao",
+                     PE_SEM_COSSENO + "\n\naula04.exercicio_1 = lambda *a, **k: None")
     errada5 = fill(clean(sol5), "aula05-ex1-solucao", SOFTMAX_BACKWARD_SEM_SOMA)
     adultera5 = fill(clean(sol5), "aula05-ex1-solucao",
                      SOFTMAX_BACKWARD_SEM_SOMA + "\n\naula05.exercicio_1 = lambda *a, **k: None")
