@@ -92,7 +92,7 @@ def test_notebooks_do_site(tmp_path):
     assert [c["id"] for c in uso["cells"][:2]] == ["navegador-sem-pytorch", "navegador-ligar"]
     original = json.loads((ROOT / "notebooks/modulo-06/aula-02-auto-atencao-do-zero/03-uso.ipynb").read_text("utf-8"))
     codigo = [c for c in original["cells"] if c["cell_type"] == "code"]
-    assert len(guardadas) == len(codigo)
+    assert len(guardadas) >= len(codigo)  # e as dos outros notebooks que usam o PyTorch (Aulas 4 e 5)
     for c in codigo:
         assert guardadas[hashlib.sha256("".join(c["source"]).strip().encode()).hexdigest()] == c["outputs"]
     aula3 = json.loads((tmp_path / "c/modulo-06/aula-03-atencao-num-transformer-real/03-exercicios.ipynb")
