@@ -131,7 +131,7 @@ def test_entrega_igual_as_solucoes_vai_para_revisao(tmp_path):
                        ("t/uma-so/03-exercicios.ipynb", gerar._bytes(uma_so)),
                        ("t/vazio/03-exercicios.ipynb", (ROOT / "notebooks" / A1 / "03-exercicios.ipynb").read_bytes())],
                       tmp_path)
-    checks = ["aula01-ex3-verificacao", "aula01-ex4-verificacao"]
+    checks = EVERYTHING[("aula-01-self-attention", "03-exercicios")].checks  # as verificações de hoje, das soluções
     assert plano[("copia", "03-exercicios.ipynb")].copiadas[1] == checks
     assert plano[("reformatado", "03-exercicios.ipynb")].copiadas[1] == checks
     for aluno in ("honesto", "uma-so", "vazio"):
@@ -152,7 +152,7 @@ def test_copia_da_solucao_de_uma_versao_anterior_tambem_e_copia():
     for c in copia["cells"]:
         if catalogo.nbgrader_meta(c).get("solution"):
             c["source"] = _resposta_da_versao(v, catalogo.nbgrader_meta(c)["grade_id"])
-    assert saneamento.copied_from_solutions(copia, g)[1] == ["aula01-ex3-verificacao", "aula01-ex4-verificacao"]
+    assert saneamento.copied_from_solutions(copia, g)[1] == g.checks
 
 
 def _resposta_da_versao(v, gid):
