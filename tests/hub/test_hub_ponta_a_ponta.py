@@ -272,13 +272,13 @@ def test_turma_no_hub_de_ponta_a_ponta(turma):  # noqa: PLR0915 — o roteiro de
                      "--exchange", turma["exchange"]], env, cwd=f"/home/{prof}", timeout=300)
     assert r.returncode == 0, r.stdout + r.stderr
     # 2. os alunos entram (servidores iniciados pela API do hub), buscam, editam e entregam
-    tempos = {u: hub.start(u) for u in (a_certo, a_adulterado)}
+    tempos = {u: hub.iniciar(u) for u in (a_certo, a_adulterado)}
     # o aluno começa na página do curso, com a lista de tarefas e sem o Formgrader; o professor, com ele
     assert hub.pedir("GET", f"/user/{a_certo}/api/contents/curso/00-comece-aqui.ipynb?content=0")["type"] == "notebook"
     desligadas, formgrader = _interface(hub, a_certo)
     assert {"@jupyter/nbgrader:formgrader", "@jupyter/nbgrader:create-assignment"} <= desligadas
     assert "@jupyter/nbgrader:assignment-list" not in desligadas and formgrader == 404
-    hub.start(prof)
+    hub.iniciar(prof)
     desligadas, formgrader = _interface(hub, prof)
     assert not desligadas & {"@jupyter/nbgrader:formgrader", "@jupyter/nbgrader:create-assignment"}
     assert formgrader == 200
@@ -376,7 +376,7 @@ def test_rajada_de_logins(turma):
     hub = turma["hub"]
     livre_antes = _memoria_livre_mb()
     with ThreadPoolExecutor(len(rajada)) as pool:
-        tempos = list(pool.map(lambda u: hub.start(u, limite=600), rajada))
+        tempos = list(pool.map(lambda u: hub.iniciar(u, limite=600), rajada))
     livre_depois = _memoria_livre_mb()
     pss = [_pss_mb(u) for u in rajada]
     print(f"\n[rajada] {len(rajada)} servidores; prontos em " + ", ".join(f"{t:.1f}" for t in sorted(tempos))
