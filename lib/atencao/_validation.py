@@ -6,6 +6,8 @@ aponte exatamente o que corrigir, com a forma (shape) esperada e a recebida.
 
 from __future__ import annotations
 
+import re
+
 # ligado na importação: trocar ``unicodedata.normalize`` depois (numa célula do aluno) não muda nada aqui
 from unicodedata import normalize as _normalize
 
@@ -51,6 +53,12 @@ def read_only_copy(a) -> np.ndarray:
 def shape_str(shape) -> str:
     """Forma de um array como texto, por exemplo ``(4, 8)``."""
     return "(" + ", ".join(str(s) for s in shape) + (",)" if len(shape) == 1 else ")")
+
+
+def compact_float(x: float) -> str:
+    """``x`` curto, como um literal do Python sem zeros no expoente: ``1e-05`` → ``"1e-5"``, ``0.5`` → ``"0.5"``
+    (o ``repr`` de um ``eps`` e os rótulos das verificações, iguais em qualquer máquina)."""
+    return re.sub(r"e([-+])0+(\d)", r"e\1\2", f"{x:g}")
 
 
 def as_float_array(x, name: str, min_ndim: int = 2, allow_neg_inf: bool = False,

@@ -16,7 +16,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validation import as_float_array, check_dim, check_embeddings, check_positive, shape_str, tensor_to_numpy
+from ._validation import (
+    as_float_array,
+    check_dim,
+    check_embeddings,
+    check_positive,
+    compact_float,
+    shape_str,
+    tensor_to_numpy,
+)
 
 __all__ = ["LayerNorm"]
 
@@ -53,7 +61,7 @@ class LayerNorm:
         self.bias = np.zeros(self.d_model, dtype=dtype)
 
     def __repr__(self) -> str:
-        return f"LayerNorm(d_model={self.d_model}, eps={self.eps:g})"
+        return f"LayerNorm(d_model={self.d_model}, eps={compact_float(self.eps)})"
 
     def forward(self, x) -> np.ndarray:
         """Normaliza cada token (cada linha) de ``x``.

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._validation import compact_float
 from ..attention import attend, scaled_dot_product_attention, softmax, softmax_
 from ..feedforward import FeedForward
 from ..masks import causal_mask
@@ -147,7 +148,7 @@ def exercicio_2(c: Checker, fn):
         d = x.shape[-1]
         w, b = 1.0 + 0.5 * rng.normal(size=d), 0.3 * rng.normal(size=d)
         congelados = [frozen_copy(a) for a in (x, w, b)]
-        label = f"x de forma {x.shape}, eps={eps:g}"
+        label = f"x de forma {x.shape}, eps={compact_float(eps)}"
         got = c.array(c.call(label, fn, x, w, b, eps=eps, names=("x", "weight", "bias"),
                              forbidden=(LayerNorm,)), f"{label}: devolve um array")
         if got is None:
