@@ -38,9 +38,10 @@ def falhas_sem_dica(out: str) -> list[str]:
     return sem
 
 
-def testes(validas: dict, erradas: dict):
+def testes(validas: dict, erradas: dict, *, trecho_na_dica: bool = False):
     """Os dois testes de um corpus: toda válida passa sem ❌; toda errada falha, com o trecho esperado entre as
-    falhas, com uma dica em cada ❌, e sem a verificação quebrar com um erro dela mesma."""
+    falhas (com ``trecho_na_dica``, em qualquer lugar do relatório: a dica que nomeia o engano), com uma dica em
+    cada ❌, e sem a verificação quebrar com um erro dela mesma."""
 
     @pytest.mark.parametrize("check, fn", [(c, f) for c, fs in validas.items() for f in fs], ids=nome)
     def test_validas_passam(check, fn, capsys, monkeypatch):
@@ -56,8 +57,11 @@ def testes(validas: dict, erradas: dict):
         monkeypatch.delenv("NBGRADER_EXECUTION", raising=False)
         result = check(fn)
         out = capsys.readouterr().out
-        assert not result and result.status == "falhou", out
-        assert any(trecho in f for f in result.failures), (result.failures, out)
+        assert not result and result.status == "falhou" and "❌" in out, out
+        if trecho_na_dica:
+            assert trecho in " ".join(out.split()), out
+        else:
+            assert any(trecho in f for f in result.failures), (result.failures, out)
         assert not falhas_sem_dica(out), out
         if "levantou" not in trecho:  # a verificação não quebra: um erro só aparece quando é do código do aluno
             assert "o seu código levantou" not in out, out

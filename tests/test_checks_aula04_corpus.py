@@ -3,9 +3,9 @@ não passam e recebem a dica do seu engano, e a verificação nunca quebra com u
 levantou" só quando o erro é do aluno). ``VALIDAS`` e ``ERRADAS`` entram na contagem de ``test_checks_corpus``
 (pelo menos 3 válidas e 8 erradas por verificação)."""
 
+import corpus
 import numpy as np
 import pytest
-from test_checks_corpus import _falhas_sem_dica  # todo ❌ com uma dica
 
 import atencao
 from atencao.checks import aula04
@@ -464,34 +464,7 @@ DICAS = [
     (aula04.exercicio_4, cruzada_transposta_2d, "np.swapaxes(K, -1, -2)"),
 ]
 
-ERRADAS: dict = {}
-for _check, _fn, _dica in DICAS:
-    ERRADAS.setdefault(_check, []).append((_fn, ""))  # trecho vazio: a dica é conferida em test_a_dica_nomeia
-ERRADAS[aula04.exercicio_2].append((ln_sem_keepdims, "levantou"))
-
-
-def _id(x):
-    return getattr(x, "__name__", str(x))
-
-
-@pytest.mark.parametrize("check, fn", [(c, f) for c, fs in VALIDAS.items() for f in fs], ids=_id)
-def test_validas_passam(check, fn, capsys, monkeypatch):
-    monkeypatch.delenv("NBGRADER_EXECUTION", raising=False)
-    result = check(fn)
-    out = capsys.readouterr().out
-    assert result and result.status == "ok", out
-    assert "❌" not in out
-
-
-@pytest.mark.parametrize("check, fn, dica", DICAS, ids=_id)
-def test_erradas_falham_e_a_dica_nomeia_o_engano(check, fn, dica, capsys, monkeypatch):
-    monkeypatch.delenv("NBGRADER_EXECUTION", raising=False)
-    result = check(fn)
-    out = capsys.readouterr().out
-    assert not result and result.status == "falhou", out
-    assert dica in " ".join(out.split()), out
-    assert not _falhas_sem_dica(out), out
-    assert "o seu código levantou" not in out, out  # a verificação não quebra com um erro dela
+_id = corpus.nome
 
 
 @pytest.mark.parametrize("check, fn", [(aula04.exercicio_2, ln_sem_keepdims)], ids=_id)
@@ -499,7 +472,7 @@ def test_o_erro_do_aluno_vira_um_x_com_a_linha_dele(check, fn, capsys, monkeypat
     monkeypatch.delenv("NBGRADER_EXECUTION", raising=False)
     result = check(fn)
     out = capsys.readouterr().out
-    assert not result and "levantou" in out and not _falhas_sem_dica(out), out
+    assert not result and "levantou" in out and not corpus.falhas_sem_dica(out), out
 
 
 @pytest.mark.parametrize("check, fn", [(aula04.exercicio_1, pe_em_metades), (aula04.exercicio_3, bloco_sempre_pos)],
@@ -668,14 +641,12 @@ DICAS_PROJETO = [
     (aula04.projeto, kv_so_a_saida, "return saida, K_cache, V_cache"),
     (aula04.projeto, kv_usa_a_camada, "a sua função chamou"),
 ]
-ERRADAS[aula04.projeto] = [(fn, "") for _, fn, _ in DICAS_PROJETO]
 
+# as erradas, cada uma com a dica que nomeia o engano (e a do aluno que quebra com um erro dele)
+ERRADAS: dict = {}
+for _check, _fn, _dica in DICAS + DICAS_PROJETO:
+    ERRADAS.setdefault(_check, []).append((_fn, _dica))
+ERRADAS[aula04.exercicio_2].append((ln_sem_keepdims, "levantou"))
 
-@pytest.mark.parametrize("check, fn", [(aula04.projeto, f) for f in VALIDAS[aula04.projeto]], ids=_id)
-def test_projeto_validas_passam(check, fn, capsys, monkeypatch):
-    test_validas_passam(check, fn, capsys, monkeypatch)
-
-
-@pytest.mark.parametrize("check, fn, dica", DICAS_PROJETO, ids=_id)
-def test_projeto_erradas_falham_com_a_dica(check, fn, dica, capsys, monkeypatch):
-    test_erradas_falham_e_a_dica_nomeia_o_engano(check, fn, dica, capsys, monkeypatch)
+test_validas_passam, test_erradas_falham_e_a_dica_nomeia_o_engano = corpus.testes(VALIDAS, ERRADAS,
+                                                                                 trecho_na_dica=True)

@@ -3,10 +3,10 @@ menos 3 válidas e 8 erradas por exercício. As válidas passam sem nenhum ❌; 
 nomeia o engano (o trecho esperado aparece no relatório). ``VALIDAS`` e ``ERRADAS`` entram na contagem de
 ``test_checks_corpus``."""
 
+import corpus
 import numpy as np
 import pytest
 import test_checks_aula05 as t5
-from test_checks_corpus import _falhas_sem_dica
 
 import atencao
 from atencao.backward import attention_backward, softmax_backward
@@ -310,27 +310,8 @@ ERRADAS = {
 }
 
 
-def _id(x):
-    return getattr(x, "__name__", str(x))
-
-
-@pytest.mark.parametrize("check, fn", [(c, f) for c, fs in VALIDAS.items() for f in fs], ids=_id)
-def test_validas_passam(check, fn, capsys, monkeypatch):
-    monkeypatch.delenv("NBGRADER_EXECUTION", raising=False)
-    result = check(fn)
-    out = capsys.readouterr().out
-    assert result and result.status == "ok", out
-    assert "❌" not in out
-
-
-@pytest.mark.parametrize("check, fn, trecho", [(c, f, t) for c, fs in ERRADAS.items() for f, t in fs], ids=_id)
-def test_erradas_falham_com_a_dica_do_engano(check, fn, trecho, capsys, monkeypatch):
-    monkeypatch.delenv("NBGRADER_EXECUTION", raising=False)
-    result = check(fn)
-    out = capsys.readouterr().out
-    assert not result and result.status == "falhou", out
-    assert "❌" in out and not _falhas_sem_dica(out) and "o seu código levantou" not in out, out
-    assert trecho in " ".join(out.split()), out
+_id = corpus.nome
+test_validas_passam, test_erradas_falham_com_a_dica_do_engano = corpus.testes(VALIDAS, ERRADAS, trecho_na_dica=True)
 
 
 @pytest.mark.parametrize("check, fn", [(aula05.exercicio_1, sm_sem_soma), (aula05.exercicio_2, att_vazando),

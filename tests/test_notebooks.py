@@ -26,7 +26,8 @@ MACHINE_PATH = re.compile(r"(/root/|/tmp/|/work/|/home/[A-Za-z0-9_.-]+/|/Users/|
 # O que muda de uma máquina para outra e derruba o nbval estrito na CI de outra CPU: um número em notação
 # científica com casas (o ruído de arredondamento, como ``2.4e-06``; a tolerância ``1e-5`` não tem casas) e
 # um tempo ou tamanho medido (``3.2 ms``, ``41.5 MB``). scripts/outras_cpus.py (make test-cpus) prova o resto.
-NOISE = re.compile(r"\b\d\.\d+e[-+]?\d+\b|\b\d+e[-+]?(?:0\d|\d{2,})\b|\b\d+[.,]\d+ ?(?:ms|µs|s|segundos|kB|KB|MB|MiB|GB|GiB)\b")
+NOISE = re.compile(r"\b\d\.\d+e[-+]?\d+\b|\b\d+e[-+]?(?:0\d|\d{2,})\b"
+                   r"|\b\d+[.,]\d+ ?(?:ms|µs|s|segundos|kB|KB|MB|MiB|GB|GiB)\b")
 EMBEDDED_IMAGE = re.compile(r"data:image/png;base64,[A-Za-z0-9+/=]+")
 LESSONS = catalogo.lessons()  # achadas nas pastas: uma aula nova entra aqui sozinha
 
