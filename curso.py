@@ -313,17 +313,25 @@ def test_cpus(runner: Runner, options) -> int:
                                                    without_mplbackend=True)
 
 
+def _separate_venv(folder: Path) -> "tuple[Path, list] | None":
+    """O Python de um ambiente à parte (``build/...``) e o passo que o cria, se ele ainda não existe; ``None``,
+    com a mensagem impressa, quando o Python que roda o curso.py é antigo demais."""
+    message = python_too_old()
+    if message:
+        print(message)
+        return None
+    py = venv_python(ROOT / folder)
+    return py, ([] if py.exists() else [[sys.executable, "-m", "venv", ROOT / folder]])
+
+
 def test_minimum(runner: Runner, options) -> int:
     """As versões mais baixas que o curso permite (requirements-min.txt), num ambiente à parte
     (build/venv-minimo/): os testes da biblioteca e os notebooks de aluno com o nbval. Uma faixa do
     requirements.txt que não funciona no seu mínimo (matplotlib 3.8, NumPy 2.0) falha aqui."""
-    message = python_too_old()
-    if message:
-        print(message)
+    separate = _separate_venv(MINIMUM_VENV)
+    if separate is None:
         return 1
-    venv = ROOT / MINIMUM_VENV
-    py = venv_python(venv)
-    steps = [] if py.exists() else [[sys.executable, "-m", "venv", venv]]
+    py, steps = separate
     steps += [
         [py, "-m", "pip", "install", "--upgrade", "--quiet", "pip"],
         [py, "-m", "pip", "install", "--quiet", "-r", "requirements-min.txt"],
@@ -433,14 +441,11 @@ SITE_VENV = Path("build") / "venv-site"
 def site(runner: Runner, options) -> int:
     """Constrói o curso no navegador (JupyterLite) em build/site/ com scripts/site.py, num ambiente à parte
     (build/venv-site/, pacotes de requirements-site.txt), sem mudar o .venv do curso. Precisa do npm."""
-    message = python_too_old()
-    if message:
-        print(message)
+    separate = _separate_venv(SITE_VENV)
+    if separate is None:
         return 1
-    venv = ROOT / SITE_VENV
-    py = venv_python(venv)
-    stamp = venv / ".instalado"
-    steps = [] if py.exists() else [[sys.executable, "-m", "venv", venv]]
+    py, steps = separate
+    stamp = ROOT / SITE_VENV / ".instalado"
     if runner.dry_run or not stamp.exists() or stamp.stat().st_mtime < (ROOT / "requirements-site.txt").stat().st_mtime:
         steps += [[py, "-m", "pip", "install", "--quiet", "-r", "requirements-site.txt"]]
     code = runner.run_all(*steps)
