@@ -158,8 +158,10 @@ def load_checks() -> dict:
     import atencao.checks.cases as cases
 
     cases.RANDOMIZE_CASES = True  # antes de os módulos de verificação carregarem
-    pasta = Path(atencao.__file__).parent / "checks"
-    return {f.stem: importlib.import_module(f"atencao.checks.{f.stem}") for f in sorted(pasta.glob("aula*.py"))}
+    from correcao.catalogo import lesson_modules
+
+    return {nome: importlib.import_module(f"atencao.checks.{nome}")
+            for nome in sorted(lesson_modules(Path(atencao.__file__).parent / "checks"))}
 
 
 def _library_object(nome: str):

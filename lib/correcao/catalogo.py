@@ -45,6 +45,7 @@ class Gradable:
         return {gid: 0.0 for gid in self.checks}
 
 
+@functools.lru_cache(maxsize=None)  # a varredura pergunta a cada célula: a pasta é lida uma vez
 def lesson_modules(checks: Path = CHECKS) -> frozenset[str]:
     """Os nomes dos módulos de verificação de cada aula (``aula01``, ``aula02``, ...), descobertos pelos arquivos
     ``lib/atencao/checks/aulaNN.py`` que existem: uma aula nova entra sem editar nenhuma lista.
