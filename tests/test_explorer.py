@@ -84,6 +84,19 @@ def test_temperatura_vira_o_scale_da_atencao(mode, d_k, sqrt_dk):
     np.testing.assert_allclose(v.weights, W.reshape(-1, *W.shape[-2:]), atol=1e-12)
 
 
+@pytest.mark.parametrize("mode", ["aula1", "cabeca", "multi"])
+def test_posicoes_separam_a_mesma_palavra_em_dois_lugares(mode):
+    sem = explorer_view("o gato viu o gato", mode=mode)
+    com = explorer_view("o gato viu o gato", mode=mode, positions=True)
+    np.testing.assert_allclose(sem.shown[1], sem.shown[4])  # as duas "gato": a mesma linha sem posição
+    assert not np.allclose(com.shown[1], com.shown[4]) and "com posições (PE)" in com.title
+    X = explorer_embeddings(sem.tokens) + atencao.positional_encoding(5, 16)
+    if mode == "aula1":  # Q = K = V = X + PE: a conta da Aula 1 com a soma da Aula 4
+        _, W = atencao.scaled_dot_product_attention(X, X, X)
+        np.testing.assert_allclose(com.shown, W)
+        assert com.shown[1, 1] > 2 * com.shown[1, 4]  # "gato" 1 olha mais para si que para o outro "gato"
+
+
 def test_top_k_e_consulta():
     v = explorer_view(FRASE, query=1, top_k=3)
     assert len(v.top) == 3 and v.top[0][1] == pytest.approx(v.row.max())
@@ -100,6 +113,11 @@ def test_top_k_e_consulta():
 def test_entradas_ruins(kwargs, msg):
     with pytest.raises(ValueError, match=msg):
         explorer_view(**kwargs)
+
+
+def test_posicoes_precisa_ser_verdadeiro_ou_falso():
+    with pytest.raises(TypeError, match="`positions` precisa ser True ou False; recebido 'sim'"):
+        explorer_view(FRASE, positions="sim")
 
 
 # ---------- HTML ----------
@@ -144,6 +162,8 @@ def test_mudar_controles_muda_o_estado_e_a_visualizacao(ex):
     ex.sqrt_dk.value = False
     ex.temperature.value = 0.2
     assert "SEM ÷√d_k" in ex.view.title and "temperatura 0.2" in ex.view.title
+    ex.positions.value = True
+    assert "com posições (PE)" in ex.view.title and ex.view.settings["positions"] is True
 
 
 def test_nova_frase_refaz_tokens_e_consulta(ex):

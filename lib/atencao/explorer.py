@@ -34,7 +34,7 @@ class AttentionExplorer(ExplorerWidget):
         Modo inicial.
     **kwargs
         Outros valores iniciais de :func:`explorer_view` (``causal``, ``sqrt_dk``, ``temperature``,
-        ``head``, ``query``, ``top_k``, ``n_heads``, ``d_model``, ``seed``).
+        ``head``, ``query``, ``top_k``, ``positions``, ``n_heads``, ``d_model``, ``seed``).
 
     Raises
     ------
@@ -69,6 +69,8 @@ class AttentionExplorer(ExplorerWidget):
                                  layout=widgets.Layout(width="auto", margin="2px 14px 2px 8px"))
         self.sqrt_dk = widgets.Checkbox(value=s["sqrt_dk"], description="dividir por √d_k", indent=False,
                                   layout=widgets.Layout(width="auto", margin="2px 14px 2px 2px"))
+        self.positions = widgets.Checkbox(value=s["positions"], description="somar posições (PE)", indent=False,
+                                    layout=widgets.Layout(width="auto", margin="2px 14px 2px 2px"))
         self.temperature = widgets.FloatLogSlider(value=s["temperature"], base=10, min=-1, max=1, step=0.05,
                                             description="Temperatura:", continuous_update=False, style=style,
                                             layout=widgets.Layout(width="330px"))
@@ -77,12 +79,13 @@ class AttentionExplorer(ExplorerWidget):
         self._assemble([
             _row(self.sentence, self.query),
             self.mode,
-            _row(self.head, self.causal, self.sqrt_dk, self.temperature, self.top_k),
+            _row(self.head, self.causal, self.sqrt_dk, self.positions, self.temperature, self.top_k),
         ])
 
     def _controls(self) -> dict:
         return dict(sentence=self.sentence, mode=self.mode, causal=self.causal, sqrt_dk=self.sqrt_dk,
-                    temperature=self.temperature, head=self.head, query=self.query, top_k=self.top_k)
+                    temperature=self.temperature, head=self.head, query=self.query, top_k=self.top_k,
+                    positions=self.positions)
 
     def _compute(self, settings: dict, owner) -> ExplorerView:
         if owner is self.sentence:  # tokens novos: a consulta volta ao início se sair da frase

@@ -27,6 +27,7 @@ from .attention import scaled_dot_product_attention
 from .embeddings import FEATURES, HAND_MADE_VECTORS, VECTOR_SCALE, tokenize, word_vector
 from .masks import causal_mask
 from .multihead import MultiHeadAttention
+from .positional import positional_encoding
 from .projections import SelfAttention
 
 __all__ = ["MODES", "ExplorerView", "explorer_embeddings", "explorer_view", "model_view"]
@@ -124,8 +125,8 @@ def _check_query(query, n: int) -> None:
 
 def explorer_view(sentence: str, mode: str = "aula1", causal: bool = False, sqrt_dk: bool = True,
                   temperature: float = 1.0, head="media", query: int = 0, top_k: int = 3, n_heads: int = 4,
-                  d_model: int = 16, seed: int = 0) -> ExplorerView:
-    """Calcula o estado do explorador das Aulas 1 e 2 (a função por trás de todos os controles).
+                  d_model: int = 16, seed: int = 0, positions: bool = False) -> ExplorerView:
+    """Calcula o estado do explorador das Aulas 1, 2 e 4 (a função por trás de todos os controles).
 
     Parameters
     ----------
@@ -148,6 +149,9 @@ def explorer_view(sentence: str, mode: str = "aula1", causal: bool = False, sqrt
         Quantos tokens mais atendidos listar.
     n_heads, d_model, seed : int
         Tamanho e semente dos pesos (sorteados, não treinados).
+    positions : bool
+        A caixa "somar posições": soma :func:`atencao.positional_encoding` (n, d_model) aos embeddings antes
+        da atenção (Aula 4). Sem ela, duas palavras iguais têm linhas de atenção iguais.
 
     Returns
     -------
@@ -158,9 +162,9 @@ def explorer_view(sentence: str, mode: str = "aula1", causal: bool = False, sqrt
     ValueError
         Frase sem palavras, modo ou cabeça inexistentes, consulta fora da frase, temperatura ≤ 0.
     TypeError
-        ``temperature`` que não seja número, ``sqrt_dk`` que não seja ``True``/``False``.
+        ``temperature`` que não seja número, ``sqrt_dk`` ou ``positions`` que não sejam ``True``/``False``.
 
-    Fonte: Módulo 6, Aula 1 (``04-projeto``) e Aula 2 (``05-projeto``).
+    Fonte: Módulo 6, Aula 1 (``04-projeto``), Aula 2 (``05-projeto``) e Aula 4 (``02-codigo``, seção 2).
     """
     if mode not in MODES:
         raise ValueError(f"`mode` precisa ser um de {list(MODES)}; recebido {mode!r}.")
@@ -168,10 +172,13 @@ def explorer_view(sentence: str, mode: str = "aula1", causal: bool = False, sqrt
     n = len(tokens)
     _check_query(query, n)
     temperature = check_positive(temperature, "temperature")
-    if not isinstance(sqrt_dk, (bool, np.bool_)):
-        raise TypeError(f"`sqrt_dk` precisa ser True ou False; recebido {sqrt_dk!r}.")
+    for name, value in (("sqrt_dk", sqrt_dk), ("positions", positions)):
+        if not isinstance(value, (bool, np.bool_)):
+            raise TypeError(f"`{name}` precisa ser True ou False; recebido {value!r}.")
     top_k = check_dim(top_k, "top_k")
-    X = explorer_embeddings(tokens, d_model, seed)
+    X = explorer_embeddings(tokens, d_model, seed)  # (n, d_model)
+    if positions:
+        X = X + positional_encoding(n, X.shape[1])  # a mesma palavra em outra posição vira outro vetor
     mask = causal_mask(n) if causal else None
     if mode == "aula1":
         layer, d_k, label = None, d_model, "sem projeções (Q = K = V = X)"
@@ -200,11 +207,12 @@ def explorer_view(sentence: str, mode: str = "aula1", causal: bool = False, sqrt
     row = (shown if shown.ndim == 2 else shown.mean(axis=0))[query]
     top = top_tokens(tokens, row, top_k, None if mask is None else mask[query])
     parts = [label] + ([head_label] if head_label else [])
+    parts += ["com posições (PE)"] if positions else []
     parts += ["máscara causal"] if causal else []
     parts += [] if sqrt_dk else ["SEM ÷√d_k"]
     parts += [f"temperatura {temperature:.2g}"] if temperature != 1 else []
     settings = dict(sentence=sentence, mode=mode, causal=causal, sqrt_dk=sqrt_dk, temperature=temperature, head=head,
-                    query=query, top_k=top_k, n_heads=n_heads, d_model=d_model, seed=seed)
+                    query=query, top_k=top_k, n_heads=n_heads, d_model=d_model, seed=seed, positions=bool(positions))
     return ExplorerView(tokens, W, shown, query, row, top, out[query], " · ".join(parts), mask, settings)
 
 
