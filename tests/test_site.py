@@ -84,6 +84,26 @@ def test_roda_feita_aqui_e_valida_e_reprodutivel():
     assert "Root-Is-Purelib: true" in zf.read("exemplo-1.0.dist-info/WHEEL").decode()
 
 
+def test_trocar_na_roda_muda_so_o_arquivo_e_a_linha_dele_no_record():
+    _, roda = site.fazer_roda("mpl", "1.0", {"mpl/__init__.py": b"x = 1\n", "mpl/fontlist.json": b'{"_version": 390}'},
+                              "teste")
+    nova = site.trocar_na_roda(roda, "mpl/fontlist.json", b'{"_version": 330}')
+    antes, depois = zipfile.ZipFile(io.BytesIO(roda)), zipfile.ZipFile(io.BytesIO(nova))
+    assert antes.namelist() == depois.namelist()
+    assert depois.read("mpl/fontlist.json") == b'{"_version": 330}'
+    assert depois.read("mpl/__init__.py") == antes.read("mpl/__init__.py")
+    assert [i.date_time for i in depois.infolist()] == [i.date_time for i in antes.infolist()]
+    def registro(zf):
+        return {linha[0]: linha[1:] for linha in csv.reader(io.StringIO(zf.read("mpl-1.0.dist-info/RECORD").decode()))}
+
+    digesto = base64.urlsafe_b64encode(hashlib.sha256(b'{"_version": 330}').digest()).rstrip(b"=").decode()
+    assert registro(depois)["mpl/fontlist.json"] == [f"sha256={digesto}", "17"]
+    assert registro(depois) | {"mpl/fontlist.json": None} == registro(antes) | {"mpl/fontlist.json": None}
+    assert site.trocar_na_roda(roda, "mpl/fontlist.json", b'{"_version": 330}') == nova  # reprodutível
+    with pytest.raises(site.ConstrucaoFalhou, match="a roda não tem mpl/outro.json"):
+        site.trocar_na_roda(roda, "mpl/outro.json", b"")
+
+
 def test_notebooks_do_site(tmp_path):
     """03-uso ganha a célula que liga as saídas guardadas (todas as células de código, com as saídas); a Aula 3
     ganha o import do modelo; os outros notebooks ficam como estão."""

@@ -125,6 +125,10 @@ class Lite:
         """Abre ``caminho`` e espera o kernel ficar pronto; devolve os tempos (s) da interface e do kernel."""
         inicio = time.monotonic()
         self.page.goto(f"{self.base}lab/index.html?path={caminho}")
+        return self.esperar_kernel(inicio)
+
+    def esperar_kernel(self, inicio: float) -> dict:
+        """Espera a interface e o kernel do notebook aberto; tempos (s) contados de ``inicio`` (``time.monotonic``)."""
         self.page.wait_for_function("() => window.jupyterapp && window.jupyterapp.shell.currentWidget "
                                     "&& window.jupyterapp.shell.currentWidget.content", timeout=TIMEOUT)
         interface = time.monotonic() - inicio
@@ -172,6 +176,10 @@ class Lite:
             texto = saida.get("text") or saida.get("data", {}).get("text/plain", "")
             partes.append("".join(texto) if isinstance(texto, list) else texto)
         return "".join(partes)
+
+    def textos(self) -> str:
+        """Todo o texto das saídas do notebook aberto (para procurar avisos que não são erros)."""
+        return "\n".join(self.texto(i) for i in range(len(self.celulas())))
 
     def erros(self) -> list[str]:
         """As saídas de erro do notebook (nome: mensagem, com o começo do código da célula)."""

@@ -2,9 +2,11 @@
 
 Constrói o site (``make site``), serve-o sob um subcaminho em 127.0.0.1 e abre num Chromium em que toda
 requisição para fora de 127.0.0.1 é abortada: o teste falha se alguma for tentada. Como um aluno: abre a página
-inicial, roda de cima a baixo um notebook de cada aula (a Aula 2 pelo ``03-uso``, o do PyTorch, que mostra as
-saídas guardadas com a nota), escreve uma resposta errada e depois a certa num exercício (❌ e depois ✅), mexe
-em dois controles do explorador, recarrega a página e acha a edição, baixa o notebook e o passa no ``validar``.
+inicial, vê a faixa de progresso enquanto o Python carrega (e a interface em português), roda de cima a baixo um
+notebook de cada aula (a Aula 2 pelo ``03-uso``, o do PyTorch, que mostra as saídas guardadas com a nota),
+escreve uma resposta errada e depois a certa num exercício das Aulas 1, 4 e 5 (❌ e depois ✅), mexe em dois
+controles do explorador, recarrega a página e acha a edição, baixa o notebook e o passa no ``validar``. Nenhuma
+saída pode dizer que o matplotlib refez o cache de fontes (ele vem pronto do site).
 As capturas de tela ficam em ``build/navegador/site-*.png``.
 """
 
@@ -14,6 +16,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 
 import pytest
 from exigir import exigir, pular_fora_da_ci
@@ -32,6 +35,30 @@ SHOTS = ROOT / "build" / "navegador"
 AULA1 = "modulo-06/aula-01-self-attention"
 AULA2 = "modulo-06/aula-02-auto-atencao-do-zero"
 AULA3 = "modulo-06/aula-03-atencao-num-transformer-real"
+AULA4 = "modulo-06/aula-04-bloco-transformer"
+AULA5 = "modulo-06/aula-05-treinando-a-atencao"
+PE_TROCADA = """def positional_encoding(n, d_model):
+    pos = np.arange(n)[:, None]
+    angulos = pos / 10000 ** (np.arange(0, d_model, 2) / d_model)
+    pe = np.zeros((n, d_model))
+    pe[:, 0::2] = np.cos(angulos)  # sen e cos trocados: errado de propósito
+    pe[:, 1::2] = np.sin(angulos[:, : d_model // 2])
+    return pe
+"""
+PE_CERTA = """def positional_encoding(n, d_model):
+    pos = np.arange(n)[:, None]
+    angulos = pos / 10000 ** (np.arange(0, d_model, 2) / d_model)
+    pe = np.zeros((n, d_model))
+    pe[:, 0::2] = np.sin(angulos)
+    pe[:, 1::2] = np.cos(angulos[:, : d_model // 2])
+    return pe
+"""
+SOFTMAX_SEM_SOMA = """def my_softmax_backward(A, dA):
+    return A * dA  # esqueceu o termo da soma: errado de propósito
+"""
+SOFTMAX_CERTA = """def my_softmax_backward(A, dA):
+    return A * (dA - (dA * A).sum(axis=-1, keepdims=True))
+"""
 ERRADA = """def similar_embeddings():
     tokens, E = atencao.gato_felino()
     E[3] = [0.9, 0.1, 0.0, 0.0]  # alto parecido com gato: errado de propósito
@@ -53,6 +80,21 @@ def site():
 def _sem_erros(lite: Lite, nome: str) -> None:
     erros = lite.erros()
     assert not erros, f"{nome}: saídas de erro no navegador:\n" + "\n".join(erros)
+    # o cache de fontes do matplotlib vem pronto do site: o navegador não o refaz na primeira figura
+    assert "building the font cache" not in lite.textos(), f"{nome}: o matplotlib refez o cache de fontes"
+
+
+def _errada_e_certa(lite: Lite, page, grade_id: str, errada: str, certa: str, foto: str) -> None:
+    """Roda o notebook aberto (⏳ na verificação), depois a resposta ``errada`` (❌) e a ``certa`` (✅)."""
+    lite.rodar_tudo(timeout=600_000)
+    _sem_erros(lite, grade_id)
+    i = lite.indice(grade_id)
+    assert lite.texto(i + 1).startswith("⏳"), lite.texto(i + 1)
+    lite.trocar_e_rodar(i, errada, i + 1)
+    assert lite.texto(i + 1).startswith("❌"), lite.texto(i + 1)
+    lite.trocar_e_rodar(i, certa, i + 1)
+    assert lite.texto(i + 1).startswith("✅"), lite.texto(i + 1)
+    page.screenshot(path=SHOTS / foto)
 
 
 def test_curso_no_navegador_sem_internet(site, tmp_path):  # noqa: PLR0915 — o roteiro de um aluno no site, em ordem
@@ -65,8 +107,17 @@ def test_curso_no_navegador_sem_internet(site, tmp_path):  # noqa: PLR0915 — o
             assert trecho in texto, f"a página inicial deveria falar de {trecho!r}"
         page.screenshot(path=SHOTS / "site-1-inicio.png", full_page=True)
 
+        # a primeira visita: a faixa do curso mostra o progresso enquanto o Python carrega, e some quando fica pronto
+        inicio = time.monotonic()
+        page.goto(f"{base}lab/index.html?path={AULA1}/03-exercicios.ipynb")
+        page.wait_for_selector("#curso-carregando", state="visible", timeout=120_000)
+        assert "Carregando o Python no seu navegador" in page.inner_text("#curso-carregando")
+        page.screenshot(path=SHOTS / "site-1b-carregando.png")
+        lite.esperar_kernel(inicio)
+        page.wait_for_selector("#curso-carregando", state="hidden", timeout=10_000)
+        assert page.locator(".jp-FileBrowser").get_by_text("Nome", exact=True).count(), "a interface em português"
+
         # Aula 1: o exercício 3 errado (❌) e certo (✅)
-        lite.abrir(f"{AULA1}/03-exercicios.ipynb")
         lite.rodar_tudo()
         _sem_erros(lite, "Aula 1, 03-exercicios")
         i = lite.indice("aula01-ex3-solucao")
@@ -149,5 +200,11 @@ def test_curso_no_navegador_sem_internet(site, tmp_path):  # noqa: PLR0915 — o
         _sem_erros(lite, "Aula 3, 02-codigo")
         assert "BertEncoder" in "".join(lite.texto(j) for j in range(len(lite.celulas())))
         page.screenshot(path=SHOTS / "site-7-aula3.png")
+
+        # Aulas 4 e 5: os exercícios de cima a baixo (⏳), e um deles errado (❌) e certo (✅)
+        lite.abrir(f"{AULA4}/03-exercicios.ipynb")
+        _errada_e_certa(lite, page, "aula04-ex1-solucao", PE_TROCADA, PE_CERTA, "site-8-aula4.png")
+        lite.abrir(f"{AULA5}/03-exercicios.ipynb")
+        _errada_e_certa(lite, page, "aula05-ex1-solucao", SOFTMAX_SEM_SOMA, SOFTMAX_CERTA, "site-9-aula5.png")
 
     assert not fora, "o site tentou buscar fora de 127.0.0.1:\n" + "\n".join(sorted(set(fora)))
