@@ -41,6 +41,7 @@ import sys
 import tarfile
 import tempfile
 import time
+import urllib.error
 import urllib.request
 import zipfile
 from pathlib import Path
@@ -135,8 +136,16 @@ def origem_dos_pacotes(fontes: dict, escolhida: str | None):
         base = conf["release"]
 
         def baixar(nome):
-            with urllib.request.urlopen(base + nome, timeout=120) as resposta:  # noqa: S310 (endereço fixado)
-                return resposta.read()
+            try:
+                with urllib.request.urlopen(base + nome, timeout=120) as resposta:  # noqa: S310 (endereço fixado)
+                    return resposta.read()
+            except urllib.error.HTTPError as erro:
+                if erro.code == 404:
+                    return None  # vira "não está em release (...)" em pacotes_conferidos
+                raise ConstrucaoFalhou(f"{base + nome}: o servidor respondeu {erro.code}.") from None
+            except OSError as erro:
+                raise ConstrucaoFalhou(f"sem acesso a {base} ({erro}); sem internet, use outra origem: "
+                                       "SITE_PACOTES=pypi:NOME==VERSÃO ou uma pasta (veja site/fontes.json).") from None
         return baixar, f"release ({base})"
     if origem.startswith("pypi:"):
         requisito = origem.removeprefix("pypi:")

@@ -60,6 +60,37 @@ def test_origem_desconhecida_e_um_erro_claro(tmp_path):
     assert ler("numpy.whl") == b"x" and ler("falta.whl") is None and str(tmp_path) in nome
 
 
+def test_origem_release_baixa_confere_e_diz_o_que_falta(tmp_path):
+    """A origem ``release`` (o endereço oficial, numa máquina com internet), com o endereço trocado por um servidor
+    local: o arquivo que confere entra; o adulterado e o que falta param a construção; sem rede, um erro claro."""
+    import functools
+    import http.server
+    import threading
+
+    (tmp_path / "numpy.whl").write_bytes(b"numpy de verdade")
+    (tmp_path / "matplotlib.whl").write_bytes(b"matplotlib adulterado")
+    servidor = http.server.ThreadingHTTPServer(
+        ("127.0.0.1", 0), functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(tmp_path)))
+    servidor.RequestHandlerClass.log_message = lambda *a: None
+    threading.Thread(target=servidor.serve_forever, daemon=True).start()
+    try:
+        fontes = json.loads(site.FONTES.read_text(encoding="utf-8"))
+        fontes["pacotes_pyodide"]["release"] = f"http://127.0.0.1:{servidor.server_address[1]}/"
+        ler, nome = site.origem_dos_pacotes(fontes, "release")
+        assert nome.startswith("release (http://127.0.0.1:")
+        lock = _lock(numpy=b"numpy de verdade", matplotlib=b"matplotlib de verdade", pandas=b"pandas")
+        assert site.pacotes_conferidos(lock, ["numpy"], ler, nome) == {"numpy.whl": b"numpy de verdade"}
+        with pytest.raises(site.ConstrucaoFalhou, match="matplotlib.whl .de release .* não confere"):
+            site.pacotes_conferidos(lock, ["matplotlib"], ler, nome)
+        with pytest.raises(site.ConstrucaoFalhou, match="pandas.whl .pacote pandas. não está em release"):
+            site.pacotes_conferidos(lock, ["pandas"], ler, nome)
+    finally:
+        servidor.shutdown()
+        servidor.server_close()
+    with pytest.raises(site.ConstrucaoFalhou, match="sem acesso a .*SITE_PACOTES=pypi"):
+        ler("numpy.whl")  # o servidor fechou: como uma máquina sem internet
+
+
 def test_fontes_fixam_cada_arquivo_de_fora_por_sha256():
     fontes = json.loads(site.FONTES.read_text(encoding="utf-8"))
     digestos = [fontes["pyodide"]["npm_sha256"], *fontes["pacotes_pyodide"]["pypi_sha256"].values(),
