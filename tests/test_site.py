@@ -115,24 +115,42 @@ def test_roda_feita_aqui_e_valida_e_reprodutivel():
     assert "Root-Is-Purelib: true" in zf.read("exemplo-1.0.dist-info/WHEEL").decode()
 
 
-def test_trocar_na_roda_muda_so_o_arquivo_e_a_linha_dele_no_record():
+def test_refazer_roda_troca_e_acrescenta_so_o_pedido_e_refaz_o_record():
     _, roda = site.fazer_roda("mpl", "1.0", {"mpl/__init__.py": b"x = 1\n", "mpl/fontlist.json": b'{"_version": 390}'},
                               "teste")
-    nova = site.trocar_na_roda(roda, "mpl/fontlist.json", b'{"_version": 330}')
+    pyc = {"mpl/__pycache__/__init__.cpython-312.pyc": b"bytecode"}
+    nova = site.refazer_roda(roda, {"mpl/fontlist.json": b'{"_version": 330}'}, pyc)
     antes, depois = zipfile.ZipFile(io.BytesIO(roda)), zipfile.ZipFile(io.BytesIO(nova))
-    assert antes.namelist() == depois.namelist()
+    assert sorted(depois.namelist()) == sorted([*antes.namelist(), *pyc])
     assert depois.read("mpl/fontlist.json") == b'{"_version": 330}'
-    assert depois.read("mpl/__init__.py") == antes.read("mpl/__init__.py")
-    assert [i.date_time for i in depois.infolist()] == [i.date_time for i in antes.infolist()]
+    assert depois.read("mpl/__pycache__/__init__.cpython-312.pyc") == b"bytecode"
+    for info in antes.infolist():  # o resto, com os mesmos bytes e datas
+        if info.filename not in ("mpl/fontlist.json", "mpl-1.0.dist-info/RECORD"):
+            assert depois.read(info.filename) == antes.read(info.filename)
+            assert depois.getinfo(info.filename).date_time == info.date_time
+
     def registro(zf):
         return {linha[0]: linha[1:] for linha in csv.reader(io.StringIO(zf.read("mpl-1.0.dist-info/RECORD").decode()))}
 
-    digesto = base64.urlsafe_b64encode(hashlib.sha256(b'{"_version": 330}').digest()).rstrip(b"=").decode()
-    assert registro(depois)["mpl/fontlist.json"] == [f"sha256={digesto}", "17"]
-    assert registro(depois) | {"mpl/fontlist.json": None} == registro(antes) | {"mpl/fontlist.json": None}
-    assert site.trocar_na_roda(roda, "mpl/fontlist.json", b'{"_version": 330}') == nova  # reprodutível
+    def digesto(dados):
+        return "sha256=" + base64.urlsafe_b64encode(hashlib.sha256(dados).digest()).rstrip(b"=").decode()
+
+    assert registro(depois)["mpl/fontlist.json"] == [digesto(b'{"_version": 330}'), "17"]
+    assert registro(depois)["mpl/__pycache__/__init__.cpython-312.pyc"] == [digesto(b"bytecode"), "8"]
+    iguais = set(registro(antes)) - {"mpl/fontlist.json"}
+    assert {k: registro(depois)[k] for k in iguais} == {k: registro(antes)[k] for k in iguais}
+    assert depois.read("mpl-1.0.dist-info/RECORD").decode().splitlines()[-1] == "mpl-1.0.dist-info/RECORD,,"
+    assert site.refazer_roda(roda, {"mpl/fontlist.json": b'{"_version": 330}'}, pyc) == nova  # reprodutível
     with pytest.raises(site.ConstrucaoFalhou, match="a roda não tem mpl/outro.json"):
-        site.trocar_na_roda(roda, "mpl/outro.json", b"")
+        site.refazer_roda(roda, {"mpl/outro.json": b""})
+    with pytest.raises(site.ConstrucaoFalhou, match="a roda já tem mpl/__init__.py"):
+        site.refazer_roda(roda, novos={"mpl/__init__.py": b""})
+
+
+def test_modulos_da_roda_sem_testes_nem_dados():
+    _, roda = site.fazer_roda("pac", "1.0", {"pac/__init__.py": b"", "pac/sub/m.py": b"", "pac/tests/test_x.py": b"",
+                                             "pac/dados.json": b"{}", "pac-1.0.data/scripts/x.py": b""}, "teste")
+    assert site.modulos_da_roda(roda) == ["pac/__init__.py", "pac/sub/m.py"]
 
 
 def test_notebooks_do_site(tmp_path):
