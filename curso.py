@@ -338,9 +338,16 @@ def test_minimum(runner: Runner, options) -> int:
         [py, "-m", "pip", "check"],
         _configure_step(py),  # as mesmas configurações do ambiente do curso (kernel, servidor)
         [py, *PYTEST, *PARALLEL, "-m", "not lento", "tests", "notebooks", "--ignore=tests/browser",
-         *(f"--ignore=tests/{name}" for name in GRADER_TESTS)],
+         *(f"--ignore=tests/{name}" for name in GRADER_TESTS + TOOLING_TESTS)],
     ]
     return runner.run_all(*steps, without_mplbackend=True)
+
+
+# Os testes das ferramentas do curso que não dependem das versões do NumPy, do matplotlib ou dos widgets (os
+# comandos, os guias, o site, o hub, o Moodle, a bibliografia, a estrutura do código e dos notebooks guardados):
+# rodam no make test, e o test-minimo não os repete.
+TOOLING_TESTS = ("test_curso.py", "test_readme_numeros.py", "test_site.py", "test_hub.py", "test_moodle.py",
+                 "test_referencias.py", "test_checks_api.py", "test_codigo.py", "test_notebooks.py")
 
 
 # Os testes da correção da turma (test_correcao*, test_validar, test_isolamento, test_entregas), que ficam fora de

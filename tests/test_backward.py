@@ -200,6 +200,7 @@ def test_erros_claros():
 
 
 @pytest.mark.parametrize("kind", ["sgd", "adam"])
+@pytest.mark.lento  # pesado para o make test; a CI o roda no make test-lento
 def test_otimizadores_iguais_ao_torch(kind):
     rng = np.random.default_rng(10)
     W0 = rng.normal(size=(3, 4))

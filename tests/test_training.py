@@ -31,6 +31,7 @@ def test_o_treino_faz_surgir_o_padrao(name):
     assert run.losses[-1] < 0.05 < 1.5 < run.losses[0]
 
 
+@pytest.mark.lento  # pesado para o make test; a CI o roda no make test-lento
 def test_mesma_curva_no_pytorch():
     exigir("torch")
     task = TASKS["anterior"]

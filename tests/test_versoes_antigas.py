@@ -41,6 +41,7 @@ def _plano(membros, tmp_path):
 
 # ---------- a tabela e o zip guardados ----------
 @sem_historico
+@pytest.mark.lento  # pesado para o make test; a CI o roda no make test-lento
 def test_tabela_das_versoes_em_dia_com_o_git():
     atual = versoes_antigas.table_text(versoes_antigas.build_table())
     assert versoes_antigas.TABLE.read_text(encoding="utf-8") == atual, "rode python scripts/versoes_antigas.py"
