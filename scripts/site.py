@@ -362,10 +362,52 @@ def precisa_de_torch(celula) -> bool:
     return celula["cell_type"] == "code" and any(p in "".join(celula["source"]) for p in PRECISA_DE_TORCH)
 
 
+def _nomes(codigo: str) -> tuple[set[str], set[str]]:
+    """(nomes que a célula define, nomes que ela lê), pela árvore sintática; código que não é Python (uma
+    mágica do IPython) conta como se lesse ``torch``, para ficar do lado seguro."""
+    import ast
+
+    try:
+        arvore = ast.parse(codigo)
+    except SyntaxError:
+        return set(), {"torch"}
+    define, le = set(), set()
+    for no in ast.walk(arvore):
+        if isinstance(no, ast.Name):
+            (le if isinstance(no.ctx, ast.Load) else define).add(no.id)
+        elif isinstance(no, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            define.add(no.name)
+        elif isinstance(no, (ast.Import, ast.ImportFrom)):
+            for alias in no.names:
+                nome = (alias.asname or alias.name).split(".")[0]
+                define.add(nome)
+                if (alias.name.split(".")[0] if isinstance(no, ast.Import) else (no.module or "")) == "torch":
+                    le.add("torch")
+    return define, le
+
+
+def celulas_sem_navegador(celulas: list) -> list[int]:
+    """Os índices das células de código que não rodam no navegador: as que usam o PyTorch e, em ordem, as que
+    leem um nome definido por uma delas (e não redefinido depois por uma célula que roda). As outras rodam de
+    verdade no navegador."""
+    contaminados, fora = {"torch"}, []
+    for i, celula in enumerate(celulas):
+        if celula["cell_type"] != "code":
+            continue
+        define, le = _nomes("".join(celula["source"]))
+        if le & contaminados:
+            fora.append(i)
+            contaminados |= define
+        else:
+            contaminados -= define
+    return fora
+
+
 def preparar_notebooks(destino: Path) -> dict:
     """Copia ``notebooks/`` para ``destino``. Nos notebooks que usam o PyTorch, que não existe no navegador,
-    uma célula no alto liga :func:`atencao.navegador.sem_pytorch`, e as saídas guardadas de cada célula vão
-    para a biblioteca (chave: o sha256 do código da célula). Devolve essas saídas."""
+    uma célula no alto liga :func:`atencao.navegador.sem_pytorch`, e as saídas guardadas das células que não
+    rodam no navegador (:func:`celulas_sem_navegador`) vão para a biblioteca (chave: o sha256 do código da
+    célula); as outras rodam de verdade. Devolve essas saídas."""
     from_navegador = {}
     shutil.copytree(ROOT / "notebooks", destino, ignore=shutil.ignore_patterns(".ipynb_checkpoints"))
     for nb_path in sorted(destino.rglob("*.ipynb")):
@@ -379,15 +421,15 @@ def preparar_notebooks(destino: Path) -> dict:
             nb_path.write_text(json.dumps(nb, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
         if not any(precisa_de_torch(c) for c in nb["cells"]):
             continue
-        for celula in nb["cells"]:
-            if celula["cell_type"] == "code":
-                codigo = "".join(celula["source"])
-                from_navegador[sha256(codigo.strip().encode())] = celula.get("outputs", [])
+        for i in celulas_sem_navegador(nb["cells"]):
+            codigo = "".join(nb["cells"][i]["source"])
+            from_navegador[sha256(codigo.strip().encode())] = nb["cells"][i].get("outputs", [])
         aviso = {
             "cell_type": "markdown", "id": "navegador-sem-pytorch", "metadata": {},
             "source": ["> **No navegador:** este notebook usa o PyTorch, que não roda no navegador. Rode as "
-                       "células normalmente: cada uma mostra a saída guardada (a mesma da instalação local, "
-                       "`make lab`) com uma nota, em vez de um erro. Para rodar de verdade, use o curso instalado."],
+                       "células normalmente: as que usam o PyTorch (ou um resultado dele) mostram a saída guardada "
+                       "(a mesma da instalação local, `make lab`) com uma nota, em vez de um erro; as outras rodam "
+                       "de verdade. Para rodar tudo, use o curso instalado."],
         }
         ligar = {
             "cell_type": "code", "execution_count": None, "id": "navegador-ligar", "metadata": {},

@@ -154,21 +154,51 @@ def test_modulos_da_roda_sem_testes_nem_dados():
 
 
 def test_notebooks_do_site(tmp_path):
-    """03-uso ganha a célula que liga as saídas guardadas (todas as células de código, com as saídas); a Aula 3
+    """03-uso ganha a célula que liga as saídas guardadas (as das células que não rodam no navegador, com as
+    saídas); no 02-codigo da Aula 4, só as duas células do PyTorch ficam guardadas e o resto roda; a Aula 3
     ganha o import do modelo; os outros notebooks ficam como estão."""
     guardadas = site.preparar_notebooks(tmp_path / "c")
     uso = json.loads((tmp_path / "c/modulo-06/aula-02-auto-atencao-do-zero/03-uso.ipynb").read_text("utf-8"))
     assert [c["id"] for c in uso["cells"][:2]] == ["navegador-sem-pytorch", "navegador-ligar"]
+
+    def chave(celula):
+        return hashlib.sha256("".join(celula["source"]).strip().encode()).hexdigest()
+
     original = json.loads((ROOT / "notebooks/modulo-06/aula-02-auto-atencao-do-zero/03-uso.ipynb").read_text("utf-8"))
-    codigo = [c for c in original["cells"] if c["cell_type"] == "code"]
-    assert len(guardadas) >= len(codigo)  # e as dos outros notebooks que usam o PyTorch (Aulas 4 e 5)
-    for c in codigo:
-        assert guardadas[hashlib.sha256("".join(c["source"]).strip().encode()).hexdigest()] == c["outputs"]
+    for c in original["cells"]:
+        if c["cell_type"] == "code":  # o 03-uso é todo PyTorch: todas guardadas, com as saídas
+            assert guardadas[chave(c)] == c["outputs"]
+    aula4 = json.loads((ROOT / "notebooks/modulo-06/aula-04-bloco-transformer/02-codigo.ipynb").read_text("utf-8"))
+    com_torch = [c for c in aula4["cells"] if c["cell_type"] == "code" and "torch." in "".join(c["source"])]
+    assert len(com_torch) == 2 and all(chave(c) in guardadas for c in com_torch)
+    assert not any(chave(c) in guardadas for c in aula4["cells"] if "atencao.explorar(" in "".join(c["source"]))
     aula3 = json.loads((tmp_path / "c/modulo-06/aula-03-atencao-num-transformer-real/03-exercicios.ipynb")
                        .read_text("utf-8"))
     assert any("import atencao_modelo_e5" in "".join(c["source"]) for c in aula3["cells"])
     ex = "modulo-06/aula-01-self-attention/03-exercicios.ipynb"
     assert (tmp_path / "c" / ex).read_bytes() == (ROOT / "notebooks" / ex).read_bytes()
+
+
+def _celula(codigo: str) -> dict:
+    return {"cell_type": "code", "source": [codigo]}
+
+
+def test_celulas_sem_navegador_seguem_o_que_vem_do_pytorch():
+    celulas = [
+        _celula("import numpy as np\nimport atencao"),                 # 0: roda
+        {"cell_type": "markdown", "source": ["## texto com torch"]},  # 1: não é código
+        _celula("x = np.ones(3)"),                                      # 2: roda
+        _celula("import torch\nt = torch.ones(3)\ny = x * 2"),          # 3: PyTorch
+        _celula("print(x.sum())"),                                      # 4: roda (x veio do 2)
+        _celula("z = t.numpy() + y"),                                   # 5: lê t e y, do 3
+        _celula("def f():\n    return z\n"),                           # 6: lê z, do 5
+        _celula("y = np.zeros(3)"),                                     # 7: redefine y e roda
+        _celula("print(y)"),                                            # 8: roda (o y do 7)
+        _celula("from torch import nn"),                               # 9: PyTorch
+        _celula("%timeit np.ones(3)"),                                  # 10: mágica: do lado seguro
+        _celula("w = y + 1\nprint(w, y)"),                              # 11: lê o y do 7, que roda
+    ]
+    assert site.celulas_sem_navegador(celulas) == [3, 5, 6, 9, 10]  # o 11 lê só o y do 7: roda
 
 
 class _Shell:

@@ -1,9 +1,10 @@
 """O curso no navegador (JupyterLite + Pyodide, ``make site``): o que muda quando o kernel roda no navegador.
 
-No navegador (``sys.platform == "emscripten"``) não há PyTorch. Os notebooks que o usam (Aula 2, ``03-uso``)
-ganham, só na cópia do site, uma célula no alto que chama :func:`sem_pytorch`: dali em diante, cada célula do
-notebook que o site guardou mostra a saída guardada (a mesma da instalação local) com uma nota em português, em
-vez de um ``ModuleNotFoundError``. Fora do navegador, ou com o PyTorch instalado, nada muda.
+No navegador (``sys.platform == "emscripten"``) não há PyTorch. Os notebooks que o usam (Aula 2, ``03-uso``;
+Aulas 4 e 5, ``02-codigo``) ganham, só na cópia do site, uma célula no alto que chama :func:`sem_pytorch`: dali
+em diante, cada célula que o site guardou (as que usam o PyTorch e as que dependem de um resultado delas) mostra
+a saída guardada (a mesma da instalação local) com uma nota em português, em vez de um ``ModuleNotFoundError``;
+as outras rodam de verdade. Fora do navegador, ou com o PyTorch instalado, nada muda.
 
 Fonte: Módulo 6, Aula 2, ``03-uso`` (a equivalência com ``torch.nn.MultiheadAttention``).
 """
@@ -18,8 +19,8 @@ from importlib import resources
 
 __all__ = ["no_navegador", "sem_pytorch", "mostrar_guardada", "NOTA_PYTORCH"]
 
-NOTA_PYTORCH = ("ℹ️ NO NAVEGADOR: esta célula usa o PyTorch, que só roda no curso instalado (make lab). "
-                "Abaixo, a saída guardada da instalação local.")
+NOTA_PYTORCH = ("ℹ️ NO NAVEGADOR: esta célula usa o PyTorch (ou um resultado dele), que só roda no curso instalado "
+                "(make lab). Abaixo, a saída guardada da instalação local.")
 
 
 def no_navegador() -> bool:

@@ -201,10 +201,30 @@ def test_curso_no_navegador_sem_internet(site, tmp_path):  # noqa: PLR0915 — o
         assert "BertEncoder" in "".join(lite.texto(j) for j in range(len(lite.celulas())))
         page.screenshot(path=SHOTS / "site-7-aula3.png")
 
+        # Aula 4, 02-codigo: só as células do PyTorch mostram a saída guardada; o resto roda, inclusive o
+        # explorador, e a caixa «somar posições (PE)» muda o mapa de calor
+        lite.abrir(f"{AULA4}/02-codigo.ipynb")
+        lite.rodar_tudo(timeout=600_000)
+        _sem_erros(lite, "Aula 4, 02-codigo")
+        celulas = lite.celulas()
+        guardadas = [j for j, c in enumerate(celulas) if "NO NAVEGADOR" in lite.texto(j)]
+        assert guardadas and all("torch" in celulas[j]["fonte"] for j in guardadas), guardadas
+        vivas = [j for j, c in enumerate(celulas) if c["tipo"] == "code" and j not in guardadas]
+        assert len(vivas) > 2 * len(guardadas) and all(celulas[j]["contagem"] for j in vivas)
+        page.evaluate("() => { const p = window.jupyterapp.shell.currentWidget.content;"
+                      " p.scrollToItem(p.widgets.findIndex(c => c.node.querySelector('.atx'))); }")
+        page.wait_for_selector(".atx table.heat", timeout=60_000)
+        assert "com posições (PE)" in page.inner_text(".atx")
+        antes = page.eval_on_selector(".atx", "a => a.innerHTML")
+        page.locator(".widget-checkbox", has_text="somar posições (PE)").locator("input").uncheck()
+        page.wait_for_function("b => document.querySelector('.atx').innerHTML !== b", arg=antes, timeout=60_000)
+        assert "com posições (PE)" not in page.inner_text(".atx")
+        page.screenshot(path=SHOTS / "site-8-aula4-posicoes.png")
+
         # Aulas 4 e 5: os exercícios de cima a baixo (⏳), e um deles errado (❌) e certo (✅)
         lite.abrir(f"{AULA4}/03-exercicios.ipynb")
-        _errada_e_certa(lite, page, "aula04-ex1-solucao", PE_TROCADA, PE_CERTA, "site-8-aula4.png")
+        _errada_e_certa(lite, page, "aula04-ex1-solucao", PE_TROCADA, PE_CERTA, "site-9-aula4.png")
         lite.abrir(f"{AULA5}/03-exercicios.ipynb")
-        _errada_e_certa(lite, page, "aula05-ex1-solucao", SOFTMAX_SEM_SOMA, SOFTMAX_CERTA, "site-9-aula5.png")
+        _errada_e_certa(lite, page, "aula05-ex1-solucao", SOFTMAX_SEM_SOMA, SOFTMAX_CERTA, "site-10-aula5.png")
 
     assert not fora, "o site tentou buscar fora de 127.0.0.1:\n" + "\n".join(sorted(set(fora)))
