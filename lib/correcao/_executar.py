@@ -29,7 +29,9 @@ import os
 import resource
 import time
 
-from . import _caixa
+INICIO = time.monotonic()  # o Python da caixa chegou aqui (só vai na resposta quando o pedido tem "tempos")
+
+from . import _caixa  # noqa: E402
 
 
 def _error_without_output(client, cell) -> None:
@@ -123,6 +125,12 @@ async def _responde(client, espera: float) -> bool:
 
 def main() -> None:
     pedido, send = _caixa.open_channel()
+    # com "tempos" no pedido, marcas de time.monotonic() (o relógio do sistema, o mesmo fora da caixa) para
+    # correcao.motor._kernel_times; sem ele, nada é medido
+    tempos = bool(pedido.get("tempos"))
+    if tempos:
+        send({"marca": "processo", "t": INICIO})
+        send({"marca": "pronta", "t": time.monotonic()})
 
     import nbformat
     from jupyter_core.utils import run_sync
@@ -131,19 +139,28 @@ def main() -> None:
     nb = nbformat.from_dict(pedido["notebook"])
     os.environ.update(pedido.get("env", {}))
     client = _client(nb, pedido)
+    if tempos:
+        send({"marca": "imports", "t": time.monotonic()})
     fim = "ok"
     inicio = time.perf_counter()
+    t_celula = 0.0
 
     def send_cell(index, cell):
-        send({"celula": index, "outputs": cell.get("outputs", []), "execution_count": cell.get("execution_count"),
-              "cortada": client._cortadas.get(index, "")})
+        msg = {"celula": index, "outputs": cell.get("outputs", []), "execution_count": cell.get("execution_count"),
+               "cortada": client._cortadas.get(index, "")}
+        if tempos:
+            msg.update(t0=t_celula, t1=time.monotonic())
+        send(msg)
 
     try:
         with client.setup_kernel():
+            if tempos:
+                send({"marca": "kernel", "t": time.monotonic()})
             for index, cell in enumerate(nb.cells):
                 if cell.cell_type != "code":
                     continue
                 client._ultima_resposta, client._interromper = None, None
+                t_celula = time.monotonic()
                 try:
                     client.execute_cell(cell, index)
                     _error_without_output(client, cell)
@@ -169,6 +186,8 @@ def main() -> None:
         fim = "kernel_morreu"
     except Exception as exc:  # noqa: BLE001 - vira a situação da linha, nunca um traceback sem dono
         fim = f"erro: {type(exc).__name__}: {str(exc)[:200]}"
+    if tempos:
+        send({"marca": "fim", "t": time.monotonic()})
     uso = [resource.getrusage(r) for r in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)]
     cpu = sum(u.ru_utime + u.ru_stime for u in uso)  # este processo e o kernel (já encerrado)
     send({"fim": fim, "cpu": cpu, "relogio": time.perf_counter() - inicio})

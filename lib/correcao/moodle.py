@@ -260,6 +260,8 @@ def grade_moodle(entradas: list[Path], saida: Path, idioma: str = "pt_br", plani
                  log=print, **kwargs) -> list:
     """Corrige um download do Moodle (zips ou pastas) com :func:`correcao.motor.grade_class` (``kwargs`` vão
     para ela) e escreve ``moodle-notas.csv`` e ``moodle-retornos.zip`` em ``saida``, ao lado de ``notas.csv``.
+    Com ``parte=(K, N)`` nos ``kwargs``, só a parte (``parte.json``, com os participantes): a planilha e o zip
+    saem na junção (:func:`correcao.partes.join_parts`).
 
     Raises
     ------
@@ -274,6 +276,9 @@ def grade_moodle(entradas: list[Path], saida: Path, idioma: str = "pt_br", plani
     with tempfile.TemporaryDirectory(prefix="moodle-") as tmp:
         convertido, pessoas = convert([Path(e) for e in entradas], Path(tmp))
         log(f"  Moodle: {len(pessoas)} parse_participant(s)")
+        if kwargs.get("parte") is not None:  # uma parte: a planilha e o zip de retornos saem na junção
+            anexo = {"moodle": {a: [p.nome, p.id] for a, p in sorted(pessoas.items())}}
+            return grade_class(convertido, saida, log=log, anexo_parte=anexo, **kwargs)
         rows = grade_class(convertido, saida, log=log, **kwargs)
     write_worksheet(rows, pessoas, saida / "moodle-notas.csv", idioma=idioma, planilha=planilha)
     write_feedback_zip(rows, pessoas, saida, saida / "moodle-retornos.zip")
