@@ -261,6 +261,50 @@ def test_corrigir_py_diz_em_portugues_o_que_faltou(tmp_path):
     assert falta.returncode == 2 and "Não juntei as partes: faltam as partes 2/3" in falta.stderr
 
 
+# ---------- o Indexed Job do Kubernetes ----------
+def test_indexed_job_coerente_com_a_divisao_e_com_a_imagem_do_hub():
+    """``hub/corrigir-job.yaml``: um Indexed Job em que cada índice (0..N-1) corrige a parte índice+1 de N, com
+    ``completions`` = N, numa pasta própria, sobre as entregas do volume montado, com a imagem do hub."""
+    yaml = pytest.importorskip("yaml", reason="PyYAML (vem com o jupyter-events do JupyterLab)")
+    import re
+
+    job = yaml.safe_load((ROOT / "hub" / "corrigir-job.yaml").read_text(encoding="utf-8"))
+    assert job["apiVersion"] == "batch/v1" and job["kind"] == "Job"
+    spec = job["spec"]
+    assert spec["completionMode"] == "Indexed"
+    n = spec["completions"]
+    assert isinstance(n, int) and n >= 2 and 1 <= spec["parallelism"] <= n
+    pod = spec["template"]["spec"]
+    assert pod["restartPolicy"] == "Never"
+    (recipiente,) = pod["containers"]
+    comando = " ".join(recipiente["command"] + recipiente["args"])
+    m = re.search(r"corrigir (\S+) --parte \$\(\(JOB_COMPLETION_INDEX\+1\)\)/(\d+) "
+                  r"--saida (\S*\$\(\(JOB_COMPLETION_INDEX\+1\)\)\S*)", " ".join(comando.split()))
+    assert m, comando
+    entregas, n_comando, saida = m[1], int(m[2]), m[3]
+    assert n_comando == n, f"completions = {n}, mas o comando divide em {n_comando}"
+    assert recipiente["command"][:2] == ["bash", "-c"]  # $((...)) precisa de um shell
+    montagens = {v["mountPath"]: v["name"] for v in recipiente["volumeMounts"]}
+    raiz = next((m for m in montagens if entregas.startswith(m + "/") and saida.startswith(m + "/")), None)
+    assert raiz, (entregas, saida, montagens)  # entregas e partes no volume compartilhado
+    volume = next(v for v in pod["volumes"] if v["name"] == montagens[raiz])
+    assert "persistentVolumeClaim" in volume
+    valores = yaml.safe_load((ROOT / "hub" / "values.yaml").read_text(encoding="utf-8"))
+    imagem = valores["singleuser"]["image"]
+    assert recipiente["image"] == f"{imagem['name']}:{imagem['tag']}"
+    # o shell de cada pod (índice 0..N-1) expande o comando para uma parte diferente, numa pasta diferente
+    vistos = []
+    for indice in range(n):
+        eco = subprocess.run(["bash", "-c", recipiente["args"][0].replace("python3 curso.py", "echo", 1)],
+                             capture_output=True, text=True, check=True, env={**os.environ,
+                                                                              "JOB_COMPLETION_INDEX": str(indice)})
+        palavras = eco.stdout.split()
+        vistos.append((partes.parse_part(palavras[palavras.index("--parte") + 1]),
+                       palavras[palavras.index("--saida") + 1]))
+    assert [k for k, _ in vistos] == [(i, n) for i in range(1, n + 1)]
+    assert len({pasta for _, pasta in vistos}) == n
+
+
 # ---------- lento: a turma de exemplo de verdade ----------
 @pytest.fixture(scope="module")
 def correcao_unica(tmp_path_factory):
