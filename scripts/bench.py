@@ -12,8 +12,8 @@
 6. ``make lab`` com tudo instalado: do comando (``curso.py lab``) até o JupyterLab responder em ``/lab``.
 7. A correção da turma de exemplo (vazão, com e sem a caixa) e, em passos, a de UM notebook honesto da Aula 1
    (início do processo e da caixa, imports, início do kernel, cada célula, o veredito, o retorno em HTML), com
-   as marcas de tempo que o motor anota quando pedido (``Worker.tempos``). Só estas medidas:
-   ``python scripts/bench.py correcao``.
+   as marcas de tempo que o motor anota quando pedido (``Worker.tempos``). Só a de um notebook:
+   ``python scripts/bench.py passos``.
 8. Aula 5: o treino padrão do ``04-projeto`` (tarefa "anterior", 120 passos, lote 32, com um backward de uma
    sequência por vez, como o do aluno) e o mesmo treino com o backward em lote da biblioteca.
 9. O curso no navegador (``make site``, se ``build/site/`` existe): tamanho do site e, num Chromium sem tela e sem
@@ -411,7 +411,7 @@ def print_grading_steps(t: dict) -> None:
 
 
 if __name__ == "__main__":
-    if sys.argv[1:] == ["correcao"]:  # só as medidas da correção
+    if sys.argv[1:] == ["passos"]:  # só a correção de um notebook, em passos
         print_grading_steps(bench_grading_steps())
         sys.exit(0)
     print(f"import atencao: {bench_import() * 1000:.0f} ms (mediana de 7 processos; meta < 300 ms)")

@@ -234,6 +234,39 @@ def test_juntar_um_download_do_moodle_escreve_a_planilha_e_o_zip(tmp_path):
         assert all("_assignfeedback_file/" in n for n in z.namelist())
 
 
+def test_parte_de_um_download_do_moodle_guarda_os_participantes(tmp_path, monkeypatch):
+    """Com ``parte``, o :func:`correcao.moodle.grade_moodle` passa os participantes para a parte (a planilha e o zip
+    saem na junção) e não escreve nada do Moodle ainda."""
+    from correcao import moodle, motor
+
+    pedidos = []
+
+    def corrige(entregas, saida, **kw):  # no lugar da correção: só guarda o pedido
+        Path(saida).mkdir(parents=True, exist_ok=True)
+        pedidos.append(kw)
+        return []
+
+    monkeypatch.setattr(motor, "grade_class", corrige)
+    with zipfile.ZipFile(tmp_path / "moodle.zip", "w") as z:
+        z.writestr("Ana Júlia Souza_101_assignsubmission_file_03-exercicios.ipynb", "{}")
+        z.writestr("João da Silva_202_assignsubmission_file/03-exercicios.ipynb", "{}")
+    moodle.grade_moodle([tmp_path / "moodle.zip"], tmp_path / "saida", log=lambda *_: None, parte=(2, 3))
+    (kw,) = pedidos
+    assert kw["parte"] == (2, 3)
+    assert kw["anexo_parte"] == {"moodle": {"Ana Júlia Souza_101": ["Ana Júlia Souza", "101"],
+                                            "João da Silva_202": ["João da Silva", "202"]}}
+    assert not (tmp_path / "saida" / "moodle-notas.csv").exists()
+    moodle.grade_moodle([tmp_path / "moodle.zip"], tmp_path / "inteira", log=lambda *_: None)
+    assert "anexo_parte" not in pedidos[1] and (tmp_path / "inteira" / "moodle-notas.csv").exists()
+
+
+def test_parte_nao_guarda_os_notebooks_corrigidos(tmp_path):
+    from correcao import motor
+
+    with pytest.raises(ValueError, match="guardar_notebooks: não vale com parte"):
+        motor.grade_class(TURMA, tmp_path, parte=(1, 2), guardar_notebooks=True)
+
+
 # ---------- a linha de comando ----------
 def test_curso_py_passa_parte_e_juntar_ao_corretor():
     curso = ROOT / "curso.py"
