@@ -133,9 +133,12 @@ def _marker(send, on: bool):
     return lambda nome: send({"marca": nome, "t": time.monotonic()})
 
 
-def _send_cell(send, client, index: int, cell, t0: float | None) -> None:
-    """Manda as saídas da célula ``index``; com ``t0`` (o começo dela), também ``t0`` e ``t1`` (agora)."""
-    msg = {"celula": index, "outputs": cell.get("outputs", []), "execution_count": cell.get("execution_count"),
+def _send_cell(send, client, index: int, cell, t0: float | None, morreu: bool = False) -> None:
+    """Manda as saídas da célula ``index``; com ``t0`` (o começo dela), também ``t0`` e ``t1`` (agora). Na célula em
+    que o kernel morreu (``morreu``), sem o número de execução: se ele chegou antes da queda ou não, depende do
+    momento, e o retorno mudaria de uma correção para outra."""
+    msg = {"celula": index, "outputs": cell.get("outputs", []),
+           "execution_count": None if morreu else cell.get("execution_count"),
            "cortada": client._cortadas.get(index, "")}
     if t0 is not None:
         msg.update(t0=t0, t1=time.monotonic())
@@ -161,8 +164,8 @@ def main() -> None:
     inicio = time.perf_counter()
     t_celula = None  # com "tempos", quando a célula começou
 
-    def send_cell(index, cell):
-        _send_cell(send, client, index, cell, t_celula)
+    def send_cell(index, cell, morreu=False):
+        _send_cell(send, client, index, cell, t_celula, morreu)
 
     try:
         with client.setup_kernel():
@@ -177,7 +180,7 @@ def main() -> None:
                     _error_without_output(client, cell)
                 except DeadKernelError:
                     fim = f"kernel_morreu:{index}"
-                    send_cell(index, cell)
+                    send_cell(index, cell, morreu=True)
                     break
                 reply = (client._ultima_resposta or {}).get("content", {})
                 interrompida = reply.get("ename") == "CellTimeoutError" or client._interromper is not None
