@@ -382,12 +382,12 @@ def print_grading_steps(t: dict) -> None:
 
     def linha(nome: str, s: float | None, parte: bool = True) -> None:
         pct = f"{100 * s / total:5.1f} %" if parte and s is not None else "       "
-        print(f"  {nome:<66} {'' if s is None else f'{s:6.2f} s'}  {pct}")
+        print(f"  {nome:<74} {'' if s is None else f'{s:6.2f} s'}  {pct}")
 
     caixa = "caixa bwrap" if t["isolar"] else "SEM a caixa (bwrap indisponível)"
     print(f"Correção de UM notebook honesto (Aula 1, 03-exercicios de ana-correta; {caixa}; a {t['rounds']}ª de "
           f"{t['rounds']} correções no mesmo processo), pelas marcas de tempo do motor:")
-    print(f"  {'passo':<66} {'tempo':>8}  {'% do notebook'}")
+    print(f"  {'passo':<74} {'tempo':>8}  {'% do notebook'}")
     print("  uma vez por processo de correção (não por notebook):")
     linha("  imports do processo (correcao.motor, nbgrader, nbconvert)", t["imports"], False)
     linha("  curso do nbgrader (generate_assignment) e caixas (Worker)", t["worker"], False)
@@ -400,7 +400,11 @@ def print_grading_steps(t: dict) -> None:
     linha("  kernel: início do kernel (até responder)", t.get("kernel_inicio"))
     linha(f"  kernel: células ({len(celulas)}), total", soma)
     for k, (rotulo, ident, s) in enumerate(celulas[:3], 1):
-        linha(f"    {k}ª mais lenta: {rotulo[:40]} (id {ident[:10]})", s)
+        linha(f"    {k}ª mais lenta: {rotulo.split(' (')[0]}, id {ident}", s)
+    passos = ("caixa_processo", "caixa_pronta", "imports", "kernel_inicio", "kernel_fim")
+    if all(p in t for p in passos):
+        linha("  kernel: entre as células (mandar as saídas, conferir o kernel)",
+              t["kernel_caixa"] - soma - sum(t[p] for p in passos))
     linha("  kernel: fim (desligar o kernel, sair da caixa)", t.get("kernel_fim"))
     linha("  kernel: tudo, do bwrap à volta", t.get("kernel_caixa"))
     linha("  veredito (conferência em 2 caixas; em paralelo ao kernel, não soma)", t.get("veredito"))
