@@ -54,7 +54,7 @@ def main(argv=None) -> int:
         if args.entregas or args.parte:
             parser.error("--juntar recebe só as pastas das partes (sem ENTREGAS nem --parte)")
         try:
-            partes.join_parts(args.juntar, args.saida, idioma=args.moodle_idioma, planilha=args.planilha_moodle)
+            moodle.join_parts(args.juntar, args.saida, idioma=args.moodle_idioma, planilha=args.planilha_moodle)
         except partes.PartsError as exc:
             print(f"Não juntei as partes: {exc}", file=sys.stderr)
             return 2

@@ -158,7 +158,7 @@ def test_juntar_da_os_mesmos_bytes_que_a_correcao_unica(tmp_path, n):
     write_outputs(unica, catalogo.catalog(), tmp_path / "unica", fora)
     pastas = _em_partes(tmp_path, n)
     assert {partes.read_part(p)["parte"] for p in pastas} == set(range(1, n + 1))
-    juntas = partes.join_parts(pastas[::-1], tmp_path / "juntas", log=lambda *_: None)  # a ordem não importa
+    juntas, _ = partes.join_parts(pastas[::-1], tmp_path / "juntas", log=lambda *_: None)  # a ordem não importa
     assert [(r.student, r.arquivo, r.total) for r in juntas] == [(r.student, r.arquivo, r.total) for r in unica]
     esperado, obtido = _arvore(tmp_path / "unica"), _arvore(tmp_path / "juntas")
     assert sorted(obtido) == sorted(esperado) and "retorno/ana-2/aula-01-self-attention-03-exercicios.html" in obtido
@@ -220,7 +220,9 @@ def test_juntar_um_download_do_moodle_escreve_a_planilha_e_o_zip(tmp_path):
     rows, _, alunos = _turma_feita_a_mao()
     pessoas = {a: [a, str(100 + i)] for i, a in enumerate(alunos)}
     pastas = _em_partes(tmp_path, 2, anexo={"moodle": pessoas})
-    partes.join_parts(pastas, tmp_path / "saida", log=lambda *_: None)
+    from correcao import moodle
+
+    moodle.join_parts(pastas, tmp_path / "saida", log=lambda *_: None)
     melhor: dict = {}  # a nota do Moodle: a melhor cópia de cada notebook
     for r in rows:
         if r.student and r.assignment:

@@ -256,12 +256,35 @@ def write_feedback_zip(rows, pessoas: dict[str, Participant], saida: Path, desti
     return destino
 
 
+def join_parts(pastas: list[Path], saida: Path, idioma: str = "pt_br", planilha: Path | None = None,
+               log=print) -> list:
+    """Junta as partes de uma correção (:func:`correcao.partes.join_parts`: ``notas.csv``, ``nao-corrigidos.csv``
+    e ``retorno/``) e, se elas são de um download do Moodle (``grade_moodle`` com ``parte``), escreve também
+    ``moodle-notas.csv`` (com ``idioma`` e ``planilha``, como :func:`grade_moodle`) e ``moodle-retornos.zip``.
+    Devolve as linhas.
+
+    Raises
+    ------
+    correcao.partes.PartsError
+        Veja :func:`correcao.partes.join_parts`.
+    """
+    from correcao import partes
+
+    saida = Path(saida).resolve()
+    rows, anexo = partes.join_parts(pastas, saida, log=log)
+    if anexo.get("moodle"):
+        pessoas = {aluno: Participant(nome, ident) for aluno, (nome, ident) in anexo["moodle"].items()}
+        write_worksheet(rows, pessoas, saida / "moodle-notas.csv", idioma=idioma, planilha=planilha)
+        write_feedback_zip(rows, pessoas, saida, saida / "moodle-retornos.zip")
+    return rows
+
+
 def grade_moodle(entradas: list[Path], saida: Path, idioma: str = "pt_br", planilha: Path | None = None,
                  log=print, **kwargs) -> list:
     """Corrige um download do Moodle (zips ou pastas) com :func:`correcao.motor.grade_class` (``kwargs`` vão
     para ela) e escreve ``moodle-notas.csv`` e ``moodle-retornos.zip`` em ``saida``, ao lado de ``notas.csv``.
     Com ``parte=(K, N)`` nos ``kwargs``, só a parte (``parte.json``, com os participantes): a planilha e o zip
-    saem na junção (:func:`correcao.partes.join_parts`).
+    saem na junção (:func:`join_parts`).
 
     Raises
     ------

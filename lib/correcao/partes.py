@@ -3,8 +3,8 @@
 ``corrigir --parte K/N`` lê a turma inteira (a leitura é rápida), guarda a impressão digital dela e corrige só os
 alunos da parte ``K`` (de 1 a ``N``); ``corrigir --juntar PARTE1 PARTE2 ...`` junta as pastas das ``N`` partes e
 escreve ``notas.csv``, ``nao-corrigidos.csv`` e ``retorno/`` exatamente como uma correção única da turma toda (as
-mesmas linhas, na mesma ordem, os mesmos bytes), e, para um download do Moodle, ``moodle-notas.csv`` e
-``moodle-retornos.zip``.
+mesmas linhas, na mesma ordem, os mesmos bytes); para um download do Moodle, :func:`correcao.moodle.join_parts`
+escreve também ``moodle-notas.csv`` e ``moodle-retornos.zip``.
 
 A divisão é por aluno: todos os arquivos de um aluno vão para a mesma parte, que depende só do nome dele e de
 ``N`` (:func:`part_of`, SHA-256 do nome): não depende da ordem de leitura nem de quais outros alunos há. Um aluno
@@ -203,12 +203,11 @@ def _check(partes: list[tuple[Path, dict]]) -> int:
     return n
 
 
-def join_parts(pastas: list[Path], saida: Path, log=print, idioma: str = "pt_br",
-               planilha: Path | None = None) -> list[Row]:
+def join_parts(pastas: list[Path], saida: Path, log=print) -> tuple[list[Row], dict]:
     """Junta as pastas das partes (``corrigir --parte K/N``, de 1/N a N/N, em qualquer ordem) e escreve em
     ``saida`` o que uma correção única da turma escreveria: ``notas.csv``, ``nao-corrigidos.csv`` e
-    ``retorno/`` (os mesmos bytes); de um download do Moodle, também ``moodle-notas.csv`` (com ``idioma`` e
-    ``planilha``, como em :func:`correcao.moodle.grade_moodle`) e ``moodle-retornos.zip``. Devolve as linhas.
+    ``retorno/`` (os mesmos bytes). Devolve as linhas e o anexo das partes (o mesmo em todas; o Moodle guarda
+    ali os participantes, veja :func:`correcao.moodle.join_parts`).
 
     Raises
     ------
@@ -234,15 +233,8 @@ def join_parts(pastas: list[Path], saida: Path, log=print, idioma: str = "pt_br"
     fora = [tuple(x) for _, dados in partes for x in dados["nao_corrigidos"]]
     saida = Path(saida).resolve()
     write_outputs(rows, catalog(), saida, fora)
-    moodle = partes[0][1]["anexo"].get("moodle")
-    if moodle:
-        from .moodle import Participant, write_feedback_zip, write_worksheet
-
-        pessoas = {aluno: Participant(nome, ident) for aluno, (nome, ident) in moodle.items()}
-        write_worksheet(rows, pessoas, saida / "moodle-notas.csv", idioma=idioma, planilha=planilha)
-        write_feedback_zip(rows, pessoas, saida, saida / "moodle-retornos.zip")
     log(f"{n} parte(s) juntada(s): {len(rows)} linha(s) em {saida / 'notas.csv'}")
-    return rows
+    return rows, partes[0][1]["anexo"]
 
 
 __all__ = ["PART_FILE", "PartsError", "class_fingerprint", "course_version", "join_parts", "parse_part", "part_of",
