@@ -401,8 +401,17 @@ def sample_class(runner: Runner, options) -> int:
 def grade(runner: Runner, options) -> int:
     """Corrige uma turma. Cada entrega roda isolada numa caixa do bubblewrap (apt-get install bubblewrap);
     ``--sem-isolamento`` corrige sem a caixa (só para entregas em que você confia), e cada linha de notas.csv
-    diz então 'sem_isolamento'. Várias pastas ou zips (as partes de uma turma) são juntados por aluno."""
+    diz então 'sem_isolamento'. Várias pastas ou zips (as partes de uma turma) são juntados por aluno. Uma turma
+    grande em várias máquinas: ``--parte K/N`` em cada uma e depois ``--juntar PASTA_1 ... PASTA_N``."""
     submissions = [e for e in options.submissions if e]  # o make passa "" quando ENTREGAS falta
+    output = _user_path(options.output) if options.output else ROOT / DEFAULT_OUTPUT
+    if options.join:  # as pastas das partes (corrigir --parte K/N) viram uma correção só
+        if submissions or options.part:
+            print("--juntar recebe só as pastas das partes (sem ENTREGAS nem --parte)")
+            return 2
+        cmd = [course_python(), ROOT / "scripts" / "corrigir.py", "--juntar", *(_user_path(e) for e in options.join),
+               "--saida", output]
+        return install(runner) or runner.run(cmd, without_mplbackend=True)
     if not submissions:
         if invocation() == "make":
             print("Uso: make corrigir ENTREGAS=pasta-ou-zip [SAIDA=pasta] [MEMORIA=MiB] [SEM_ISOLAMENTO=1]\n"
@@ -412,10 +421,11 @@ def grade(runner: Runner, options) -> int:
                   "[--sem-isolamento]")
         return 2
     cmd = [course_python(), ROOT / "scripts" / "corrigir.py", *(_user_path(e) for e in submissions),
-           "--saida", _user_path(options.output) if options.output else ROOT / DEFAULT_OUTPUT,
-           "--memoria", str(options.memory)]
+           "--saida", output, "--memoria", str(options.memory)]
     if options.no_sandbox:
         cmd.append("--sem-isolamento")
+    if options.part:
+        cmd += ["--parte", options.part]
     return install(runner) or runner.run(cmd, without_mplbackend=True)
 
 
@@ -547,8 +557,10 @@ COMMANDS = {command.name: command for command in (
     Command("site", site, "constrói o curso no navegador (JupyterLite) em build/site/ (precisa do npm)"),
     Command("limpar", clean, "apaga .venv e build/ (trabalho/, com as suas respostas, fica)"),
     Command("corrigir", grade, "corrige uma turma (cada entrega isolada com o bwrap)",
-            "corrigir ENTREGAS=pasta-ou-zip [SAIDA=pasta] [MEMORIA=MiB] [SEM_ISOLAMENTO=1]",
-            "corrigir pasta-ou-zip [outro.zip...] [--saida pasta] [--memoria MiB] [--sem-isolamento]",
+            "corrigir ENTREGAS=pasta-ou-zip [SAIDA=pasta] [MEMORIA=MiB] [SEM_ISOLAMENTO=1] [PARTE=K/N] "
+            "[JUNTAR=\"pasta-1 ... pasta-N\"]",
+            "corrigir pasta-ou-zip [outro.zip...] [--saida pasta] [--memoria MiB] [--sem-isolamento] [--parte K/N] "
+            "[--juntar pasta-1 ... pasta-N]",
             (option("submissions", nargs="*", default=[],
                     help="pasta(s) ou .zip(s) com <aluno>/<notebook>.ipynb (as partes de uma turma são juntadas)"),
              option("--saida", dest="output", default=None,
@@ -556,7 +568,11 @@ COMMANDS = {command.name: command for command in (
              option("--memoria", dest="memory", type=int, default=DEFAULT_MEMORY_MIB,
                     help=f"MiB de memória por processo do aluno (padrão {DEFAULT_MEMORY_MIB})"),
              option("--sem-isolamento", dest="no_sandbox", action="store_true",
-                    help="sem a caixa do bubblewrap (só para entregas em que você confia)"))),
+                    help="sem a caixa do bubblewrap (só para entregas em que você confia)"),
+             option("--parte", dest="part", default=None,
+                    help="K/N: só a parte K de N da turma (divisão por aluno), para juntar depois"),
+             option("--juntar", dest="join", nargs="+", default=None, metavar="PASTA_PARTE",
+                    help="junta as pastas das N partes (de --parte) numa correção só, em --saida"))),
     Command("validar", check_notebook, "confere um notebook antes da entrega",
             "validar NB=notebook.ipynb", "validar notebook.ipynb",
             (option("notebook", nargs="?", default="", help="o notebook (a sua cópia em trabalho/)"),)),

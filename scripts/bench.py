@@ -10,7 +10,10 @@
 5. Mapas de calor como o notebook os mostra (criar a figura e gerar o PNG, dpi 100, bbox "tight"):
    uma grade de 4 cabeças com 14 tokens (Aula 3, ``02-codigo``) e um mapa de 64 tokens.
 6. ``make lab`` com tudo instalado: do comando (``curso.py lab``) até o JupyterLab responder em ``/lab``.
-7. A correção da turma de exemplo (vazão, com e sem a caixa).
+7. A correção da turma de exemplo (vazão, com e sem a caixa) e, em passos, a de UM notebook honesto da Aula 1
+   (início do processo e da caixa, imports, início do kernel, cada célula, o veredito, o retorno em HTML), com
+   as marcas de tempo que o motor anota quando pedido (``Worker.tempos``). Só a de um notebook:
+   ``python scripts/bench.py passos``.
 8. Aula 5: o treino padrão do ``04-projeto`` (tarefa "anterior", 120 passos, lote 32, com um backward de uma
    sequência por vez, como o do aluno) e o mesmo treino com o backward em lote da biblioteca.
 9. O curso no navegador (``make site``, se ``build/site/`` existe): tamanho do site e, num Chromium sem tela e sem
@@ -313,7 +316,108 @@ def bench_correcao(workers: int = 2) -> dict:
     return out
 
 
+HONEST_NOTEBOOK = "turma-exemplo/ana-correta/03-exercicios.ipynb"  # Aula 1, todas as respostas certas
+
+
+def bench_grading_steps(rounds: int = 2) -> dict:
+    """A correção de UM notebook honesto da Aula 1 (:data:`HONEST_NOTEBOOK`), passo a passo, pelas marcas de tempo
+    que o motor anota com ``Worker.tempos`` (veja ``correcao.motor._kernel_times``): ``rounds`` correções
+    seguidas no mesmo processo de correção (a primeira aquece os caches do disco); devolve as da última, mais
+    o que acontece uma vez por processo (imports, curso do nbgrader e caixas) e a leitura com o saneamento."""
+    import secrets
+    import tempfile
+    import zipfile
+    from pathlib import Path
+
+    from correcao import motor
+    from correcao.catalogo import catalog
+    from correcao.entregas import read_submissions
+    from correcao.isolamento import Limits, bwrap_available, kill_sandbox, remove_cgroups
+
+    root = Path(__file__).resolve().parents[1]
+    code = ("import time; t = time.perf_counter(); import correcao.motor, nbgrader.apps, nbconvert; "
+            "print(time.perf_counter() - t)")
+    imports = float(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout)
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
+        with zipfile.ZipFile(root / "tests" / "turma-exemplo.zip") as z:
+            dados = z.read(HONEST_NOTEBOOK)
+        (tmp / "entregas" / "ana").mkdir(parents=True)
+        (tmp / "entregas" / "ana" / "03-exercicios.ipynb").write_bytes(dados)
+        t0 = time.perf_counter()
+        plan, _, _ = motor.plan_class(read_submissions(tmp / "entregas", tmp / "ler"), catalog(), tmp / "saneados")
+        leitura = time.perf_counter() - t0
+        (task,) = plan
+        if task.g.assignment != "aula-01-self-attention":
+            raise RuntimeError(f"{HONEST_NOTEBOOK}: esperado um notebook da Aula 1, recebido {task.g.assignment}")
+        limites = Limits(memoria_mb=2048, cpu_s=180, relogio_s=180.0, memoria_total_mb=3072, disco_mb=512)
+        marca, isolar = secrets.token_hex(8), bwrap_available()
+        t0 = time.perf_counter()
+        mpl = motor._matplotlib_cache(tmp)
+        t_mpl = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        motor._WORKER = w = motor.Worker(tmp / "processo-0", [task.g], 0, limites, isolar, 30, marca)
+        w.mpl_cache = mpl
+        worker = time.perf_counter() - t0
+        try:
+            for _ in range(rounds):
+                w.tempos = {}
+                row, total = motor._task(task)
+        finally:
+            w.close()
+            motor._WORKER = None
+            kill_sandbox(marca)
+            remove_cgroups(f"{marca}-")
+    if row.status != "ok":
+        raise RuntimeError(f"o notebook honesto não saiu ok: {row.status} ({row.reasons})")
+    return {"imports": imports, "worker": worker, "mpl": t_mpl, "leitura": leitura, "total": total,
+            "isolar": isolar, "rounds": rounds, **w.tempos}
+
+
+def print_grading_steps(t: dict) -> None:
+    """A tabela de :func:`bench_grading_steps`."""
+    total = t["total"]
+    celulas = sorted(t["celulas"], key=lambda c: -c[2])
+    soma = sum(c[2] for c in celulas)
+
+    def linha(nome: str, s: float | None, parte: bool = True) -> None:
+        pct = f"{100 * s / total:5.1f} %" if parte and s is not None else "       "
+        print(f"  {nome:<74} {'' if s is None else f'{s:6.2f} s'}  {pct}")
+
+    caixa = "caixa bwrap" if t["isolar"] else "SEM a caixa (bwrap indisponível)"
+    print(f"Correção de UM notebook honesto (Aula 1, 03-exercicios de ana-correta; {caixa}; a {t['rounds']}ª de "
+          f"{t['rounds']} correções no mesmo processo), pelas marcas de tempo do motor:")
+    print(f"  {'passo':<74} {'tempo':>8}  {'% do notebook'}")
+    print("  uma vez por processo de correção (não por notebook):")
+    linha("  imports do processo (correcao.motor, nbgrader, nbconvert)", t["imports"], False)
+    linha("  curso do nbgrader (generate_assignment) e caixas (Worker)", t["worker"], False)
+    linha("  cache de fontes do matplotlib (uma vez por correção)", t["mpl"], False)
+    print("  por notebook:")
+    linha("  leitura e saneamento (antes do orçamento do notebook)", t["leitura"], False)
+    linha("  kernel: início do processo e da caixa (bwrap até o Python da caixa)", t.get("caixa_processo"))
+    linha("  kernel: limites, troca de usuário e pedido lido na caixa", t.get("caixa_pronta"))
+    linha("  kernel: imports na caixa (nbformat, nbclient)", t.get("imports"))
+    linha("  kernel: início do kernel (até responder)", t.get("kernel_inicio"))
+    linha(f"  kernel: células ({len(celulas)}), total", soma)
+    for k, (rotulo, ident, s) in enumerate(celulas[:3], 1):
+        linha(f"    {k}ª mais lenta: {rotulo.split(' (')[0]}, id {ident}", s)
+    passos = ("caixa_processo", "caixa_pronta", "imports", "kernel_inicio", "kernel_fim")
+    if all(p in t for p in passos):
+        linha("  kernel: entre as células (mandar as saídas, conferir o kernel)",
+              t["kernel_caixa"] - soma - sum(t[p] for p in passos))
+    linha("  kernel: fim (desligar o kernel, sair da caixa)", t.get("kernel_fim"))
+    linha("  kernel: tudo, do bwrap à volta", t.get("kernel_caixa"))
+    linha("  veredito (conferência em 2 caixas; em paralelo ao kernel, não soma)", t.get("veredito"))
+    linha("  nbgrader autograde, fora a execução (saneia, grava as notas dele)", t["autograde"] - t["execucao"])
+    linha("  notas e motivos depois do autograde (grade_one, fora o autograde)", t["nota"] - t["autograde"])
+    linha("  retorno (HTML do notebook, nbconvert + bleach)", t["retorno_html"])
+    linha("  total do notebook (do envio ao processo até a linha com o HTML)", total)
+
+
 if __name__ == "__main__":
+    if sys.argv[1:] == ["passos"]:  # só a correção de um notebook, em passos
+        print_grading_steps(bench_grading_steps())
+        sys.exit(0)
     print(f"import atencao: {bench_import() * 1000:.0f} ms (mediana de 7 processos; meta < 300 ms)")
     r = bench_mha()
     print(f"Multicabeça (lote 4, n 512, d_model 512, 8 cabeças, float32, {r['threads']} threads):")
@@ -362,3 +466,4 @@ if __name__ == "__main__":
         if modo in c:
             t, k = c[modo]
             print(f"  subconjunto honesto ({k} notebooks), {modo.replace('_', ' ')}: {t / k:.1f} s por notebook")
+    print_grading_steps(bench_grading_steps())

@@ -8,6 +8,11 @@ Uso (ou ``make corrigir ENTREGAS=... [SAIDA=...]``):
 ``ENTREGAS`` é uma pasta (ou um ``.zip``) no formato do nbgrader: ``<aluno>/<notebook>.ipynb``; uma turma que
 chegou em partes (dois zips, um zip e uma pasta) vai toda de uma vez, e as partes são juntadas por aluno.
 Cada entrega roda isolada numa caixa do bubblewrap; veja ``lib/correcao/__init__.py``.
+
+Uma turma grande em várias máquinas (veja ``lib/correcao/partes.py`` e ``docs/professor.md``):
+
+    python scripts/corrigir.py ENTREGAS --parte K/N --saida PASTA_K      # em cada máquina, K = 1..N
+    python scripts/corrigir.py --juntar PASTA_1 ... PASTA_N --saida PASTA  # depois, numa delas
 """
 
 from __future__ import annotations
@@ -23,8 +28,12 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description="Corrige uma turma com o nbgrader (notas.csv + retorno em HTML).")
-    parser.add_argument("entregas", type=Path, nargs="+",
+    parser.add_argument("entregas", type=Path, nargs="*",
                         help="pasta(s) ou .zip(s) com <aluno>/<notebook>.ipynb (partes da mesma turma)")
+    parser.add_argument("--parte", default=None,
+                        help="K/N: corrige só a parte K de N da turma (divisão por aluno) e grava SAIDA/parte.json")
+    parser.add_argument("--juntar", type=Path, nargs="+", default=None, metavar="PASTA_PARTE",
+                        help="junta as pastas das N partes (de --parte) em SAIDA, como uma correção única")
     parser.add_argument("--saida", type=Path, default=ROOT / "build" / "correcao")
     parser.add_argument("--tempo-celula", type=int, default=30, help="segundos por célula (padrão 30)")
     parser.add_argument("--tempo-notebook", type=float, default=180, help="segundos por notebook (padrão 180)")
@@ -37,9 +46,27 @@ def main(argv=None) -> int:
     parser.add_argument("--planilha-moodle", type=Path, default=None,
                         help="download do Moodle: a planilha baixada dele (\"Baixar planilha de notas\"), preenchida")
     args = parser.parse_args(argv)
-    from correcao import moodle
+    from correcao import moodle, partes
     from correcao.isolamento import BwrapMissing
     from correcao.motor import grade_class
+
+    if args.juntar is not None:
+        if args.entregas or args.parte:
+            parser.error("--juntar recebe só as pastas das partes (sem ENTREGAS nem --parte)")
+        try:
+            moodle.join_parts(args.juntar, args.saida, idioma=args.moodle_idioma, planilha=args.planilha_moodle)
+        except partes.PartsError as exc:
+            print(f"Não juntei as partes: {exc}", file=sys.stderr)
+            return 2
+        return 0
+    if not args.entregas:
+        parser.error("faltou ENTREGAS (uma pasta ou um .zip com as entregas)")
+    parte = None
+    if args.parte is not None:
+        try:
+            parte = partes.parse_part(args.parte)
+        except ValueError as exc:
+            parser.error(str(exc))
 
     if any(moodle.is_moodle_download(e) for e in args.entregas):  # o zip do "Baixar todas as tarefas" do Moodle
         grade_class = functools.partial(moodle.grade_moodle, idioma=args.moodle_idioma,  # noqa: N806
@@ -49,10 +76,14 @@ def main(argv=None) -> int:
     print(f"Corrigindo {', '.join(str(e) for e in args.entregas)} ...")
     try:
         rows = grade_class(args.entregas, args.saida, args.tempo_celula, args.tempo_notebook, args.processos,
-                           memoria_mb=args.memoria, isolar=not args.sem_isolamento)
+                           memoria_mb=args.memoria, isolar=not args.sem_isolamento, parte=parte)
     except BwrapMissing as exc:
         print(exc, file=sys.stderr)
         return 3
+    if parte is not None:
+        print(f"parte {parte[0]}/{parte[1]}: {len(rows)} linha(s) em {args.saida / partes.PART_FILE} "
+              f"({time.perf_counter() - t0:.0f} s); junte as {parte[1]} partes com --juntar")
+        return 0
     print(f"{len(rows)} linha(s) em {args.saida / 'notas.csv'}; retornos em {args.saida / 'retorno'}/ "
           f"({time.perf_counter() - t0:.0f} s)")
     return 0

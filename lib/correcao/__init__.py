@@ -11,6 +11,7 @@ Um módulo por parte, do arquivo recebido ao relatório:
 - :mod:`correcao.varredura`: código do aluno que mexe na correção (situação ``revisar``);
 - :mod:`correcao.motor`: o nbgrader, as duas caixas (kernel e conferência independente) e a nota;
 - :mod:`correcao.relatorio`: ``notas.csv`` e o retorno em HTML;
+- :mod:`correcao.partes`: uma turma grande corrigida em partes, em várias máquinas, e juntada depois;
 - :mod:`correcao.validar`: a conferência antes da entrega, com o mesmo motor.
 
 Os processos que rodam dentro da caixa são ``correcao._executar`` e ``correcao._veredito``.

@@ -29,7 +29,9 @@ import os
 import resource
 import time
 
-from . import _caixa
+INICIO = time.monotonic()  # o Python da caixa chegou aqui (só vai na resposta quando o pedido tem "tempos")
+
+from . import _caixa  # noqa: E402
 
 
 def _error_without_output(client, cell) -> None:
@@ -121,8 +123,34 @@ async def _responde(client, espera: float) -> bool:
     return False
 
 
+def _marker(send, on: bool):
+    """``marca(nome)``: manda ``{"marca": nome, "t": time.monotonic()}`` se ``on``; senão, nada. Com ``on``, manda
+    logo as duas primeiras: ``processo`` (:data:`INICIO`) e ``pronta`` (agora: limites aplicados, pedido lido)."""
+    if not on:
+        return lambda nome: None
+    send({"marca": "processo", "t": INICIO})
+    send({"marca": "pronta", "t": time.monotonic()})
+    return lambda nome: send({"marca": nome, "t": time.monotonic()})
+
+
+def _send_cell(send, client, index: int, cell, t0: float | None, morreu: bool = False) -> None:
+    """Manda as saídas da célula ``index``; com ``t0`` (o começo dela), também ``t0`` e ``t1`` (agora). Na célula em
+    que o kernel morreu (``morreu``), sem o número de execução: se ele chegou antes da queda ou não, depende do
+    momento, e o retorno mudaria de uma correção para outra."""
+    msg = {"celula": index, "outputs": cell.get("outputs", []),
+           "execution_count": None if morreu else cell.get("execution_count"),
+           "cortada": client._cortadas.get(index, "")}
+    if t0 is not None:
+        msg.update(t0=t0, t1=time.monotonic())
+    send(msg)
+
+
 def main() -> None:
     pedido, send = _caixa.open_channel()
+    # com "tempos" no pedido, marcas de time.monotonic() (o relógio do sistema, o mesmo fora da caixa) para
+    # correcao.motor._kernel_times; sem ele, nada é medido
+    tempos = bool(pedido.get("tempos"))
+    marca = _marker(send, tempos)  # já manda as marcas do início do processo e da caixa pronta
 
     import nbformat
     from jupyter_core.utils import run_sync
@@ -131,25 +159,28 @@ def main() -> None:
     nb = nbformat.from_dict(pedido["notebook"])
     os.environ.update(pedido.get("env", {}))
     client = _client(nb, pedido)
+    marca("imports")
     fim = "ok"
     inicio = time.perf_counter()
+    t_celula = None  # com "tempos", quando a célula começou
 
-    def send_cell(index, cell):
-        send({"celula": index, "outputs": cell.get("outputs", []), "execution_count": cell.get("execution_count"),
-              "cortada": client._cortadas.get(index, "")})
+    def send_cell(index, cell, morreu=False):
+        _send_cell(send, client, index, cell, t_celula, morreu)
 
     try:
         with client.setup_kernel():
+            marca("kernel")
             for index, cell in enumerate(nb.cells):
                 if cell.cell_type != "code":
                     continue
                 client._ultima_resposta, client._interromper = None, None
+                t_celula = time.monotonic() if tempos else None
                 try:
                     client.execute_cell(cell, index)
                     _error_without_output(client, cell)
                 except DeadKernelError:
                     fim = f"kernel_morreu:{index}"
-                    send_cell(index, cell)
+                    send_cell(index, cell, morreu=True)
                     break
                 reply = (client._ultima_resposta or {}).get("content", {})
                 interrompida = reply.get("ename") == "CellTimeoutError" or client._interromper is not None
@@ -169,6 +200,7 @@ def main() -> None:
         fim = "kernel_morreu"
     except Exception as exc:  # noqa: BLE001 - vira a situação da linha, nunca um traceback sem dono
         fim = f"erro: {type(exc).__name__}: {str(exc)[:200]}"
+    marca("fim")
     uso = [resource.getrusage(r) for r in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)]
     cpu = sum(u.ru_utime + u.ru_stime for u in uso)  # este processo e o kernel (já encerrado)
     send({"fim": fim, "cpu": cpu, "relogio": time.perf_counter() - inicio})

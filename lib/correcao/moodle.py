@@ -256,10 +256,35 @@ def write_feedback_zip(rows, pessoas: dict[str, Participant], saida: Path, desti
     return destino
 
 
+def join_parts(pastas: list[Path], saida: Path, idioma: str = "pt_br", planilha: Path | None = None,
+               log=print) -> list:
+    """Junta as partes de uma correção (:func:`correcao.partes.join_parts`: ``notas.csv``, ``nao-corrigidos.csv``
+    e ``retorno/``) e, se elas são de um download do Moodle (``grade_moodle`` com ``parte``), escreve também
+    ``moodle-notas.csv`` (com ``idioma`` e ``planilha``, como :func:`grade_moodle`) e ``moodle-retornos.zip``.
+    Devolve as linhas.
+
+    Raises
+    ------
+    correcao.partes.PartsError
+        Veja :func:`correcao.partes.join_parts`.
+    """
+    from correcao import partes
+
+    saida = Path(saida).resolve()
+    rows, anexo = partes.join_parts(pastas, saida, log=log)
+    if anexo.get("moodle"):
+        pessoas = {aluno: Participant(nome, ident) for aluno, (nome, ident) in anexo["moodle"].items()}
+        write_worksheet(rows, pessoas, saida / "moodle-notas.csv", idioma=idioma, planilha=planilha)
+        write_feedback_zip(rows, pessoas, saida, saida / "moodle-retornos.zip")
+    return rows
+
+
 def grade_moodle(entradas: list[Path], saida: Path, idioma: str = "pt_br", planilha: Path | None = None,
                  log=print, **kwargs) -> list:
     """Corrige um download do Moodle (zips ou pastas) com :func:`correcao.motor.grade_class` (``kwargs`` vão
     para ela) e escreve ``moodle-notas.csv`` e ``moodle-retornos.zip`` em ``saida``, ao lado de ``notas.csv``.
+    Com ``parte=(K, N)`` nos ``kwargs``, só a parte (``parte.json``, com os participantes): a planilha e o zip
+    saem na junção (:func:`join_parts`).
 
     Raises
     ------
@@ -274,6 +299,9 @@ def grade_moodle(entradas: list[Path], saida: Path, idioma: str = "pt_br", plani
     with tempfile.TemporaryDirectory(prefix="moodle-") as tmp:
         convertido, pessoas = convert([Path(e) for e in entradas], Path(tmp))
         log(f"  Moodle: {len(pessoas)} parse_participant(s)")
+        if kwargs.get("parte") is not None:  # uma parte: a planilha e o zip de retornos saem na junção
+            anexo = {"moodle": {a: [p.nome, p.id] for a, p in sorted(pessoas.items())}}
+            return grade_class(convertido, saida, log=log, anexo_parte=anexo, **kwargs)
         rows = grade_class(convertido, saida, log=log, **kwargs)
     write_worksheet(rows, pessoas, saida / "moodle-notas.csv", idioma=idioma, planilha=planilha)
     write_feedback_zip(rows, pessoas, saida, saida / "moodle-retornos.zip")

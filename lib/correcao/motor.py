@@ -140,6 +140,9 @@ class Worker:
         self.chave = f"{marca}-{numero}"
         self.resultados: dict[str, ExecutionResult] = {}
         self.mpl_cache: Path | None = None
+        # Com um dicionário aqui, a correção anota onde vai o tempo (segundos por passo; veja _kernel_times);
+        # com None (o padrão), nada é medido nem pedido às caixas
+        self.tempos: dict | None = None
         _WORKERS_BY_KEY[self.chave] = self
 
         (self.course / "source").mkdir(parents=True)
@@ -192,10 +195,13 @@ class Worker:
                 res.flags += scan_cell(cell.source, modulos, _cell_name(nb, index))
         celulas = self._code_cells(nb)  # lidas antes: a conferência roda ao mesmo tempo que o kernel
 
+        t0 = time.monotonic()
         paralela = threading.Thread(target=self._verify, args=(celulas, ident, res))
         paralela.start()
         self._kernel(nb, ident, res)
         paralela.join()
+        if self.tempos is not None:
+            self.tempos["execucao"] = time.monotonic() - t0
         self.resultados[ident] = res
         return res
 
@@ -207,10 +213,17 @@ class Worker:
         work = self._workdir(f"{ident}-kernel", self.caixa)
         pedido = {"nonce": nonce, "notebook": nb, "tempo_celula": self.tempo_celula,
                   "env": {"NBGRADER_EXECUTION": "autograde"}}
+        if self.tempos is not None:
+            pedido["tempos"] = True
+        lancado = time.monotonic()
         run = self.caixa.run(work, "correcao._executar", json.dumps(pedido).encode("utf-8"))
+        voltou = time.monotonic()
         shutil.rmtree(work, ignore_errors=True)
         res.killed_by = run.killed_by
-        executed, end = _apply_kernel_messages(nb, _read_messages(run.stdout, nonce), res)
+        mensagens = _read_messages(run.stdout, nonce)
+        if self.tempos is not None:
+            self.tempos.update(_kernel_times(nb, mensagens, lancado, voltou))
+        executed, end = _apply_kernel_messages(nb, mensagens, res)
         group_memory = self.grupo is not None and self.grupo.memory_exhausted()
         _classify_kernel_outcome(nb, executed, end, run.tempo_esgotado, group_memory, res)
         _mark_checks(nb, executed, res)
@@ -238,6 +251,7 @@ class Worker:
         pendentes = [v["grade_id"] for v in verificacoes]
         if not pendentes:
             return
+        inicio_veredito = time.monotonic()
         codigo = [{"fonte": c["fonte"]} if c["tipo"] == "codigo" else {"verificacao": c["grade_id"]} for c in celulas]
         nonce = secrets.token_hex(16)
         work_aluno = self._workdir(f"{ident}-aluno", self.caixa_aluno)
@@ -289,6 +303,32 @@ class Worker:
             if gid not in res.verdicts:
                 onde = "nesta verificação" if gid == iniciada else "antes desta verificação"
                 res.verdicts[gid] = (False, f"a conferência parou {onde} ({motivo})")
+        if self.tempos is not None:
+            self.tempos["veredito"] = time.monotonic() - inicio_veredito
+
+
+def _kernel_times(nb, mensagens: list[dict], lancado: float, voltou: float) -> dict:
+    """Os passos da execução no kernel, em segundos, a partir das marcas (``time.monotonic()``, o mesmo relógio
+    dentro e fora da caixa) que :mod:`correcao._executar` manda quando o pedido tem ``"tempos"``: o início do
+    processo e da caixa (do ``bwrap`` até o Python da caixa pronto, com os limites e o pedido lido), os imports
+    (nbformat, nbclient), o início do kernel, cada célula ``(rótulo, id, s)`` e o fim (desligar o kernel e sair
+    da caixa). Uma marca que falta (a caixa morreu antes) deixa o passo de fora."""
+    marcas = {m["marca"]: m["t"] for m in mensagens if isinstance(m.get("marca"), str)
+              and isinstance(m.get("t"), (int, float))}
+    celulas = [(_cell_name(nb, m["celula"]), nb.cells[m["celula"]].get("id", ""), m["t1"] - m["t0"])
+               for m in mensagens if isinstance(m.get("celula"), int) and 0 <= m["celula"] < len(nb.cells)
+               and isinstance(m.get("t0"), (int, float)) and isinstance(m.get("t1"), (int, float))]
+    out: dict = {"celulas": celulas}
+    anterior = lancado
+    for nome, chave in (("processo", "caixa_processo"), ("pronta", "caixa_pronta"), ("imports", "imports"),
+                        ("kernel", "kernel_inicio")):
+        if nome in marcas:
+            out[chave] = marcas[nome] - anterior
+            anterior = marcas[nome]
+    if "fim" in marcas:
+        out["kernel_fim"] = voltou - marcas["fim"]
+    out["kernel_caixa"] = voltou - lancado
+    return out
 
 
 def _apply_kernel_messages(nb, messages: list[dict], res: ExecutionResult) -> tuple[set[int], object]:
@@ -456,9 +496,12 @@ def _grade_one(w: Worker, e: GradingTask, grupo: NotebookBudget) -> Row:
     dest.mkdir(parents=True, exist_ok=True)
     shutil.copy(e.path, dest / f"{g.notebook}.ipynb")
     w.api.coursedir.notebook_id = g.notebook
+    t0 = time.monotonic()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # avisos internos do SQLAlchemy do nbgrader, sem ação para o professor
         result = w.api.autograde(g.assignment, e.ident, force=True, create=True)
+    if w.tempos is not None:
+        w.tempos["autograde"] = time.monotonic() - t0
     log = result.get("log", "") + result.get("error", "")
     autograded = w.course / "autograded" / e.ident / g.assignment / f"{g.notebook}.ipynb"
     res = w.resultados.pop(e.ident, None)
@@ -645,7 +688,8 @@ def _matplotlib_cache(pasta: Path) -> Path:
 def grade_class(entregas: Path, saida: Path, cell_timeout: int = 30, notebook_timeout: float = 180.0,
                 workers: int | None = None, log=print, memoria_mb: int = 2048, isolar: bool = True,
                 marca: str | None = None, guardar_notebooks: bool = False, memoria_total_mb: int = 3072,
-                disco_mb: int = 512) -> list[Row]:
+                disco_mb: int = 512, parte: tuple[int, int] | None = None, anexo_parte: dict | None = None
+                ) -> list[Row]:
     """Corrige a turma de ``entregas`` (pasta ou .zip, ou uma lista delas: as partes da mesma turma, juntadas
     por aluno por :func:`correcao.entregas.read_submissions`) e escreve ``notas.csv`` e os retornos em ``saida``.
 
@@ -655,9 +699,14 @@ def grade_class(entregas: Path, saida: Path, cell_timeout: int = 30, notebook_ti
     leitura ao retorno (veja :func:`_grade_parallel`); ``isolar=False`` corrige sem caixa (só com
     o aviso em cada linha); ``marca`` identifica os processos desta correção (veja
     :func:`correcao.isolamento.leftover_pids`); ``guardar_notebooks`` guarda os notebooks executados em
-    ``saida/notebooks-corrigidos/`` (o :mod:`correcao.validar` os lê). Levanta
-    :class:`correcao.isolamento.BwrapMissing` se o bwrap faltar.
+    ``saida/notebooks-corrigidos/`` (o :mod:`correcao.validar` os lê). ``parte=(K, N)`` corrige só os alunos da
+    parte ``K`` de ``N`` (:func:`correcao.partes.part_of`) e, em vez de ``notas.csv``, grava ``saida/parte.json``
+    (com ``anexo_parte``), que :func:`correcao.partes.join_parts` junta às outras partes. Levanta
+    :class:`correcao.isolamento.BwrapMissing` se o bwrap faltar e ``ValueError`` com ``parte`` e
+    ``guardar_notebooks`` juntos.
     """
+    if parte is not None and guardar_notebooks:
+        raise ValueError("guardar_notebooks: não vale com parte (os notebooks corrigidos ficam em cada máquina)")
     everything = catalog()
     workers = workers or min(2, os.cpu_count() or 1)
     limites = Limits(memoria_mb=memoria_mb, cpu_s=int(notebook_timeout), relogio_s=notebook_timeout,
@@ -669,7 +718,13 @@ def grade_class(entregas: Path, saida: Path, cell_timeout: int = 30, notebook_ti
     with tempfile.TemporaryDirectory(prefix="correcao-") as tmp_name:
         tmp = Path(tmp_name)
         entregas_lidas = read_submissions(entregas, tmp)  # cópia interna: o nbgrader e o aluno não veem o original
-        plan, rows, fora = plan_class(entregas_lidas, everything, tmp / "saneados")
+        da_parte = None
+        if parte is not None:  # a turma toda foi lida (a impressão digital é dela); só os alunos da parte vão ao kernel
+            from .partes import part_of
+
+            da_parte = {a for a in {*entregas_lidas.alunos, "", *(x.aluno for x in entregas_lidas.arquivos)}
+                        if part_of(a, parte[1]) == parte[0]}
+        plan, rows, fora = plan_class(entregas_lidas, everything, tmp / "saneados", alunos=da_parte)
         if entregas_lidas.lixo:
             log(f"  {len(entregas_lidas.lixo)} resto(s) do macOS/Windows/Jupyter ignorado(s) (__MACOSX, ._*, "
                 ".DS_Store, .ipynb_checkpoints...)")
@@ -688,6 +743,14 @@ def grade_class(entregas: Path, saida: Path, cell_timeout: int = 30, notebook_ti
         rows.sort(key=lambda r: (r.student, r.assignment, r.notebook, r.arquivo))
         kill_sandbox(marca)  # nada do aluno roda quando as notas são escritas
         remove_cgroups(f"{marca}-")
+        if parte is not None:
+            from .partes import class_fingerprint, write_part
+
+            opcoes = {"tempo_celula": cell_timeout, "tempo_notebook": notebook_timeout, "memoria_mb": memoria_mb,
+                      "memoria_total_mb": memoria_total_mb, "disco_mb": disco_mb, "isolar": isolar}
+            write_part(saida, parte, rows, fora, class_fingerprint(entregas_lidas), entregas_lidas.alunos, opcoes,
+                       anexo_parte)
+            return rows
         write_outputs(rows, everything, saida, fora)
         if fora:
             log(f"  {len(fora)} arquivo(s) não corrigido(s): veja {saida / 'nao-corrigidos.csv'}")
@@ -701,16 +764,20 @@ def grade_class(entregas: Path, saida: Path, cell_timeout: int = 30, notebook_ti
     return rows
 
 
-def plan_class(ent: Submissions, everything: dict, pasta: Path) -> tuple[list[GradingTask], list[Row], list[tuple]]:
+def plan_class(ent: Submissions, everything: dict, pasta: Path,
+               alunos: set[str] | None = None) -> tuple[list[GradingTask], list[Row], list[tuple]]:
     """O que corrigir (notebooks reconhecidos, arrumados em ``pasta``), as linhas que não vão ao kernel
     (arquivo inválido, desconhecido, fora da pasta de um aluno, aluno sem notebook) e os arquivos que não são
-    notebooks, para ``nao-corrigidos.csv`` (aluno, arquivo, motivo)."""
+    notebooks, para ``nao-corrigidos.csv`` (aluno, arquivo, motivo). Com ``alunos``, só os desses alunos
+    (``""``: os soltos na raiz), com a mesma numeração interna da turma inteira."""
     pasta.mkdir(parents=True, exist_ok=True)
     plan: list[GradingTask] = []
     rows: list[Row] = []
     fora: list[tuple] = []
     com_notebook: set[str] = set()
     for k, a in enumerate(ent.arquivos):
+        if alunos is not None and a.aluno not in alunos:
+            continue
         if not a.looks_like_notebook:
             fora.append((a.aluno, a.caminho, a.motivo or "não é um notebook (.ipynb): não foi corrigido"))
             continue
@@ -729,10 +796,10 @@ def plan_class(ent: Submissions, everything: dict, pasta: Path) -> tuple[list[Gr
             plan.append(item)
         else:
             rows.append(item)
-    for nome in ent.inseguros:
+    for nome in ent.inseguros if alunos is None or "" in alunos else ():
         fora.append(("", nome, "caminho que sairia da pasta das entregas (..): não foi lido"))
     for aluno in ent.alunos:
-        if aluno not in com_notebook:
+        if aluno not in com_notebook and (alunos is None or aluno in alunos):
             tem = [a.caminho for a in ent.arquivos if a.aluno == aluno]
             rows.append(failed_row(aluno, None, "", "sem_notebooks", "nenhum notebook (.ipynb) na pasta"
                                    + (f" (há: {', '.join(tem[:5])}{'...' if len(tem) > 5 else ''})" if tem else "")))
@@ -864,8 +931,12 @@ def _task(e: GradingTask) -> tuple[Row, float]:
     t0 = time.perf_counter()
     try:
         row = grade_one(_WORKER, e)
+        t_html = time.perf_counter()
         if row.autograded and row.autograded.exists():  # o HTML do retorno, aqui: os processos rodam em paralelo
             row.corpo = notebook_body(row.autograded)
+        if _WORKER.tempos is not None:
+            _WORKER.tempos["nota"] = t_html - t0
+            _WORKER.tempos["retorno_html"] = time.perf_counter() - t_html
     except Exception as exc:  # noqa: BLE001 - uma entrega nunca derruba a correção da turma
         row = failed_row(e.student, e.g, e.g.notebook, "erro_na_correcao",
                          f"erro interno da correção ({type(exc).__name__})", arquivo=e.arquivo)

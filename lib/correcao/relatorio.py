@@ -153,8 +153,11 @@ def notebook_body(path: Path) -> str:
     """O notebook corrigido, convertido para HTML pelo nbconvert (saídas das verificações incluídas)."""
     import nbformat
     from nbconvert import HTMLExporter
+    from nbconvert.preprocessors import CoalesceStreamsPreprocessor
 
-    nb = nbformat.read(path, as_version=4)
+    # a mesma saída chega do kernel em um ou em dois pedaços, conforme o momento em que ele a descarregou: juntos,
+    # o retorno é o mesmo a cada correção (e sem uma caixa vazia a mais no meio do texto)
+    nb, _ = CoalesceStreamsPreprocessor().preprocess(nbformat.read(path, as_version=4), {})
     for cell in nb.cells:  # o explorador: a figura estática, não o widget (que precisa de um kernel vivo)
         for out in cell.get("outputs", []):
             data = out.get("data", {})

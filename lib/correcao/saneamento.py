@@ -30,6 +30,7 @@ Cada arrumação vira uma nota, em pt-BR, na linha de ``notas.csv`` e no ``valid
 from __future__ import annotations
 
 import copy
+import hashlib
 import textwrap
 
 from .catalogo import Gradable, all_ids, cell_source, nbgrader_meta, original_cells
@@ -77,7 +78,21 @@ def sanitize(nb: dict, g: Gradable, everything: dict | None = None, versao=None)
     missing = set(g.checks) - set(versao.verificacoes) if versao is not None else set()
     notes += _restore(nb, {gid: c for gid, c in originals.items() if gid not in missing})
     notes += _rename_old_functions(nb, RENAMED_FUNCTIONS | versao.funcoes if versao is not None else RENAMED_FUNCTIONS)
+    _unique_ids(nb["cells"])
     return nb, notes
+
+
+def _unique_ids(cells: list) -> None:
+    """Num notebook com ids de célula (nbformat 4.5), uma célula sem id ou com o id de outra (colada duas vezes)
+    ganha um id estável (:func:`_stable_id`): o nbformat sortearia um a cada correção, e o retorno mudaria."""
+    if not any(isinstance(c, dict) and "id" in c for c in cells):
+        return
+    vistos: set = set()
+    for i, cell in enumerate(cells):
+        if isinstance(cell, dict):
+            if not isinstance(cell.get("id"), str) or cell["id"] in vistos:
+                cell.update(_stable_id(cells, f"celula:{i}"))
+            vistos.add(cell["id"])
 
 
 def _grade_ids_in(cells: list) -> tuple[dict[str, list[int]], list[str]]:
@@ -217,6 +232,23 @@ def _restore_metadata(cells: list, originals: dict, protected: list[str]) -> lis
     return restored
 
 
+def _stable_id(cells: list, semente: str, preferido: str | None = None) -> dict:
+    """``{"id": ...}`` para uma célula nova, o mesmo a cada correção da mesma entrega (o nbformat sortearia um, e o
+    retorno mudaria de uma correção para outra): ``preferido`` (o id da célula no curso) se estiver livre, senão os
+    8 primeiros hex do SHA-256 de ``semente``, com um sufixo se já houver um igual. ``{}`` num notebook sem ids
+    (nbformat < 4.5), em que um id seria inválido."""
+    usados = {c.get("id") for c in cells if isinstance(c, dict)}
+    if not any(isinstance(c, dict) and "id" in c for c in cells):
+        return {}
+    if isinstance(preferido, str) and preferido and preferido not in usados:
+        return {"id": preferido}
+    base = hashlib.sha256(semente.encode("utf-8")).hexdigest()[:8]
+    novo, k = base, 2
+    while novo in usados:
+        novo, k = f"{base}-{k}", k + 1
+    return {"id": novo}
+
+
 def _reinsert_deleted(cells: list, originals: dict, protected: list[str]) -> list[str]:
     """Segunda passada, células protegidas apagadas: voltam, com o código original, logo depois da célula que
     vinha antes delas no notebook do curso. Devolve os ``grade_id`` recolocados."""
@@ -228,8 +260,8 @@ def _reinsert_deleted(cells: list, originals: dict, protected: list[str]) -> lis
             continue
         before = [found[g] for g in order[:k] if g in found]
         original = originals[gid]
-        cell = {"cell_type": original.cell_type, "metadata": {"nbgrader": _nbgrader_copy(original)},
-                "source": original.source}
+        cell = {**_stable_id(cells, f"recolocada:{gid}", original.get("id")), "cell_type": original.cell_type,
+                "metadata": {"nbgrader": _nbgrader_copy(original)}, "source": original.source}
         if original.cell_type == "code":
             cell.update(outputs=[], execution_count=None)
         cells.insert(max(before) + 1 if before else 0, cell)
@@ -255,8 +287,8 @@ def _undo_edits(cells: list, originals: dict) -> tuple[list[str], list[str], lis
             continue  # numa verificação, nada do que foi mudado conta
         new_lines = _appended_lines(cell_source(cell), original.source)
         if new_lines and _compiles(new_lines):
-            cells.insert(i + 1, {"cell_type": "code", "metadata": {}, "source": new_lines, "outputs": [],
-                                 "execution_count": None})
+            cells.insert(i + 1, {**_stable_id(cells, f"acrescentada:{gid}"), "cell_type": "code", "metadata": {},
+                                 "source": new_lines, "outputs": [], "execution_count": None})
             appended.append(gid)
     return retyped, edited, appended
 
