@@ -165,3 +165,45 @@ def test_correcao_nao_da_os_pontos_da_regua_a_quem_nao_a_escreveu(turma_das_regu
     assert linha["aula05-ex3-verificacao"] in ("0", ""), (
         f"{aluno}: {linha['aula05-ex3-verificacao']} ponto(s) no exercício 3, situação {linha['situacao']}")
 
+
+
+# --- atrasar a correção: lixo nos descritores do kernel -----------------------------------------------------------
+
+# a função do aluno escreve bytes quaisquer em todos os descritores abertos do próprio processo (os sockets do
+# kernel entre eles): a célula de verificação não volta, o limite por célula não a encerra, o notebook vai até o
+# fim do orçamento inteiro e, como a CPU ficou parada, a entrega é corrigida de novo no fim (o dobro do orçamento)
+LIXO_NOS_DESCRITORES = ("import os\n"
+                        "_fds = [int(x) for x in os.listdir('/proc/self/fd')]\n"
+                        "def layer_norm(x, weight, bias, eps=1e-5):\n"
+                        "    for fd in _fds:\n"
+                        "        if fd > 2:\n"
+                        "            try:\n"
+                        "                os.write(fd, b'{\"id\": 1, \"retorno\": 1.0}\\n')\n"
+                        "            except OSError:\n"
+                        "                pass\n"
+                        "    return np.zeros_like(x)\n")
+
+
+@pytest.mark.lento
+def test_lixo_nos_descritores_nao_prende_a_correcao_alem_do_limite_da_celula(tmp_path):
+    if not isolamento.bwrap_available():
+        pytest.skip("sem bubblewrap nesta máquina (o CI instala)")
+    import time
+
+    nb = copy.deepcopy(gerar.student("modulo-06/aula-04-bloco-transformer", "03-exercicios"))
+    gerar.fill(nb, "aula04-ex2-solucao", LIXO_NOS_DESCRITORES)
+    destino = tmp_path / "entregas" / "lixo" / "03-exercicios.ipynb"
+    destino.parent.mkdir(parents=True)
+    destino.write_text(json.dumps(gerar.clean(nb)), encoding="utf-8")
+    mensagens = []
+    inicio = time.monotonic()
+    motor.grade_class(tmp_path / "entregas", tmp_path / "saida", cell_timeout=10, notebook_timeout=90,
+                      log=mensagens.append)
+    duracao = time.monotonic() - inicio
+    with open(tmp_path / "saida" / "notas.csv", encoding="utf-8") as f:
+        linha = next(csv.DictReader(f))
+    assert linha["total"] == "0"
+    # a célula tem 10 s (mais os 5 s de quem não atende à interrupção); o notebook não deve chegar ao orçamento
+    # de 90 s, nem ser corrigido de novo
+    assert not any("de novo" in str(m) for m in mensagens), mensagens
+    assert duracao < 75, f"a correção de um notebook levou {duracao:.0f} s (motivo: {linha['motivo'][-300:]})"
