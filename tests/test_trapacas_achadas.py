@@ -1,0 +1,209 @@
+"""Trapaças que passam hoje: respostas erradas (ou que fogem do que o enunciado pede) aprovadas com ✅.
+
+Cada teste reproduz um furo achado ao atacar as verificações e a correção como um aluno desonesto: ele
+afirma o comportamento certo (a resposta é recusada, ou não ganha pontos) e **falha enquanto o furo existir**.
+
+Aula 5, exercício 3 (``my_numerical_gradient``): o enunciado pede o gradiente **pelas diferenças centrais**,
+"com o ``eps`` recebido", e diz que a verificação confere isso. Hoje ela só compara o resultado com o gradiente
+exato (até 1e-7 relativo), e por isso aprova:
+
+- o backward analítico do exercício 2 devolvido como se fosse a régua (nenhuma diferença calculada);
+- a derivada pelo passo complexo (exata, sem diferenças centrais);
+- as diferenças centrais com um passo fixo de 1e-4, ignorando o ``eps`` recebido (o erro de truncamento,
+  da ordem de 1e-8, fica abaixo da tolerância).
+
+Os mesmos três ganham os pontos na correção isolada (testes lentos, com o bwrap).
+"""
+
+from __future__ import annotations
+
+import copy
+import csv
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import atencao
+from atencao.checks import aula05
+from correcao import isolamento, motor
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests"))
+from turma_exemplo import gerar  # noqa: E402
+
+
+def _backward_analitico(dO, Q, K, V, mask=None):
+    _, A = atencao.scaled_dot_product_attention(Q, K, V, mask=mask)
+    d_k = Q.shape[-1]
+    dA = dO @ V.T
+    dS = A * (dA - (dA * A).sum(axis=-1, keepdims=True))
+    return dS @ K / np.sqrt(d_k), dS.T @ Q / np.sqrt(d_k), A.T @ dO
+
+
+def regua_analitica(Q, K, V, dO, mask=None, eps=1e-6):
+    """Não calcula diferença nenhuma: devolve o backward analítico (o do exercício 2)."""
+    return _backward_analitico(dO, Q, K, V, mask=mask)
+
+
+def regua_passo_complexo(Q, K, V, dO, mask=None, eps=1e-6):
+    """A derivada pelo passo complexo (f(x + ih)/h, parte imaginária): exata, sem diferenças centrais."""
+    def perda(Q, K, V):
+        S = Q @ K.T / np.sqrt(Q.shape[-1])
+        if mask is not None:
+            S = np.where(mask, S, -1e300)
+        E = np.exp(S - S.real.max(axis=-1, keepdims=True))
+        if mask is not None:
+            E = np.where(mask, E, 0)
+        soma = E.sum(axis=-1, keepdims=True)
+        A = np.where(soma != 0, E / np.where(soma != 0, soma, 1), 0)
+        return ((A @ V) * dO).sum()
+
+    arrays = [np.asarray(x, dtype=complex) for x in (Q, K, V)]
+    grads = []
+    for j in range(3):
+        g = np.zeros(arrays[j].shape)
+        for i in np.ndindex(g.shape):
+            movidos = [x.copy() for x in arrays]
+            movidos[j][i] += 1e-30j
+            g[i] = perda(*movidos).imag / 1e-30
+        grads.append(g)
+    return tuple(grads)
+
+
+def regua_eps_fixo(Q, K, V, dO, mask=None, eps=1e-6):
+    """Diferenças centrais, mas com o passo 1e-4 no lugar do ``eps`` recebido."""
+    def perda():
+        return float((atencao.scaled_dot_product_attention(Q, K, V, mask=mask)[0] * dO).sum())
+
+    h = 1e-4
+    grads = []
+    for x in (Q, K, V):
+        g = np.zeros_like(x)
+        for i in np.ndindex(x.shape):
+            original = x[i]
+            x[i] = original + h
+            mais = perda()
+            x[i] = original - h
+            menos = perda()
+            x[i] = original
+            g[i] = (mais - menos) / (2 * h)
+        grads.append(g)
+    return tuple(grads)
+
+
+REGUAS_ERRADAS = [regua_analitica, regua_passo_complexo, regua_eps_fixo]
+
+
+@pytest.mark.parametrize("regua", REGUAS_ERRADAS, ids=lambda f: f.__name__)
+def test_aula05_ex3_recusa_a_regua_que_nao_e_a_pedida(regua, capsys):
+    resultado = aula05.exercicio_3(regua)
+    saida = capsys.readouterr().out
+    assert not resultado, f"{regua.__name__} foi aprovada:\n{saida}"
+    assert "❌" in saida
+
+
+# --- na correção isolada ---------------------------------------------------------------------------------------
+
+EX1_CERTO = ("def my_softmax_backward(A, dA):\n"
+             "    return A * (dA - (dA * A).sum(axis=-1, keepdims=True))\n")
+EX2_CERTO = ("def my_attention_backward(dO, Q, K, V, mask=None):\n"
+             "    _, A = atencao.scaled_dot_product_attention(Q, K, V, mask=mask)\n"
+             "    d_k = Q.shape[-1]\n"
+             "    dA = dO @ V.T\n"
+             "    dS = A * (dA - (dA * A).sum(axis=-1, keepdims=True))\n"
+             "    return dS @ K / np.sqrt(d_k), dS.T @ Q / np.sqrt(d_k), A.T @ dO\n")
+EX3_ENTREGAS = {
+    "regua-analitica": ("def my_numerical_gradient(Q, K, V, dO, mask=None, eps=1e-6):\n"
+                        "    return my_attention_backward(dO, Q, K, V, mask=mask)\n"),
+    "regua-eps-fixo": ("def my_numerical_gradient(Q, K, V, dO, mask=None, eps=1e-6):\n"
+                       "    def perda():\n"
+                       "        saida, _ = atencao.scaled_dot_product_attention(Q, K, V, mask=mask)\n"
+                       "        return float((saida * dO).sum())\n"
+                       "    h = 1e-4\n"
+                       "    grads = []\n"
+                       "    for x in (Q, K, V):\n"
+                       "        g = np.zeros_like(x)\n"
+                       "        for i in np.ndindex(x.shape):\n"
+                       "            original = x[i]\n"
+                       "            x[i] = original + h\n"
+                       "            mais = perda()\n"
+                       "            x[i] = original - h\n"
+                       "            menos = perda()\n"
+                       "            x[i] = original\n"
+                       "            g[i] = (mais - menos) / (2 * h)\n"
+                       "        grads.append(g)\n"
+                       "    return tuple(grads)\n"),
+}
+
+
+@pytest.fixture(scope="module")
+def turma_das_reguas(tmp_path_factory):
+    if not isolamento.bwrap_available():
+        pytest.skip("sem bubblewrap nesta máquina (o CI instala)")
+    pasta = tmp_path_factory.mktemp("reguas")
+    for aluno, ex3 in EX3_ENTREGAS.items():
+        nb = copy.deepcopy(gerar.student("modulo-06/aula-05-treinando-a-atencao", "03-exercicios"))
+        gerar.fill(nb, "aula05-ex1-solucao", EX1_CERTO)
+        gerar.fill(nb, "aula05-ex2-solucao", EX2_CERTO)
+        gerar.fill(nb, "aula05-ex3-solucao", ex3)
+        destino = pasta / "entregas" / aluno / "03-exercicios.ipynb"
+        destino.parent.mkdir(parents=True)
+        destino.write_text(json.dumps(gerar.clean(nb)), encoding="utf-8")
+    motor.grade_class(pasta / "entregas", pasta / "saida", cell_timeout=30, notebook_timeout=180,
+                      log=lambda *_: None)
+    with open(pasta / "saida" / "notas.csv", encoding="utf-8") as f:
+        return {r["aluno"]: r for r in csv.DictReader(f)}
+
+
+@pytest.mark.lento
+@pytest.mark.parametrize("aluno", sorted(EX3_ENTREGAS))
+def test_correcao_nao_da_os_pontos_da_regua_a_quem_nao_a_escreveu(turma_das_reguas, aluno):
+    linha = turma_das_reguas[aluno]
+    assert linha["aula05-ex3-verificacao"] in ("0", ""), (
+        f"{aluno}: {linha['aula05-ex3-verificacao']} ponto(s) no exercício 3, situação {linha['situacao']}")
+
+
+
+# --- atrasar a correção: lixo nos descritores do kernel -----------------------------------------------------------
+
+# a função do aluno escreve bytes quaisquer em todos os descritores abertos do próprio processo (os sockets do
+# kernel entre eles): a célula de verificação não volta, o limite por célula não a encerra, o notebook vai até o
+# fim do orçamento inteiro e, como a CPU ficou parada, a entrega é corrigida de novo no fim (o dobro do orçamento)
+LIXO_NOS_DESCRITORES = ("import os\n"
+                        "_fds = [int(x) for x in os.listdir('/proc/self/fd')]\n"
+                        "def layer_norm(x, weight, bias, eps=1e-5):\n"
+                        "    for fd in _fds:\n"
+                        "        if fd > 2:\n"
+                        "            try:\n"
+                        "                os.write(fd, b'{\"id\": 1, \"retorno\": 1.0}\\n')\n"
+                        "            except OSError:\n"
+                        "                pass\n"
+                        "    return np.zeros_like(x)\n")
+
+
+@pytest.mark.lento
+def test_lixo_nos_descritores_nao_prende_a_correcao_alem_do_limite_da_celula(tmp_path):
+    if not isolamento.bwrap_available():
+        pytest.skip("sem bubblewrap nesta máquina (o CI instala)")
+    import time
+
+    nb = copy.deepcopy(gerar.student("modulo-06/aula-04-bloco-transformer", "03-exercicios"))
+    gerar.fill(nb, "aula04-ex2-solucao", LIXO_NOS_DESCRITORES)
+    destino = tmp_path / "entregas" / "lixo" / "03-exercicios.ipynb"
+    destino.parent.mkdir(parents=True)
+    destino.write_text(json.dumps(gerar.clean(nb)), encoding="utf-8")
+    mensagens = []
+    inicio = time.monotonic()
+    motor.grade_class(tmp_path / "entregas", tmp_path / "saida", cell_timeout=10, notebook_timeout=90,
+                      log=mensagens.append)
+    duracao = time.monotonic() - inicio
+    with open(tmp_path / "saida" / "notas.csv", encoding="utf-8") as f:
+        linha = next(csv.DictReader(f))
+    assert linha["total"] == "0"
+    # a célula tem 10 s (mais os 5 s de quem não atende à interrupção); o notebook não deve chegar ao orçamento
+    # de 90 s, nem ser corrigido de novo
+    assert not any("de novo" in str(m) for m in mensagens), mensagens
+    assert duracao < 75, f"a correção de um notebook levou {duracao:.0f} s (motivo: {linha['motivo'][-300:]})"
