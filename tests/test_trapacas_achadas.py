@@ -12,7 +12,13 @@ exato (até 1e-7 relativo), e por isso aprova:
 - as diferenças centrais com um passo fixo de 1e-4, ignorando o ``eps`` recebido (o erro de truncamento,
   da ordem de 1e-8, fica abaixo da tolerância).
 
-Os mesmos três ganham os pontos na correção isolada (testes lentos, com o bwrap).
+Os mesmos três ganham os pontos na correção isolada (testes lentos, com o bwrap). A verificação passou a
+chamar a função também com um passo grande (``eps = 0.2``), em que as diferenças centrais se afastam do
+gradiente exato; os testes abaixo agora passam.
+
+Na correção: uma função que escreve lixo em todos os descritores abertos do kernel prende a célula além do
+limite dela, até o orçamento do notebook (furo aberto, marcado ``xfail`` estrito: quando for resolvido, o
+teste avisa).
 """
 
 from __future__ import annotations
@@ -185,6 +191,8 @@ LIXO_NOS_DESCRITORES = ("import os\n"
 
 
 @pytest.mark.lento
+@pytest.mark.xfail(strict=True, reason="furo aberto: o kernel fica parado na célula e o notebook gasta o orçamento "
+                   "inteiro (a nota sai certa, 0 e revisar; o custo é o tempo da correção)")
 def test_lixo_nos_descritores_nao_prende_a_correcao_alem_do_limite_da_celula(tmp_path):
     if not isolamento.bwrap_available():
         pytest.skip("sem bubblewrap nesta máquina (o CI instala)")

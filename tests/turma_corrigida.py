@@ -12,6 +12,7 @@ import hashlib
 import os
 import pickle
 import secrets
+import shutil
 import subprocess
 import time
 from pathlib import Path
@@ -58,8 +59,16 @@ def turma_corrigida(tmp_path_factory) -> dict:
     pasta = comum / "turma-corrigida"
     guardado = pasta / "resultado.pickle"
     with FileLock(str(comum / "turma-corrigida.lock")):
-        if not guardado.exists():
+        # a pasta comum pode ser a de outra execução (um --basetemp fixo sem o xdist): uma correção guardada de
+        # outra versão do curso ou da turma não vale, e é refeita
+        valida = guardado.exists() and _mesma_versao(pickle.loads(guardado.read_bytes()))
+        if not valida:
+            shutil.rmtree(pasta / "saida", ignore_errors=True)
             (pasta / "saida").mkdir(parents=True, exist_ok=True)
             dados = _corrigir(pasta / "saida")
             guardado.write_bytes(pickle.dumps(dados))
     return pickle.loads(guardado.read_bytes())
+
+
+def _mesma_versao(dados: dict) -> bool:
+    return dados.get("before") == digest(TURMA) and dados.get("repo_before") == repo_digest()

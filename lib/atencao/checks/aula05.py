@@ -234,46 +234,80 @@ def _dicas_numerico(Q, K, V, dO, mask) -> list:
     ]
 
 
+#: O passo grande do último caso do exercício 3: as diferenças centrais se afastam do gradiente exato (erro da
+#: ordem de ε²), e só quem as calcula com o ``eps`` recebido chega nelas.
+EPS_GRANDE = 0.2
+
+
 @check("Exercício 3 (a verificação de gradiente por diferenças centrais)")
 def exercicio_3(c: Checker, numerical_gradient_fn):
     """Confere ``numerical_gradient_fn(Q, K, V, dO, mask=None, eps=1e-6) -> (dQ, dK, dV)``: as diferenças
     centrais da perda ``L = Σ O ⊙ dO``, ``O`` a atenção escalada, em relação a cada número de Q, K e V.
 
-    Casos: sem máscara (3 × 3, d_k = 2) e com máscara causal (4 × 4, d_k = 3); o resultado é comparado
-    com o backward exato da biblioteca (erro ≤ 1e-7 relativo). Reconhece: o 2 do denominador, a diferença
-    para frente, float32, o passo grande, todos os números mexidos de uma vez. Fonte: Aula 5, ``01-teoria``
-    (seção 6).
+    Casos: sem máscara (3 × 3, d_k = 2) e com máscara causal (4 × 4, d_k = 3), comparados com o backward exato
+    da biblioteca (erro ≤ 1e-7 relativo); e um com ``eps =`` :data:`EPS_GRANDE`, comparado com as diferenças
+    centrais desse passo (erro ≤ 1e-9 relativo), em que o gradiente exato, outra fórmula ou outro passo não
+    passam. Reconhece: o 2 do denominador, a diferença para frente, float32, o passo grande, todos os números
+    mexidos de uma vez, o eps recebido ignorado. Fonte: Aula 5, ``01-teoria`` (seção 6).
     """
     rng = np.random.default_rng(case_seed(53))
-    casos = [("sem máscara, n = 3, d_k = 2", 3, 2, None), ("máscara causal, n = 4, d_k = 3", 4, 3, causal_mask(4))]
-    for label, n, d_k, mask in c.cases(casos):
+    casos = [("sem máscara, n = 3, d_k = 2", 3, 2, None, None),
+             ("máscara causal, n = 4, d_k = 3", 4, 3, causal_mask(4), None),
+             (f"passo grande, eps = {EPS_GRANDE}, n = 3, d_k = 2", 3, 2, None, EPS_GRANDE)]
+    for label, n, d_k, mask, eps in c.cases(casos):
         Q, K, V = (frozen_copy(rng.normal(size=(n, d_k))) for _ in range(3))
         dO = frozen_copy(rng.normal(size=(n, d_k)))
         m = None if mask is None else frozen_copy(mask)
-        kwargs = {} if m is None else {"mask": m}
+        kwargs = ({} if m is None else {"mask": m}) | ({} if eps is None else {"eps": eps})
         got = c.returns(c.call(label, numerical_gradient_fn, Q, K, V, dO, names=("Q", "K", "V", "dO"),
                                forbidden=_PRONTAS, **kwargs), label, "dQ", "dK", "dV")
         if got is None:
             return
-        A = _forward(Q, K, V, m)
-        ref = attention_backward(dO, Q, K, V, A)
+        exato = attention_backward(dO, Q, K, V, _forward(Q, K, V, m))
+        if eps is not None and not _same_central(c, label, got, exato, _numeric(Q, K, V, dO, m, eps=eps)):
+            return
+        if eps is not None:
+            continue
         dicas = None
         for k, nome in enumerate(("dQ", "dK", "dV")):
             g = c.array(got[k], f"{label}: {nome} é um array de números")
             if g is None:
                 return
-            escala = float(np.abs(ref[k]).max())
-            if g.shape != ref[k].shape:
-                hint = (f"{nome} numérico tem a forma de {'QKV'[k]}, {ref[k].shape}: comece com np.zeros_like e "
+            escala = float(np.abs(exato[k]).max())
+            if g.shape != exato[k].shape:
+                hint = (f"{nome} numérico tem a forma de {'QKV'[k]}, {exato[k].shape}: comece com np.zeros_like e "
                         "percorra as posições com np.ndindex(x.shape).")
             else:
                 dicas = dicas if dicas is not None else _dicas_numerico(Q, K, V, dO, m)
                 hint = _engano(g, [(d, gs[k]) for d, gs in dicas], atol=1e-9 * max(escala, 1e-3))
-            if not c.close(g, ref[k], f"{label}: {nome} igual ao gradiente exato (erro ≤ 1e-7 relativo)",
+            if not c.close(g, exato[k], f"{label}: {nome} igual ao gradiente exato (erro ≤ 1e-7 relativo)",
                            atol=1e-7 * escala, rtol=0,
                            hint=hint or "(L(x + ε eᵢ) − L(x − ε eᵢ)) / (2ε), uma posição i de cada vez, em "
                                         "float64, devolvendo x[i] ao valor original depois."):
                 return
+
+
+def _same_central(c: Checker, label: str, got, exato, central) -> bool:
+    """O caso do passo grande: cada gradiente igual às diferenças centrais com esse passo (não ao exato)."""
+    for k, nome in enumerate(("dQ", "dK", "dV")):
+        g = c.array(got[k], f"{label}: {nome} é um array de números")
+        if g is None:
+            return False
+        escala = float(np.abs(central[k]).max())
+        if g.shape != central[k].shape:
+            hint = f"{nome} numérico tem a forma de {'QKV'[k]}, {central[k].shape}."
+        elif np.allclose(g, exato[k], rtol=0, atol=1e-6 * escala):
+            hint = (f"com eps = {EPS_GRANDE}, as diferenças centrais ficam longe do gradiente exato (o erro é da "
+                    "ordem de eps²), mas a sua função devolveu o gradiente exato: ela precisa calcular "
+                    "(L(x + eps·eᵢ) − L(x − eps·eᵢ)) / (2·eps) com o eps recebido, sem trocar o passo e sem "
+                    "usar outra fórmula.")
+        else:
+            hint = ("use o eps recebido, sem trocar o passo: (L(x + eps·eᵢ) − L(x − eps·eᵢ)) / (2·eps), uma "
+                    "posição i de cada vez, em float64.")
+        if not c.close(g, central[k], f"{label}: {nome} igual às diferenças centrais com esse passo (erro ≤ 1e-9 "
+                                      "relativo)", atol=1e-9 * escala, rtol=0, hint=hint):
+            return False
+    return True
 
 
 protect()
