@@ -170,13 +170,16 @@ def test_funcoes_dos_exercicios_com_nomes_em_ingles():
 
 
 def test_o_readme_e_a_pagina_inicial_listam_cada_aula():
-    """A tabela de aulas do README e a página inicial acompanham as pastas: uma aula nova que não aparece nelas
+    """A tabela de aulas do README, a página inicial e a do site acompanham as pastas: uma aula nova que não aparece nelas
     (ou uma seção que falta na tabela) faz este teste falhar."""
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     inicio = json.dumps(_load(ROOT / "notebooks" / "00-comece-aqui.ipynb"), ensure_ascii=False)
+    site = (ROOT / "site" / "index.html").read_text(encoding="utf-8")
     for lesson in LESSONS:
         linha = next((li for li in readme.splitlines() if f"notebooks/modulo-06/{lesson.folder}/" in li), "")
         assert linha, f"README.md: falta a linha da aula {lesson.folder} na tabela de aulas"
         faltam = [s for s in lesson.sections if f"`{s}`" not in linha]
         assert not faltam, f"README.md, linha da aula {lesson.folder}: faltam as seções {faltam}"
         assert f"modulo-06/{lesson.folder}/" in inicio, f"00-comece-aqui.ipynb: falta o link da aula {lesson.folder}"
+        faltam = [s for s in lesson.sections if f"path=modulo-06/{lesson.folder}/{s}.ipynb" not in site]
+        assert not faltam, f"site/index.html (a página do curso no navegador), aula {lesson.folder}: faltam {faltam}"
