@@ -19,6 +19,9 @@ def main(argv=None) -> int:
     if not path.is_file():
         print(f"❌ arquivo não encontrado: {path}")
         return 2
+    if path.suffix.lower() != ".ipynb":
+        print(f"❌ {path.name} não é um notebook: passe o arquivo .ipynb que você vai entregar.")
+        return 2
     from correcao.validar import validate
 
     ok, lines = validate(path)

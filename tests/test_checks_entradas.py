@@ -322,3 +322,14 @@ def test_aula02_ex2_dica_da_saida_so_quando_os_pesos_estao_certos(capsys):
     assert not aula02.exercicio_2(mha_sem_escala)
     out = capsys.readouterr().out
     assert "faltou dividir" in out and "concatene as cabeças" not in out, out
+
+
+def test_verificacao_que_recebe_algo_que_nao_e_funcao_diz_isso(capsys):
+    """``aula05.exercicio_1(3)`` (o resultado no lugar da função): um ❌ que diz o que era esperado, sem
+    traceback do Python nem a verificação culpando a si mesma."""
+    from atencao.checks import aula05
+
+    aula05.exercicio_1(3)
+    out = capsys.readouterr().out
+    assert "❌" in out and "a verificação recebeu uma função" in out and "int: 3" in out, out
+    assert "Traceback" not in out and "atencao.checks" not in out, out

@@ -167,6 +167,10 @@ def test_make_validar_nao_engole_erros(tmp_path):
     out = subprocess.run([sys.executable, str(ROOT / "scripts" / "validar.py"), str(tmp_path / "nao-existe.ipynb")],
                          capture_output=True, text=True)
     assert out.returncode == 2 and "arquivo não encontrado" in out.stdout
+    (tmp_path / "README.md").write_text("# não é notebook\n", encoding="utf-8")
+    out = subprocess.run([sys.executable, str(ROOT / "scripts" / "validar.py"), str(tmp_path / "README.md")],
+                         capture_output=True, text=True)
+    assert out.returncode == 2 and "README.md não é um notebook" in out.stdout, out.stdout
 
 
 def test_relatorio_mantem_as_linhas_quebradas_da_verificacao():

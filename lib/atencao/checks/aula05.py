@@ -234,6 +234,10 @@ def _dicas_numerico(Q, K, V, dO, mask) -> list:
     ]
 
 
+#: A dica de uma entrada alterada no exercício 3, em que o enunciado manda mexer em ``x[i]`` e desfazer.
+_RESTAURE = ("{alvo} ficou diferente do que entrou: depois de calcular L(x + ε eᵢ) e L(x − ε eᵢ), devolva x[i] "
+             "ao valor original (guarde-o antes: original = x[i]; ...; x[i] = original), posição por posição.")
+
 #: O passo grande do último caso do exercício 3: as diferenças centrais se afastam do gradiente exato (erro da
 #: ordem de ε²), e só quem as calcula com o ``eps`` recebido chega nelas.
 EPS_GRANDE = 0.2
@@ -260,7 +264,7 @@ def exercicio_3(c: Checker, numerical_gradient_fn):
         m = None if mask is None else frozen_copy(mask)
         kwargs = ({} if m is None else {"mask": m}) | ({} if eps is None else {"eps": eps})
         got = c.returns(c.call(label, numerical_gradient_fn, Q, K, V, dO, names=("Q", "K", "V", "dO"),
-                               forbidden=_PRONTAS, **kwargs), label, "dQ", "dK", "dV")
+                               forbidden=_PRONTAS, mutation_hint=_RESTAURE, **kwargs), label, "dQ", "dK", "dV")
         if got is None:
             return
         exato = attention_backward(dO, Q, K, V, _forward(Q, K, V, m))

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import reprlib
 import sys
 
 import numpy as np
@@ -120,7 +121,8 @@ class Checker:
             self.failures.append(what)
         return ok
 
-    def call(self, label: str, fn, *args, names: tuple = (), forbidden: tuple = (), **kwargs):
+    def call(self, label: str, fn, *args, names: tuple = (), forbidden: tuple = (), mutation_hint: str | None = None,
+             **kwargs):
         """Chama a função do aluno com **cópias** dos arrays (a referência da verificação não muda) e confere
         que ela não alterou as entradas no lugar: um ``W_q /= ...`` dentro da função mudaria os dados de
         quem a chama (no notebook, os valores da demonstração mudariam a cada execução).
@@ -128,6 +130,8 @@ class Checker:
         Objetos (uma ``SelfAttention``, o modelo) são passados como são, porque o enunciado pode pedir a
         mesma instância; os arrays deles são fotografados antes e, se mudarem, restaurados e apontados.
         ``names`` dá o nome de cada argumento posicional na mensagem; os nomeados usam a própria chave.
+        ``mutation_hint``: a dica de uma entrada alterada no lugar, quando o enunciado pede outra coisa que a
+        padrão (``{alvo}`` vira o nome da entrada).
         ``forbidden``: funções ou classes da biblioteca que o enunciado proíbe dentro da função do aluno
         (ex.: ``scaled_dot_product_attention``); uma chamada a elas feita pelo código do aluno (não pela
         biblioteca por dentro) vira um ❌ com o nome do que foi chamado.
@@ -137,8 +141,14 @@ class Checker:
         outro processo), a chamada vai para lá só com dados simples, e o que volta é julgado aqui.
         """
         nomes = list(names or [f"argumento {i + 1}" for i in range(len(args))]) + list(kwargs)
+        if not isinstance(fn, RemoteCall) and not callable(fn):
+            self.expect(False, f"{label}: a verificação recebeu uma função", expected="uma função (def ...)",
+                        obtained=f"{type(fn).__name__}: {reprlib.repr(fn)}",
+                        hint="passe o nome da função, sem chamá-la: exercicio_1(minha_funcao), e não "
+                             "exercicio_1(minha_funcao(...)) nem o resultado dela.")
+            raise StopCheck()
         if isinstance(fn, RemoteCall):
-            return self._call_remote(label, fn, args, kwargs, nomes, forbidden)
+            return self._call_remote(label, fn, args, kwargs, nomes, forbidden, mutation_hint)
         pos = [integrity.private_copy(a) for a in args]
         nom = {k: integrity.private_copy(v) for k, v in kwargs.items()}
         pares = list(zip(nomes, [*pos, *nom.values()]))
@@ -160,12 +170,13 @@ class Checker:
                 if mudou:
                     tipo = ("modelo" if isinstance(foto.get(mudou[0]), tuple) else
                             "objeto" if mudou[0].startswith(".") else "array")
-                    self._flag_mutation(label, nome, mudou, tipo)
+                    self._flag_mutation(label, nome, mudou, tipo, mutation_hint)
                     parar = True
             if parar and sys.exc_info()[0] is None:  # o resto dos casos não acrescenta nada: a verificação para
                 raise StopCheck()
 
-    def _call_remote(self, label: str, fn: "RemoteCall", args, kwargs, nomes: list, forbidden: tuple):
+    def _call_remote(self, label: str, fn: "RemoteCall", args, kwargs, nomes: list, forbidden: tuple,
+                     mutation_hint: str | None = None):
         """:meth:`call` de uma função do aluno que roda em outro processo: só o que volta é julgado."""
         proibidas = [f"{getattr(f, '__module__', '')}:{getattr(f, '__qualname__', '')}" for f in forbidden]
         resposta = fn.call_checked(tuple(args), dict(kwargs), nomes, proibidas)
@@ -175,7 +186,7 @@ class Checker:
             self._flag_forbidden(label, set(resposta.forbidden_used))
             parar = True
         for nome, mudou, tipo in resposta.mutated:
-            self._flag_mutation(label, nome, mudou, tipo)
+            self._flag_mutation(label, nome, mudou, tipo, mutation_hint)
             parar = True
         if resposta.error is not None:
             raise resposta.error
@@ -189,14 +200,16 @@ class Checker:
                     "o enunciado pede para escrever a conta você mesmo, com NumPy; use as funções prontas só "
                     "fora da sua função, para conferir o resultado.")
 
-    def _flag_mutation(self, label: str, nome: str, mudou: list, tipo: str) -> None:
+    def _flag_mutation(self, label: str, nome: str, mudou: list, tipo: str, hint: str | None = None) -> None:
         """O ❌ de uma entrada alterada no lugar; ``tipo``: ``array``, ``objeto`` (um atributo do objeto
-        recebido) ou ``modelo`` (os pesos do modelo)."""
+        recebido) ou ``modelo`` (os pesos do modelo); ``hint`` troca a dica do array (``{alvo}``: o nome)."""
         alvo = nome + mudou[0]
         dica = (f"não mude {alvo} no lugar (`{alvo} /= ...`, `{alvo} *= ...`, `{alvo}[...] = ...`): "
                 f"crie um array novo, por exemplo `{alvo} = {alvo} / 2` (o `=` cria outro array e "
                 f"o do notebook fica como estava).")
-        if tipo == "modelo":  # os pesos do modelo: não há cópia para restaurar
+        if hint is not None and tipo == "array":
+            dica = hint.format(alvo=alvo)
+        elif tipo == "modelo":  # os pesos do modelo: não há cópia para restaurar
             dica = (f"não altere {alvo} dentro da função (o modelo ficou alterado: reinicie o kernel "
                     f"e rode o notebook de novo para recarregá-lo).")
         elif tipo == "objeto":  # um atributo do objeto recebido (os pesos da camada)
