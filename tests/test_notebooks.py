@@ -170,8 +170,8 @@ def test_funcoes_dos_exercicios_com_nomes_em_ingles():
 
 
 def test_o_readme_e_a_pagina_inicial_listam_cada_aula():
-    """A tabela de aulas do README, a página inicial e a do site acompanham as pastas: uma aula nova que não aparece nelas
-    (ou uma seção que falta na tabela) faz este teste falhar."""
+    """A tabela de aulas do README, a página inicial e a do site acompanham as pastas: uma aula nova que não
+    aparece nelas (ou uma seção que falta na tabela) faz este teste falhar."""
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     inicio = json.dumps(_load(ROOT / "notebooks" / "00-comece-aqui.ipynb"), ensure_ascii=False)
     site = (ROOT / "site" / "index.html").read_text(encoding="utf-8")
