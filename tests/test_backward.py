@@ -183,6 +183,8 @@ def test_numerical_gradient_devolve_x_intacto_e_recusa_float32():
         numerical_gradient(lambda a: float(a.sum()), x, eps=0)
     with pytest.raises(TypeError, match="número"):
         numerical_gradient(lambda a: a, x)
+    with pytest.raises(TypeError, match="`f` precisa ser uma função .*recebido int"):
+        numerical_gradient(3, x)
 
 
 def test_erros_claros():

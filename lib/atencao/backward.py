@@ -255,13 +255,15 @@ def numerical_gradient(f, x, eps: float = 1e-6) -> np.ndarray:
     Raises
     ------
     TypeError
-        ``x`` que não é um ``ndarray`` de float64 (o passo se perderia no arredondamento) ou ``f`` que não
-        devolve um número.
+        ``f`` que não é uma função, ``x`` que não é um ``ndarray`` de float64 (o passo se perderia no
+        arredondamento) ou ``f`` que não devolve um número.
     ValueError
         ``eps`` que não é um número finito > 0.
 
     Fonte: Goodfellow, Bengio e Courville (2016), cap. 11.5; Módulo 6, Aula 5, ``01-teoria`` (seção 6).
     """
+    if not callable(f):
+        raise TypeError(f"`f` precisa ser uma função (a perda, chamada como f(x)); recebido {type(f).__name__}.")
     if not isinstance(x, np.ndarray) or x.dtype != np.float64:
         got = x.dtype if isinstance(x, np.ndarray) else type(x).__name__
         raise TypeError(f"`x` precisa ser um ndarray de float64 (em float32 o passo some no arredondamento); "
