@@ -78,8 +78,8 @@ MEDIDAS = [
     Medida("lab", (9.5, 10.3, 9.1, 9.8), "s", LAB, "2026-11-30"),
     # o mesmo passo do .ci/run (python3 curso.py test, com tudo instalado), depois de o nbformat deixar de
     # carregar o rfc3987_syntax (correcao._importacao_rapida); antes disso, 97 a 101 s
-    Medida("test", (90.49,), "s", "ci:make test", "2026-11-30"),
-    Medida("lento", (590.27, 564.85), "s", "ci:make test-lento", "2026-11-30"),
+    Medida("test", (94.64,), "s", "ci:make test", "2026-12-01"),
+    Medida("lento", (1277.28,), "s", "ci:make test-lento", "2026-12-01"),
     Medida("carregar", (0.561, 0.753), "s", E5, "2026-11-30"),
     Medida("frase", (45, 42), "ms", E5, "2026-11-30"),
     Medida("explorador12", (2.3, 3.6), "ms", EXPLORADOR, "2026-11-30"),
