@@ -1,10 +1,18 @@
 """Configuração comum dos testes da biblioteca (não afeta os kernels do nbval)."""
 
+import os
+import sys
 from pathlib import Path
 
-import matplotlib
-import pytest
-from exigir import exigir
+# Os testes gravam o cache de bytecode (__pycache__/, fora do git) mesmo com PYTHONDONTWRITEBYTECODE no ambiente:
+# sem ele, cada processo do pytest reescreve os asserts de todos os módulos de teste a cada execução (~6 s por
+# processo nesta máquina), e cada kernel do nbval e cada caixa da correção recompilam a biblioteca.
+sys.dont_write_bytecode = False
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+
+import matplotlib  # noqa: E402
+import pytest  # noqa: E402
+from exigir import exigir  # noqa: E402
 
 matplotlib.use("Agg")  # só neste processo: os notebooks do nbval rodam em kernels próprios
 

@@ -49,7 +49,6 @@ def pe_certo_intercalado(n, d_model):
 
 
 def pe_seno_cosseno_trocados(n, d_model):
-    pe = pe_certo(n, d_model + 1)[:, :d_model]
     ang = np.arange(n)[:, None] / 10000 ** (np.arange(0, d_model, 2) / d_model)
     pe = np.zeros((n, d_model))
     pe[:, 0::2] = np.cos(ang)

@@ -404,3 +404,29 @@ def test_turma_de_exemplo_em_duas_partes_igual_a_correcao_unica(correcao_unica, 
     assert {nome.split("/")[0] for nome in diferentes} <= CASOS_SORTEADOS, diferentes
     assert all(_sem_sorteio(obtido[nome]) == _sem_sorteio(esperado[nome]) for nome in diferentes)
 
+
+
+@pytest.mark.lento  # o comando alembic e um curso do nbgrader: ~8 s
+def test_revisao_do_banco_do_nbgrader_sem_processo_novo_e_a_mesma_do_comando_alembic(tmp_path):
+    """``motor.alembic_head`` (no mesmo processo) dá a revisão que o nbgrader pede ao comando ``alembic``, e o
+    banco de notas que um trabalhador da correção cria fica marcado com ela."""
+    import sqlite3
+
+    from nbgrader.dbutil import _temp_alembic_ini
+
+    from correcao import motor
+    from correcao.catalogo import catalog
+    from correcao.isolamento import Limits
+
+    with _temp_alembic_ini("sqlite:////tmp/gradebook.db") as ini:
+        saida = subprocess.run([sys.executable, "-m", "alembic", "-c", ini, "heads"], capture_output=True, text=True,
+                               check=True).stdout
+    do_comando = saida.split()[0]
+    assert motor.alembic_head() == do_comando and len(do_comando) == 12
+    g = next(iter(catalog().values()))
+    w = motor.Worker(tmp_path / "p", [g], 0, Limits(), False, 30, "teste-alembic")
+    try:
+        with sqlite3.connect(w.course / "gradebook.db") as db:
+            assert db.execute("SELECT version_num FROM alembic_version").fetchall() == [(do_comando,)]
+    finally:
+        w.close()

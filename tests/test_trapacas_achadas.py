@@ -32,21 +32,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import atencao
 from atencao.checks import aula05
 from correcao import isolamento, motor
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
+from test_checks_aula05 import att_certo as _backward_analitico  # noqa: E402
+from test_checks_aula05 import num_certo  # noqa: E402
 from turma_exemplo import gerar  # noqa: E402
-
-
-def _backward_analitico(dO, Q, K, V, mask=None):
-    _, A = atencao.scaled_dot_product_attention(Q, K, V, mask=mask)
-    d_k = Q.shape[-1]
-    dA = dO @ V.T
-    dS = A * (dA - (dA * A).sum(axis=-1, keepdims=True))
-    return dS @ K / np.sqrt(d_k), dS.T @ Q / np.sqrt(d_k), A.T @ dO
 
 
 def regua_analitica(Q, K, V, dO, mask=None, eps=1e-6):
@@ -81,23 +74,7 @@ def regua_passo_complexo(Q, K, V, dO, mask=None, eps=1e-6):
 
 def regua_eps_fixo(Q, K, V, dO, mask=None, eps=1e-6):
     """Diferenças centrais, mas com o passo 1e-4 no lugar do ``eps`` recebido."""
-    def perda():
-        return float((atencao.scaled_dot_product_attention(Q, K, V, mask=mask)[0] * dO).sum())
-
-    h = 1e-4
-    grads = []
-    for x in (Q, K, V):
-        g = np.zeros_like(x)
-        for i in np.ndindex(x.shape):
-            original = x[i]
-            x[i] = original + h
-            mais = perda()
-            x[i] = original - h
-            menos = perda()
-            x[i] = original
-            g[i] = (mais - menos) / (2 * h)
-        grads.append(g)
-    return tuple(grads)
+    return num_certo(Q, K, V, dO, mask=mask, eps=1e-4)
 
 
 REGUAS_ERRADAS = [regua_analitica, regua_passo_complexo, regua_eps_fixo]
@@ -176,8 +153,9 @@ def test_correcao_nao_da_os_pontos_da_regua_a_quem_nao_a_escreveu(turma_das_regu
 # --- atrasar a correção: lixo nos descritores do kernel -----------------------------------------------------------
 
 # a função do aluno escreve bytes quaisquer em todos os descritores abertos do próprio processo (os sockets do
-# kernel entre eles): a célula de verificação não volta, o limite por célula não a encerra, o notebook vai até o
-# fim do orçamento inteiro e, como a CPU ficou parada, a entrega é corrigida de novo no fim (o dobro do orçamento)
+# kernel entre eles): a célula de verificação não volta e as conexões com o kernel ficam sem par. Antes, o envio
+# seguinte ao kernel esperava para sempre, o notebook ia até o fim do orçamento e, como a CPU ficou parada, era
+# corrigido de novo (o dobro do orçamento); agora o envio tem prazo e o kernel é encerrado ali
 LIXO_NOS_DESCRITORES = ("import os\n"
                         "_fds = [int(x) for x in os.listdir('/proc/self/fd')]\n"
                         "def layer_norm(x, weight, bias, eps=1e-5):\n"
@@ -191,8 +169,6 @@ LIXO_NOS_DESCRITORES = ("import os\n"
 
 
 @pytest.mark.lento
-@pytest.mark.xfail(strict=True, reason="furo aberto: o kernel fica parado na célula e o notebook gasta o orçamento "
-                   "inteiro (a nota sai certa, 0 e revisar; o custo é o tempo da correção)")
 def test_lixo_nos_descritores_nao_prende_a_correcao_alem_do_limite_da_celula(tmp_path):
     if not isolamento.bwrap_available():
         pytest.skip("sem bubblewrap nesta máquina (o CI instala)")

@@ -17,7 +17,11 @@ Limites daqui (além dos da caixa):
 - **interrupção ignorada**: depois de uma célula interrompida (tempo da célula ou saída demais), o kernel
   tem :data:`INTERRUPT_WAIT_S` segundos para voltar a responder; um kernel que ignora o SIGINT é
   encerrado ali (``ignorou_interrupcao``), e o resto do notebook não roda: sem isso, cada célula seguinte
-  esperaria o tempo dela inteiro na fila de um kernel ocupado.
+  esperaria o tempo dela inteiro na fila de um kernel ocupado;
+- **kernel inalcançável**: um kernel que corrompe as próprias conexões (bytes quaisquer escritos nos
+  descritores dele) deixa os sockets deste lado sem par, e um envio do ZeroMQ esperaria para sempre; cada
+  envio tem :data:`SEND_TIMEOUT_MS` e, passado esse tempo, o kernel é tratado como o que ignora a interrupção
+  (depois de uma célula interrompida) ou como morto (no começo de uma célula), e o resto do notebook não roda.
 
 Nada daqui decide pontos: as saídas do kernel só servem ao retorno e à nota do nbgrader, que a
 conferência independente (:mod:`correcao._veredito`) limita.
@@ -32,6 +36,8 @@ import time
 INICIO = time.monotonic()  # o Python da caixa chegou aqui (só vai na resposta quando o pedido tem "tempos")
 
 from . import _caixa  # noqa: E402
+
+SEND_TIMEOUT_MS = 5000  # um envio ao kernel é imediato; esperar mais é um kernel sem conexão (veja o módulo)
 
 
 def _error_without_output(client, cell) -> None:
@@ -102,6 +108,7 @@ def _client(nb, pedido):
         extra_arguments=["--HistoryManager.hist_file=:memory:"],
         resources={"metadata": {"path": os.getcwd()}})
     client._por_celula, client._total, client._cortadas, client._interromper = {}, 0, {}, None
+    client.shutdown_kernel = "immediate"  # pedir o desligamento esperaria um kernel que pode não atender
     client.on_cell_executed = lambda **kw: setattr(client, "_ultima_resposta", kw.get("execute_reply"))
     return client
 
@@ -111,7 +118,12 @@ async def _responde(client, espera: float) -> bool:
     célula interrompida) em até ``espera`` segundos."""
     from queue import Empty
 
-    msg_id = client.kc.kernel_info()
+    import zmq
+
+    try:
+        msg_id = client.kc.kernel_info()
+    except zmq.Again:  # o envio passou de SEND_TIMEOUT_MS: o kernel perdeu as conexões
+        return False
     fim = time.monotonic() + espera
     while (resta := fim - time.monotonic()) > 0:
         try:
@@ -121,6 +133,18 @@ async def _responde(client, espera: float) -> bool:
         if msg.get("parent_header", {}).get("msg_id") == msg_id:
             return True
     return False
+
+
+def _limit_sends(client) -> None:
+    """Põe :data:`SEND_TIMEOUT_MS` em cada socket que manda mensagens ao kernel (o ZeroMQ levanta ``zmq.Again``
+    em vez de esperar um par que não volta)."""
+    import zmq
+
+    sockets = [getattr(client.kc, f"{nome}_channel").socket for nome in ("shell", "control", "stdin")]
+    sockets.append(getattr(client.km, "_control_socket", None))
+    for sock in sockets:
+        if sock is not None:
+            sock.setsockopt(zmq.SNDTIMEO, SEND_TIMEOUT_MS)
 
 
 def _marker(send, on: bool):
@@ -145,6 +169,43 @@ def _send_cell(send, client, index: int, cell, t0: float | None, morreu: bool = 
     send(msg)
 
 
+def _run_cells(client, nb, send, tempos: bool) -> str:
+    """Executa as células de código de ``nb`` em ordem, mandando as saídas de cada uma; devolve a situação do fim
+    (``ok``, ``kernel_morreu:<i>`` ou ``ignorou_interrupcao:<i>``)."""
+    import nbformat
+    import zmq
+    from jupyter_core.utils import run_sync
+    from nbclient.exceptions import DeadKernelError
+
+    for index, cell in enumerate(nb.cells):
+        if cell.cell_type != "code":
+            continue
+        client._ultima_resposta, client._interromper = None, None
+        t_celula = time.monotonic() if tempos else None
+        try:
+            client.execute_cell(cell, index)
+            _error_without_output(client, cell)
+        except (DeadKernelError, zmq.Again) as exc:  # zmq.Again: o pedido não chegou (veja SEND_TIMEOUT_MS)
+            _send_cell(send, client, index, cell, t_celula, morreu=True)
+            if isinstance(exc, zmq.Again):
+                run_sync(client.km.shutdown_kernel)(now=True)
+            return f"kernel_morreu:{index}"
+        reply = (client._ultima_resposta or {}).get("content", {})
+        interrompida = reply.get("ename") == "CellTimeoutError" or client._interromper is not None
+        if client._interromper is not None:  # saída demais: a interrupção foi pedida aqui, não pelo aluno
+            cell.outputs = [o for o in cell.outputs if not (o.get("output_type") == "error"
+                                                            and o.get("ename") == "KeyboardInterrupt")]
+            cell.outputs.append(nbformat.from_dict({
+                "output_type": "error", "ename": "SaidaExcessiva", "traceback": [],
+                "evalue": "a célula produziu saída demais e foi interrompida pela correção"}))
+        if interrompida and not run_sync(_responde)(client, INTERRUPT_WAIT_S):
+            _send_cell(send, client, index, cell, t_celula)
+            run_sync(client.km.shutdown_kernel)(now=True)  # sem pedir: ele não atende
+            return f"ignorou_interrupcao:{index}"
+        _send_cell(send, client, index, cell, t_celula)
+    return "ok"
+
+
 def main() -> None:
     pedido, send = _caixa.open_channel()
     # com "tempos" no pedido, marcas de time.monotonic() (o relógio do sistema, o mesmo fora da caixa) para
@@ -153,49 +214,23 @@ def main() -> None:
     marca = _marker(send, tempos)  # já manda as marcas do início do processo e da caixa pronta
 
     import nbformat
-    from jupyter_core.utils import run_sync
     from nbclient.exceptions import DeadKernelError
 
     nb = nbformat.from_dict(pedido["notebook"])
     os.environ.update(pedido.get("env", {}))
     client = _client(nb, pedido)
     marca("imports")
-    fim = "ok"
     inicio = time.perf_counter()
-    t_celula = None  # com "tempos", quando a célula começou
-
-    def send_cell(index, cell, morreu=False):
-        _send_cell(send, client, index, cell, t_celula, morreu)
-
     try:
         with client.setup_kernel():
-            marca("kernel")
-            for index, cell in enumerate(nb.cells):
-                if cell.cell_type != "code":
-                    continue
-                client._ultima_resposta, client._interromper = None, None
-                t_celula = time.monotonic() if tempos else None
-                try:
-                    client.execute_cell(cell, index)
-                    _error_without_output(client, cell)
-                except DeadKernelError:
-                    fim = f"kernel_morreu:{index}"
-                    send_cell(index, cell, morreu=True)
-                    break
-                reply = (client._ultima_resposta or {}).get("content", {})
-                interrompida = reply.get("ename") == "CellTimeoutError" or client._interromper is not None
-                if client._interromper is not None:  # saída demais: a interrupção foi pedida aqui, não pelo aluno
-                    cell.outputs = [o for o in cell.outputs if not (o.get("output_type") == "error"
-                                                                    and o.get("ename") == "KeyboardInterrupt")]
-                    cell.outputs.append(nbformat.from_dict({
-                        "output_type": "error", "ename": "SaidaExcessiva", "traceback": [],
-                        "evalue": "a célula produziu saída demais e foi interrompida pela correção"}))
-                if interrompida and not run_sync(_responde)(client, INTERRUPT_WAIT_S):
-                    fim = f"ignorou_interrupcao:{index}"
-                    send_cell(index, cell)
-                    run_sync(client.km.shutdown_kernel)(now=True)  # sem pedir: ele não atende
-                    break
-                send_cell(index, cell)
+            try:
+                _limit_sends(client)
+                marca("kernel")
+                fim = _run_cells(client, nb, send, tempos)
+            finally:
+                # sem os canais, a limpeza do nbclient só encerra o kernel: ela esperaria a thread do heartbeat,
+                # presa num envio a um kernel que perdeu as conexões (o processo sai logo depois, com os._exit)
+                client.kc = None
     except DeadKernelError:
         fim = "kernel_morreu"
     except Exception as exc:  # noqa: BLE001 - vira a situação da linha, nunca um traceback sem dono

@@ -12,6 +12,7 @@ As capturas de tela ficam em ``build/navegador/site-*.png``.
 
 from __future__ import annotations
 
+import inspect
 import json
 import os
 import subprocess
@@ -19,6 +20,7 @@ import sys
 import time
 
 import pytest
+import test_checks_aula04_corpus as aula04_corpus
 from exigir import exigir, pular_fora_da_ci
 
 from .lab import CHROMIUM, ROOT
@@ -37,22 +39,9 @@ AULA2 = "modulo-06/aula-02-auto-atencao-do-zero"
 AULA3 = "modulo-06/aula-03-atencao-num-transformer-real"
 AULA4 = "modulo-06/aula-04-bloco-transformer"
 AULA5 = "modulo-06/aula-05-treinando-a-atencao"
-PE_TROCADA = """def positional_encoding(n, d_model):
-    pos = np.arange(n)[:, None]
-    angulos = pos / 10000 ** (np.arange(0, d_model, 2) / d_model)
-    pe = np.zeros((n, d_model))
-    pe[:, 0::2] = np.cos(angulos)  # sen e cos trocados: errado de propósito
-    pe[:, 1::2] = np.sin(angulos[:, : d_model // 2])
-    return pe
-"""
-PE_CERTA = """def positional_encoding(n, d_model):
-    pos = np.arange(n)[:, None]
-    angulos = pos / 10000 ** (np.arange(0, d_model, 2) / d_model)
-    pe = np.zeros((n, d_model))
-    pe[:, 0::2] = np.sin(angulos)
-    pe[:, 1::2] = np.cos(angulos[:, : d_model // 2])
-    return pe
-"""
+# as respostas do corpus da Aula 4, com o nome do exercício, digitadas no notebook do navegador
+PE_TROCADA, PE_CERTA = (inspect.getsource(f).replace(f"def {f.__name__}(", "def positional_encoding(")
+                        for f in (aula04_corpus.pe_seno_cosseno_trocados, aula04_corpus.pe_certo))
 SOFTMAX_SEM_SOMA = """def my_softmax_backward(A, dA):
     return A * dA  # esqueceu o termo da soma: errado de propósito
 """
