@@ -191,3 +191,127 @@ def test_lixo_nos_descritores_nao_prende_a_correcao_alem_do_limite_da_celula(tmp
     # de 90 s, nem ser corrigido de novo
     assert not any("de novo" in str(m) for m in mensagens), mensagens
     assert duracao < 75, f"a correção de um notebook levou {duracao:.0f} s (motivo: {linha['motivo'][-300:]})"
+
+
+# --- derrubar a correção da turma inteira com um notebook malformado -----------------------------------------------
+
+def _malformado(como: str) -> dict:
+    nb = gerar.clean(copy.deepcopy(gerar.student("modulo-06/aula-01-self-attention", "03-exercicios")))
+    if como == "fonte-com-numeros":  # uma célula (mesmo de texto) com a fonte numa lista de números
+        next(c for c in nb["cells"] if c["cell_type"] == "markdown")["source"] = [1, 2, 3]
+    elif como == "grade-id-lista":  # o grade_id de uma resposta numa lista
+        celula = next(c for c in nb["cells"] if c.get("metadata", {}).get("nbgrader", {}).get("solution"))
+        celula["metadata"]["nbgrader"]["grade_id"] = ["a", {"b": 1}]
+    elif como == "substituto-isolado":  # "\ud800" é JSON válido, mas não é texto
+        gerar.fill(nb, "aula01-ex3-solucao", "def similar_embeddings():\n    return '\ud800'\n")
+    return nb
+
+
+@pytest.mark.parametrize("como", ["fonte-com-numeros", "grade-id-lista", "substituto-isolado"])
+def test_notebook_malformado_vira_arquivo_invalido_e_a_turma_segue(tmp_path, como):
+    """Achado: cada um destes derrubava a leitura da turma inteira (traceback em inglês, nenhum notas.csv)."""
+    from correcao.catalogo import catalog
+    from correcao.entregas import read_submissions
+
+    for aluno, nb in (("ana", gerar.clean(gerar.student("modulo-06/aula-01-self-attention", "03-exercicios"))),
+                      ("hostil", _malformado(como))):
+        (tmp_path / "entregas" / aluno).mkdir(parents=True)
+        texto = json.dumps(nb, ensure_ascii=True)  # o \ud800 vai escapado, como no arquivo do achado
+        (tmp_path / "entregas" / aluno / "03-exercicios.ipynb").write_text(texto, encoding="utf-8")
+    plano, linhas, _ = motor.plan_class(read_submissions(tmp_path / "entregas", tmp_path / "ler"), catalog(),
+                                        tmp_path / "saneados")
+    assert [t.student for t in plano] == ["ana"]
+    (linha,) = linhas
+    assert linha.student == "hostil" and linha.status == "arquivo_invalido", linha
+    motivo = " ".join(linha.reasons)
+    assert "não foi corrigido" in motivo or "texto inválido" in motivo, motivo
+    assert "Traceback" not in motivo
+
+
+# --- a atenção pronta por um ajudante interno da biblioteca ------------------------------------------------------
+
+def proj_por_attend_checked(X, W_q, W_k, W_v):
+    """Achado: attend_checked (o passo comum das prontas) não estava na lista do proibido: 2/2 na Aula 1."""
+    from atencao.attention import attend_checked
+
+    return attend_checked(X @ W_q, X @ W_k, X @ W_v, None, None)
+
+
+def mascara_por_attend_checked(Q, K, V, mask=None):
+    from atencao.attention import attend_checked
+
+    return attend_checked(Q, K, V, mask, None)
+
+
+def backward_por_multihead_backward(dO, Q, K, V, mask=None):
+    """Uma camada de uma cabeça com projeções identidade: a volta dela dá dQ, dK e dV."""
+    from atencao import MultiHeadAttention
+    from atencao.backward import multihead_backward
+
+    eye = np.eye(Q.shape[-1])
+    camada = MultiHeadAttention.from_weights(eye, eye, eye, eye, n_heads=1)
+    g = multihead_backward(camada, dO, Q, K, V, mask=mask)
+    return g["query"], g["key"], g["value"]
+
+
+@pytest.mark.parametrize("verificacao, resposta, nome", [
+    ("aula01.exercicio_4", proj_por_attend_checked, "attend_checked"),
+    ("aula02.exercicio_1", mascara_por_attend_checked, "attend_checked"),
+    ("aula05.exercicio_2", backward_por_multihead_backward, "multihead_backward"),
+])
+def test_atencao_pronta_por_ajudante_interno_e_recusada(capsys, verificacao, resposta, nome):
+    import importlib
+
+    modulo, funcao = verificacao.split(".")
+    check = getattr(importlib.import_module(f"atencao.checks.{modulo}"), funcao)
+    assert not check(resposta)
+    assert nome in capsys.readouterr().out
+
+
+# --- engolir o limite da célula na conferência ---------------------------------------------------------------------
+
+# o limite da célula, no lado do aluno da conferência, é uma exceção (BaseException); um laço que a engole seguia
+# rodando, e a conferência esperava o resto do orçamento do notebook (165 s de 180 no achado)
+ENGOLE_O_LIMITE = ("import time\n"
+                   "while True:\n"
+                   "    try:\n"
+                   "        while True:\n"
+                   "            time.sleep(0.5)\n"
+                   "    except BaseException:\n"
+                   "        pass\n")
+
+
+@pytest.mark.lento
+def test_laco_que_engole_o_limite_da_celula_termina_logo_depois_dele(tmp_path):
+    if not isolamento.bwrap_available():
+        pytest.skip("sem bubblewrap nesta máquina (o CI instala)")
+    import time
+
+    nb = copy.deepcopy(gerar.student("modulo-06/aula-01-self-attention", "03-exercicios"))
+    gerar.fill(nb, "aula01-ex3-solucao", gerar.EX3_OK + "\n" + ENGOLE_O_LIMITE)
+    destino = tmp_path / "entregas" / "engole" / "03-exercicios.ipynb"
+    destino.parent.mkdir(parents=True)
+    destino.write_text(json.dumps(gerar.clean(nb)), encoding="utf-8")
+    mensagens = []
+    inicio = time.monotonic()
+    motor.grade_class(tmp_path / "entregas", tmp_path / "saida", cell_timeout=10, notebook_timeout=90,
+                      log=mensagens.append)
+    duracao = time.monotonic() - inicio
+    with open(tmp_path / "saida" / "notas.csv", encoding="utf-8") as f:
+        linha = next(csv.DictReader(f))
+    assert linha["situacao"] == "tempo_esgotado", linha
+    assert not any("de novo" in str(m) for m in mensagens), mensagens
+    # a célula tem 10 s; o kernel espera mais 5 s pela interrupção e o alarme da conferência se repete por 3 s
+    assert duracao < 60, f"a correção de um notebook levou {duracao:.0f} s (motivo: {linha['motivo'][-300:]})"
+
+
+@pytest.mark.parametrize("chamada", ["os.spawnlp(os.P_WAIT, 'sh', 'sh', '-c', 'exit 7')",
+                                     "os.spawnvp(os.P_WAIT, 'sh', ['sh', '-c', 'exit 7'])",
+                                     "os.spawnlpe(os.P_WAIT, 'sh', 'sh', '-c', 'exit 7', {})",
+                                     "os.spawnvpe(os.P_WAIT, 'sh', ['sh'], {})"])
+def test_varredura_aponta_os_spawn_com_busca_no_path(chamada):
+    """Achado: os.spawnlp rodava um shell e o notebook saía ok, sem revisar (a família com "p" faltava)."""
+    from correcao import varredura
+
+    codigo = f"import os\n{chamada}\n"
+    assert varredura.scan_cell(codigo, varredura.imported_modules([codigo])), chamada

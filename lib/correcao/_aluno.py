@@ -31,7 +31,17 @@ class TimeExhausted(BaseException):
     """Tempo limite de uma célula (``BaseException``: um ``except Exception`` não engole)."""
 
 
+ALARM_RETRIES = 3  # depois do limite da célula, o alarme volta a cada segundo; o código que o engolir 3 vezes acaba
+_alarmes = [0]  # quantas vezes o alarme da célula atual já tocou
+
+
 def _alarm(signum, frame):
+    """O limite da célula: levanta :class:`TimeExhausted`; um ``except BaseException`` do aluno pode engoli-la,
+    então o alarme se repete e, passadas :data:`ALARM_RETRIES` repetições, o processo do aluno termina ali (a
+    conferência vê o canal fechado e marca as verificações que faltam)."""
+    _alarmes[0] += 1
+    if _alarmes[0] > ALARM_RETRIES:
+        os._exit(3)
     raise TimeExhausted()
 
 
@@ -211,8 +221,9 @@ def main() -> None:
                 break
             continue
         signal.signal(signal.SIGALRM, _alarm)
+        _alarmes[0] = 0
         try:
-            signal.setitimer(signal.ITIMER_REAL, limite)
+            signal.setitimer(signal.ITIMER_REAL, limite, 1.0)
             shell.run_cell(celula["fonte"], store_history=False)
         except BaseException:  # noqa: BLE001 - o código do aluno não derruba a conferência
             pass

@@ -226,6 +226,13 @@ def read_notebook(dados: bytes) -> tuple[dict | None, str | None]:
         return None, "o arquivo não é um notebook (não é JSON válido)"
     if not isinstance(nb, dict) or not isinstance(nb.get("cells"), list):
         return None, "o arquivo é JSON, mas não é um notebook do Jupyter"
+    try:  # "\ud800" é JSON válido, mas não é texto: nada adiante (hash, HTML, CSV) o aceitaria
+        json.dumps(nb, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        return None, ("o arquivo tem texto inválido (um caractere substituto isolado, como \\ud800, que não existe "
+                      "em UTF-8)")
+    except RecursionError:
+        return None, "o arquivo não é um notebook (não é JSON válido)"
     return nb, None
 
 

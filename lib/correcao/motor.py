@@ -810,6 +810,9 @@ def plan_class(ent: Submissions, everything: dict, pasta: Path,
             item = failed_row(a.aluno, None, base_name(a.nome), "grande_demais",
                               f"a leitura e o saneamento de “{a.caminho}” passaram de {READ_TIMEOUT_S:.0f} s: "
                               "não foi corrigido (notebook grande ou complexo demais)", arquivo=a.caminho)
+        except Exception as exc:  # noqa: BLE001 - um notebook que a leitura não previu não derruba a turma
+            item = failed_row(a.aluno, None, base_name(a.nome), "arquivo_invalido", _unreadable(a, exc),
+                              arquivo=a.caminho)
         if a.aluno:
             com_notebook.add(a.aluno)
         if isinstance(item, GradingTask):
@@ -825,6 +828,17 @@ def plan_class(ent: Submissions, everything: dict, pasta: Path,
             rows.append(failed_row(aluno, None, "", "sem_notebooks", "nenhum notebook (.ipynb) na pasta"
                                    + (f" (há: {', '.join(tem[:5])}{'...' if len(tem) > 5 else ''})" if tem else "")))
     return plan, rows, fora
+
+
+def _unreadable(a, exc: Exception) -> str:
+    """O motivo de um notebook em JSON válido que a leitura e o saneamento não conseguiram arrumar (células ou
+    metadados de tipos inesperados): a estrutura que o nbformat recusa, se for o caso, e o tipo do erro."""
+    estrutura = None
+    with contextlib.suppress(Exception):
+        nb, _ = read_notebook(a.dados.read_bytes())
+        estrutura = inspect_notebook(nb) if nb is not None else None
+    return (f"“{a.caminho}” não pôde ser arrumado para a correção ({estrutura or 'conteúdo de tipo inesperado'}; "
+            f"{type(exc).__name__}): não foi corrigido (abra-o no JupyterLab, salve e entregue de novo)")
 
 
 class _SlowRead(Exception):

@@ -38,7 +38,8 @@ FORBIDDEN_ATTRIBUTES = {"__globals__", "__code__", "__closure__", "__defaults__"
 # os._exit e os.abort só derrubam o próprio kernel (a situação kernel_morreu, com a célula): não mexem na correção
 FORBIDDEN_OS = {"environ", "environb", "putenv", "unsetenv", "system", "popen", "fork", "forkpty", "kill",
                 "killpg", "setsid", "execv", "execve", "execvp", "execvpe", "execl", "execle",
-                "execlp", "execlpe", "spawnv", "spawnve", "spawnl", "spawnle", "posix_spawn", "posix_spawnp",
+                "execlp", "execlpe", "spawnv", "spawnve", "spawnl", "spawnle", "spawnvp", "spawnvpe", "spawnlp",
+                "spawnlpe", "posix_spawn", "posix_spawnp",
                 "dup2", "setuid", "setgid", "chroot", "register_at_fork", "sched_setaffinity", "nice",
                 "setpriority"}
 FORBIDDEN_NAMES = {"exec", "eval", "compile", "setattr", "delattr", "globals", "vars", "locals", "__import__",

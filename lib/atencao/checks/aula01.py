@@ -12,7 +12,7 @@ import io
 import numpy as np
 
 from .._validation import nfc
-from ..attention import attend, scaled_dot_product_attention, self_attention, softmax
+from ..attention import attend, attend_checked, scaled_dot_product_attention, self_attention, softmax
 from ..embeddings import PROJECT_SENTENCES, embed, gato_felino
 from ..multihead import MultiHeadAttention
 from ..projections import SelfAttention
@@ -116,7 +116,7 @@ def _cat_hint(E: np.ndarray, A: np.ndarray) -> str:
 
 
 # o enunciado: "escreva a fórmula você mesmo, sem usar atencao.scaled_dot_product_attention"
-_FORBIDDEN = (scaled_dot_product_attention, attend, self_attention, SelfAttention, MultiHeadAttention)
+_FORBIDDEN = (scaled_dot_product_attention, attend, attend_checked, self_attention, SelfAttention, MultiHeadAttention)
 
 
 def _reference_projected(X, W_q, W_k, W_v, scale="d_k", axis=-1):

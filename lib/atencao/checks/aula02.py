@@ -10,7 +10,7 @@ import re
 
 import numpy as np
 
-from ..attention import attend, scaled_dot_product_attention, self_attention, softmax, softmax_
+from ..attention import attend, attend_checked, scaled_dot_product_attention, self_attention, softmax, softmax_
 from ..embeddings import embed_hashed, tokenize
 from ..masks import causal_mask
 from ..multihead import MultiHeadAttention, merge_heads, split_heads
@@ -35,11 +35,11 @@ __all__ = ["passou", "aquecimento_softmax", "exercicio_1_passo_1", "exercicio_1"
 # o enunciado: "não use atencao.scaled_dot_product_attention nem atencao.MultiHeadAttention dentro das suas funções"
 # (e nem as peças de dentro delas, que já fazem a conta: attend, self_attention; na multicabeça, também
 # split_heads e merge_heads, que são a etapa "dividir em cabeças" do exercício)
-_FORBIDDEN = (scaled_dot_product_attention, attend, self_attention, MultiHeadAttention, SelfAttention)
+_FORBIDDEN = (scaled_dot_product_attention, attend, attend_checked, self_attention, MultiHeadAttention, SelfAttention)
 _FORBIDDEN_MHA = (*_FORBIDDEN, split_heads, merge_heads)
 
 
-_FORBIDDEN_SOFTMAX = (softmax, softmax_, scaled_dot_product_attention, attend, self_attention)
+_FORBIDDEN_SOFTMAX = (softmax, softmax_, scaled_dot_product_attention, attend, attend_checked, self_attention)
 
 
 @check("Aquecimento (a sua softmax)")

@@ -10,7 +10,7 @@ import re
 
 import numpy as np
 
-from ..attention import attend, scaled_dot_product_attention, self_attention
+from ..attention import attend, attend_checked, scaled_dot_product_attention, self_attention
 from ..multihead import MultiHeadAttention, merge_heads, split_heads
 from .framework import Checker, case_seed, check, describe, frozen_copy, matching_hint, passou, protect
 from .multihead_hints import diagnose_heads
@@ -311,8 +311,8 @@ def _special_hint(got: np.ndarray, ref: np.ndarray, a: np.ndarray) -> str:
 
 
 # o exercício 4 é a atenção multicabeça do aluno: as prontas ficam fora, como na Aula 2
-_FORBIDDEN_MHA = (*_REFERENCES, scaled_dot_product_attention, attend, self_attention, MultiHeadAttention,
-                split_heads, merge_heads)
+_FORBIDDEN_MHA = (*_REFERENCES, scaled_dot_product_attention, attend, attend_checked, self_attention,
+                  MultiHeadAttention, split_heads, merge_heads)
 _MHA_NAMES = ("X", "W_q", "W_k", "W_v", "W_o", "n_heads", "b_q", "b_k", "b_v", "b_o")
 
 

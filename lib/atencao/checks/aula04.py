@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._validation import compact_float
-from ..attention import attend, scaled_dot_product_attention, softmax, softmax_
+from ..attention import attend, attend_checked, scaled_dot_product_attention, softmax, softmax_
 from ..feedforward import FeedForward
 from ..masks import causal_mask
 from ..multihead import MultiHeadAttention, merge_heads, split_heads
@@ -322,7 +322,8 @@ def exercicio_4(c: Checker, fn):
         label = f"x {x.shape}, memory {memory.shape}, d_k={d_k}, d_v={d_v}"
         try:
             bruto = c.call(label, fn, x, memory, W_q, W_k, W_v, names=("x", "memory", "W_q", "W_k", "W_v"),
-                           forbidden=(scaled_dot_product_attention, attend, MultiHeadAttention, softmax_))
+                           forbidden=(scaled_dot_product_attention, attend, attend_checked, MultiHeadAttention,
+                                      softmax_))
         except ValueError as exc:
             if not is_numpy_shape_error(str(exc)):
                 raise
@@ -429,7 +430,8 @@ def projeto(c: Checker, fn):
             attn = MultiHeadAttention.from_weights(*mats, *vieses, n_heads=n_heads)
             ret = c.returns(c.call(label, fn, attn, X[t:t + 1], K_c, V_c,
                                    names=("attn", "x_new", "K_cache", "V_cache"),
-                                   forbidden=(MultiHeadAttention.forward, scaled_dot_product_attention, attend)),
+                                   forbidden=(MultiHeadAttention.forward, scaled_dot_product_attention, attend,
+                                              attend_checked)),
                             label, "saida", "K_cache", "V_cache")
             if ret is None:
                 return

@@ -10,14 +10,15 @@ from __future__ import annotations
 import numpy as np
 
 from ..attention import scaled_dot_product_attention, softmax
-from ..backward import attention_backward, numerical_gradient, softmax_backward
+from ..backward import attention_backward, multihead_backward, numerical_gradient, softmax_backward
 from ..masks import causal_mask
 from .framework import Checker, case_seed, check, frozen_copy, matching_hint, passou, protect
 
 __all__ = ["passou", "exercicio_1", "exercicio_2", "exercicio_3"]
 
 # o enunciado: a conta é do aluno; as funções de backward da biblioteca servem só para conferir
-_PRONTAS = (softmax_backward, attention_backward, numerical_gradient)
+# multihead_backward também: com uma camada de uma cabeça e projeções identidade, ela daria dQ, dK e dV
+_PRONTAS = (softmax_backward, attention_backward, multihead_backward, numerical_gradient)
 
 
 # ---------- exercício 1: o backward da softmax ----------
