@@ -102,6 +102,8 @@ LIMITES = {
     "(512 MiB)": "correcao.isolamento.Limits.disco_mb",
     "(3 GiB,": "correcao.isolamento.Limits.memoria_total_mb",
     "5 s para voltar": "correcao._executar.INTERRUPT_WAIT_S",
+    "(cada envio a ele tem 5 s)": "correcao._executar.SEND_TIMEOUT_MS",
+    "encerrado 3 s depois": "correcao._aluno.ALARM_RETRIES (o alarme se repete a cada segundo)",
     "mais de 20 MB": "correcao.catalogo.MAX_NOTEBOOK_BYTES",
     "500 células": "correcao.catalogo.MAX_CELLS",
     "têm\n  20 s": "correcao.catalogo.READ_TIMEOUT_S",
@@ -160,6 +162,10 @@ def test_limites_do_readme_sao_os_do_codigo():
     assert isolamento.Limits.disco_mb == 512 and isolamento.Limits.memoria_total_mb == 3 * 1024
     assert padrao["disco_mb"].default == 512 and padrao["memoria_total_mb"].default == 3 * 1024
     assert _executar.INTERRUPT_WAIT_S == 5 and catalogo.READ_TIMEOUT_S == 20
+    assert _executar.SEND_TIMEOUT_MS == 5000
+    from correcao import _aluno, _veredito
+
+    assert _aluno.ALARM_RETRIES == 3 and _veredito.PRAZO_FOLGA == 1.5  # "folga de 50%", em texto
     assert catalogo.MAX_NOTEBOOK_BYTES == 20 * 2**20 and catalogo.MAX_CELLS == 500
     assert _executar.MAX_CELL_OUTPUT == 2**20 and _executar.MAX_NOTEBOOK_OUTPUT == 4 * 2**20
     assert "13 * 2**30" in (ROOT / "tests" / "turma_exemplo" / "gerar.py").read_text(encoding="utf-8")
