@@ -26,7 +26,6 @@ import importlib
 import io
 import os
 import sys
-import time
 from pathlib import Path
 
 from . import _caixa, _remoto
@@ -39,15 +38,8 @@ _EXCEPTIONS = {c.__name__: c for c in (
     FileNotFoundError, StopIteration, UnicodeError, SyntaxError, Exception)}
 
 
-PRAZO_FOLGA = 1.5  # o prazo de uma verificação inteira: o tempo da célula vezes isto (veja _judge)
-
-
 class StudentError(Exception):
     """Uma exceção do código do aluno de um tipo que não é dos comuns (o nome dela vem em ``tipo``)."""
-
-
-class TempoEsgotado(StudentError):
-    """A chamada à função do aluno passou do tempo da célula de verificação (o nome aparece no retorno)."""
 
 
 class StudentProcessStopped(RuntimeError):
@@ -68,7 +60,7 @@ def _exception(dados: dict) -> BaseException:
     mensagem = str(dados.get("mensagem", ""))[:2000]
     cls = _EXCEPTIONS.get(tipo)
     if tipo == "TempoEsgotado":
-        exc = TempoEsgotado("a função passou do tempo limite da célula (ou o processo dela parou)")
+        exc = StudentError("a função passou do tempo limite")
     elif cls is None:
         exc = StudentError(f"{tipo}: {mensagem}" if mensagem else tipo)
     else:
@@ -112,9 +104,8 @@ def _make_remote_base():
     class FuncaoRemota(RemoteCall):
         """A função ``nome`` do notebook do aluno, que roda no processo do aluno; chamá-la manda um pedido."""
 
-        def __init__(self, canal: _remoto.Channel, nome: str, tempo: float, prazo: float | None = None):
+        def __init__(self, canal: _remoto.Channel, nome: str, tempo: float):
             self.canal, self.__name__, self.tempo = canal, nome, tempo
-            self.prazo = prazo  # time.monotonic() em que acaba o tempo da célula de verificação inteira
             self._proximo = 0
 
         def __repr__(self) -> str:
@@ -123,17 +114,13 @@ def _make_remote_base():
         def call_checked(self, args, kwargs, names, forbidden) -> RemoteAnswer:
             if self.canal.parou:
                 raise StudentProcessStopped("o processo do aluno parou numa chamada anterior")
-            # o limite é da célula de verificação inteira, como no kernel: chamadas lentas não somam além dele
-            tempo = self.tempo if self.prazo is None else min(self.tempo, self.prazo - time.monotonic())
-            if tempo <= 0:
-                return RemoteAnswer(error=_exception({"tipo": "TempoEsgotado"}))
             self._proximo += 1
             pedido = {"id": self._proximo, "funcao": self.__name__, "args": _remoto.encode_value(list(args)),
                       "kwargs": _remoto.encode_value(kwargs), "nomes": list(names), "proibidas": list(forbidden),
-                      "tempo": tempo}
+                      "tempo": self.tempo}
             try:
                 self.canal.send(pedido)
-                dados = self.canal.receive(tempo + 10)
+                dados = self.canal.receive(self.tempo + 10)
             except (OSError, _remoto.InvalidMessage) as exc:
                 self.canal.parou = True
                 raise StudentProcessStopped(f"resposta inválida do processo do aluno ({exc})") from None
@@ -205,11 +192,8 @@ def _judge(celula: dict, modulos: dict, remota, canal, tempo: float) -> tuple:
     alvos = calls(celula["fonte"], modulos)
     if not alvos:
         return False, "célula sem chamada de verificação conhecida"
-    # o tempo da célula vale para a verificação inteira (todas as chamadas), com a folga de PRAZO_FOLGA para a
-    # troca de mensagens e o processo novo de cada chamada, que o kernel não tem
-    prazo = time.monotonic() + tempo * PRAZO_FOLGA
     for func, nomes in alvos:
-        args = [remota(canal, nomes[0], tempo, prazo), *(_library_object(n) for n in nomes[1:])]
+        args = [remota(canal, nomes[0], tempo), *(_library_object(n) for n in nomes[1:])]
         with contextlib.redirect_stdout(io.StringIO()):
             resultado = func(*args)
         if not (type(resultado) is CheckResult and resultado.passed is True):
