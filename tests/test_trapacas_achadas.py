@@ -150,6 +150,25 @@ def test_correcao_nao_da_os_pontos_da_regua_a_quem_nao_a_escreveu(turma_das_regu
 
 
 
+def _corrigir_um(tmp_path, aula: str, grade_id: str, codigo: str) -> tuple[dict, list, float]:
+    """Corrige (nas caixas, célula de 10 s, orçamento de 90 s) o 03-exercicios de ``aula`` com ``codigo`` na
+    resposta ``grade_id``: (linha de notas.csv, mensagens da correção, segundos)."""
+    import time
+
+    nb = copy.deepcopy(gerar.student(aula, "03-exercicios"))
+    gerar.fill(nb, grade_id, codigo)
+    destino = tmp_path / "entregas" / "hostil" / "03-exercicios.ipynb"
+    destino.parent.mkdir(parents=True)
+    destino.write_text(json.dumps(gerar.clean(nb)), encoding="utf-8")
+    mensagens = []
+    inicio = time.monotonic()
+    motor.grade_class(tmp_path / "entregas", tmp_path / "saida", cell_timeout=10, notebook_timeout=90,
+                      log=mensagens.append)
+    duracao = time.monotonic() - inicio
+    with open(tmp_path / "saida" / "notas.csv", encoding="utf-8") as f:
+        return next(csv.DictReader(f)), mensagens, duracao
+
+
 # --- atrasar a correção: lixo nos descritores do kernel -----------------------------------------------------------
 
 # a função do aluno escreve bytes quaisquer em todos os descritores abertos do próprio processo (os sockets do
@@ -172,20 +191,8 @@ LIXO_NOS_DESCRITORES = ("import os\n"
 def test_lixo_nos_descritores_nao_prende_a_correcao_alem_do_limite_da_celula(tmp_path):
     if not isolamento.bwrap_available():
         pytest.skip("sem bubblewrap nesta máquina (o CI instala)")
-    import time
-
-    nb = copy.deepcopy(gerar.student("modulo-06/aula-04-bloco-transformer", "03-exercicios"))
-    gerar.fill(nb, "aula04-ex2-solucao", LIXO_NOS_DESCRITORES)
-    destino = tmp_path / "entregas" / "lixo" / "03-exercicios.ipynb"
-    destino.parent.mkdir(parents=True)
-    destino.write_text(json.dumps(gerar.clean(nb)), encoding="utf-8")
-    mensagens = []
-    inicio = time.monotonic()
-    motor.grade_class(tmp_path / "entregas", tmp_path / "saida", cell_timeout=10, notebook_timeout=90,
-                      log=mensagens.append)
-    duracao = time.monotonic() - inicio
-    with open(tmp_path / "saida" / "notas.csv", encoding="utf-8") as f:
-        linha = next(csv.DictReader(f))
+    linha, mensagens, duracao = _corrigir_um(tmp_path, "modulo-06/aula-04-bloco-transformer", "aula04-ex2-solucao",
+                                             LIXO_NOS_DESCRITORES)
     assert linha["total"] == "0"
     # a célula tem 10 s (mais os 5 s de quem não atende à interrupção); o notebook não deve chegar ao orçamento
     # de 90 s, nem ser corrigido de novo
@@ -285,20 +292,8 @@ ENGOLE_O_LIMITE = ("import time\n"
 def test_laco_que_engole_o_limite_da_celula_termina_logo_depois_dele(tmp_path):
     if not isolamento.bwrap_available():
         pytest.skip("sem bubblewrap nesta máquina (o CI instala)")
-    import time
-
-    nb = copy.deepcopy(gerar.student("modulo-06/aula-01-self-attention", "03-exercicios"))
-    gerar.fill(nb, "aula01-ex3-solucao", gerar.EX3_OK + "\n" + ENGOLE_O_LIMITE)
-    destino = tmp_path / "entregas" / "engole" / "03-exercicios.ipynb"
-    destino.parent.mkdir(parents=True)
-    destino.write_text(json.dumps(gerar.clean(nb)), encoding="utf-8")
-    mensagens = []
-    inicio = time.monotonic()
-    motor.grade_class(tmp_path / "entregas", tmp_path / "saida", cell_timeout=10, notebook_timeout=90,
-                      log=mensagens.append)
-    duracao = time.monotonic() - inicio
-    with open(tmp_path / "saida" / "notas.csv", encoding="utf-8") as f:
-        linha = next(csv.DictReader(f))
+    linha, mensagens, duracao = _corrigir_um(tmp_path, "modulo-06/aula-01-self-attention", "aula01-ex3-solucao",
+                                             gerar.EX3_OK + "\n" + ENGOLE_O_LIMITE)
     assert linha["situacao"] == "tempo_esgotado", linha
     assert not any("de novo" in str(m) for m in mensagens), mensagens
     # a célula tem 10 s; o kernel espera mais 5 s pela interrupção e o alarme da conferência se repete por 3 s
