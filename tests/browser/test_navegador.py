@@ -62,21 +62,38 @@ def _dialog_text(page) -> str | None:
     return " ".join(dialog.first.inner_text().split())
 
 
-def _dismiss_dialog(page) -> None:
-    """Fecha um diálogo do JupyterLab (ex.: conexão perdida sob carga), registrando o texto num aviso."""
-    text = _dialog_text(page)
-    if text is None:
-        return
-    dialog = page.locator(".jp-Dialog").first
-    if not text.startswith("Select Kernel"):
-        warnings.warn(f"diálogo do JupyterLab fechado pelo teste: {text!r}", stacklevel=2)
-    for attempt in range(3):  # sob carga, o 1º clique pode chegar antes de o diálogo aceitar cliques
-        if text.startswith("Select Kernel"):  # esperado ao abrir um notebook: aceita o kernel sugerido
-            dialog.locator(".jp-mod-accept").first.click()
+def _dismiss_dialog(page, timeout: float = 90.0) -> None:
+    """Fecha, um a um, os diálogos do JupyterLab abertos (ex.: conexão perdida sob carga), registrando o texto
+    num aviso. "Select Kernel" é aceito com o kernel sugerido: ele aparece ao abrir um notebook e, se o kernel
+    não tiver chegado a tempo, uma vez por célula de um "Run All Cells" — daí a fila de diálogos."""
+    deadline = time.monotonic() + timeout
+    while (dialog := page.query_selector(".jp-Dialog")) is not None:
+        text = " ".join(dialog.inner_text().split())
+        if not text.startswith("Select Kernel"):
+            warnings.warn(f"diálogo do JupyterLab fechado pelo teste: {text!r}", stacklevel=2)
+        accept = dialog.query_selector(".jp-mod-accept")
+        if text.startswith("Select Kernel") and accept is not None:
+            accept.click()
         else:
             page.keyboard.press("Escape")
+        try:  # espera ESTE diálogo sair (o seguinte da fila pode já estar na tela)
+            page.wait_for_function("d => !d.isConnected", arg=dialog, timeout=10_000)
+        except playwright.TimeoutError:  # sob carga, o clique pode chegar antes de o diálogo aceitar cliques
+            if time.monotonic() > deadline:
+                raise
+
+
+def _wait_kernel(page) -> None:
+    """Fecha os diálogos e espera o kernel do notebook ligado e ocioso (o nome dele na barra, e não "No Kernel");
+    sem kernel, um "Run All Cells" abriria um diálogo por célula."""
+    for attempt in range(3):
+        _dismiss_dialog(page)
         try:
-            dialog.wait_for(state="detached", timeout=10_000)
+            page.wait_for_function(
+                "() => { const k = document.querySelector("
+                "'.jp-NotebookPanel:not(.lm-mod-hidden) .jp-Toolbar-kernelName');"
+                " return k && k.textContent.includes('Python 3'); }", timeout=TIMEOUT // 2)
+            page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']", timeout=TIMEOUT)
             return
         except playwright.TimeoutError:
             if attempt == 2:
@@ -119,9 +136,8 @@ def _drive(page, base, token):  # noqa: PLR0915 — os passos de um aluno, em se
     """Os passos de um aluno, com as conferências depois de cada um."""
     page.goto(f"{base}/lab/tree/{NOTEBOOK}?token={token}")
     page.wait_for_selector(".jp-Notebook", timeout=TIMEOUT)
-    page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']", timeout=TIMEOUT)
     for attempt in range(3):  # com a máquina carregada, o menu pode ainda estar desativado no 1º clique
-        _dismiss_dialog(page)
+        _wait_kernel(page)
         page.keyboard.press("Escape")  # fecha um menu que tenha ficado aberto
         page.get_by_role("menuitem", name="Run", exact=True).click()
         page.get_by_role("menuitem", name="Run All Cells", exact=True).click()
@@ -189,8 +205,7 @@ def _open(page, base, token, path):
     workspace = hashlib.sha256(path.encode()).hexdigest()[:8]
     page.goto(f"{base}/lab/workspaces/w{workspace}/tree/{path}?token={token}")
     page.wait_for_selector(".jp-Notebook", timeout=TIMEOUT)
-    page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']", timeout=TIMEOUT)
-    _dismiss_dialog(page)
+    _wait_kernel(page)
 
 
 def _save_and_reopen(page, base, token, course):
@@ -277,7 +292,7 @@ _GEOMETRY = """atx => {
 
 def _run_all(page, count: int):
     for attempt in range(3):  # com a máquina carregada, o menu pode ainda estar desativado no 1º clique
-        _dismiss_dialog(page)
+        _wait_kernel(page)
         page.keyboard.press("Escape")
         page.get_by_role("menuitem", name="Run", exact=True).click()
         page.get_by_role("menuitem", name="Run All Cells", exact=True).click()
