@@ -105,7 +105,8 @@ def _client(nb, pedido):
         interrupt_on_timeout=True, record_timing=False, startup_timeout=60,
         error_on_timeout={"ename": "CellTimeoutError", "evalue": "",
                           "traceback": ["CellTimeoutError: a célula passou do tempo limite e foi interrompida"]},
-        extra_arguments=["--HistoryManager.hist_file=:memory:"],
+        # sem desenhar as figuras (veja correcao._sem_figuras): nenhuma verificação lê a imagem
+        extra_arguments=["--HistoryManager.hist_file=:memory:", "--IPKernelApp.extensions=correcao._sem_figuras"],
         resources={"metadata": {"path": os.getcwd()}})
     client._por_celula, client._total, client._cortadas, client._interromper = {}, 0, {}, None
     client.shutdown_kernel = "immediate"  # pedir o desligamento esperaria um kernel que pode não atender

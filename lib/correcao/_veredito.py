@@ -117,7 +117,7 @@ def _make_remote_base():
             self._proximo += 1
             pedido = {"id": self._proximo, "funcao": self.__name__, "args": _remoto.encode_value(list(args)),
                       "kwargs": _remoto.encode_value(kwargs), "nomes": list(names), "proibidas": list(forbidden),
-                      "tempo": self.tempo}
+                      "tempo": self.tempo, "aquecer": list(self.warm_up)}
             try:
                 self.canal.send(pedido)
                 dados = self.canal.receive(self.tempo + 10)

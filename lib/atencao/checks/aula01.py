@@ -6,9 +6,6 @@ imprime o relatório. Devolve um :class:`~atencao.checks.CheckResult`.
 
 from __future__ import annotations
 
-import contextlib
-import io
-
 import numpy as np
 
 from .._validation import nfc
@@ -23,14 +20,13 @@ from .framework import (
     RemoteCall,
     case_seed,
     check,
-    close_new_figures,
     describe,
     format_number,
     format_value,
     frozen_copy,
-    open_figures,
     passou,
     protect,
+    warm_up_matplotlib,
 )
 
 __all__ = ["passou", "exercicio_3", "exercicio_4", "projeto"]
@@ -215,8 +211,10 @@ def projeto(c: Checker, visualizer_fn):
     (com o destaque de cada token);
     as figuras desenhadas durante a verificação são fechadas e o texto impresso fica fora do relatório.
     """
-    if not isinstance(visualizer_fn, RemoteCall):  # na correção, a figura é desenhada no processo do aluno
-        _warm_up_matplotlib()
+    if isinstance(visualizer_fn, RemoteCall):  # na correção, a figura é desenhada no processo do aluno
+        visualizer_fn.warm_up = ("matplotlib",)
+    else:
+        warm_up_matplotlib()
     rng = np.random.default_rng(case_seed(0))
     custom = {"sol": [1.0, 0.2, 0.0], "lua": [0.9, 0.3, 0.0], "mar": [0.0, 0.1, 1.0]}
     if case_seed(0):  # na conferência da correção, vetores sorteados (uma tabela de respostas não passa)
@@ -270,17 +268,6 @@ def projeto(c: Checker, visualizer_fn):
                         "o enunciado pede o mapa com atencao.plot_attention(pesos, tokens, title=...) e um resumo "
                         "impresso por você, uma linha por token: print(f\"{token} → {outro} ({peso:.2f})\")."):
             return
-
-
-def _warm_up_matplotlib() -> None:
-    """Carrega o matplotlib e desenha um mapa pequeno antes da vigilância: a primeira figura importa módulos e
-    fontes, e fazer isso sob ``sys.setprofile`` custaria segundos (na correção, perto do tempo limite)."""
-    from ..plotting import plot_attention
-
-    antes = open_figures()
-    with contextlib.redirect_stdout(io.StringIO()):
-        plot_attention(np.eye(2), ["a", "b"], title="aquecimento")
-    close_new_figures(antes)
 
 
 def _check_highlights(c: Checker, label: str, triples: list, ref_A: np.ndarray, tokens: list) -> bool:

@@ -38,7 +38,12 @@ class RemoteCall:
 
     :meth:`Checker.call` passa a ela os argumentos e recebe uma resposta com ``value``, ``error`` (a
     exceção a levantar, ou ``None``), ``printed``, ``figures``, ``forbidden_used`` (nomes) e ``mutated``
-    (``(nome, [chaves], tipo)``); a verificação julga só isso."""
+    (``(nome, [chaves], tipo)``); a verificação julga só isso.
+
+    ``warm_up``: o que o outro processo carrega uma vez, antes das chamadas e fora da vigilância (só
+    ``"matplotlib"``, para uma verificação que pede figuras: veja :func:`.figures.warm_up_matplotlib`)."""
+
+    warm_up: tuple = ()
 
     def call_checked(self, args: tuple, kwargs: dict, names: list, forbidden: list):
         """Chama a função do aluno no outro processo; ``forbidden`` são os nomes ``"modulo:qualname"``.

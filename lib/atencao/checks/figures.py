@@ -2,7 +2,7 @@
 
 O projeto da Aula 1 pede um mapa de calor: a verificação confere os dados desenhados (:func:`figure_data`)
 e fecha as figuras novas (:func:`close_new_figures`) para não poluir a saída do notebook. Nada aqui importa o
-matplotlib: sem ``matplotlib.pyplot`` carregado, não há figuras.
+matplotlib (só :func:`warm_up_matplotlib`, de propósito): sem ``matplotlib.pyplot`` carregado, não há figuras.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import sys
 
 import numpy as np
 
-__all__ = ["open_figures", "close_new_figures", "figure_data"]
+__all__ = ["open_figures", "close_new_figures", "figure_data", "warm_up_matplotlib"]
 
 
 def open_figures() -> set:
@@ -48,3 +48,19 @@ def figure_data(nums) -> list:
                         continue
         out.append(arrays[:32])
     return out[:16]
+
+
+def warm_up_matplotlib() -> None:
+    """Carrega o matplotlib e cria um mapa pequeno (fechado em seguida) antes da vigilância: a primeira figura
+    importa módulos e fontes, e fazer isso sob ``sys.setprofile`` custa segundos (na correção, perto do tempo
+    limite). Na correção roda uma vez no processo do aluno, antes das chamadas (veja
+    :attr:`.checker.RemoteCall.warm_up`): cada chamada é um ``fork`` dele e herda o que já está carregado."""
+    import contextlib
+    import io
+
+    from ..plotting import plot_attention
+
+    antes = open_figures()
+    with contextlib.redirect_stdout(io.StringIO()):
+        plot_attention(np.eye(2), ["a", "b"], title="aquecimento")
+    close_new_figures(antes)

@@ -32,7 +32,7 @@ from . import integrity
 from .cases import case_seed
 from .checker import Captured, Checker, RemoteCall, StopCheck
 from .errors import is_numpy_shape_error, student_error
-from .figures import close_new_figures, open_figures
+from .figures import close_new_figures, open_figures, warm_up_matplotlib
 from .report import (
     MARKS,
     UNSTABLE_SOFTMAX_HINT,
@@ -49,7 +49,8 @@ __all__ = [
     "frozen_copy", "matching_hint",
     # reexportados: casos, texto do relatório, figuras e erros
     "case_seed", "MARKS", "UNSTABLE_SOFTMAX_HINT", "describe", "format_number",
-    "format_value", "return_hint", "wrap_report", "open_figures", "close_new_figures", "is_numpy_shape_error",
+    "format_value", "return_hint", "wrap_report", "open_figures", "close_new_figures", "warm_up_matplotlib",
+    "is_numpy_shape_error",
 ]
 
 

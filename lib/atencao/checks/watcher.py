@@ -19,7 +19,7 @@ import types
 
 import numpy as np
 
-__all__ = ["LIBRARY_DIR", "CHECKS_DIR", "Watcher", "run_watched", "is_student_file", "materialize"]
+__all__ = ["LIBRARY_DIR", "CHECKS_DIR", "Watcher", "run_watched", "is_student_file", "materialize", "library_code_ids"]
 
 LIBRARY_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # lib/atencao
 
@@ -63,7 +63,7 @@ class Watcher:
         self._first = True
         self._student_cache: dict = {}
         self._outside_cache: dict = {}
-        self.library = _library_code_ids()
+        self.library = library_code_ids()
         self._escapes = {f: f"{n} (desliga a vigilância da verificação)" for f, n in (
             (sys.setprofile, "sys.setprofile"), (sys.settrace, "sys.settrace"),
             (threading.setprofile, "threading.setprofile"), (threading.settrace, "threading.settrace"))}
@@ -172,7 +172,7 @@ def is_student_file(arquivo: str) -> bool:
 _LIBRARY_CODES: dict = {}
 
 
-def _library_code_ids() -> frozenset:
+def library_code_ids() -> frozenset:
     """Os ids dos objetos de código das funções da biblioteca carregada (``atencao`` e a cópia privada da correção):
     "quem chamou é a biblioteca" se decide por eles, não pelo nome do arquivo (um código do aluno com o
     ``co_filename`` trocado para o da biblioteca não passa por ela). Calculado uma vez por conjunto de módulos."""

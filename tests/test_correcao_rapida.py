@@ -1,0 +1,84 @@
+"""O que a correção deixa de fazer para ser rápida, sem mudar o que o aluno recebe de nota: as figuras que o
+kernel da correção não desenha (:mod:`correcao._sem_figuras`) e o aquecimento do processo do aluno antes das
+chamadas da conferência (:func:`correcao._aluno._warm_up`). O tempo em si é medido por ``make bench``."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from correcao._sem_figuras import AVISO
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _python(codigo: str) -> dict:
+    """Roda ``codigo`` num Python novo (com a biblioteca do curso) e devolve o JSON da última linha impressa."""
+    env = {k: v for k, v in os.environ.items() if k != "MPLBACKEND"}
+    env["PYTHONPATH"] = str(ROOT / "lib")
+    saida = subprocess.run([sys.executable, "-c", codigo], capture_output=True, text=True, env=env, timeout=120,
+                           check=True).stdout
+    return json.loads(saida.strip().splitlines()[-1])
+
+
+def test_kernel_da_correcao_roda_o_codigo_da_figura_sem_desenhar():
+    """O código do aluno roda inteiro (o print antes, o erro de uma figura mal feita); no lugar da imagem, o aviso."""
+    import nbformat
+    from nbclient import NotebookClient
+
+    nb = nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_code_cell("import matplotlib.pyplot as plt\nprint('antes')\nplt.plot([1, 2]);"),
+        nbformat.v4.new_code_cell("fig, ax = plt.subplots()\nax.imshow([[0, 1], [1, 0]])\nfig"),
+        nbformat.v4.new_code_cell("plt.plot([1, 2], [1])"),  # erro ao criar a figura, como o aluno veria
+    ])
+    env = {k: v for k, v in os.environ.items() if k != "MPLBACKEND"}
+    env["PYTHONPATH"] = str(ROOT / "lib")
+    client = NotebookClient(nb, kernel_name="python3", allow_errors=True, timeout=60,
+                            extra_arguments=["--IPKernelApp.extensions=correcao._sem_figuras"])
+    client.km = client.create_kernel_manager()
+    client.km.extra_env = env
+    client.execute()
+    saidas = [c.outputs for c in nb.cells]
+    tudo = json.dumps(saidas)
+    assert "image/png" not in tudo and "image/svg" not in tudo
+    assert saidas[0][0]["text"] == "antes\n"
+    textos = [o["data"]["text/plain"] for c in saidas[:2] for o in c if "data" in o]
+    assert textos and all(t == AVISO for t in textos), textos  # nenhum "<Figure size ...>", nenhum endereço
+    assert any(o["output_type"] == "error" and o["ename"] == "ValueError" for o in saidas[2])
+
+
+def test_aquecimento_carrega_o_matplotlib_so_quando_pedido_e_uma_vez():
+    codigo = """
+import json, sys
+from correcao import _aluno
+_aluno._warm_up([])
+sem = "matplotlib.pyplot" in sys.modules
+_aluno._warm_up(["matplotlib", "outra coisa"])
+import matplotlib.pyplot as plt
+com = "matplotlib.pyplot" in sys.modules
+_aluno._warm_up({"matplotlib": 1})  # fora do formato: só a base
+print(json.dumps({"sem": sem, "com": com, "figuras": plt.get_fignums(), "aquecido": sorted(_aluno._AQUECIDO)}))
+"""
+    r = _python(codigo)
+    assert r == {"sem": False, "com": True, "figuras": [], "aquecido": ["base", "matplotlib"]}
+
+
+def test_o_projeto_pede_o_aquecimento_do_matplotlib_ao_processo_do_aluno():
+    """Na correção, a verificação do projeto da Aula 1 pede o matplotlib carregado antes das chamadas; o pedido de
+    cada chamada leva isso (``aquecer``) ao processo do aluno."""
+    from atencao.checks import aula01
+    from atencao.checks.framework import RemoteCall
+
+    class Remota(RemoteCall):
+        __name__ = "visualize_attention"
+
+        def call_checked(self, args, kwargs, names, forbidden):
+            raise RuntimeError("o processo do aluno parou")
+
+    f = Remota()
+    assert f.warm_up == ()
+    aula01.projeto(f)
+    assert f.warm_up == ("matplotlib",)
