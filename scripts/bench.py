@@ -13,7 +13,8 @@
 7. A correção da turma de exemplo (vazão, com e sem a caixa) e, em passos, a de UM notebook honesto da Aula 1
    (início do processo e da caixa, imports, início do kernel, cada célula, o veredito, o retorno em HTML), com
    as marcas de tempo que o motor anota quando pedido (``Worker.tempos``). Só a de um notebook:
-   ``python scripts/bench.py passos``.
+   ``python scripts/bench.py passos``. Uma turma grande e honesta (200 cópias do mesmo notebook da Aula 1), em
+   segundos por notebook: só ela, ``python scripts/bench.py turma-grande``.
 8. Aula 5: o treino padrão do ``04-projeto`` (tarefa "anterior", 120 passos, lote 32, com um backward de uma
    sequência por vez, como o do aluno) e o mesmo treino com o backward em lote da biblioteca.
 9. O curso no navegador (``make site``, se ``build/site/`` existe): tamanho do site e, num Chromium sem tela e sem
@@ -319,6 +320,38 @@ def bench_correcao(workers: int = 2) -> dict:
 HONEST_NOTEBOOK = "turma-exemplo/ana-correta/03-exercicios.ipynb"  # Aula 1, todas as respostas certas
 
 
+def bench_turma_grande(n: int = 200, workers: int = 2) -> tuple[float, int]:
+    """Uma turma grande e honesta: ``n`` alunos, cada um com uma cópia do :data:`HONEST_NOTEBOOK`, corrigida com
+    ``workers`` processos e a caixa (se houver o bwrap); devolve ``(segundos, notebooks corrigidos ok)``."""
+    import tempfile
+    import zipfile
+    from pathlib import Path
+
+    from correcao.motor import grade_class
+
+    root = Path(__file__).resolve().parents[1]
+    with zipfile.ZipFile(root / "tests" / "turma-exemplo.zip") as z:
+        dados = z.read(HONEST_NOTEBOOK)
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
+        for k in range(n):
+            (tmp / "turma" / f"aluno-{k:03d}").mkdir(parents=True)
+            (tmp / "turma" / f"aluno-{k:03d}" / "03-exercicios.ipynb").write_bytes(dados)
+        t0 = time.perf_counter()
+        rows = grade_class(tmp / "turma", tmp / "saida", workers=workers, log=lambda *_: None)
+        total = time.perf_counter() - t0
+    ok = sum(1 for r in rows if r.status == "ok")
+    if ok != n:
+        raise RuntimeError(f"turma grande: {ok} de {n} notebooks honestos saíram ok")
+    return total, ok
+
+
+def print_big_class() -> None:
+    total, n = bench_turma_grande()
+    print(f"Turma grande e honesta ({n} cópias do 03-exercicios da Aula 1, 2 processos, caixa bwrap): {total:.0f} s "
+          f"= {total / n:.2f} s por notebook (meta ≤ 1,5 s)")
+
+
 def bench_grading_steps(rounds: int = 2) -> dict:
     """A correção de UM notebook honesto da Aula 1 (:data:`HONEST_NOTEBOOK`), passo a passo, pelas marcas de tempo
     que o motor anota com ``Worker.tempos`` (veja ``correcao.motor._kernel_times``): ``rounds`` correções
@@ -418,6 +451,9 @@ if __name__ == "__main__":
     if sys.argv[1:] == ["passos"]:  # só a correção de um notebook, em passos
         print_grading_steps(bench_grading_steps())
         sys.exit(0)
+    if sys.argv[1:] == ["turma-grande"]:  # só a turma grande
+        print_big_class()
+        sys.exit(0)
     print(f"import atencao: {bench_import() * 1000:.0f} ms (mediana de 7 processos; meta < 300 ms)")
     r = bench_mha()
     print(f"Multicabeça (lote 4, n 512, d_model 512, 8 cabeças, float32, {r['threads']} threads):")
@@ -466,4 +502,5 @@ if __name__ == "__main__":
         if modo in c:
             t, k = c[modo]
             print(f"  subconjunto honesto ({k} notebooks), {modo.replace('_', ' ')}: {t / k:.1f} s por notebook")
+    print_big_class()
     print_grading_steps(bench_grading_steps())

@@ -84,10 +84,12 @@ MEDIDAS = [
     Medida("frase", (45, 42), "ms", E5, "2026-11-30"),
     Medida("explorador12", (2.3, 3.6), "ms", EXPLORADOR, "2026-11-30"),
     Medida("explorador64", (14.4, 14.0), "ms", EXPLORADOR, "2026-11-30"),
-    Medida("turma", (228, 269), "s", TURMA, "2026-11-30"),
-    Medida("por_notebook", (4.1, 4.8), "s", TURMA, "2026-11-30"),
-    Medida("honesto_caixa", (5.8, 8.9), "s", HONESTO, "2026-11-30"),
-    Medida("honesto_sem", (6.2, 6.9), "s", HONESTO, "2026-11-30"),
+    # depois de o kernel da correção deixar de desenhar as figuras (correcao._sem_figuras)
+    Medida("turma", (227,), "s", TURMA, "2026-12-02"),
+    Medida("por_notebook", (3.3,), "s", TURMA, "2026-12-02"),
+    Medida("honesto_caixa", (4.6,), "s", HONESTO, "2026-12-02"),
+    Medida("honesto_sem", (4.8,), "s", HONESTO, "2026-12-02"),
+    Medida("turma_grande", (2.87,), "s", "bench:Turma grande e honesta", "2026-12-02"),
     Medida("treino_aula5", (3.3, 6.8), "s", "bench:Aula 5, treino padrão do 04-projeto (120 passos)", "2026-12-01"),
 ]
 
