@@ -4,7 +4,7 @@ Para cada entrega:
 
 1. o nbgrader saneia o notebook (células protegidas e de verificação voltam ao original, ids
    duplicados e metadados conferidos) num curso descartável montado a partir de ``solutions/``;
-2. no lugar do executor do nbgrader entra :class:`ExecutePreprocessor`, que
+2. no lugar do executor do nbgrader entra :class:`correcao._preprocessador.ExecutePreprocessor`, que
    a. varre o código do aluno (:mod:`correcao.varredura`);
    b. executa o notebook num kernel dentro de uma caixa (:mod:`correcao._executar`): as saídas
       voltam para o notebook saneado, que fica deste lado (o aluno não consegue trocar o código que
@@ -37,10 +37,7 @@ from pathlib import Path
 if "jsonschema" not in sys.modules:  # o jsonschema importaria um verificador de IRIs (~3 s) que o nbformat não usa
     sys.modules.setdefault("rfc3987_syntax", None)  # type: ignore[arg-type]
 
-from nbgrader.preprocessors import NbGraderPreprocessor  # noqa: E402
-from traitlets import Unicode  # noqa: E402
-
-from .catalogo import (
+from .catalogo import (  # noqa: E402
     CODE_STUB,
     READ_TIMEOUT_S,
     TEXT_STUB,
@@ -69,7 +66,6 @@ COURSE_ID = "self-attention-do-zero"
 _BINDIR = str(Path(sys.executable).parent)  # o nbgrader chama `alembic` ao criar o banco de notas
 if _BINDIR not in os.environ.get("PATH", "").split(os.pathsep):
     os.environ["PATH"] = _BINDIR + os.pathsep + os.environ.get("PATH", "")
-_WORKERS_BY_KEY: dict[str, "Worker"] = {}  # chave (na configuração do nbgrader) -> trabalhador
 
 
 @functools.cache
@@ -143,6 +139,8 @@ class Worker:
         )
         from traitlets.config import Config
 
+        from ._preprocessador import WORKERS_BY_KEY, ExecutePreprocessor
+
         self.pasta = pasta
         self.course = pasta / "curso-nbgrader"
         self.tempo_celula = tempo_celula
@@ -163,7 +161,7 @@ class Worker:
         # Com um dicionário aqui, a correção anota onde vai o tempo (segundos por passo; veja _kernel_times);
         # com None (o padrão), nada é medido nem pedido às caixas
         self.tempos: dict | None = None
-        _WORKERS_BY_KEY[self.chave] = self
+        WORKERS_BY_KEY[self.chave] = self
 
         (self.course / "source").mkdir(parents=True)
         c = Config()
@@ -190,7 +188,9 @@ class Worker:
                                    f"{result.get('error', '')[-2000:]}{result.get('log', '')[-2000:]}")
 
     def close(self) -> None:
-        _WORKERS_BY_KEY.pop(self.chave, None)
+        from ._preprocessador import WORKERS_BY_KEY
+
+        WORKERS_BY_KEY.pop(self.chave, None)
 
     # ---------- as duas caixas ----------
     def _workdir(self, nome: str, caixa: Sandbox) -> Path:
@@ -445,17 +445,6 @@ def _start_in_sandbox(caixa: Sandbox, workdir: Path, modulo: str, pedido: dict, 
     return proc
 
 
-class ExecutePreprocessor(NbGraderPreprocessor):
-    """Pré-processador do nbgrader que troca o ``Execute`` dele pela execução em caixas (veja o módulo)."""
-
-    chave = Unicode("", help="qual Worker desta correção").tag(config=True)
-
-    def preprocess(self, nb, resources):
-        trabalhador = _WORKERS_BY_KEY[self.chave]
-        trabalhador.execute(nb, resources["nbgrader"]["student"])
-        return nb, resources
-
-
 # ---------- uma entrega ----------
 def _kernel_scores(w: Worker, g: Gradable, ident: str, row: Row) -> None:
     from nbgrader.api import Gradebook
@@ -695,14 +684,34 @@ def _outcome_reason(res: ExecutionResult) -> str | None:
 
 
 # ---------- a turma ----------
-def _matplotlib_cache(pasta: Path) -> Path:
-    """Gera uma vez o cache de fontes do matplotlib (cópia dele vai para cada caixa)."""
+def _start_matplotlib_cache(pasta: Path) -> tuple[Path, subprocess.Popen]:
+    """Começa a gerar, uma vez por correção, o cache de fontes do matplotlib (uma cópia dele vai para cada caixa;
+    sem ele, o primeiro import do matplotlib numa caixa leva segundos); devolve a pasta e o processo, que
+    :func:`_wait_matplotlib_cache` espera antes do primeiro notebook."""
     cache = pasta / "mpl-cache"
     cache.mkdir(parents=True, exist_ok=True)
     env = {k: v for k, v in os.environ.items() if k != "MPLBACKEND"}
     env["MPLCONFIGDIR"] = str(cache)
-    subprocess.run([sys.executable, "-c", "import matplotlib.font_manager"], env=env, capture_output=True,
-                   timeout=120)
+    proc = subprocess.Popen([sys.executable, "-c", "import matplotlib.font_manager"], env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return cache, proc
+
+
+def _wait_matplotlib_cache(proc: subprocess.Popen | None) -> None:
+    """Espera o processo de :func:`_start_matplotlib_cache` (até 120 s; depois disso, sem o cache)."""
+    if proc is None:
+        return
+    try:
+        proc.wait(timeout=120)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
+def _matplotlib_cache(pasta: Path) -> Path:
+    """O cache de fontes do matplotlib, já pronto (veja :func:`_start_matplotlib_cache`)."""
+    cache, proc = _start_matplotlib_cache(pasta)
+    _wait_matplotlib_cache(proc)
     return cache
 
 
@@ -738,26 +747,13 @@ def grade_class(entregas: Path, saida: Path, cell_timeout: int = 30, notebook_ti
     saida = Path(saida).resolve()
     with tempfile.TemporaryDirectory(prefix="correcao-") as tmp_name:
         tmp = Path(tmp_name)
-        entregas_lidas = read_submissions(entregas, tmp)  # cópia interna: o nbgrader e o aluno não veem o original
-        da_parte = None
-        if parte is not None:  # a turma toda foi lida (a impressão digital é dela); só os alunos da parte vão ao kernel
-            from .partes import part_of
-
-            da_parte = {a for a in {*entregas_lidas.alunos, "", *(x.aluno for x in entregas_lidas.arquivos)}
-                        if part_of(a, parte[1]) == parte[0]}
-        plan, rows, fora = plan_class(entregas_lidas, everything, tmp / "saneados", alunos=da_parte)
-        if entregas_lidas.lixo:
-            log(f"  {len(entregas_lidas.lixo)} resto(s) do macOS/Windows/Jupyter ignorado(s) (__MACOSX, ._*, "
-                ".DS_Store, .ipynb_checkpoints...)")
-        graded = _grade_parallel(tmp, plan, cell_timeout, notebook_timeout, workers, limites, isolar, marca, log)
-        again = [k for k, row in enumerate(graded) if workers > 1 and _timed_out(row)]
-        if again:  # com outra correção ao lado, um colega que ocupa a CPU pode atrasar esta: de novo, sozinha
-            log(f"  corrigindo de novo, uma por vez, {len(again)} entrega(s) com tempo esgotado")
-            redo = _grade_parallel(tmp / "de-novo", [plan[k] for k in again], cell_timeout, notebook_timeout, 1,
-                                   limites, isolar, marca, log)
-            for k, row in zip(again, redo):
-                graded[k] = row
-        rows += graded
+        # os processos de correção e o cache de fontes começam já: importam o nbgrader (~1,5 s) e montam o cache
+        # enquanto este processo lê e planeja a turma
+        pool = _GradingPool(tmp, cell_timeout, notebook_timeout, limites, isolar, marca, log)
+        try:
+            rows, fora, entregas_lidas = _grade_with_pool(pool, entregas, tmp, everything, parte, workers, log)
+        finally:
+            pool.close()
         _mark_copies(rows)
         for r in rows:  # nada de caminhos desta máquina: a mesma turma dá sempre o mesmo notas.csv
             r.reasons = [m.replace(str(tmp), "…") for m in r.reasons]
@@ -783,6 +779,40 @@ def grade_class(entregas: Path, saida: Path, cell_timeout: int = 30, notebook_ti
                     shutil.copy(r.autograded, dest)
                     r.autograded = dest
     return rows
+
+
+def _grade_with_pool(pool: _GradingPool, entregas, tmp: Path, everything: dict, parte, workers: int,
+                     log) -> tuple[list[Row], list[tuple], Submissions]:
+    """O miolo de :func:`grade_class`: começa os ``workers`` processos de ``pool``, lê e planeja a turma enquanto
+    eles sobem, corrige e, com mais de um processo, corrige de novo, sozinhas, as entregas com tempo esgotado
+    que foi da máquina (:func:`_timed_out`). Devolve as linhas, os não corrigidos e as entregas lidas."""
+    for _ in range(workers):
+        pool.start_worker()
+    entregas_lidas = read_submissions(entregas, tmp)  # cópia interna: o nbgrader e o aluno não veem o original
+    da_parte = None
+    if parte is not None:  # a turma toda foi lida (a impressão digital é dela); só os alunos da parte vão ao kernel
+        from .partes import part_of
+
+        da_parte = {a for a in {*entregas_lidas.alunos, "", *(x.aluno for x in entregas_lidas.arquivos)}
+                    if part_of(a, parte[1]) == parte[0]}
+    plan, rows, fora = plan_class(entregas_lidas, everything, tmp / "saneados", alunos=da_parte)
+    if entregas_lidas.lixo:
+        log(f"  {len(entregas_lidas.lixo)} resto(s) do macOS/Windows/Jupyter ignorado(s) (__MACOSX, ._*, "
+            ".DS_Store, .ipynb_checkpoints...)")
+    graded = _grade_parallel(pool, plan, workers)
+    again = [k for k, row in enumerate(graded) if workers > 1 and _timed_out(row)]
+    if again:  # com outra correção ao lado, um colega que ocupa a CPU pode atrasar esta: de novo, sozinha
+        log(f"  corrigindo de novo, uma por vez, {len(again)} entrega(s) com tempo esgotado")
+        pool.close()
+        sozinha = _GradingPool(tmp / "de-novo", pool.cell_timeout, pool.notebook_timeout, pool.limites, pool.isolar,
+                               pool.marca, log, mpl=pool.mpl)
+        try:
+            redo = _grade_parallel(sozinha, [plan[k] for k in again], 1)
+        finally:
+            sozinha.close()
+        for k, row in zip(again, redo):
+            graded[k] = row
+    return rows + graded, fora, entregas_lidas
 
 
 def plan_class(ent: Submissions, everything: dict, pasta: Path,
@@ -930,12 +960,18 @@ _WORKER: Worker | None = None  # um por processo de correção
 BUDGET_MARGIN_S = 5.0  # depois do orçamento, o processo de correção inteiro é morto (SIGKILL)
 
 
-def _grading_process(conn, tmp: Path, gradables: list, limites: Limits, isolar: bool, cell_timeout: int,
-                     marca: str, k: int, mpl: Path) -> None:
-    """Um processo de correção: monta o seu curso nbgrader e as suas caixas, avisa ``("pronto", None)`` e
-    corrige cada :class:`GradingTask` recebida (responde ``("linha", (row, segundos))``) até receber ``None``."""
+def _grading_process(conn, tmp: Path, limites: Limits, isolar: bool, cell_timeout: int, marca: str, k: int,
+                     mpl: Path) -> None:
+    """Um processo de correção: importa o nbgrader, recebe a lista de :class:`Gradable` da turma (ou ``None``:
+    não há o que corrigir), monta o seu curso nbgrader e as suas caixas, avisa ``("pronto", None)`` e corrige cada
+    :class:`GradingTask` recebida (responde ``("linha", (row, segundos))``) até receber ``None``."""
     global _WORKER
     try:
+        from . import _preprocessador  # noqa: F401 - o nbgrader, enquanto o processo principal planeja a turma
+
+        gradables = conn.recv()
+        if gradables is None:
+            os._exit(0)
         _WORKER = Worker(tmp / f"processo-{k}", gradables, k, limites, isolar, cell_timeout, marca)
         _WORKER.mpl_cache = mpl
     except Exception as exc:  # noqa: BLE001 - o processo principal mostra o erro
@@ -944,8 +980,8 @@ def _grading_process(conn, tmp: Path, gradables: list, limites: Limits, isolar: 
     conn.send(("pronto", None))
     while True:
         item = conn.recv()
-        if item is None:
-            return
+        if item is None:  # sem a faxina do interpretador (~0,5 s): o processo principal encerra caixas e cgroups
+            os._exit(0)
         conn.send(("linha", _task(item)))
 
 
@@ -978,10 +1014,10 @@ def _task(e: GradingTask) -> tuple[Row, float]:
     return row, time.perf_counter() - t0
 
 
-def _grade_parallel(tmp: Path, plan: list, cell_timeout: int, notebook_timeout: float, workers: int,
-                    limites: Limits, isolar: bool, marca: str, log) -> list[Row]:
-    """Corrige o plano (na mesma ordem) em ``workers`` processos (cada um com o seu curso nbgrader, que muda de
-    pasta e de variáveis de ambiente durante a correção: por isso processos, e não threads).
+def _grade_parallel(pool: _GradingPool, plan: list, workers: int) -> list[Row]:
+    """Corrige o plano (na mesma ordem) em ``workers`` processos de ``pool`` (cada um com o seu curso nbgrader,
+    que muda de pasta e de variáveis de ambiente durante a correção: por isso processos, e não threads); os que
+    já foram começados contam. Quem chama encerra ``pool``.
 
     Cada notebook tem um orçamento de ``notebook_timeout`` s contado daqui, do envio ao processo de correção
     até a linha voltar (o processo já pronto: montar o curso nbgrader não conta). Dentro dele, o
@@ -990,16 +1026,13 @@ def _grade_parallel(tmp: Path, plan: list, cell_timeout: int, notebook_timeout: 
     caixas e os cgroups dele, a linha diz ``tempo_esgotado`` e outro processo assume o resto."""
     if not plan:
         return []
-    pool = _GradingPool(tmp, plan, cell_timeout, notebook_timeout, limites, isolar, marca, log)
-    for _ in range(max(1, min(workers, len(plan)))):
+    pool.start(plan)
+    while len(pool.estado) < max(1, min(workers, len(plan))):
         pool.start_worker()
-    try:
-        while pool.busy():
-            pool.dispatch()
-            pool.collect()
-            pool.kill_overdue()
-    finally:
-        pool.close()
+    while pool.busy():
+        pool.dispatch()
+        pool.collect()
+        pool.kill_overdue()
     return pool.rows
 
 
@@ -1007,21 +1040,32 @@ class _GradingPool:
     """Os processos de correção de :func:`_grade_parallel`: cada um recebe uma entrega por vez; o estado de cada
     um (por conexão) é ``{"proc", "k", "pronto", "tarefa", "t0"}``."""
 
-    def __init__(self, tmp: Path, plan: list, cell_timeout: int, notebook_timeout: float, limites: Limits,
-                 isolar: bool, marca: str, log):
+    def __init__(self, tmp: Path, cell_timeout: int, notebook_timeout: float, limites: Limits, isolar: bool,
+                 marca: str, log, mpl: Path | None = None):
         import multiprocessing
         from collections import deque
 
-        self.tmp, self.plan, self.cell_timeout, self.notebook_timeout = tmp, plan, cell_timeout, notebook_timeout
+        self.tmp, self.cell_timeout, self.notebook_timeout = tmp, cell_timeout, notebook_timeout
         self.limites, self.isolar, self.marca, self.log = limites, isolar, marca, log
-        self.gradables = sorted({id(e.g): e.g for e in plan}.values(), key=lambda g: (g.assignment, g.notebook))
+        self.plan: list = []
+        self.gradables: list | None = None  # None até start(): os processos começados antes esperam a lista
         self.ctx = multiprocessing.get_context("spawn")
-        self.mpl = _matplotlib_cache(tmp)
-        self.rows: list = [None] * len(plan)
-        self.pendentes = deque(enumerate(plan))
+        # o cache de fontes é feito ao lado (outro processo); o primeiro notebook espera por ele (dispatch)
+        self.mpl, self._mpl_proc = (mpl, None) if mpl is not None else _start_matplotlib_cache(tmp)
+        self.rows: list = []
+        self.pendentes = deque()
         self.estado: dict = {}  # conexão -> {"proc", "k", "pronto", "tarefa", "t0"}
         self.proximo = 0
         self.limite_duro = notebook_timeout + BUDGET_MARGIN_S
+
+    def start(self, plan: list) -> None:
+        """O plano a corrigir: a lista de :class:`Gradable` vai aos processos já começados (e aos que vierem)."""
+        from collections import deque
+
+        self.plan, self.rows, self.pendentes = plan, [None] * len(plan), deque(enumerate(plan))
+        self.gradables = sorted({id(e.g): e.g for e in plan}.values(), key=lambda g: (g.assignment, g.notebook))
+        for conn in self.estado:
+            conn.send(self.gradables)
 
     def busy(self) -> bool:
         return bool(self.pendentes) or any(st["tarefa"] is not None for st in self.estado.values())
@@ -1031,11 +1075,13 @@ class _GradingPool:
         k = self.proximo
         self.proximo += 1
         proc = self.ctx.Process(target=_grading_process, daemon=True,
-                                args=(b, self.tmp, self.gradables, self.limites, self.isolar, self.cell_timeout,
-                                      self.marca, k, self.mpl))
+                                args=(b, self.tmp, self.limites, self.isolar, self.cell_timeout, self.marca, k,
+                                      self.mpl))
         proc.start()
         b.close()
         self.estado[a] = {"proc": proc, "k": k, "pronto": False, "tarefa": None, "t0": 0.0}
+        if self.gradables is not None:
+            a.send(self.gradables)
 
     def finish(self, conn) -> None:
         """Encerra o processo de ``conn``, com as caixas e os cgroups dele."""
@@ -1064,6 +1110,8 @@ class _GradingPool:
         """Uma entrega para cada processo pronto e livre."""
         for conn, st in self.estado.items():
             if st["pronto"] and st["tarefa"] is None and self.pendentes:
+                _wait_matplotlib_cache(self._mpl_proc)  # antes do orçamento do notebook (t0)
+                self._mpl_proc = None
                 k, e = self.pendentes.popleft()
                 st["tarefa"], st["t0"] = k, time.monotonic()
                 conn.send(e)
@@ -1115,7 +1163,11 @@ class _GradingPool:
                 self.replace(conn)
 
     def close(self) -> None:
-        """Pede a cada processo que termine e encerra todos."""
+        """Pede a cada processo que termine e encerra todos (de novo, nada: já não há processos)."""
+        if self._mpl_proc is not None:
+            self._mpl_proc.kill()
+            self._mpl_proc.wait()
+            self._mpl_proc = None
         for conn in list(self.estado):
             try:
                 conn.send(None)
