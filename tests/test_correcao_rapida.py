@@ -82,3 +82,18 @@ def test_o_projeto_pede_o_aquecimento_do_matplotlib_ao_processo_do_aluno():
     assert f.warm_up == ()
     aula01.projeto(f)
     assert f.warm_up == ("matplotlib",)
+
+
+def test_processos_comecados_antes_do_plano_terminam_mesmo_sem_o_que_corrigir(tmp_path):
+    """Os processos de correção começam antes de a turma ser lida; numa turma sem notebooks, eles recebem "nada a
+    corrigir" e terminam, e a linha do aluno sai como sempre."""
+    import multiprocessing
+
+    from correcao.motor import grade_class
+
+    (tmp_path / "turma" / "nina").mkdir(parents=True)
+    (tmp_path / "turma" / "nina" / "leia-me.txt").write_text("oi", encoding="utf-8")
+    rows = grade_class(tmp_path / "turma", tmp_path / "saida", workers=2, log=lambda *_: None, isolar=False)
+    assert [(r.student, r.status) for r in rows] == [("nina", "sem_notebooks")]
+    assert multiprocessing.active_children() == []
+    assert (tmp_path / "saida" / "notas.csv").exists()

@@ -783,11 +783,10 @@ def grade_class(entregas: Path, saida: Path, cell_timeout: int = 30, notebook_ti
 
 def _grade_with_pool(pool: _GradingPool, entregas, tmp: Path, everything: dict, parte, workers: int,
                      log) -> tuple[list[Row], list[tuple], Submissions]:
-    """O miolo de :func:`grade_class`: começa os ``workers`` processos de ``pool``, lê e planeja a turma enquanto
-    eles sobem, corrige e, com mais de um processo, corrige de novo, sozinhas, as entregas com tempo esgotado
-    que foi da máquina (:func:`_timed_out`). Devolve as linhas, os não corrigidos e as entregas lidas."""
-    for _ in range(workers):
-        pool.start_worker()
+    """O miolo de :func:`grade_class`: lê a turma, começa os processos de ``pool`` (até ``workers``, um por
+    notebook a corrigir), planeja a turma enquanto eles sobem, corrige e, com mais de um processo, corrige de
+    novo, sozinhas, as entregas com tempo esgotado que foi da máquina (:func:`_timed_out`). Devolve as linhas,
+    os não corrigidos e as entregas lidas."""
     entregas_lidas = read_submissions(entregas, tmp)  # cópia interna: o nbgrader e o aluno não veem o original
     da_parte = None
     if parte is not None:  # a turma toda foi lida (a impressão digital é dela); só os alunos da parte vão ao kernel
@@ -795,6 +794,10 @@ def _grade_with_pool(pool: _GradingPool, entregas, tmp: Path, everything: dict, 
 
         da_parte = {a for a in {*entregas_lidas.alunos, "", *(x.aluno for x in entregas_lidas.arquivos)}
                     if part_of(a, parte[1]) == parte[0]}
+    candidatos = sum(1 for a in entregas_lidas.arquivos if a.looks_like_notebook
+                     and (da_parte is None or a.aluno in da_parte))
+    for _ in range(min(workers, candidatos)):  # ler é rápido; o plano (que lê cada notebook) não
+        pool.start_worker()
     plan, rows, fora = plan_class(entregas_lidas, everything, tmp / "saneados", alunos=da_parte)
     if entregas_lidas.lixo:
         log(f"  {len(entregas_lidas.lixo)} resto(s) do macOS/Windows/Jupyter ignorado(s) (__MACOSX, ._*, "
@@ -1026,7 +1029,7 @@ def _grade_parallel(pool: _GradingPool, plan: list, workers: int) -> list[Row]:
     caixas e os cgroups dele, a linha diz ``tempo_esgotado`` e outro processo assume o resto."""
     if not plan:
         return []
-    pool.start(plan)
+    pool.start(plan, max(1, min(workers, len(plan))))
     while len(pool.estado) < max(1, min(workers, len(plan))):
         pool.start_worker()
     while pool.busy():
@@ -1058,14 +1061,19 @@ class _GradingPool:
         self.proximo = 0
         self.limite_duro = notebook_timeout + BUDGET_MARGIN_S
 
-    def start(self, plan: list) -> None:
-        """O plano a corrigir: a lista de :class:`Gradable` vai aos processos já começados (e aos que vierem)."""
+    def start(self, plan: list, workers: int) -> None:
+        """O plano a corrigir: a lista de :class:`Gradable` vai aos processos já começados (e aos que vierem); os
+        que passam de ``workers`` (a turma tinha menos notebooks corrigíveis que arquivos) terminam."""
         from collections import deque
 
         self.plan, self.rows, self.pendentes = plan, [None] * len(plan), deque(enumerate(plan))
         self.gradables = sorted({id(e.g): e.g for e in plan}.values(), key=lambda g: (g.assignment, g.notebook))
-        for conn in self.estado:
-            conn.send(self.gradables)
+        for k, conn in enumerate(list(self.estado)):
+            if k < workers:
+                conn.send(self.gradables)
+            else:
+                conn.send(None)
+                self.finish(conn)
 
     def busy(self) -> bool:
         return bool(self.pendentes) or any(st["tarefa"] is not None for st in self.estado.values())
