@@ -1069,10 +1069,9 @@ class _GradingPool:
         self.plan, self.rows, self.pendentes = plan, [None] * len(plan), deque(enumerate(plan))
         self.gradables = sorted({id(e.g): e.g for e in plan}.values(), key=lambda g: (g.assignment, g.notebook))
         for k, conn in enumerate(list(self.estado)):
-            if k < workers:
-                conn.send(self.gradables)
-            else:
-                conn.send(None)
+            with contextlib.suppress(OSError):  # um processo que já caiu aparece em collect (_crashed)
+                conn.send(self.gradables if k < workers else None)
+            if k >= workers:
                 self.finish(conn)
 
     def busy(self) -> bool:
@@ -1089,7 +1088,8 @@ class _GradingPool:
         b.close()
         self.estado[a] = {"proc": proc, "k": k, "pronto": False, "tarefa": None, "t0": 0.0}
         if self.gradables is not None:
-            a.send(self.gradables)
+            with contextlib.suppress(OSError):  # um processo que já caiu aparece em collect (_crashed)
+                a.send(self.gradables)
 
     def finish(self, conn) -> None:
         """Encerra o processo de ``conn``, com as caixas e os cgroups dele."""
