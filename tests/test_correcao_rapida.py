@@ -25,14 +25,18 @@ def _python(codigo: str) -> dict:
 
 
 def test_kernel_da_correcao_roda_o_codigo_da_figura_sem_desenhar():
-    """O código do aluno roda inteiro (o print antes, o erro de uma figura mal feita); no lugar da imagem, o aviso."""
+    """O código do aluno roda inteiro (o print antes, o erro de uma figura mal feita); nenhuma imagem; no retorno,
+    o aviso no lugar do texto de cada figura (e um print com o mesmo texto fica como está)."""
     import nbformat
     from nbclient import NotebookClient
+
+    from correcao._sem_figuras import replace_undrawn
 
     nb = nbformat.v4.new_notebook(cells=[
         nbformat.v4.new_code_cell("import matplotlib.pyplot as plt\nprint('antes')\nplt.plot([1, 2]);"),
         nbformat.v4.new_code_cell("fig, ax = plt.subplots()\nax.imshow([[0, 1], [1, 0]])\nfig"),
         nbformat.v4.new_code_cell("plt.plot([1, 2], [1])"),  # erro ao criar a figura, como o aluno veria
+        nbformat.v4.new_code_cell("print('<Figure size 640x480 with 1 Axes>')"),
     ])
     env = {k: v for k, v in os.environ.items() if k != "MPLBACKEND"}
     env["PYTHONPATH"] = str(ROOT / "lib")
@@ -41,13 +45,14 @@ def test_kernel_da_correcao_roda_o_codigo_da_figura_sem_desenhar():
     client.km = client.create_kernel_manager()
     client.km.extra_env = env
     client.execute()
-    saidas = [c.outputs for c in nb.cells]
+    saidas = [replace_undrawn([dict(o) for o in c.outputs]) for c in nb.cells]
     tudo = json.dumps(saidas)
     assert "image/png" not in tudo and "image/svg" not in tudo
     assert saidas[0][0]["text"] == "antes\n"
     textos = [o["data"]["text/plain"] for c in saidas[:2] for o in c if "data" in o]
-    assert textos and all(t == AVISO for t in textos), textos  # nenhum "<Figure size ...>", nenhum endereço
+    assert len(textos) >= 2 and all(t == AVISO for t in textos), textos  # nenhum "<Figure size ...>"
     assert any(o["output_type"] == "error" and o["ename"] == "ValueError" for o in saidas[2])
+    assert saidas[3] == [{"output_type": "stream", "name": "stdout", "text": "<Figure size 640x480 with 1 Axes>\n"}]
 
 
 def test_aquecimento_carrega_o_matplotlib_so_quando_pedido_e_uma_vez():

@@ -358,6 +358,8 @@ def _apply_kernel_messages(nb, messages: list[dict], res: ExecutionResult) -> tu
     CPU/relógio e as saídas cortadas por excesso. Mensagens de forma errada são ignoradas."""
     from nbformat import from_dict
 
+    from ._sem_figuras import replace_undrawn
+
     executed, end = set(), None
     for msg in messages:
         if "fim" in msg:
@@ -368,7 +370,8 @@ def _apply_kernel_messages(nb, messages: list[dict], res: ExecutionResult) -> tu
             break
         index = msg.get("celula")
         if isinstance(index, int) and 0 <= index < len(nb.cells) and nb.cells[index].cell_type == "code":
-            nb.cells[index].outputs = [from_dict(o) for o in msg.get("outputs", []) if isinstance(o, dict)]
+            saidas = replace_undrawn([o for o in msg.get("outputs", []) if isinstance(o, dict)])
+            nb.cells[index].outputs = [from_dict(o) for o in saidas]
             count = msg.get("execution_count")
             nb.cells[index].execution_count = count if isinstance(count, int) else None
             executed.add(index)
