@@ -24,7 +24,7 @@ def _python(codigo: str) -> dict:
     return json.loads(saida.strip().splitlines()[-1])
 
 
-def test_kernel_da_correcao_roda_o_codigo_da_figura_sem_desenhar():
+def test_kernel_da_correcao_roda_o_codigo_da_figura_sem_desenhar(tmp_path):
     """O código do aluno roda inteiro (o print antes, o erro de uma figura mal feita); nenhuma imagem; no retorno,
     o aviso no lugar do texto de cada figura (e um print com o mesmo texto fica como está)."""
     import nbformat
@@ -44,6 +44,8 @@ def test_kernel_da_correcao_roda_o_codigo_da_figura_sem_desenhar():
                             extra_arguments=["--IPKernelApp.extensions=correcao._sem_figuras"])
     client.km = client.create_kernel_manager()
     client.km.extra_env = env
+    client.km.transport = "ipc"  # sockets em arquivos: sem a corrida por portas TCP com os outros testes em paralelo
+    client.km.ip = str(tmp_path / "k")
     client.execute()
     saidas = [replace_undrawn([dict(o) for o in c.outputs]) for c in nb.cells]
     tudo = json.dumps(saidas)
