@@ -1,4 +1,4 @@
-"""Configuração comum dos testes da biblioteca (não afeta os kernels do nbval)."""
+"""Configuração comum dos testes, e dos kernels que eles começam (os do nbval criam as figuras sem a imagem)."""
 
 import os
 import sys
@@ -10,11 +10,32 @@ from pathlib import Path
 sys.dont_write_bytecode = False
 os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 
+import atexit  # noqa: E402
+import shutil  # noqa: E402
+import tempfile  # noqa: E402
+
 import matplotlib  # noqa: E402
 import pytest  # noqa: E402
 from exigir import exigir  # noqa: E402
 
 matplotlib.use("Agg")  # só neste processo: os notebooks do nbval rodam em kernels próprios
+
+
+def _kernels_sem_imagens() -> None:
+    """Os kernels que os testes começam (os do nbval, sobretudo) criam as figuras sem desenhá-las em PNG: um perfil
+    do IPython só destes testes deixa ``InlineBackend.figure_formats`` vazio. O nbval não compara ``image/png``
+    (está na lista do que ele pula), então o resultado é o mesmo; o código da figura roda inteiro, e um erro
+    nela continua aparecendo. Economiza ~7 s do ``make test``. O ``scripts/outras_cpus.py`` (o nbval do
+    ``make test-lento`` com o OpenBLAS de outra CPU) não carrega este arquivo e desenha tudo, e o
+    ``make executar`` grava as figuras dos notebooks."""
+    pasta = Path(tempfile.mkdtemp(prefix="ipython-testes-"))
+    (pasta / "profile_default").mkdir()
+    (pasta / "profile_default" / "ipython_kernel_config.py").write_text("c.InlineBackend.figure_formats = set()\n")
+    os.environ["IPYTHONDIR"] = str(pasta)
+    atexit.register(shutil.rmtree, pasta, True)
+
+
+_kernels_sem_imagens()
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -1,5 +1,6 @@
 """A turma corrigida em partes (``corrigir --parte K/N``) e juntada (``corrigir --juntar``): a divisão por aluno, as
-recusas da junção e, no nível lento, a turma de exemplo em 2 partes igual, byte a byte, à correção única."""
+recusas da junção e, no nível lento, alunos da turma de exemplo corrigidos em 2 partes e juntados: os mesmos bytes
+da correção única."""
 
 from __future__ import annotations
 
@@ -340,12 +341,27 @@ def test_indexed_job_coerente_com_a_divisao_e_com_a_imagem_do_hub():
     assert len({pasta for _, pasta in vistos}) == n
 
 
-# ---------- lento: a turma de exemplo de verdade ----------
-@pytest.fixture(scope="module")
-def correcao_unica(tmp_path_factory):
-    import turma_corrigida
+# ---------- lento: uma parte da turma de exemplo, corrigida de verdade ----------
+# Os alunos da turma de exemplo que entram na comparação: os casos que a junção precisa acertar, das duas partes
+# (um arquivo solto na raiz, duas cópias, um nome com aspas e $(...), uma fórmula de planilha, um arquivo
+# desconhecido, um zip dentro da turma, nomes com "\\" de um zip do Windows, um arquivo vazio, uma pasta sem
+# notebooks, três notebooks de duas aulas, a entrada sorteada), sem os que só esperam um limite (laço infinito,
+# memória, processo fantasma), já corrigidos pela turma inteira em ``turma_corrigida``.
+SUBTURMA = {"", "sofia-duas-copias", "elisa-excecao", 'sérgio "o brabo" [A] *?$(whoami);\'', "'=1+1-xavier",
+            "quico-desconhecido", "yara.zip", "paulo-zip-windows", "joao-arquivos-ruins", "nina-sem-notebooks",
+            "ana-correta", "trapaca-tabela"}
 
-    return turma_corrigida.turma_corrigida(tmp_path_factory)
+
+def _subturma(destino: Path) -> Path:
+    """O zip da turma de exemplo só com os alunos de :data:`SUBTURMA` (as entradas copiadas como estão, com os
+    mesmos nomes e datas)."""
+    with zipfile.ZipFile(TURMA) as zin, zipfile.ZipFile(destino, "w", zipfile.ZIP_DEFLATED) as zout:
+        for info in zin.infolist():
+            caminho = re.split(r"[/\\]", info.filename)
+            solto = len(caminho) == 2 and info.filename.endswith(".ipynb")  # um notebook na raiz da turma
+            if caminho[0] == "turma-exemplo" and len(caminho) > 1 and (caminho[1] in SUBTURMA or solto):
+                zout.writestr(info, zin.read(info))
+    return destino
 
 
 # A conferência sorteia os casos a cada correção (uma tabela de respostas decorada não passa): o motivo de quem
@@ -377,18 +393,32 @@ def test_retorno_igual_com_a_saida_em_um_ou_dois_pedacos(tmp_path):
 
 
 @pytest.mark.lento
-def test_turma_de_exemplo_em_duas_partes_igual_a_correcao_unica(correcao_unica, tmp_path):
-    """A turma de exemplo corrigida em 2 partes (como em 2 máquinas, com os mesmos limites da correção única de
-    ``turma_corrigida``) e juntada: ``notas.csv``, ``nao-corrigidos.csv`` e cada página de ``retorno/`` com os
-    mesmos bytes (fora a entrada sorteada citada no motivo de :data:`CASOS_SORTEADOS`)."""
+def test_turma_em_duas_partes_igual_a_correcao_unica(tmp_path):
+    """Uma parte da turma de exemplo (:data:`SUBTURMA`, com alunos nas duas partes) corrigida uma vez inteira e
+    outra em 2 partes (como em 2 máquinas, com os mesmos limites) e juntada: ``notas.csv``, ``nao-corrigidos.csv``
+    e cada página de ``retorno/`` com os mesmos bytes (fora a entrada sorteada citada no motivo de
+    :data:`CASOS_SORTEADOS`)."""
+    from turma_exemplo.esperado import EXPECTED
+
     from correcao import motor
 
-    unica = Path(correcao_unica["saida"])
+    turma = _subturma(tmp_path / "subturma.zip")
+    alunos = {a for a in read_submissions(turma, tmp_path / "ler").alunos}
+    assert {partes.part_of(a, 2) for a in alunos} == {1, 2}, alunos
+
+    def corrigir(pasta: Path, parte=None):
+        return motor.grade_class(turma, pasta, cell_timeout=20, notebook_timeout=120, log=lambda *_: None,
+                                 parte=parte)
+
+    unica = tmp_path / "unica"
+    linhas_unica = corrigir(unica)
+    esperado_aqui = {chave: v for chave, v in EXPECTED.items() if chave[0] in alunos or chave[0] == ""}
+    obtido = {(r.student, r.arquivo): (r.status, r.total) for r in linhas_unica}
+    assert obtido == {chave: (v[2], float(v[3])) for chave, v in esperado_aqui.items()}  # as notas da turma inteira
     pastas = []
     for k in (1, 2):
         pasta = tmp_path / f"parte-{k}"
-        rows = motor.grade_class(TURMA, pasta, cell_timeout=20, notebook_timeout=120, log=lambda *_: None,
-                                 parte=(k, 2))
+        rows = corrigir(pasta, parte=(k, 2))
         assert rows and not (pasta / "notas.csv").exists()  # a parte só guarda parte.json
         pastas.append(pasta)
     partes.join_parts(pastas, tmp_path / "juntas", log=lambda *_: None)
@@ -398,12 +428,11 @@ def test_turma_de_exemplo_em_duas_partes_igual_a_correcao_unica(correcao_unica, 
     assert _sem_sorteio(notas_juntas) == _sem_sorteio(notas_unica)
     linhas = {a: b for a, b in zip(notas_unica.split(b"\r\n"), notas_juntas.split(b"\r\n")) if a != b}
     assert all(a.split(b",")[0].decode() in CASOS_SORTEADOS for a in linhas), linhas  # o resto, byte a byte
-    esperado, obtido = _arvore(unica / "retorno"), _arvore(juntas / "retorno")
-    assert sorted(obtido) == sorted(esperado) and len(esperado) == len(correcao_unica["rows"])
-    diferentes = [nome for nome in esperado if obtido[nome] != esperado[nome]]
+    esperado, obtido_arvore = _arvore(unica / "retorno"), _arvore(juntas / "retorno")
+    assert sorted(obtido_arvore) == sorted(esperado) and len(esperado) == len(linhas_unica)
+    diferentes = [nome for nome in esperado if obtido_arvore[nome] != esperado[nome]]
     assert {nome.split("/")[0] for nome in diferentes} <= CASOS_SORTEADOS, diferentes
-    assert all(_sem_sorteio(obtido[nome]) == _sem_sorteio(esperado[nome]) for nome in diferentes)
-
+    assert all(_sem_sorteio(obtido_arvore[nome]) == _sem_sorteio(esperado[nome]) for nome in diferentes)
 
 
 @pytest.mark.lento  # o comando alembic e um curso do nbgrader: ~8 s
