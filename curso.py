@@ -337,9 +337,10 @@ def test_minimum(runner: Runner, options) -> int:
         [py, "-m", "pip", "install", "--quiet", "-r", "requirements-min.txt"],
         [py, "-m", "pip", "check"],
         _configure_step(py),  # as mesmas configurações do ambiente do curso (kernel, servidor)
-        [py, *PYTEST, *PARALLEL, "-m", "not lento", "tests", "notebooks", "--ignore=tests/browser",
-         *(f"--ignore=tests/{name}" for name in GRADER_TESTS + TOOLING_TESTS)],
     ]
+    if not getattr(options, "only_env", False):
+        steps.append([py, *PYTEST, *PARALLEL, "-m", "not lento", "tests", "notebooks", "--ignore=tests/browser",
+                      *(f"--ignore=tests/{name}" for name in GRADER_TESTS + TOOLING_TESTS)])
     return runner.run_all(*steps, without_mplbackend=True)
 
 
@@ -542,7 +543,11 @@ COMMANDS = {command.name: command for command in (
     Command("test-cpus", test_cpus,
             "os notebooks de novo com o OpenBLAS de outras CPUs: as saídas guardadas não podem mudar"),
     Command("test-minimo", test_minimum,
-            "os testes e os notebooks de aluno com as versões mais baixas permitidas (requirements-min.txt)"),
+            "os testes e os notebooks de aluno com as versões mais baixas permitidas (requirements-min.txt)",
+            cli_usage="test-minimo [--so-ambiente]",
+            options=(option("--so-ambiente", dest="only_env", action="store_true",
+                            help="só monta o ambiente build/venv-minimo/, sem rodar os testes (a CI o monta ao "
+                                 "lado de outros passos)"),)),
     Command("test-browser", test_browser, "só os testes no navegador (o explorador no JupyterLab e o site) com "
             "Chromium sem tela"),
     Command("test-lib", test_lib, "só os testes da biblioteca (sem a correção, os notebooks e o navegador)"),

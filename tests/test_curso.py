@@ -216,6 +216,10 @@ def test_test_minimo_instala_os_minimos_num_ambiente_a_parte(copia, sem_make):
     assert "solutions" not in testes and "--ignore=tests/test_correcao.py" in testes and len(chamadas) == 5
     assert {c["MPLBACKEND"] for c in _chamadas(copia)} == {None}
     (copia.parent / "chamadas.jsonl").unlink()
+    so_ambiente = _curso(sem_make, "test-minimo", "--so-ambiente", cwd=copia)  # a CI o monta ao lado de outros passos
+    assert so_ambiente.returncode == 0, so_ambiente.stdout + so_ambiente.stderr
+    assert [c["args"] for c in _chamadas(copia)] == chamadas[:4]  # o mesmo ambiente, sem os testes
+    (copia.parent / "chamadas.jsonl").unlink()
     falha = _curso(sem_make, "test-minimo", cwd=copia, CODIGO_FALSO="3")
     assert falha.returncode == 3 and len(_chamadas(copia)) == 1  # o pip falhou: nada roda depois
 
