@@ -1032,8 +1032,9 @@ def _grade_parallel(pool: _GradingPool, plan: list, workers: int) -> list[Row]:
     caixas e os cgroups dele, a linha diz ``tempo_esgotado`` e outro processo assume o resto."""
     if not plan:
         return []
-    pool.start(plan, max(1, min(workers, len(plan))))
-    while len(pool.estado) < max(1, min(workers, len(plan))):
+    quantos = max(1, min(workers, len(plan)))
+    pool.start(plan, quantos)
+    while len(pool.estado) < quantos:
         pool.start_worker()
     while pool.busy():
         pool.dispatch()
