@@ -191,19 +191,47 @@ def proj_tabela(frase, vectors=None):
     return tokens, A, h
 
 
+def proj_setas_sem_os_pesos(frase, vectors=None):
+    """Achado: imshow dos pesos e o resumo sem o peso de cada destaque (o enunciado pede ``gato → felino (0.41)``)."""
+    import matplotlib.pyplot as plt
+
+    tokens, X = atencao.embed(frase, vectors)
+    _, A = atencao.self_attention(X)
+    plt.figure().add_subplot().imshow(A)
+    h = _destaques(A, tokens)
+    print("\n".join(f"{t} {o}" for t, o, _ in h))
+    return tokens, A, h
+
+
+def proj_peso_de_outra_linha(frase, vectors=None):
+    tokens, A, h = proj_so_figura(frase, vectors)
+    print("\n".join(f"{t} → {o} ({h[-1 - k][2] + 0.05:.2f})" for k, (t, o, _) in enumerate(h)))
+    return tokens, A, h
+
+
 def test_projeto_confere_a_figura_e_o_resumo(capsys):
     for fn, obtido in ((proj_sem_figura_nem_texto, "mapa de calor: não (nenhuma figura nova mostra esta matriz); "
                                                    "resumo impresso: não"),
                        (proj_so_figura, "mapa de calor: sim; resumo impresso: não"),
                        (proj_mapa_de_outra_matriz, "mapa de calor: não (nenhuma figura nova mostra esta matriz)"),
                        (proj_so_os_tokens, "resumo impresso: falta a linha de"),
-                       (proj_setas_ao_contrario, "resumo impresso: falta a linha de")):
+                       (proj_setas_ao_contrario, "resumo impresso: falta a linha de"),
+                       (proj_setas_sem_os_pesos, "mapa de calor: sim; resumo impresso: falta a linha de"),
+                       (proj_peso_de_outra_linha, "resumo impresso: falta a linha de")):
         assert not aula01.projeto(fn)
         assert obtido in " ".join(capsys.readouterr().out.split()), fn.__name__
 
 
-def test_projeto_aceita_o_resumo_em_tabela(capsys):
-    assert aula01.projeto(proj_tabela), capsys.readouterr().out
+def proj_pesos_com_virgula_e_porcentagem(frase, vectors=None):
+    tokens, A, h = proj_so_figura(frase, vectors)
+    for k, (t, o, w) in enumerate(h):
+        print(f"{t} → {o}: {w * 100:.1f}%" if k % 2 else f"{t} olha mais para {o}, peso {w:.2f}".replace(".", ","))
+    return tokens, A, h
+
+
+@pytest.mark.parametrize("fn", [proj_tabela, proj_pesos_com_virgula_e_porcentagem], ids=lambda f: f.__name__)
+def test_projeto_aceita_o_resumo_em_tabela_e_outros_formatos_do_peso(capsys, fn):
+    assert aula01.projeto(fn), capsys.readouterr().out
 
 
 def proj_conta_o_proprio(frase, vectors=None):

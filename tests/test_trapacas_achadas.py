@@ -310,3 +310,79 @@ def test_varredura_aponta_os_spawn_com_busca_no_path(chamada):
 
     codigo = f"import os\n{chamada}\n"
     assert varredura.scan_cell(codigo, varredura.imported_modules([codigo])), chamada
+
+
+# --- desligar a vigilância das funções proibidas por uma chamada em C --------------------------------------------
+
+# Achado: ``map(sys.setprofile, [None])`` desliga o gancho do perfil sem passar por ele (uma função em C chamada por
+# outra função em C não gera evento), a conta usa a função pronta e outro ``map`` religa o gancho: o exercício 4 e
+# o projeto da Aula 1 saíam com a nota cheia, ``ok``. O ``os.sys`` também escapava da varredura.
+PERFIL_DESLIGADO_POR_MAP = ("import os\n"
+                            "_s = os.sys\n"
+                            "def attention_with_projections(X, W_q, W_k, W_v):\n"
+                            "    p = _s.getprofile()\n"
+                            "    list(map(_s.setprofile, [None]))\n"
+                            "    r = atencao.scaled_dot_product_attention(X @ W_q, X @ W_k, X @ W_v)\n"
+                            "    list(map(_s.setprofile, [p]))\n"
+                            "    return r\n")
+
+_VIGIAR = """
+import json, sys
+import numpy as np
+import atencao
+from atencao.checks.watcher import Watcher, guard_hooks, run_watched
+if sys.argv[1] == "com-guarda":
+    guard_hooks()
+    guard_hooks()  # de novo: nada muda
+ns = {"atencao": atencao}
+exec(compile(sys.stdin.read(), "<celula do aluno>", "exec"), ns)
+vigia = Watcher((atencao.scaled_dot_product_attention,))
+X = np.eye(3)
+out, _ = run_watched(vigia, ns["attention_with_projections"], (X, X, X, X), {})
+registro = []
+sys.setprofile(lambda *a: registro.append(a[1]))  # sem vigilância ligada, a guarda repassa a chamada
+(lambda: None)()
+sys.setprofile(None)
+print(json.dumps({"usadas": sorted(vigia.used), "perfil_fora": "call" in registro, "perfil": sys.getprofile() is None}))
+"""
+
+
+@pytest.mark.parametrize("guarda", ["com-guarda", "sem-guarda"])
+def test_vigilancia_ve_o_perfil_desligado_por_map(guarda):
+    """Com as guardas de ``guard_hooks`` (a correção as põe antes da primeira célula do aluno), desligar o perfil
+    por ``map`` fica anotado e a função pronta também; sem elas, a chamada escaparia (o furo que o teste mostra)."""
+    import subprocess
+
+    r = subprocess.run([sys.executable, "-c", _VIGIAR, guarda], input=PERFIL_DESLIGADO_POR_MAP, capture_output=True,
+                       text=True, env={**__import__("os").environ, "PYTHONPATH": str(ROOT / "lib")}, timeout=120)
+    assert r.returncode == 0, r.stderr[-2000:]
+    resultado = json.loads(r.stdout.strip().splitlines()[-1])
+    assert resultado["perfil_fora"] and resultado["perfil"]
+    if guarda == "com-guarda":
+        assert set(resultado["usadas"]) == {"sys.setprofile (desliga a vigilância da verificação)",
+                                            "atencao.scaled_dot_product_attention"}, resultado
+    else:
+        assert resultado["usadas"] == [], resultado
+
+
+@pytest.mark.parametrize("codigo", [
+    "import os\n_s = os.sys\n",
+    "import numpy as np\nnp.sys.setprofile(None)\n",
+    "import numpy as np\nimport operator\noperator.attrgetter('sys')(np)\n",
+    "f = lambda: None\nalvo = getattr(f, 'settrace')\n",
+    "import cProfile\n",
+    "from trace import Trace\n",
+])
+def test_varredura_aponta_o_sys_por_outro_caminho_e_os_ganchos(codigo):
+    from correcao import varredura
+
+    assert varredura.scan_cell(codigo, varredura.imported_modules([codigo])), codigo
+
+
+@pytest.mark.lento
+def test_perfil_desligado_por_map_nao_da_os_pontos(tmp_path):
+    if not isolamento.bwrap_available():
+        pytest.skip("sem bubblewrap nesta máquina (o CI instala)")
+    linha, _, _ = _corrigir_um(tmp_path, "modulo-06/aula-01-self-attention", "aula01-ex4-solucao",
+                               PERFIL_DESLIGADO_POR_MAP)
+    assert linha["aula01-ex4-verificacao"] in ("0", "0.0") and linha["situacao"] == "revisar", linha

@@ -205,3 +205,22 @@ def test_cada_versao_anterior_resolvida_tira_a_nota_cheia(tmp_path):
         assert (r.status, r.total, r.maximum) == ("ok", pontos, pontos), (r.student, r.arquivo, r.reasons)
     with zipfile.ZipFile(versoes.ZIP) as z:
         assert len([n for n in z.namelist() if n.endswith(".ipynb")]) == len(rows)
+
+
+def test_erro_da_verificacao_no_retorno_sem_caminhos_da_maquina(tmp_path):
+    """Achado: numa célula de verificação, o retorno mostra só ``Erro: mensagem``; a mensagem (que pode trazer o
+    texto de uma exceção do aluno, como o ``sys.argv`` do kernel) saía com os caminhos desta máquina."""
+    import nbformat
+
+    venv = sys.prefix + "/lib/python3.11/site-packages/ipykernel_launcher.py"
+    temporario = tempfile.gettempdir() + "/tmpk45puxte.json"
+    celula = nbformat.v4.new_code_cell("aula01.projeto(visualize_attention)", id="verificacao")
+    celula.metadata["nbgrader"] = {"grade": True, "solution": False, "grade_id": "aula01-projeto-verificacao",
+                                   "points": 4}
+    celula.outputs = [nbformat.v4.new_output("error", ename="AssertionError", traceback=["tb"],
+                                             evalue=f"o seu código levantou RuntimeError: argv ['{venv}', '-f', "
+                                                    f"'{temporario}']")]
+    nbformat.write(nbformat.v4.new_notebook(cells=[celula]), tmp_path / "nb.ipynb")
+    pagina = relatorio.notebook_body(tmp_path / "nb.ipynb")
+    assert "AssertionError: o seu código levantou RuntimeError" in pagina
+    assert sys.prefix not in pagina and temporario not in pagina and "ipykernel_launcher.py" in pagina

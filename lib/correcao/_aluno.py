@@ -237,6 +237,9 @@ def main() -> None:
     config.HistoryManager.enabled = False
     shell = InteractiveShell.instance(config=config)
     limite = float(pedido.get("tempo_celula", 20))
+    from atencao.checks.watcher import guard_hooks
+
+    guard_hooks()  # antes da primeira célula: o aluno nunca vê as funções que desligam a vigilância
     ns = shell.user_ns
     for celula in pedido.get("celulas", []):
         if "verificacao" in celula:  # tudo o que vem antes desta verificação já rodou: o verificador julga agora

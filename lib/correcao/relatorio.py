@@ -170,7 +170,7 @@ def notebook_body(path: Path) -> str:
             if out.get("output_type") == "error":
                 meta = cell.get("metadata", {}).get("nbgrader", {})
                 if meta.get("grade") and not meta.get("solution"):
-                    out["traceback"] = [f"{out.get('ename', '')}: {out.get('evalue', '')}"]
+                    out["traceback"] = [strip_paths(f"{out.get('ename', '')}: {out.get('evalue', '')}")]
                 else:
                     out["traceback"] = [strip_paths(str(line)) for line in out.get("traceback", [])]
             _clean_output(out)

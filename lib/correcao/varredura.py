@@ -17,7 +17,9 @@ O que é apontado (em células que o aluno pode editar; as protegidas são as or
   ``f_back`` …), ``get_ipython()`` (exceto as mágicas comuns, como ``%timeit``);
 - processos e sinais: ``subprocess``, ``os.system``, ``os.fork``, ``os.kill``, ``signal``, ``threading``,
   ``multiprocessing``, comandos de shell (``!comando``);
-- ``getattr`` num módulo com um nome calculado (``getattr(os, "fo" + "rk")``), ou com um dos nomes acima.
+- ``getattr`` num módulo com um nome calculado (``getattr(os, "fo" + "rk")``), ou com um dos nomes acima;
+- os ganchos do perfil e do rastreio (``setprofile``, ``settrace``...) e o ``sys`` por outro caminho (``os.sys``,
+  ``np.sys``), como atributo ou como texto; os módulos que trocam esses ganchos (``cProfile``, ``trace``, ``pdb``...).
 """
 
 from __future__ import annotations
@@ -29,7 +31,8 @@ from .catalogo import lesson_modules
 COMMON_MAGICS = {"timeit", "time", "matplotlib", "precision", "pprint", "who", "whos", "config", "xmode"}
 FORBIDDEN_MODULES = {"importlib", "gc", "inspect", "ctypes", "builtins", "subprocess", "signal", "threading",
                      "multiprocessing", "_thread", "pty", "socket", "sys", "resource", "atexit", "code", "codeop",
-                     "types", "traceback", "pickle", "marshal", "runpy", "shutil", "zipimport", "pkgutil"}
+                     "types", "traceback", "pickle", "marshal", "runpy", "shutil", "zipimport", "pkgutil",
+                     "cProfile", "_lsprof", "profile", "trace", "bdb", "pdb", "faulthandler"}
 FORBIDDEN_ATTRIBUTES = {"__globals__", "__code__", "__closure__", "__defaults__", "__kwdefaults__", "__dict__",
                         "__subclasses__", "__bases__", "__mro__", "__class__", "__builtins__", "__import__",
                         "__loader__", "__spec__", "__wrapped__", "__self__", "__func__", "__getattribute__",
@@ -44,6 +47,9 @@ FORBIDDEN_OS = {"environ", "environb", "putenv", "unsetenv", "system", "popen", 
                 "setpriority"}
 FORBIDDEN_NAMES = {"exec", "eval", "compile", "setattr", "delattr", "globals", "vars", "locals", "__import__",
                    "__builtins__", "breakpoint", "memoryview"}
+# os ganchos que a vigilância das funções proibidas usa, e o sys por outro caminho (os.sys, np.sys): como atributo
+# ou como texto (operator.attrgetter("sys"), getattr com o nome montado)
+HOOK_NAMES = {"setprofile", "settrace", "getprofile", "gettrace", "setprofile_all_threads", "settrace_all_threads"}
 _MAGIC_RUNNERS = ("run_line_magic", "run_cell_magic")
 
 
@@ -130,6 +136,10 @@ class _Scanner(ast.NodeVisitor):
             self.flag(node, f"usa os.{node.attr}")
         if isinstance(node.value, ast.Name) and node.value.id in ("sys", "builtins"):
             self.flag(node, f"usa {node.value.id}.{node.attr}")
+        elif node.attr == "sys":
+            self.flag(node, f"usa o sys por outro caminho ({ast.unparse(node)})")
+        if node.attr in HOOK_NAMES:
+            self.flag(node, f"mexe nos ganchos do Python ({node.attr})")
         self.generic_visit(node)
 
     def visit_Subscript(self, node: ast.Subscript) -> None:
@@ -144,6 +154,8 @@ class _Scanner(ast.NodeVisitor):
     def visit_Constant(self, node: ast.Constant) -> None:
         if isinstance(node.value, str) and "NBGRADER" in node.value:
             self.flag(node, "menciona NBGRADER_EXECUTION")
+        elif isinstance(node.value, str) and (node.value.strip() == "sys" or any(h in node.value for h in HOOK_NAMES)):
+            self.flag(node, f"menciona {node.value.strip()[:40]!r} num texto")
         self.generic_visit(node)
 
     def visit_Call(self, node: ast.Call) -> None:

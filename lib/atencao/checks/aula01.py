@@ -261,7 +261,7 @@ def projeto(c: Checker, visualizer_fn):
         resumiu = bool(texto.strip()) and falta is None
         if not c.expect(desenhou and resumiu, f"{label}: desenha o mapa de calor e imprime o resumo",
                         f"uma figura nova com a matriz de atenção {n} × {n} e um resumo impresso com, para cada "
-                        "token, uma linha com ele e o outro token que recebe mais atenção (nessa ordem)",
+                        "token, uma linha com ele, o outro token que recebe mais atenção (nessa ordem) e o peso",
                         f"mapa de calor: {'sim' if desenhou else 'não (nenhuma figura nova mostra esta matriz)'}; "
                         f"resumo impresso: " + ("sim" if resumiu else f"falta a linha de {falta}" if texto.strip()
                                                 else "não"),
@@ -308,8 +308,10 @@ def _expected_highlight(ref_A: np.ndarray, tokens: list, i: int) -> tuple[float,
 
 
 def _missing_summary_line(texto: str, ref_A: np.ndarray, tokens: list):
-    """O primeiro token sem uma linha do resumo com ele e, depois dele, o outro token que recebe mais atenção
-    (num empate, qualquer um dos empatados): ``"“gato” → “telhado”"``; ``None`` se não falta nenhuma."""
+    """O primeiro token sem uma linha do resumo com ele, depois dele o outro token que recebe mais atenção (num
+    empate, qualquer um dos empatados) e o peso desse destaque (com 2 casas ou mais, ponto ou vírgula, ou em
+    porcentagem; até 0,01 de diferença, para quem corta em vez de arredondar): ``"“gato” → “telhado” (0.41)"``;
+    ``None`` se não falta nenhuma."""
     import re
 
     linhas = texto.splitlines()
@@ -317,11 +319,18 @@ def _missing_summary_line(texto: str, ref_A: np.ndarray, tokens: list):
     def posicoes(linha: str, palavra: str) -> list:
         return [m.start() for m in re.finditer(r"(?<!\w)" + re.escape(palavra) + r"(?!\w)", linha)]
 
+    def tem_o_peso(linha: str, peso: float) -> bool:
+        for m in re.finditer(r"(?<![\w.,])(\d+(?:[.,]\d+)?)(\s*%)?", linha):
+            valor = float(m.group(1).replace(",", ".")) / (100 if m.group(2) else 1)
+            if abs(valor - peso) <= 0.01:
+                return True
+        return False
+
     for i, token in enumerate(tokens):
-        _, alvos = _expected_highlight(ref_A, tokens, i)
-        if not any(p < q for linha in linhas for p in posicoes(linha, token) for alvo in alvos
-                   for q in posicoes(linha, alvo)):
-            return f"“{token}” → “{'/'.join(sorted(alvos))}”"
+        peso, alvos = _expected_highlight(ref_A, tokens, i)
+        if not any(p < q and tem_o_peso(linha, peso) for linha in linhas for p in posicoes(linha, token)
+                   for alvo in alvos for q in posicoes(linha, alvo)):
+            return f"“{token}” → “{'/'.join(sorted(alvos))}” ({peso:.2f})"
     return None
 
 

@@ -19,9 +19,16 @@ import types
 
 import numpy as np
 
-__all__ = ["LIBRARY_DIR", "CHECKS_DIR", "Watcher", "run_watched", "is_student_file", "materialize", "library_code_ids"]
+__all__ = ["LIBRARY_DIR", "CHECKS_DIR", "Watcher", "run_watched", "is_student_file", "materialize", "library_code_ids",
+           "guard_hooks"]
 
 LIBRARY_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # lib/atencao
+
+# As funções que ligam e desligam os ganchos do Python, guardadas quando este módulo é carregado: a vigilância usa
+# estas, mesmo depois de :func:`guard_hooks` trocar as do ``sys`` e do ``threading``.
+_HOOKS = {"sys.setprofile": sys.setprofile, "sys.settrace": sys.settrace,
+          "threading.setprofile": threading.setprofile, "threading.settrace": threading.settrace}
+_ACTIVE: list = []  # a vigilância ligada agora (uma por vez), para as guardas de :func:`guard_hooks`
 
 
 class Watcher:
@@ -64,9 +71,7 @@ class Watcher:
         self._student_cache: dict = {}
         self._outside_cache: dict = {}
         self.library = library_code_ids()
-        self._escapes = {f: f"{n} (desliga a vigilância da verificação)" for f, n in (
-            (sys.setprofile, "sys.setprofile"), (sys.settrace, "sys.settrace"),
-            (threading.setprofile, "threading.setprofile"), (threading.settrace, "threading.settrace"))}
+        self._escapes = {f: f"{n} (desliga a vigilância da verificação)" for n, f in _HOOKS.items()}
         for nome in ("start_new_thread", "start_new", "start_joinable_thread"):
             if hasattr(_thread, nome):
                 self._escapes[getattr(_thread, nome)] = f"uma thread (_thread.{nome})"
@@ -101,7 +106,7 @@ class Watcher:
             nome = self.codes.get(_code_key(code))
             if nome:
                 self.used.add(f"atencao.{nome}")
-            elif code.co_filename.startswith(CHECKS_DIR) and code.co_name != "passou":
+            elif code.co_filename.startswith(CHECKS_DIR) and code.co_name not in ("passou", "guarda"):
                 self.used.add(f"atencao.checks ({code.co_name}), que é a própria verificação")
             return
         if self.contents:  # uma cópia do código de uma função proibida (exec do código-fonte, __code__ copiado)
@@ -129,17 +134,46 @@ class Watcher:
     def __enter__(self):
         if self.codes:
             self._previous = sys.getprofile()
-            threading.setprofile(self._profile)
-            sys.setprofile(self._profile)
+            _HOOKS["threading.setprofile"](self._profile)
+            _HOOKS["sys.setprofile"](self._profile)
+            _ACTIVE.append(self)
         return self
 
     def __exit__(self, *exc):
         if self.codes:
-            if sys.getprofile() != self._profile:  # desligada por fora do Python (ctypes: PyEval_SetProfile)
+            if self in _ACTIVE:
+                _ACTIVE.remove(self)
+            if sys.getprofile() != self._profile:  # desligada por fora do Python (ctypes, cProfile...)
                 self.used.add("um desligamento da vigilância da verificação")
-            sys.setprofile(self._previous)
-            threading.setprofile(None)
+            _HOOKS["sys.setprofile"](self._previous)
+            _HOOKS["threading.setprofile"](None)
         return False
+
+
+def guard_hooks() -> None:
+    """Troca ``sys.setprofile``, ``sys.settrace``, ``threading.setprofile`` e ``threading.settrace`` por guardas:
+    com uma :class:`Watcher` ligada, a guarda anota a tentativa em ``used`` e não mexe no gancho; sem nenhuma,
+    ela repassa a chamada. Chamada pela correção (:mod:`correcao._aluno`) antes da primeira célula do aluno.
+
+    O gancho do perfil só vê as chamadas que o Python faz; uma função em C chamada por outra função em C (como
+    ``map(sys.setprofile, [None])``) não aparece nele, e a vigilância desligada assim, e religada depois, não
+    deixaria rastro. A guarda é uma função Python: chamada de qualquer lugar, ela mesma anota. A função
+    original fica só em ``_HOOKS``, fora do alcance do aluno sem introspecção (que a varredura aponta).
+    Chamar de novo não faz nada."""
+    if getattr(sys.setprofile, "_guarda_da_vigilancia", False):
+        return
+    for nome, original in _HOOKS.items():
+        modulo, atributo = nome.split(".")
+
+        def guarda(func, _nome=nome, _original=original):
+            if _ACTIVE:
+                _ACTIVE[-1].used.add(f"{_nome} (desliga a vigilância da verificação)")
+                return None
+            return _original(func)
+
+        guarda._guarda_da_vigilancia = True
+        guarda.__name__ = atributo
+        setattr(sys if modulo == "sys" else threading, atributo, guarda)
 
 
 _OUTSIDE_NAMES = {"torch": "o PyTorch (torch)", "scipy": "o SciPy (scipy)",
