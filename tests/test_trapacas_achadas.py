@@ -372,6 +372,9 @@ def test_vigilancia_ve_o_perfil_desligado_por_map(guarda):
     "f = lambda: None\nalvo = getattr(f, 'settrace')\n",
     "import cProfile\n",
     "from trace import Trace\n",
+    # as funções originais que a guarda esconde, pela biblioteca carregada
+    "import atencao\nlist(map(atencao.checks.watcher._HOOKS['sys.setprofile'], [None]))\n",
+    "import atencao\nw = getattr(atencao, 'checks')\n",
 ])
 def test_varredura_aponta_o_sys_por_outro_caminho_e_os_ganchos(codigo):
     from correcao import varredura

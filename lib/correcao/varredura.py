@@ -7,7 +7,8 @@ procurar objetos da própria correção na memória). Ela lê o código, não o 
 
 O que é apontado (em células que o aluno pode editar; as protegidas são as originais):
 
-- importar ou tocar as verificações: ``atencao.checks``, ``aula01`` … fora da chamada da verificação;
+- importar ou tocar as verificações: ``atencao.checks`` (também como atributo, ``atencao.checks.watcher``),
+  ``aula01`` … fora da chamada da verificação;
 - atribuir ou apagar atributos de um módulo (``np.allclose = ...``, ``aula01.exercicio_3 = ...``) ou
   usar ``setattr``/``delattr`` nele;
 - ``os.environ``, ``os.putenv``/``unsetenv``, ou o nome ``NBGRADER_EXECUTION``;
@@ -140,6 +141,8 @@ class _Scanner(ast.NodeVisitor):
             self.flag(node, f"usa o sys por outro caminho ({ast.unparse(node)})")
         if node.attr in HOOK_NAMES:
             self.flag(node, f"mexe nos ganchos do Python ({node.attr})")
+        if node.attr == "checks" and _root(node) in self.modules:
+            self.flag(node, f"toca as verificações ({ast.unparse(node)})")
         self.generic_visit(node)
 
     def visit_Subscript(self, node: ast.Subscript) -> None:
@@ -169,7 +172,7 @@ class _Scanner(ast.NodeVisitor):
         name = node.args[1].value if isinstance(node.args[1], ast.Constant) else None
         if not isinstance(name, str) and _root(node.args[0]) in self.modules:
             self.flag(node, f"usa getattr no módulo {_root(node.args[0])} com um nome calculado")
-        elif name in FORBIDDEN_ATTRIBUTES or name in FORBIDDEN_OS or name in FORBIDDEN_NAMES:
+        elif name in FORBIDDEN_ATTRIBUTES or name in FORBIDDEN_OS or name in FORBIDDEN_NAMES or name == "checks":
             self.flag(node, f"usa getattr(..., {name!r})")
 
     def _check_magic(self, node: ast.Call) -> None:
