@@ -338,31 +338,80 @@ ns = {"atencao": atencao}
 exec(compile(sys.stdin.read(), "<celula do aluno>", "exec"), ns)
 vigia = Watcher((atencao.scaled_dot_product_attention,))
 X = np.eye(3)
-out, _ = run_watched(vigia, ns["attention_with_projections"], (X, X, X, X), {})
+try:
+    run_watched(vigia, ns["attention_with_projections"], (X, X, X, X), {})
+    erro = None
+except Exception as exc:
+    erro = type(exc).__name__
 registro = []
 sys.setprofile(lambda *a: registro.append(a[1]))  # sem vigilância ligada, a guarda repassa a chamada
 (lambda: None)()
 sys.setprofile(None)
-print(json.dumps({"usadas": sorted(vigia.used), "perfil_fora": "call" in registro, "perfil": sys.getprofile() is None}))
+print(json.dumps({"usadas": sorted(vigia.used), "perfil_fora": "call" in registro, "perfil": sys.getprofile() is None,
+                  "erro": erro}))
 """
+
+
+def _vigiar(codigo: str, guarda: str = "com-guarda") -> dict:
+    import os
+    import subprocess
+
+    r = subprocess.run([sys.executable, "-c", _VIGIAR, guarda], input=codigo, capture_output=True, text=True,
+                       env={**os.environ, "PYTHONPATH": str(ROOT / "lib")}, timeout=120)
+    assert r.returncode == 0, r.stderr[-2000:]
+    return json.loads(r.stdout.strip().splitlines()[-1])
 
 
 @pytest.mark.parametrize("guarda", ["com-guarda", "sem-guarda"])
 def test_vigilancia_ve_o_perfil_desligado_por_map(guarda):
     """Com as guardas de ``guard_hooks`` (a correção as põe antes da primeira célula do aluno), desligar o perfil
     por ``map`` fica anotado e a função pronta também; sem elas, a chamada escaparia (o furo que o teste mostra)."""
-    import subprocess
-
-    r = subprocess.run([sys.executable, "-c", _VIGIAR, guarda], input=PERFIL_DESLIGADO_POR_MAP, capture_output=True,
-                       text=True, env={**__import__("os").environ, "PYTHONPATH": str(ROOT / "lib")}, timeout=120)
-    assert r.returncode == 0, r.stderr[-2000:]
-    resultado = json.loads(r.stdout.strip().splitlines()[-1])
-    assert resultado["perfil_fora"] and resultado["perfil"]
+    resultado = _vigiar(PERFIL_DESLIGADO_POR_MAP, guarda)
+    assert resultado["perfil_fora"] and resultado["perfil"] and resultado["erro"] is None
     if guarda == "com-guarda":
         assert set(resultado["usadas"]) == {"sys.setprofile (desliga a vigilância da verificação)",
                                             "atencao.scaled_dot_product_attention"}, resultado
     else:
         assert resultado["usadas"] == [], resultado
+
+
+# Achados do ataque seguinte: a conta numa thread começada por ``map`` (o ``_thread`` pego como atributo de
+# outro módulo, com o nome montado) ou num processo filho (``tempfile._os.fork`` por ``map``), fora do gancho.
+THREAD_POR_MAP = ("import dataclasses, operator\n"
+                  "_m = operator.attrgetter('_th' + 'read')(dataclasses)\n"
+                  "_novo = operator.attrgetter('start_new_' + 'th' + 'read')(_m)\n"
+                  "def attention_with_projections(X, W_q, W_k, W_v):\n"
+                  "    caixa = []\n"
+                  "    def tarefa():\n"
+                  "        caixa.append(atencao.scaled_dot_product_attention(X @ W_q, X @ W_k, X @ W_v))\n"
+                  "    list(map(_novo, [tarefa], [()]))\n"
+                  "    while not caixa:\n"
+                  "        pass\n"
+                  "    return caixa[0]\n")
+COPIA_DO_THREADING = ("import logging, operator\n"  # a cópia que o threading guarda: threading._start_new_thread
+                      "_novo = operator.attrgetter('_start_new_' + 'th' + 'read')(operator.attrgetter('th' + "
+                      "'reading')(logging))\n" + THREAD_POR_MAP.split("\n", 3)[3])
+FORK_POR_MAP = ("import tempfile, operator\n"
+                "_o = operator.attrgetter('_' + 'o' + 's')(tempfile)\n"
+                "_bifurca = operator.attrgetter('fo' + 'rk')(_o)\n"
+                "def attention_with_projections(X, W_q, W_k, W_v):\n"
+                "    pid = next(iter(_bifurca, object()))\n"
+                "    if pid == 0:\n"
+                "        atencao.scaled_dot_product_attention(X @ W_q, X @ W_k, X @ W_v)\n"
+                "        _o._exit(0)\n"
+                "    return atencao.scaled_dot_product_attention(X @ W_q, X @ W_k, X @ W_v)\n")
+
+
+@pytest.mark.parametrize("codigo, anotada", [(THREAD_POR_MAP, "uma thread (_thread.start_new_thread)"),
+                                             (COPIA_DO_THREADING, "uma thread (_thread.start_new_thread)"),
+                                             (FORK_POR_MAP, "outro processo (os.fork)")],
+                         ids=["thread-por-map", "copia-do-threading", "fork-por-map"])
+def test_thread_ou_processo_comecado_por_map_e_anotado_e_recusado(codigo, anotada):
+    """Com as guardas, a thread ou o processo novo não começa (``PermissionError`` na função do aluno) e a tentativa
+    fica anotada; sem elas, a conta saía da vigilância."""
+    com, sem = _vigiar(codigo), _vigiar(codigo, "sem-guarda")
+    assert anotada in com["usadas"] and com["erro"] == "PermissionError", com
+    assert anotada not in sem["usadas"], sem
 
 
 @pytest.mark.parametrize("codigo", [
@@ -375,6 +424,7 @@ def test_vigilancia_ve_o_perfil_desligado_por_map(guarda):
     # as funções originais que a guarda esconde, pela biblioteca carregada
     "import atencao\nlist(map(atencao.checks.watcher._HOOKS['sys.setprofile'], [None]))\n",
     "import atencao\nw = getattr(atencao, 'checks')\n",
+    "import numpy as np\nlibc = np.ctypeslib.ctypes.CDLL(None)\n",
 ])
 def test_varredura_aponta_o_sys_por_outro_caminho_e_os_ganchos(codigo):
     from correcao import varredura
@@ -382,10 +432,48 @@ def test_varredura_aponta_o_sys_por_outro_caminho_e_os_ganchos(codigo):
     assert varredura.scan_cell(codigo, varredura.imported_modules([codigo])), codigo
 
 
+# o ataque do processo filho como foi achado: a conta no filho, o resultado de volta por um pipe
+FORK_COM_PIPE = ("import tempfile, operator\n"
+                 "_o = operator.attrgetter('_' + 'o' + 's')(tempfile)\n"
+                 "def _c(f, *a):\n"
+                 "    return next(map(f, *([x] for x in a))) if a else next(iter(f, object()))\n"
+                 "def attention_with_projections(X, W_q, W_k, W_v):\n"
+                 "    Q, K, V = X @ W_q, X @ W_k, X @ W_v\n"
+                 "    r, w = _c(operator.attrgetter('pi' + 'pe')(_o))\n"
+                 "    pid = _c(operator.attrgetter('fo' + 'rk')(_o))\n"
+                 "    if pid == 0:\n"
+                 "        s, p = atencao.scaled_dot_product_attention(Q, K, V)\n"
+                 "        _c(_o.write, w, np.concatenate([s.ravel(), p.ravel()]).tobytes())\n"
+                 "        _c(operator.attrgetter('_ex' + 'it')(_o), 0)\n"
+                 "    _c(_o.close, w)\n"
+                 "    dados = b''.join(iter(lambda: _o.read(r, 1 << 16), b''))\n"
+                 "    _c(operator.attrgetter('wait' + 'pid')(_o), pid, 0)\n"
+                 "    v = np.frombuffer(dados)\n"
+                 "    n, d = Q.shape[0], V.shape[1]\n"
+                 "    return v[:n * d].reshape(n, d), v[n * d:].reshape(n, n)\n")
+
+
+# um processo filho pela libc, sem passar por nenhuma função do Python (a conta, honesta, fica no pai): a correção
+# vê que o processo da chamada teve um filho
+FORK_PELA_LIBC = ("import numpy as np\n"
+                  "_libc = np.ctypeslib.ctypes.CDLL(None)\n"
+                  "def attention_with_projections(X, W_q, W_k, W_v):\n"
+                  "    if _libc.fork() == 0:\n"
+                  "        _libc._exit(0)\n"
+                  "    Q, K, V = X @ W_q, X @ W_k, X @ W_v\n"
+                  "    S = Q @ K.T / np.sqrt(K.shape[-1])\n"
+                  "    P = np.exp(S - S.max(axis=-1, keepdims=True))\n"
+                  "    P = P / P.sum(axis=-1, keepdims=True)\n"
+                  "    return P @ V, P\n")
+
+
 @pytest.mark.lento
-def test_perfil_desligado_por_map_nao_da_os_pontos(tmp_path):
+@pytest.mark.parametrize("codigo", [PERFIL_DESLIGADO_POR_MAP, THREAD_POR_MAP, FORK_COM_PIPE, FORK_PELA_LIBC],
+                         ids=["perfil-desligado", "thread", "processo-filho", "processo-pela-libc"])
+def test_fuga_da_vigilancia_nao_da_os_pontos(tmp_path, codigo):
+    """De ponta a ponta, na caixa: a função pronta chamada longe do gancho (perfil desligado, outra thread, outro
+    processo) não dá os pontos do exercício 4."""
     if not isolamento.bwrap_available():
         pytest.skip("sem bubblewrap nesta máquina (o CI instala)")
-    linha, _, _ = _corrigir_um(tmp_path, "modulo-06/aula-01-self-attention", "aula01-ex4-solucao",
-                               PERFIL_DESLIGADO_POR_MAP)
-    assert linha["aula01-ex4-verificacao"] in ("0", "0.0") and linha["situacao"] == "revisar", linha
+    linha, _, _ = _corrigir_um(tmp_path, "modulo-06/aula-01-self-attention", "aula01-ex4-solucao", codigo)
+    assert linha["aula01-ex4-verificacao"] in ("0", "0.0") and linha["situacao"] != "ok", linha

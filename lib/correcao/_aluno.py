@@ -133,6 +133,8 @@ def _call(ns: dict, pedido: dict) -> dict:
         resposta["retorno"] = _remoto.encode_return(valor)
     except BaseException as exc:  # noqa: BLE001 - a exceção do aluno vai, como dados, para a verificação
         resposta["erro"] = _erro(exc)
+    if vigia.codes and _had_children():
+        vigia.used.add("outro processo (um processo filho)")
     resposta["impresso"] = impresso.getvalue()[:MAX_PRINTED]
     figuras = figure_data(open_figures() - antes)
     resposta["figuras"] = _remoto.encode_return(figuras)
@@ -144,6 +146,19 @@ def _call(ns: dict, pedido: dict) -> dict:
             alteradas.append([nome_arg, mudou[:8], "modelo" if isinstance(foto.get(mudou[0]), tuple) else tipo])
     resposta["alteradas"] = alteradas
     return resposta
+
+
+def _had_children() -> bool:
+    """Este processo (o filho de uma chamada, que nasce sem filhos) teve um processo filho, por qualquer caminho
+    (até por ``ctypes``): algum já esperado (a memória máxima dos filhos esperados passa de zero) ou ainda vivo."""
+    import resource
+
+    if resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss > 0:
+        return True
+    try:
+        return os.waitpid(-1, os.WNOHANG) is not None
+    except ChildProcessError:
+        return False
 
 
 _AQUECIDO: set = set()  # o que :func:`_warm_up` já carregou neste processo

@@ -143,6 +143,8 @@ class _Scanner(ast.NodeVisitor):
             self.flag(node, f"mexe nos ganchos do Python ({node.attr})")
         if node.attr == "checks" and _root(node) in self.modules:
             self.flag(node, f"toca as verificações ({ast.unparse(node)})")
+        if node.attr in ("ctypes", "ctypeslib"):  # o ctypes sem importá-lo (np.ctypeslib.ctypes)
+            self.flag(node, f"usa ctypes ({ast.unparse(node)})")
         self.generic_visit(node)
 
     def visit_Subscript(self, node: ast.Subscript) -> None:

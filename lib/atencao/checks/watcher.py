@@ -31,6 +31,28 @@ _HOOKS = {"sys.setprofile": sys.setprofile, "sys.settrace": sys.settrace,
 _ACTIVE: list = []  # a vigilância ligada agora (uma por vez), para as guardas de :func:`guard_hooks`
 
 
+def _escape_routes() -> dict:
+    """O que tira a conta de perto da vigilância, com o nome que o motivo mostra: os ganchos (desligá-los), as
+    threads (uma thread nova não tem o gancho) e os processos (um processo filho anota as chamadas só na memória
+    dele). Chaves: as funções originais."""
+    import _thread
+
+    rotas = {f: (nome, "gancho") for nome, f in _HOOKS.items()}
+    for nome in ("start_new_thread", "start_new", "start_joinable_thread"):
+        if hasattr(_thread, nome):
+            rotas.setdefault(getattr(_thread, nome), (f"_thread.{nome}", "thread"))  # start_new: a mesma função
+    for nome in ("fork", "forkpty", "system", "posix_spawn", "posix_spawnp", "execv", "execve", "fexecve"):
+        if hasattr(os, nome):
+            rotas.setdefault(getattr(os, nome), (f"os.{nome}", "processo"))
+    try:
+        import _posixsubprocess
+
+        rotas[_posixsubprocess.fork_exec] = ("_posixsubprocess.fork_exec", "processo")
+    except ImportError:  # fora do Linux/macOS
+        pass
+    return rotas
+
+
 class Watcher:
     """Registra, enquanto ativo, as chamadas que o código do aluno faz às funções proibidas.
 
@@ -151,29 +173,43 @@ class Watcher:
 
 
 def guard_hooks() -> None:
-    """Troca ``sys.setprofile``, ``sys.settrace``, ``threading.setprofile`` e ``threading.settrace`` por guardas:
-    com uma :class:`Watcher` ligada, a guarda anota a tentativa em ``used`` e não mexe no gancho; sem nenhuma,
-    ela repassa a chamada. Chamada pela correção (:mod:`correcao._aluno`) antes da primeira célula do aluno.
+    """Troca, em todos os módulos carregados, as funções que tiram a conta de perto da vigilância por guardas: as
+    que desligam o gancho (``sys.setprofile``, ``sys.settrace``, ``threading.setprofile``...), as que começam
+    uma thread (``_thread.start_new_thread``, também a cópia ``threading._start_new_thread``) e as que começam
+    um processo (``os.fork``, ``os.system``, ``os.posix_spawn``, ``_posixsubprocess.fork_exec``...). Com uma
+    :class:`Watcher` ligada, a guarda anota a tentativa em ``used`` e não a faz (um gancho fica como está; uma
+    thread ou um processo levanta ``PermissionError``); sem nenhuma, ela repassa a chamada. Chamada pela correção
+    (:mod:`correcao._aluno`) antes da primeira célula do aluno. Chamar de novo não faz nada.
 
     O gancho do perfil só vê as chamadas que o Python faz; uma função em C chamada por outra função em C (como
-    ``map(sys.setprofile, [None])``) não aparece nele, e a vigilância desligada assim, e religada depois, não
-    deixaria rastro. A guarda é uma função Python: chamada de qualquer lugar, ela mesma anota. A função
-    original fica só em ``_HOOKS``, fora do alcance do aluno sem introspecção (que a varredura aponta).
-    Chamar de novo não faz nada."""
+    ``map(sys.setprofile, [None])`` ou ``map(_thread.start_new_thread, ...)``) não aparece nele. A guarda é uma
+    função Python: chamada de qualquer lugar, ela mesma anota. As originais ficam só nesta biblioteca, fora do
+    alcance do aluno sem introspecção ou sem tocar ``atencao.checks`` (que a varredura aponta)."""
     if getattr(sys.setprofile, "_guarda_da_vigilancia", False):
         return
-    for nome, original in _HOOKS.items():
-        modulo, atributo = nome.split(".")
+    guardas = {}
+    for original, (nome, tipo) in _escape_routes().items():
 
-        def guarda(func, _nome=nome, _original=original):
-            if _ACTIVE:
+        def guarda(*args, _nome=nome, _tipo=tipo, _original=original, **kwargs):
+            if not _ACTIVE:
+                return _original(*args, **kwargs)
+            if _tipo == "gancho":
                 _ACTIVE[-1].used.add(f"{_nome} (desliga a vigilância da verificação)")
                 return None
-            return _original(func)
+            _ACTIVE[-1].used.add(f"{'uma thread' if _tipo == 'thread' else 'outro processo'} ({_nome})")
+            raise PermissionError(f"{_nome}: a conta roda aqui, sem {'threads' if _tipo == 'thread' else 'processos'}"
+                                  " novos, enquanto a verificação confere a sua função")
 
         guarda._guarda_da_vigilancia = True
-        guarda.__name__ = atributo
-        setattr(sys if modulo == "sys" else threading, atributo, guarda)
+        guarda.__name__ = nome.rsplit(".", 1)[1]
+        guardas[id(original)] = guarda
+    for modulo in list(sys.modules.values()):  # também as cópias (threading._start_new_thread, from os import fork)
+        atributos = getattr(modulo, "__dict__", None)
+        if not isinstance(atributos, dict):
+            continue
+        for chave, valor in list(atributos.items()):
+            if id(valor) in guardas and not isinstance(valor, (int, str, type(None))):
+                atributos[chave] = guardas[id(valor)]
 
 
 _OUTSIDE_NAMES = {"torch": "o PyTorch (torch)", "scipy": "o SciPy (scipy)",
