@@ -40,7 +40,7 @@ def _escape_routes() -> dict:
     rotas = {f: (nome, "gancho") for nome, f in _HOOKS.items()}
     for nome in ("start_new_thread", "start_new", "start_joinable_thread"):
         if hasattr(_thread, nome):
-            rotas.setdefault(getattr(_thread, nome), (f"_thread.{nome}", "thread"))  # start_new: a mesma função
+            rotas.setdefault(getattr(_thread, nome), (f"_thread.{nome}", "thread"))  # dois nomes: fica o primeiro
     for nome in ("fork", "forkpty", "system", "posix_spawn", "posix_spawnp", "execv", "execve", "fexecve"):
         if hasattr(os, nome):
             rotas.setdefault(getattr(os, nome), (f"os.{nome}", "processo"))
@@ -208,7 +208,7 @@ def guard_hooks() -> None:
         if not isinstance(atributos, dict):
             continue
         for chave, valor in list(atributos.items()):
-            if id(valor) in guardas and not isinstance(valor, (int, str, type(None))):
+            if id(valor) in guardas:  # a própria função original (as guardas a mantêm viva: o id não se repete)
                 atributos[chave] = guardas[id(valor)]
 
 
