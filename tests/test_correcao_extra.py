@@ -289,7 +289,9 @@ def test_kernel_que_ignora_a_interrupcao_e_encerrado_na_celula(hostis):
 def test_enxurrada_de_saida_e_cortada_com_nota_no_retorno(hostis):
     r = hostis["rows"]["enxurrada"]
     assert r.tempo_do_aluno and any("saída cortada" in m for m in r.reasons), r.reasons
-    assert r.status in ("zero", "parcial", "ok", "tempo_esgotado"), r
+    # a enxurrada também enche as filas de mensagens do kernel enquanto a saída é lida: conforme a máquina, a
+    # memória do notebook se esgota antes do fim da célula (visto uma vez numa CI); as duas são do aluno
+    assert r.status in ("zero", "parcial", "ok", "tempo_esgotado", "memoria_esgotada"), r
     retorno = (hostis["saida"] / r.retorno).read_text(encoding="utf-8")
     assert "saída cortada" in retorno and len(retorno) < 8 * 2**20
 
