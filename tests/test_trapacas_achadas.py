@@ -300,18 +300,6 @@ def test_laco_que_engole_o_limite_da_celula_termina_logo_depois_dele(tmp_path):
     assert duracao < 60, f"a correção de um notebook levou {duracao:.0f} s (motivo: {linha['motivo'][-300:]})"
 
 
-@pytest.mark.parametrize("chamada", ["os.spawnlp(os.P_WAIT, 'sh', 'sh', '-c', 'exit 7')",
-                                     "os.spawnvp(os.P_WAIT, 'sh', ['sh', '-c', 'exit 7'])",
-                                     "os.spawnlpe(os.P_WAIT, 'sh', 'sh', '-c', 'exit 7', {})",
-                                     "os.spawnvpe(os.P_WAIT, 'sh', ['sh'], {})"])
-def test_varredura_aponta_os_spawn_com_busca_no_path(chamada):
-    """Achado: os.spawnlp rodava um shell e o notebook saía ok, sem revisar (a família com "p" faltava)."""
-    from correcao import varredura
-
-    codigo = f"import os\n{chamada}\n"
-    assert varredura.scan_cell(codigo, varredura.imported_modules([codigo])), chamada
-
-
 # --- desligar a vigilância das funções proibidas por uma chamada em C --------------------------------------------
 
 # Achado: ``map(sys.setprofile, [None])`` desliga o gancho do perfil sem passar por ele (uma função em C chamada por
@@ -415,6 +403,12 @@ def test_thread_ou_processo_comecado_por_map_e_anotado_e_recusado(codigo, anotad
 
 
 @pytest.mark.parametrize("codigo", [
+    # achado: os.spawnlp rodava um shell e o notebook saía ok, sem revisar (a família com "p" faltava)
+    "import os\nos.spawnlp(os.P_WAIT, 'sh', 'sh', '-c', 'exit 7')\n",
+    "import os\nos.spawnvp(os.P_WAIT, 'sh', ['sh', '-c', 'exit 7'])\n",
+    "import os\nos.spawnlpe(os.P_WAIT, 'sh', 'sh', '-c', 'exit 7', {})\n",
+    "import os\nos.spawnvpe(os.P_WAIT, 'sh', ['sh'], {})\n",
+    # achado: o sys por outro caminho e os ganchos desligavam a vigilância
     "import os\n_s = os.sys\n",
     "import numpy as np\nnp.sys.setprofile(None)\n",
     "import numpy as np\nimport operator\noperator.attrgetter('sys')(np)\n",
@@ -426,10 +420,19 @@ def test_thread_ou_processo_comecado_por_map_e_anotado_e_recusado(codigo, anotad
     "import atencao\nw = getattr(atencao, 'checks')\n",
     "import numpy as np\nlibc = np.ctypeslib.ctypes.CDLL(None)\n",
 ])
-def test_varredura_aponta_o_sys_por_outro_caminho_e_os_ganchos(codigo):
+def test_varredura_aponta_as_fugas_achadas(codigo):
     from correcao import varredura
 
     assert varredura.scan_cell(codigo, varredura.imported_modules([codigo])), codigo
+
+
+def test_varredura_aponta_o_ctypes_de_dentro_de_outro_atributo_uma_vez():
+    """``np.ctypeslib.ctypes`` é um uso do ctypes, não dois: a linha aparece uma vez no aviso."""
+    from correcao import varredura
+
+    codigo = "import numpy as np\nlibc = np.ctypeslib.ctypes.CDLL(None)\n"
+    achados = varredura.scan_cell(codigo, varredura.imported_modules([codigo]))
+    assert achados == ["célula, linha 2: usa ctypes (np.ctypeslib)"]
 
 
 # o ataque do processo filho como foi achado: a conta no filho, o resultado de volta por um pipe

@@ -64,6 +64,18 @@ def _to_python(source: str) -> str:
         return source
 
 
+_CTYPES = ("ctypes", "ctypeslib")
+
+
+def _has_attribute(node: ast.AST, names: tuple) -> bool:
+    """Se a cadeia de atributos ``node`` (``a.b.c``) tem um atributo com um dos ``names``."""
+    while isinstance(node, ast.Attribute):
+        if node.attr in names:
+            return True
+        node = node.value
+    return False
+
+
 def _root(node: ast.AST) -> str | None:
     """O nome no começo de ``a.b[c].d(...)`` (``a``), ou ``None`` se a expressão não começa por um nome."""
     while isinstance(node, (ast.Attribute, ast.Subscript, ast.Call)):
@@ -143,8 +155,8 @@ class _Scanner(ast.NodeVisitor):
             self.flag(node, f"mexe nos ganchos do Python ({node.attr})")
         if node.attr == "checks" and _root(node) in self.modules:
             self.flag(node, f"toca as verificações ({ast.unparse(node)})")
-        if node.attr in ("ctypes", "ctypeslib"):  # o ctypes sem importá-lo (np.ctypeslib.ctypes)
-            self.flag(node, f"usa ctypes ({ast.unparse(node)})")
+        if node.attr in _CTYPES and not _has_attribute(node.value, _CTYPES):  # o ctypes sem import (np.ctypeslib)
+            self.flag(node, f"usa ctypes ({ast.unparse(node)})")  # uma vez: no de dentro, de np.ctypeslib.ctypes
         self.generic_visit(node)
 
     def visit_Subscript(self, node: ast.Subscript) -> None:

@@ -9,7 +9,6 @@ uma verificação não usa este módulo: passa ``forbidden=`` a :meth:`.checker.
 
 from __future__ import annotations
 
-import _thread
 import functools
 import os
 import re
@@ -53,6 +52,13 @@ def _escape_routes() -> dict:
     return rotas
 
 
+def _route_label(nome: str, tipo: str) -> str:
+    """O que ``Watcher.used`` anota para uma rota de :func:`_escape_routes` (``nome``, ``tipo``)."""
+    if tipo == "gancho":
+        return f"{nome} (desliga a vigilância da verificação)"
+    return f"{'uma thread' if tipo == 'thread' else 'outro processo'} ({nome})"
+
+
 class Watcher:
     """Registra, enquanto ativo, as chamadas que o código do aluno faz às funções proibidas.
 
@@ -93,13 +99,7 @@ class Watcher:
         self._student_cache: dict = {}
         self._outside_cache: dict = {}
         self.library = library_code_ids()
-        self._escapes = {f: f"{n} (desliga a vigilância da verificação)" for n, f in _HOOKS.items()}
-        for nome in ("start_new_thread", "start_new", "start_joinable_thread"):
-            if hasattr(_thread, nome):
-                self._escapes[getattr(_thread, nome)] = f"uma thread (_thread.{nome})"
-        for nome in ("fork", "forkpty", "system", "popen", "posix_spawn", "posix_spawnp", "execv", "execve"):
-            if hasattr(os, nome):
-                self._escapes[getattr(os, nome)] = f"outro processo (os.{nome})"
+        self._escapes = {f: _route_label(nome, tipo) for f, (nome, tipo) in _escape_routes().items()}
 
     def _profile(self, frame, event, arg):  # noqa: C901 — o gancho do sys.setprofile: uma função só, por velocidade
         # chamado a cada chamada de função (o matplotlib faz milhares): só consultas a dicionários e conjuntos
@@ -193,10 +193,9 @@ def guard_hooks() -> None:
         def guarda(*args, _nome=nome, _tipo=tipo, _original=original, **kwargs):
             if not _ACTIVE:
                 return _original(*args, **kwargs)
+            _ACTIVE[-1].used.add(_route_label(_nome, _tipo))
             if _tipo == "gancho":
-                _ACTIVE[-1].used.add(f"{_nome} (desliga a vigilância da verificação)")
                 return None
-            _ACTIVE[-1].used.add(f"{'uma thread' if _tipo == 'thread' else 'outro processo'} ({_nome})")
             raise PermissionError(f"{_nome}: a conta roda aqui, sem {'threads' if _tipo == 'thread' else 'processos'}"
                                   " novos, enquanto a verificação confere a sua função")
 
