@@ -10,6 +10,25 @@ from pathlib import Path
 sys.dont_write_bytecode = False
 os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 
+
+def _uma_thread_do_openblas_com_o_xdist() -> None:
+    """Com o ``pytest -n`` (dois processos de teste numa máquina de dois núcleos), cada processo, e cada kernel que
+    ele começa, usa uma thread do OpenBLAS. Com as duas threads padrão, os processos disputam os núcleos, e as
+    threads do OpenBLAS esperam umas pelas outras girando: os testes da Aula 3 (o modelo de 12 camadas) levavam
+    157 s ao lado das correções do ``make test-lento``, e 21 s sozinhos. Uma variável já definida fica como está.
+    As saídas guardadas dos notebooks são as mesmas com uma thread (o ``make test-lento`` confere)."""
+    if int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1")) <= 1:
+        return
+    for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ.setdefault(var, "1")
+    if "numpy" in sys.modules and os.environ["OPENBLAS_NUM_THREADS"] == "1":  # o OpenBLAS já leu as variáveis
+        from threadpoolctl import threadpool_limits
+
+        threadpool_limits(limits=1, user_api="blas")
+
+
+_uma_thread_do_openblas_com_o_xdist()
+
 import atexit  # noqa: E402
 import shutil  # noqa: E402
 import tempfile  # noqa: E402
@@ -41,9 +60,11 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def pytest_collection_modifyitems(config, items):
-    """As soluções executadas pelo nbval ficam no ``make test-lento`` (a CI roda os dois): a conferência de cada
-    exercício já roda no ``make test`` (tests/test_checks_*), e os notebooks de aluno, gerados das soluções e
-    conferidos contra elas (test_notebooks), rodam no ``make test``."""
+    """Num ``pytest -m "not lento"`` sem pastas, as soluções executadas pelo nbval ficam de fora. O ``curso.py`` diz as
+    pastas: o ``make test`` roda só ``tests/`` (a conferência de cada exercício está em tests/test_checks_*, e os
+    notebooks de aluno, gerados das soluções, são conferidos contra elas em test_notebooks); os notebooks com o
+    nbval rodam no ``make test-lento`` (com o OpenBLAS de outra CPU), no ``make test-minimo`` e no
+    ``make test-notebooks``."""
     solucoes = ROOT / "solutions"
     for item in items:
         if Path(str(item.fspath)).is_relative_to(solucoes):
