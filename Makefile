@@ -1,8 +1,8 @@
 # Curso "Self-attention do zero". Os comandos do README (no Linux, antes, o PyTorch de CPU: veja o README):
 #   make lab   -> cria .venv, instala tudo (só quando algo mudou) e abre o JupyterLab no curso
-#   make test  -> instala também o que só os testes usam (requirements-dev.txt e o MiniLM) e roda os testes rápidos (biblioteca, verificações e nbval nos notebooks de notebooks/);
-#                 make test-lento -> os lentos (as soluções com nbval, a turma de exemplo corrigida nas caixas, a
-#                 Aula 3 pelo modelo, o navegador). A CI roda os dois.
+#   make test  -> instala também o que só os testes usam (requirements-dev.txt e o MiniLM) e roda os testes rápidos (biblioteca, verificações, correção e comandos);
+#                 make test-lento -> os lentos (a turma de exemplo corrigida nas caixas, a Aula 3 pelo modelo, os
+#                 notebooks com nbval e o OpenBLAS de outra CPU, o navegador). A CI roda os dois.
 # Cada alvo só chama o curso.py, que faz o trabalho em Python puro: sem make (no Windows, por exemplo), o mesmo
 # comando é `python3 curso.py lab` (`py curso.py lab`). A lista: `make ajuda` ou `python3 curso.py ajuda`.
 PYTHON ?= python3
@@ -10,7 +10,7 @@ PYTHON ?= python3
 MOSTRAR = $(if $(findstring n,$(firstword -$(MAKEFLAGS))),--mostrar,)
 CURSO   = $(strip $(if $(MOSTRAR),+,)$(PYTHON) curso.py $(MOSTRAR))
 
-.PHONY: ajuda lab instalar test test-lento test-cpus test-minimo test-lib test-browser lint alunos executar bench corrigir validar \
+.PHONY: ajuda lab instalar test test-lento test-notebooks test-cpus test-minimo test-lib test-browser lint alunos executar bench corrigir validar \
 	turma-exemplo limpar turma test-hub site
 
 ajuda:
@@ -31,6 +31,10 @@ test:
 
 test-lento:
 	$(CURSO) test-lento
+
+# Só os notebooks (notebooks/ e solutions/) com o nbval, nesta máquina: depois de `make executar`, por exemplo.
+test-notebooks:
+	$(CURSO) test-notebooks
 
 test-lib:
 	$(CURSO) test-lib

@@ -48,6 +48,9 @@ NOT_READY_YET = 1
 PARALLEL = ("-n", "auto", "--dist", "loadfile")
 # O ambiente das versões mais baixas que o curso permite (requirements-min.txt), à parte do .venv.
 MINIMUM_VENV = Path("build") / "venv-minimo"
+# Mudou um destes depois da última montagem do ambiente das versões mínimas? Então ele é montado de novo.
+MINIMUM_DEPENDENCIES = ("requirements-min.txt", "pyproject.toml", "scripts/overrides.json",
+                        "scripts/preparar_trabalho.py")
 
 
 def venv_python(venv: Path = VENV, system: str = os.name) -> Path:
@@ -281,28 +284,41 @@ def lab(runner: Runner, options) -> int:
 
 
 def test(runner: Runner, options) -> int:
-    """Os testes rápidos: biblioteca, verificações e notebooks com o nbval (sem os marcados ``lento``)."""
+    """Os testes rápidos de ``tests/`` (sem os marcados ``lento``): biblioteca, verificações, correção, comandos e
+    guias. Os notebooks com o nbval ficam no ``test-lento`` (com o OpenBLAS de outra CPU) e no ``test-minimo``
+    (com as versões mínimas); nesta máquina, só eles: ``test-notebooks``."""
     code = install_test_deps(runner)
     if code:
         return code
-    code = runner.run([course_python(), *PYTEST, *PARALLEL, "-m", "not lento", "--ignore=tests/browser",
+    code = runner.run([course_python(), *PYTEST, *PARALLEL, "-m", "not lento", "tests", "--ignore=tests/browser",
                        "--durations=15"], without_mplbackend=True)
     if not runner.dry_run:
-        print(f"Os testes lentos (as soluções com nbval, a turma de exemplo corrigida nas caixas, a Aula 3 pelo "
-              f"modelo, o navegador) rodam com `make test-lento` ou `{invocation(False)} test-lento`; a CI roda os "
-              "dois.")
+        comando = invocation(False)
+        print(f"Os testes lentos (os notebooks com o nbval, a turma de exemplo corrigida nas caixas, a Aula 3 pelo "
+              f"modelo, o navegador) rodam com `make test-lento` ou `{comando} test-lento`; a CI roda os dois. Só os "
+              f"notebooks, com o nbval: `make test-notebooks` ou `{comando} test-notebooks`.")
     return code
 
 
 def test_slow(runner: Runner, options) -> int:
-    """Os testes lentos; depois, os notebooks de novo com outro kernel do OpenBLAS e uma thread só (a primeira
-    configuração de ``test-cpus``); o do navegador roda por último, sozinho, porque precisa de uma máquina
-    responsiva (ele é pulado se não houver Chromium)."""
+    """Os testes lentos de ``tests/``; depois, todos os notebooks (``notebooks/`` e ``solutions/``) com o nbval, com
+    outro kernel do OpenBLAS e uma thread só (a primeira configuração de ``test-cpus``: uma saída guardada que
+    mudasse nesta máquina também mudaria lá); os do navegador rodam por último, sem outros testes ao lado, porque
+    precisam de uma máquina responsiva (são pulados se não houver Chromium). Os dois arquivos deles (o
+    JupyterLab e o site) rodam um ao lado do outro: o do site passa boa parte do tempo esperando o Python do
+    navegador."""
     py = course_python()
     return install_test_deps(runner) or runner.run_all(
-        [py, *PYTEST, *PARALLEL, "-m", "lento", "--ignore=tests/browser", "--durations=15"],
+        [py, *PYTEST, *PARALLEL, "-m", "lento", "tests", "--ignore=tests/browser", "--durations=15"],
         [py, ROOT / "scripts" / "outras_cpus.py", "--quantas", "1"],
-        [py, *PYTEST, "tests/browser"], without_mplbackend=True)
+        [py, *PYTEST, *PARALLEL, "tests/browser"], without_mplbackend=True)
+
+
+def test_notebooks(runner: Runner, options) -> int:
+    """Os notebooks de ``notebooks/`` e ``solutions/`` com o nbval nesta máquina (depois de ``make executar``, por
+    exemplo): as saídas guardadas precisam sair iguais."""
+    return install_test_deps(runner) or runner.run([course_python(), *PYTEST, *PARALLEL, "notebooks", "solutions"],
+                                                   without_mplbackend=True)
 
 
 def test_cpus(runner: Runner, options) -> int:
@@ -327,21 +343,30 @@ def _separate_venv(folder: Path) -> "tuple[Path, list] | None":
 def test_minimum(runner: Runner, options) -> int:
     """As versões mais baixas que o curso permite (requirements-min.txt), num ambiente à parte
     (build/venv-minimo/): os testes da biblioteca e os notebooks de aluno com o nbval. Uma faixa do
-    requirements.txt que não funciona no seu mínimo (matplotlib 3.8, NumPy 2.0) falha aqui."""
+    requirements.txt que não funciona no seu mínimo (matplotlib 3.8, NumPy 2.0) falha aqui. O ambiente só é
+    montado de novo quando falta ou quando um de :data:`MINIMUM_DEPENDENCIES` mudou depois da última montagem."""
     separate = _separate_venv(MINIMUM_VENV)
     if separate is None:
         return 1
     py, steps = separate
-    steps += [
-        [py, "-m", "pip", "install", "--upgrade", "--quiet", "pip"],
-        [py, "-m", "pip", "install", "--quiet", "-r", "requirements-min.txt"],
-        [py, "-m", "pip", "check"],
-        _configure_step(py),  # as mesmas configurações do ambiente do curso (kernel, servidor)
-    ]
-    if not getattr(options, "only_env", False):
-        steps.append([py, *PYTEST, *PARALLEL, "-m", "not lento", "tests", "notebooks", "--ignore=tests/browser",
-                      *(f"--ignore=tests/{name}" for name in GRADER_TESTS + TOOLING_TESTS)])
-    return runner.run_all(*steps, without_mplbackend=True)
+    stamp = ROOT / MINIMUM_VENV / ".instalado"
+    if steps or outdated(stamp, [ROOT / d for d in MINIMUM_DEPENDENCIES]):
+        code = runner.run_all(
+            *steps,
+            [py, "-m", "pip", "install", "--upgrade", "--quiet", "pip"],
+            [py, "-m", "pip", "install", "--quiet", "-r", "requirements-min.txt"],
+            [py, "-m", "pip", "check"],
+            _configure_step(py),  # as mesmas configurações do ambiente do curso (kernel, servidor)
+            without_mplbackend=True)
+        if code:
+            return code
+        runner.touch(stamp)
+    elif not runner.dry_run:
+        print(f"O ambiente das versões mínimas ({MINIMUM_VENV.as_posix()}/) está em dia.")
+    if getattr(options, "only_env", False):
+        return 0
+    return runner.run([py, *PYTEST, *PARALLEL, "-m", "not lento", "tests", "notebooks", "--ignore=tests/browser",
+                       *(f"--ignore=tests/{name}" for name in GRADER_TESTS + TOOLING_TESTS)], without_mplbackend=True)
 
 
 # Os testes das ferramentas do curso que não dependem das versões do NumPy, do matplotlib ou dos widgets (os
@@ -537,9 +562,11 @@ COMMANDS = {command.name: command for command in (
             (option("--porta", dest="port", type=int, default=DEFAULT_PORT,
                     help=f"a porta do JupyterLab (padrão {DEFAULT_PORT})"),)),
     Command("instalar", install, "só cria .venv e instala (sem abrir o JupyterLab)"),
-    Command("test", test, "os testes rápidos: biblioteca, verificações e notebooks com nbval"),
+    Command("test", test, "os testes rápidos: biblioteca, verificações, correção e comandos"),
     Command("test-lento", test_slow,
-            "os testes lentos: soluções (nbval), turma de exemplo corrigida, Aula 3 pelo modelo, outra CPU, navegador"),
+            "os testes lentos: turma de exemplo corrigida, Aula 3 pelo modelo, os notebooks (nbval) com outra CPU, "
+            "navegador"),
+    Command("test-notebooks", test_notebooks, "só os notebooks (de aluno e soluções) com o nbval, nesta máquina"),
     Command("test-cpus", test_cpus,
             "os notebooks de novo com o OpenBLAS de outras CPUs: as saídas guardadas não podem mudar"),
     Command("test-minimo", test_minimum,

@@ -24,8 +24,8 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 CURSO = ROOT / "curso.py"
 NOTEBOOK = ROOT / "notebooks" / "modulo-06" / "aula-01-self-attention" / "03-exercicios.ipynb"
-PYTEST_RAPIDO = ["-m", "pytest", "-q", "-n", "auto", "--dist", "loadfile", "-m", "not lento", "--ignore=tests/browser",
-                 "--durations=15"]
+PYTEST_RAPIDO = ["-m", "pytest", "-q", "-n", "auto", "--dist", "loadfile", "-m", "not lento", "tests",
+                 "--ignore=tests/browser", "--durations=15"]
 so_posix = pytest.mark.skipif(os.name == "nt", reason="o Python de mentira do .venv é um script com #!")
 
 
@@ -183,8 +183,9 @@ def test_test_roda_os_rapidos_e_diz_como_rodar_os_lentos(copia, sem_make):
     assert out.returncode == 0, out.stderr
     assert _chamadas(copia) == [{"args": PYTEST_RAPIDO, "MPLBACKEND": None}]  # figuras inline: sem o Agg
     assert "make test-lento" in out.stdout and "python3 curso.py test-lento" in out.stdout
+    assert "make test-notebooks" in out.stdout  # os notebooks, que não rodam aqui
     lento = [arg if arg != "not lento" else "lento" for arg in PYTEST_RAPIDO]
-    navegador = ["-m", "pytest", "-q", "tests/browser"]
+    navegador = ["-m", "pytest", "-q", "-n", "auto", "--dist", "loadfile", "tests/browser"]
     outras_cpus = [str(copia / "scripts" / "outras_cpus.py"), "--quantas", "1"]
     (copia.parent / "chamadas.jsonl").unlink()
     assert _curso(sem_make, "test-lento", cwd=copia, MPLBACKEND="Agg").returncode == 0
@@ -195,6 +196,10 @@ def test_test_roda_os_rapidos_e_diz_como_rodar_os_lentos(copia, sem_make):
     falha = _curso(sem_make, "test-lento", cwd=copia, CODIGO_FALSO="5")
     assert falha.returncode == 5  # o código do pytest chega ao aluno, e o navegador não roda depois da falha
     assert [c["args"] for c in _chamadas(copia)] == [lento]
+    (copia.parent / "chamadas.jsonl").unlink()
+    assert _curso(sem_make, "test-notebooks", cwd=copia, MPLBACKEND="Agg").returncode == 0
+    ((notebooks, mpl),) = [(c["args"], c["MPLBACKEND"]) for c in _chamadas(copia)]
+    assert notebooks[-2:] == ["notebooks", "solutions"] and "-m" not in notebooks[2:] and mpl is None
 
 
 @so_posix
@@ -203,6 +208,7 @@ def test_test_minimo_instala_os_minimos_num_ambiente_a_parte(copia, sem_make):
     pip check, e nele os testes da biblioteca e os notebooks de aluno; uma falha no meio para tudo."""
     minimo = curso.venv_python(copia / curso.MINIMUM_VENV)
     minimo.parent.mkdir(parents=True)
+    shutil.copy2(ROOT / "requirements-min.txt", copia / "requirements-min.txt")
     shutil.copy2(curso.venv_python(copia / ".venv"), minimo)
     out = _curso(sem_make, "test-minimo", cwd=copia, MPLBACKEND="Agg")
     assert out.returncode == 0, out.stdout + out.stderr
@@ -216,12 +222,25 @@ def test_test_minimo_instala_os_minimos_num_ambiente_a_parte(copia, sem_make):
     assert "solutions" not in testes and "--ignore=tests/test_correcao.py" in testes and len(chamadas) == 5
     assert {c["MPLBACKEND"] for c in _chamadas(copia)} == {None}
     (copia.parent / "chamadas.jsonl").unlink()
+    em_dia = _curso(sem_make, "test-minimo", cwd=copia)  # o ambiente montado e nada mudou: só os testes
+    assert em_dia.returncode == 0 and "está em dia" in em_dia.stdout, em_dia.stdout + em_dia.stderr
+    assert [c["args"] for c in _chamadas(copia)] == [testes]
+    (copia.parent / "chamadas.jsonl").unlink()
+    assert _curso(sem_make, "test-minimo", "--so-ambiente", cwd=copia).returncode == 0
+    assert _chamadas(copia) == []  # em dia, sem os testes: nada a fazer
+    mais_tarde = (copia / curso.MINIMUM_VENV / ".instalado").stat().st_mtime + 10
+    os.utime(copia / "requirements-min.txt", (mais_tarde, mais_tarde))  # um mínimo mudou: monta de novo
     so_ambiente = _curso(sem_make, "test-minimo", "--so-ambiente", cwd=copia)  # a CI o monta ao lado de outros passos
     assert so_ambiente.returncode == 0, so_ambiente.stdout + so_ambiente.stderr
     assert [c["args"] for c in _chamadas(copia)] == chamadas[:4]  # o mesmo ambiente, sem os testes
     (copia.parent / "chamadas.jsonl").unlink()
+    mais_tarde += 10
+    os.utime(copia / "requirements-min.txt", (mais_tarde, mais_tarde))
     falha = _curso(sem_make, "test-minimo", cwd=copia, CODIGO_FALSO="3")
     assert falha.returncode == 3 and len(_chamadas(copia)) == 1  # o pip falhou: nada roda depois
+    (copia.parent / "chamadas.jsonl").unlink()
+    de_novo = _curso(sem_make, "test-minimo", cwd=copia)  # a montagem falhou: a próxima vez monta de novo
+    assert [c["args"] for c in _chamadas(copia)] == chamadas and de_novo.returncode == 0
 
 
 @so_posix
