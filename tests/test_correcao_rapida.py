@@ -24,11 +24,48 @@ def _python(codigo: str) -> dict:
     return json.loads(saida.strip().splitlines()[-1])
 
 
+def _executar_como_a_correcao(nb, tmp_path) -> None:
+    """Executa ``nb`` (no lugar) num kernel com os argumentos do kernel da correção (fora da caixa)."""
+    from nbclient import NotebookClient
+
+    from correcao._executar import KERNEL_ARGUMENTS
+
+    env = {k: v for k, v in os.environ.items() if k != "MPLBACKEND"}
+    env["PYTHONPATH"] = str(ROOT / "lib")
+    client = NotebookClient(nb, kernel_name="python3", allow_errors=True, timeout=60, extra_arguments=KERNEL_ARGUMENTS)
+    client.km = client.create_kernel_manager()
+    client.km.extra_env = env
+    client.km.transport = "ipc"  # sockets em arquivos: sem a corrida por portas TCP com os outros testes em paralelo
+    client.km.ip = str(tmp_path / "k")
+    client.execute()
+
+
+def test_kernel_da_correcao_guarda_no_maximo_o_limite_de_saida_por_celula(tmp_path):
+    """Uma enxurrada de print (20 MB, em stdout e stderr) sai do kernel com no máximo ``LIMITE`` caracteres: o buffer
+    de saída do kernel não cresce com ela. A célula seguinte imprime normalmente, e ``write`` de bytes continua
+    sendo um ``TypeError``, como no ipykernel."""
+    import nbformat
+
+    from correcao._saida_limitada import LIMITE
+
+    nb = nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_code_cell("import sys\nfor i in range(200):\n    print('x' * 100_000)\n"
+                                  "    print('e' * 100, file=sys.stderr)\nprint('chegou ao fim')"),
+        nbformat.v4.new_code_cell("print('depois')\nsys.stdout.write(b'bytes')"),
+    ])
+    _executar_como_a_correcao(nb, tmp_path)
+    primeira, segunda = ([o for o in c.outputs if o["output_type"] == "stream"] for c in nb.cells)
+    total = sum(len(o["text"]) for o in primeira)
+    assert 2**20 < total <= LIMITE, total
+    assert not any("chegou ao fim" in o["text"] for o in primeira)  # depois do limite, nada mais é guardado
+    assert segunda == [{"output_type": "stream", "name": "stdout", "text": "depois\n"}]
+    assert nb.cells[1].outputs[-1]["ename"] == "TypeError"
+
+
 def test_kernel_da_correcao_roda_o_codigo_da_figura_sem_desenhar(tmp_path):
     """O código do aluno roda inteiro (o print antes, o erro de uma figura mal feita); nenhuma imagem; no retorno,
     o aviso no lugar do texto de cada figura (e um print com o mesmo texto fica como está)."""
     import nbformat
-    from nbclient import NotebookClient
 
     from correcao._sem_figuras import replace_undrawn
 
@@ -38,15 +75,7 @@ def test_kernel_da_correcao_roda_o_codigo_da_figura_sem_desenhar(tmp_path):
         nbformat.v4.new_code_cell("plt.plot([1, 2], [1])"),  # erro ao criar a figura, como o aluno veria
         nbformat.v4.new_code_cell("print('<Figure size 640x480 with 1 Axes>')"),
     ])
-    env = {k: v for k, v in os.environ.items() if k != "MPLBACKEND"}
-    env["PYTHONPATH"] = str(ROOT / "lib")
-    client = NotebookClient(nb, kernel_name="python3", allow_errors=True, timeout=60,
-                            extra_arguments=["--IPKernelApp.extensions=correcao._sem_figuras"])
-    client.km = client.create_kernel_manager()
-    client.km.extra_env = env
-    client.km.transport = "ipc"  # sockets em arquivos: sem a corrida por portas TCP com os outros testes em paralelo
-    client.km.ip = str(tmp_path / "k")
-    client.execute()
+    _executar_como_a_correcao(nb, tmp_path)
     saidas = [replace_undrawn([dict(o) for o in c.outputs]) for c in nb.cells]
     tudo = json.dumps(saidas)
     assert "image/png" not in tudo and "image/svg" not in tudo

@@ -112,6 +112,7 @@ LIMITES = {
     "têm\n  20 s": "correcao.catalogo.READ_TIMEOUT_S",
     "até 1 MB": "correcao._executar.MAX_CELL_OUTPUT",
     "até 4 MB": "correcao._executar.MAX_NOTEBOOK_OUTPUT",
+    "no máximo 2 MB": "correcao._saida_limitada.LIMITE",
     "13 GB": "tests/turma_exemplo/gerar.py: MEMORIA (o pedido do aluno dano-memoria)",
 }
 
@@ -171,6 +172,9 @@ def test_limites_do_readme_sao_os_do_codigo():
     assert _aluno.ALARM_RETRIES == 3
     assert catalogo.MAX_NOTEBOOK_BYTES == 20 * 2**20 and catalogo.MAX_CELLS == 500
     assert _executar.MAX_CELL_OUTPUT == 2**20 and _executar.MAX_NOTEBOOK_OUTPUT == 4 * 2**20
+    from correcao import _saida_limitada
+
+    assert _saida_limitada.LIMITE == 2 * 2**20
     assert "13 * 2**30" in (ROOT / "tests" / "turma_exemplo" / "gerar.py").read_text(encoding="utf-8")
     for texto in LIMITES:
         assert texto in README, texto

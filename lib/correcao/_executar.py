@@ -57,6 +57,10 @@ def _error_without_output(client, cell) -> None:
 MAX_CELL_OUTPUT = 1 * 2**20  # bytes de saída de uma célula (a maior do curso tem ~400 KB, uma figura)
 MAX_NOTEBOOK_OUTPUT = 4 * 2**20  # bytes de saída do notebook inteiro (o maior do curso tem ~1,1 MB)
 INTERRUPT_WAIT_S = 5.0  # quanto um kernel interrompido tem para voltar a responder
+# O kernel da correção: sem histórico em disco, sem desenhar as figuras (correcao._sem_figuras: nenhuma verificação
+# lê a imagem) e com a saída de texto de cada célula limitada já no kernel (correcao._saida_limitada).
+KERNEL_ARGUMENTS = ["--HistoryManager.hist_file=:memory:", "--IPKernelApp.extensions=correcao._sem_figuras",
+                    "--IPKernelApp.extensions=correcao._saida_limitada"]
 
 
 def _size(content: dict) -> int:
@@ -105,8 +109,7 @@ def _client(nb, pedido):
         interrupt_on_timeout=True, record_timing=False, startup_timeout=60,
         error_on_timeout={"ename": "CellTimeoutError", "evalue": "",
                           "traceback": ["CellTimeoutError: a célula passou do tempo limite e foi interrompida"]},
-        # sem desenhar as figuras (veja correcao._sem_figuras): nenhuma verificação lê a imagem
-        extra_arguments=["--HistoryManager.hist_file=:memory:", "--IPKernelApp.extensions=correcao._sem_figuras"],
+        extra_arguments=KERNEL_ARGUMENTS,
         resources={"metadata": {"path": os.getcwd()}})
     client._por_celula, client._total, client._cortadas, client._interromper = {}, 0, {}, None
     client.shutdown_kernel = "immediate"  # pedir o desligamento esperaria um kernel que pode não atender
