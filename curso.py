@@ -20,6 +20,7 @@ import signal
 import stat
 import subprocess
 import sys
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -131,18 +132,24 @@ class Runner:
     def __init__(self, dry_run: bool = False):
         self.dry_run = dry_run
 
-    def run(self, cmd, *, echo: bool = True, without_mplbackend: bool = False) -> int:
+    def run(self, cmd, *, echo: bool = True, without_mplbackend: bool = False, one_blas_thread: bool = False) -> int:
         """Roda ``cmd`` e devolve o código de saída. ``echo``: imprime o comando antes (como o make faz com as
         linhas sem ``@``). ``without_mplbackend``: tira ``MPLBACKEND`` do ambiente, porque as figuras inline dos
-        notebooks precisam do backend padrão do Jupyter (com ``MPLBACKEND=Agg`` os gráficos sumiriam)."""
+        notebooks precisam do backend padrão do Jupyter (com ``MPLBACKEND=Agg`` os gráficos sumiriam).
+        ``one_blas_thread``: uma thread do OpenBLAS (``OPENBLAS_NUM_THREADS`` e ``OMP_NUM_THREADS``, se não
+        definidas)."""
         if echo or self.dry_run:
             print(command_line(cmd), flush=True)
         if self.dry_run:
             return 0
         env = None
-        if without_mplbackend:
+        if without_mplbackend or one_blas_thread:
             env = dict(os.environ)
+        if without_mplbackend:
             env.pop("MPLBACKEND", None)
+        if one_blas_thread:
+            for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS"):
+                env.setdefault(var, "1")
         try:
             process = subprocess.Popen([str(a) for a in cmd], cwd=ROOT, env=env)
         except OSError as error:
@@ -286,7 +293,7 @@ def lab(runner: Runner, options) -> int:
 def test(runner: Runner, options) -> int:
     """Os testes rápidos de ``tests/`` (sem os marcados ``lento``): biblioteca, verificações, correção, comandos e
     guias. Os notebooks com o nbval ficam no ``test-lento`` (com o OpenBLAS de outra CPU) e no ``test-minimo``
-    (com as versões mínimas); nesta máquina, só eles: ``test-notebooks``."""
+    (com as versões mínimas); só os notebooks, com o OpenBLAS desta máquina: ``test-notebooks``."""
     code = install_test_deps(runner)
     if code:
         return code
@@ -303,10 +310,9 @@ def test(runner: Runner, options) -> int:
 def test_slow(runner: Runner, options) -> int:
     """Os testes lentos de ``tests/``; depois, todos os notebooks (``notebooks/`` e ``solutions/``) com o nbval, com
     outro kernel do OpenBLAS e uma thread só (a primeira configuração de ``test-cpus``: uma saída guardada que
-    mudasse nesta máquina também mudaria lá); os do navegador rodam por último, sem outros testes ao lado, porque
-    precisam de uma máquina responsiva (são pulados se não houver Chromium). Os dois arquivos deles (o
-    JupyterLab e o site) rodam um ao lado do outro: o do site passa boa parte do tempo esperando o Python do
-    navegador."""
+    mudasse nesta máquina também mudaria lá); os do navegador rodam por último, sem os demais testes ao lado,
+    porque precisam de uma máquina responsiva (são pulados se não houver Chromium); só os dois arquivos deles (o
+    JupyterLab e o site) rodam lado a lado: o do site passa boa parte do tempo esperando o Python do navegador."""
     py = course_python()
     return install_test_deps(runner) or runner.run_all(
         [py, *PYTEST, *PARALLEL, "-m", "lento", "tests", "--ignore=tests/browser", "--durations=15"],
@@ -316,9 +322,10 @@ def test_slow(runner: Runner, options) -> int:
 
 def test_notebooks(runner: Runner, options) -> int:
     """Os notebooks de ``notebooks/`` e ``solutions/`` com o nbval nesta máquina (depois de ``make executar``, por
-    exemplo): as saídas guardadas precisam sair iguais."""
+    exemplo): as saídas guardadas precisam sair iguais. Cada kernel usa uma thread do OpenBLAS (os processos do
+    ``pytest -n`` já dividem os núcleos; as saídas são as mesmas, o ``test-lento`` confere)."""
     return install_test_deps(runner) or runner.run([course_python(), *PYTEST, *PARALLEL, "notebooks", "solutions"],
-                                                   without_mplbackend=True)
+                                                   without_mplbackend=True, one_blas_thread=True)
 
 
 def test_cpus(runner: Runner, options) -> int:
@@ -351,6 +358,7 @@ def test_minimum(runner: Runner, options) -> int:
     py, steps = separate
     stamp = ROOT / MINIMUM_VENV / ".instalado"
     if steps or outdated(stamp, [ROOT / d for d in MINIMUM_DEPENDENCIES]):
+        inicio = time.time()  # o selo leva a hora de antes da montagem: um mínimo mudado durante ela refaz a próxima
         code = runner.run_all(
             *steps,
             [py, "-m", "pip", "install", "--upgrade", "--quiet", "pip"],
@@ -361,6 +369,8 @@ def test_minimum(runner: Runner, options) -> int:
         if code:
             return code
         runner.touch(stamp)
+        if not runner.dry_run:
+            os.utime(stamp, (inicio, inicio))
     elif not runner.dry_run:
         print(f"O ambiente das versões mínimas ({MINIMUM_VENV.as_posix()}/) está em dia.")
     if getattr(options, "only_env", False):

@@ -162,7 +162,7 @@ def choose(padrao: dict, sonda=probe, flags: "set[str] | None" = None, quantas: 
 
 def run_nbval(mudancas: dict, alvos=("notebooks", "solutions"), python: str = sys.executable) -> int:
     """O ``pytest --nbval`` (a configuração do pyproject.toml) nos notebooks de ``alvos`` com ``mudancas`` no
-    ambiente, em paralelo como no ``make test``; devolve o código do pytest."""
+    ambiente, em paralelo como nos outros testes (``pytest -n``); devolve o código do pytest."""
     cmd = [python, "-m", "pytest", "-q", "-n", "auto", "--dist", "loadfile", *alvos]
     return subprocess.run(cmd, cwd=ROOT, env=cpu_environment(mudancas)).returncode
 

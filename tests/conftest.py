@@ -44,7 +44,7 @@ def _kernels_sem_imagens() -> None:
     """Os kernels que os testes começam (os do nbval, sobretudo) criam as figuras sem desenhá-las em PNG: um perfil
     do IPython só destes testes deixa ``InlineBackend.figure_formats`` vazio. O nbval não compara ``image/png``
     (está na lista do que ele pula), então o resultado é o mesmo; o código da figura roda inteiro, e um erro
-    nela continua aparecendo. Economiza ~7 s do ``make test``. O ``scripts/outras_cpus.py`` (o nbval do
+    nela continua aparecendo. Economiza ~7 s no nbval dos notebooks de aluno. O ``scripts/outras_cpus.py`` (o nbval do
     ``make test-lento`` com o OpenBLAS de outra CPU) não carrega este arquivo e desenha tudo, e o
     ``make executar`` grava as figuras dos notebooks."""
     pasta = Path(tempfile.mkdtemp(prefix="ipython-testes-"))

@@ -234,8 +234,9 @@ def test_test_minimo_instala_os_minimos_num_ambiente_a_parte(copia, sem_make):
     assert so_ambiente.returncode == 0, so_ambiente.stdout + so_ambiente.stderr
     assert [c["args"] for c in _chamadas(copia)] == chamadas[:4]  # o mesmo ambiente, sem os testes
     (copia.parent / "chamadas.jsonl").unlink()
-    mais_tarde += 10
-    os.utime(copia / "requirements-min.txt", (mais_tarde, mais_tarde))
+    antes = time.time() - 100  # tudo no passado: um selo escrito pela montagem que falha seria o mais novo
+    os.utime(copia / curso.MINIMUM_VENV / ".instalado", (antes, antes))
+    os.utime(copia / "requirements-min.txt", (antes + 50, antes + 50))
     falha = _curso(sem_make, "test-minimo", cwd=copia, CODIGO_FALSO="3")
     assert falha.returncode == 3 and len(_chamadas(copia)) == 1  # o pip falhou: nada roda depois
     (copia.parent / "chamadas.jsonl").unlink()

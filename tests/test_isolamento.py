@@ -132,8 +132,8 @@ def _caixa(codigo: str, limites, grupo, numero: int, marca: str) -> CaixaDeTeste
 class Medidor:
     """Amostra, a cada 0,1 s, a memória usada da máquina (MemTotal − MemAvailable), o disco usado nos sistemas
     de arquivos de ``pastas``, o espaço ocupado pelas ``arvores`` (as pastas do corretor) e, com ``caixa`` (a marca
-    de uma correção), a soma da memória residente dos processos das caixas dela; guarda o maior aumento de cada
-    um. A máquina é dividida: os dois primeiros incluem o que outros processos (outros testes) fazem."""
+    de uma correção), a soma da memória residente dos processos das caixas dela; guarda o maior valor (ou aumento)
+    de cada um. A máquina é dividida: os dois primeiros incluem o que outros processos (outros testes) fazem."""
 
     def __init__(self, *pastas: Path, arvores: tuple = (), caixa: str | None = None):
         self.pastas = pastas

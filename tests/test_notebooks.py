@@ -1,7 +1,8 @@
 """Os notebooks guardados estão executados de verdade, limpos e sincronizados com as soluções.
 
-O nbval (``make test``) compara as saídas guardadas com uma nova execução; estes testes garantem que
-há saídas para comparar e que nada de específico desta máquina foi salvo.
+O nbval (``make test-lento``, ``make test-minimo``, ``make test-notebooks``) compara as saídas guardadas com
+uma nova execução; estes testes garantem que há saídas para comparar e que nada de específico desta máquina
+foi salvo.
 """
 
 import json

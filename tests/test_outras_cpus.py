@@ -84,7 +84,8 @@ def test_flags_da_cpu(tmp_path):
                     reason="precisa de uma CPU x86-64 com AVX (Linux)")
 def test_openblas_coretype_muda_o_kernel_de_verdade(monkeypatch):
     """Com o NumPy deste ambiente: o threadpoolctl vê o kernel pedido, uma thread só e outras contas."""
-    monkeypatch.delenv("OPENBLAS_NUM_THREADS", raising=False)  # o padrão da máquina (o conftest.py o muda no -n)
+    for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):  # o padrão da máquina (o conftest.py
+        monkeypatch.delenv(var, raising=False)                                # os muda no pytest -n)
     padrao = outras_cpus.probe({})
     outro = "Nehalem" if "sandybridge" in {k.lower() for k in padrao["kernels"]} else "Sandybridge"
     visto = outras_cpus.probe({"OPENBLAS_CORETYPE": outro, "OPENBLAS_NUM_THREADS": "1"})

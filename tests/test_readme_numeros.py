@@ -112,7 +112,6 @@ LIMITES = {
     "têm\n  20 s": "correcao.catalogo.READ_TIMEOUT_S",
     "até 1 MB": "correcao._executar.MAX_CELL_OUTPUT",
     "até 4 MB": "correcao._executar.MAX_NOTEBOOK_OUTPUT",
-    "no máximo 2 MB": "correcao._saida_limitada.LIMITE",
     "13 GB": "tests/turma_exemplo/gerar.py: MEMORIA (o pedido do aluno dano-memoria)",
 }
 

@@ -156,7 +156,7 @@ class _Scanner(ast.NodeVisitor):
         if node.attr == "checks" and _root(node) in self.modules:
             self.flag(node, f"toca as verificações ({ast.unparse(node)})")
         if node.attr in _CTYPES and not _has_attribute(node.value, _CTYPES):  # o ctypes sem import (np.ctypeslib)
-            self.flag(node, f"usa ctypes ({ast.unparse(node)})")  # uma vez: no de dentro, de np.ctypeslib.ctypes
+            self.flag(node, f"usa ctypes ({ast.unparse(node)})")  # uma vez só: no atributo mais interno
         self.generic_visit(node)
 
     def visit_Subscript(self, node: ast.Subscript) -> None:
