@@ -76,11 +76,12 @@ MEDIDAS = [
     Medida("instalar", (140.0, 140.2, 146.3, 147.8, 144.1, 150.2, 145.7), "s", "ci:make instalar", "2026-11-30"),
     # o menor e o maior de cada execução do make bench (3 vezes cada)
     Medida("lab", (9.5, 10.3, 9.1, 9.8), "s", LAB, "2026-11-30"),
-    # o mesmo passo do .ci/run (python3 curso.py test, com tudo instalado), com os kernels do nbval sem desenhar as
-    # figuras (tests/conftest.py); antes, 94,64 s (e 97 a 101 s antes de o nbformat deixar de carregar o
-    # rfc3987_syntax). O make test-lento: 1277,28 s antes de a junção das partes ser comparada numa parte da turma
-    Medida("test", (88.97,), "s", "ci:make test", "2026-12-02"),
-    Medida("lento", (1146.23,), "s", "ci:make test-lento", "2026-12-02"),
+    # o mesmo passo do .ci/run (python3 curso.py test, com tudo instalado), em dois clones novos, depois de os
+    # notebooks com o nbval saírem do make test (antes, 88,97 s com eles) e de os testes usarem uma thread do
+    # OpenBLAS por processo do pytest -n. O make test-lento: 1146,23 s antes disso e de os dois arquivos do
+    # navegador rodarem lado a lado (e 1277,28 s antes de a junção das partes ser comparada numa parte da turma)
+    Medida("test", (36.76, 44.78), "s", "ci:make test", "2026-12-02"),
+    Medida("lento", (737.66,), "s", "ci:make test-lento", "2026-12-02"),
     Medida("carregar", (0.561, 0.753), "s", E5, "2026-11-30"),
     Medida("frase", (45, 42), "ms", E5, "2026-11-30"),
     Medida("explorador12", (2.3, 3.6), "ms", EXPLORADOR, "2026-11-30"),
