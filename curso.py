@@ -12,6 +12,7 @@ sem rodar nada (é o que ``make -n`` usa).
 """
 
 import argparse
+import difflib
 import os
 import re
 import shlex
@@ -572,7 +573,7 @@ COMMANDS = {command.name: command for command in (
             (option("--porta", dest="port", type=int, default=DEFAULT_PORT,
                     help=f"a porta do JupyterLab (padrão {DEFAULT_PORT})"),)),
     Command("instalar", install, "só cria .venv e instala (sem abrir o JupyterLab)"),
-    Command("test", test, "os testes rápidos: biblioteca, verificações, correção e comandos"),
+    Command("test", test, "os testes rápidos: biblioteca, verificações, correção e comandos (sem os notebooks)"),
     Command("test-lento", test_slow,
             "os testes lentos: turma de exemplo corrigida, Aula 3 pelo modelo, os notebooks (nbval) com outra CPU, "
             "navegador"),
@@ -665,7 +666,8 @@ def main(argv=None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     names = [a for a in argv if not a.startswith("-")]
     if names and names[0] not in COMMANDS:
-        print(f"Comando desconhecido: {names[0]}.")
+        parecido = difflib.get_close_matches(names[0], COMMANDS, n=1)
+        print(f"Comando desconhecido: {names[0]}." + (f" Você quis dizer {parecido[0]}?" if parecido else ""))
         show_help()
         return 2
     options = build_parser().parse_args(argv)

@@ -119,6 +119,9 @@ def test_ajuda_sem_make_lista_todos_os_comandos(sem_make):
     assert padrao.returncode == 0 and padrao.stdout == ajuda.stdout
     errado = _curso(sem_make, "instala")
     assert errado.returncode == 2 and "Comando desconhecido: instala" in errado.stdout
+    assert "Você quis dizer instalar?" in errado.stdout
+    quase = _curso(sem_make, "test-notebook")  # um erro de digitação: a sugestão
+    assert quase.returncode == 2 and "Você quis dizer test-notebooks?" in quase.stdout
 
 
 @so_posix
