@@ -75,8 +75,9 @@ def main(argv=None) -> int:
     t0 = time.perf_counter()
     print(f"Corrigindo {', '.join(str(e) for e in args.entregas)} ...")
     try:
-        rows = grade_class(args.entregas, args.saida, args.tempo_celula, args.tempo_notebook, args.processos,
-                           memoria_mb=args.memoria, isolar=not args.sem_isolamento, parte=parte)
+        rows = grade_class(args.entregas, args.saida, cell_timeout=args.tempo_celula,
+                           notebook_timeout=args.tempo_notebook, workers=args.processos, memoria_mb=args.memoria,
+                           isolar=not args.sem_isolamento, parte=parte)
     except BwrapMissing as exc:
         print(exc, file=sys.stderr)
         return 3

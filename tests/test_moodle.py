@@ -80,6 +80,26 @@ def test_zip_do_moodle_vira_um_aluno_por_participante(tmp_path, formato):
 def test_turma_que_nao_e_do_moodle_nao_e_convertida(tmp_path):
     assert not moodle.is_moodle_download(_zip(tmp_path / "t.zip", {"ana/03-exercicios.ipynb": NB}))
     assert not moodle.is_moodle_download(tmp_path / "nao-existe.zip")
+    # um aluno de uma turma comum que dá a um arquivo o nome de um envio do Moodle (antes, a turma inteira virava
+    # um download do Moodle, e o comando caía)
+    isca = "x_1_assignsubmission_file_notas.txt"
+    assert not moodle.is_moodle_download(_zip(tmp_path / "t2.zip", {
+        "ana/03-exercicios.ipynb": NB, "bob/03-exercicios.ipynb": NB, f"bob/{isca}": b"oi"}))
+    assert not moodle.is_moodle_download(_zip(tmp_path / "t3.zip", {"bob/03-exercicios.ipynb": NB, f"bob/{isca}": b""}))
+    pasta = tmp_path / "turma"
+    (pasta / "bob" / "sub").mkdir(parents=True)
+    (pasta / "ana").mkdir()
+    (pasta / "ana" / "03-exercicios.ipynb").write_bytes(NB)
+    (pasta / "bob" / "sub" / isca).write_bytes(b"")
+    assert not moodle.is_moodle_download(pasta)
+
+
+def test_download_do_moodle_com_uma_pasta_em_volta_e_reconhecido(tmp_path):
+    membros = {f"Tarefa 1/{nome}": dados for nome, dados in {
+        "Ana Júlia Souza_101_assignsubmission_file_03-exercicios.ipynb": NB,
+        "João da Silva_202_assignsubmission_file_/03-exercicios.ipynb": NB}.items()}
+    assert moodle.is_moodle_download(_zip(tmp_path / "embrulhado.zip", membros))
+    assert moodle.is_moodle_download(_moodle_soltos(tmp_path)) and moodle.is_moodle_download(_moodle_pastas(tmp_path))
 
 
 def test_mesmo_id_com_dois_nomes_e_recusado(tmp_path):
@@ -157,6 +177,27 @@ def test_planilha_baixada_do_moodle_preenchida_na_escala_dela(tmp_path):
                                              "Sim", "segunda-feira, 2 mar. 2026", "-"]
 
 
+def test_a_nota_maxima_e_a_da_tarefa_e_nao_a_do_que_o_aluno_escolheu_entregar(tmp_path):
+    """Ana entrega os dois notebooks da Aula 5, Bia só os exercícios e Caio um notebook da Aula 1 (mais fácil) na
+    tarefa da Aula 5. Antes, a escala de cada um era o máximo do que ele próprio entregou: os três tiravam 10."""
+    aula5 = "aula-05-treinando-a-atencao"
+    pessoas = {f"{n}_{i}": moodle.Participant(n, str(i)) for n, i in (("Ana", 1001), ("Bia", 1002), ("Caio", 1003))}
+    rows = [Row("Ana_1001", aula5, "03-exercicios", total=8, maximum=8),
+            Row("Ana_1001", aula5, "04-projeto", total=1, maximum=1),
+            Row("Bia_1002", aula5, "03-exercicios", total=8, maximum=8),
+            Row("Caio_1003", AULA1.assignment, AULA1.notebook, total=4, maximum=4)]
+    assert moodle.task_notebooks(rows, pessoas) == {(aula5, "03-exercicios"): 8, (aula5, "04-projeto"): 1}
+    notas = moodle.scores_by_participant(rows, pessoas)
+    assert {a: v[:2] for a, v in notas.items()} == {"Ana_1001": (9, 9), "Bia_1002": (8, 9), "Caio_1003": (0, 9)}
+    baixada = tmp_path / "Notas.csv"
+    baixada.write_text("Identificador,Nome completo,Nota,Nota máxima\n" + "".join(
+        f"Participante{i},{n},,\"10,00\"\n" for n, i in (("Ana", 1001), ("Bia", 1002), ("Caio", 1003))),
+        encoding="utf-8")
+    linhas = list(csv.reader(io.StringIO(moodle.write_worksheet(rows, pessoas, tmp_path / "m.csv", planilha=baixada)
+                                         .read_text(encoding="utf-8"))))
+    assert [ln[2] for ln in linhas[1:]] == ["10", "8,89", "0"]
+
+
 def test_planilha_sem_as_colunas_do_moodle_e_recusada(tmp_path):
     ruim = tmp_path / "x.csv"
     ruim.write_text("aluno,nota\nana,1\n", encoding="utf-8")
@@ -187,6 +228,10 @@ def test_zip_de_retornos_com_os_nomes_que_o_moodle_le(tmp_path):
 
 @pytest.mark.lento
 def test_corrigir_um_download_do_moodle_de_ponta_a_ponta(tmp_path):
+    """Pelo comando do professor (``scripts/corrigir.py``, como o guia mostra), e não pela função: o comando já
+    chamou o ``grade_moodle`` com os argumentos fora de lugar (um ``TypeError`` em qualquer download do Moodle)."""
+    import subprocess
+
     sys.path.insert(0, str(ROOT / "tests"))
     from turma_exemplo.gerar import a_mao  # as respostas certas escritas de outra forma (não uma cópia)
 
@@ -197,14 +242,17 @@ def test_corrigir_um_download_do_moodle_de_ponta_a_ponta(tmp_path):
         "João da Silva_202_assignsubmission_file/03-exercicios.ipynb": em_branco,
     })
     saida = tmp_path / "saida"
-    rows = moodle.grade_moodle([zipado], saida, log=lambda *_: None)
-    por_aluno = {r.student: r for r in rows}
+    feito = subprocess.run([sys.executable, str(ROOT / "scripts" / "corrigir.py"), str(zipado), "--saida", str(saida),
+                            "--tempo-celula", "20"], capture_output=True, text=True, cwd=ROOT, timeout=600)
+    assert feito.returncode == 0, feito.stderr[-3000:]
+    with open(saida / "notas.csv", encoding="utf-8") as f:
+        por_aluno = {ln["aluno"]: float(ln["total"].replace(",", ".")) for ln in csv.DictReader(f)}
     assert set(por_aluno) == {"Ana Júlia Souza_101", "João da Silva_202"}
-    assert por_aluno["Ana Júlia Souza_101"].total == AULA1.max_auto
-    assert por_aluno["João da Silva_202"].total < AULA1.max_auto
+    assert por_aluno["Ana Júlia Souza_101"] == AULA1.max_auto
+    assert por_aluno["João da Silva_202"] < AULA1.max_auto
     notas = {}
     for ln in csv.DictReader(io.StringIO((saida / "moodle-notas.csv").read_text(encoding="utf-8"))):
         notas[ln["Identificador"]] = float(ln["Nota"].replace(",", "."))
-    assert notas == {"Participante101": AULA1.max_auto, "Participante202": por_aluno["João da Silva_202"].total}
+    assert notas == {"Participante101": AULA1.max_auto, "Participante202": por_aluno["João da Silva_202"]}
     with zipfile.ZipFile(saida / "moodle-retornos.zip") as z:
         assert len(z.namelist()) == 2 and all("_assignfeedback_file/" in n for n in z.namelist())

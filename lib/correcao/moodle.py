@@ -96,11 +96,21 @@ def _membros(entrada: Path):
 
 
 def is_moodle_download(entrada: Path) -> bool:
-    """``True`` se ``entrada`` (zip ou pasta) tem algum arquivo com o nome que o Moodle dá aos envios."""
+    """``True`` se ``entrada`` (zip ou pasta) é um download do Moodle: algum arquivo tem, no primeiro nível (ou no
+    segundo, quando tudo está dentro de uma pasta só), o nome que o Moodle dá aos envios. Mais fundo, não: numa
+    turma comum, um aluno que dá esse nome a um arquivo da própria pasta não muda a correção da turma inteira (e
+    a derrubava)."""
     try:
-        return any(any(parse_participant(x) for x in pp) for pp, _ in _membros(Path(entrada)))
+        caminhos = [pp for pp, _ in _membros(Path(entrada))]
     except (zipfile.BadZipFile, OSError):
         return False
+    if any(parse_participant(pp[0]) for pp in caminhos):
+        return True
+    if len({pp[0] for pp in caminhos}) != 1:
+        return False
+    # tudo dentro de uma pasta só: o download do Moodle refeito num zip com uma pasta em volta, se a maioria dos
+    # arquivos tem o nome do Moodle no segundo nível (a pasta de um aluno só, numa turma de um aluno, não conta)
+    return 2 * sum(1 for pp in caminhos if len(pp) > 1 and parse_participant(pp[1])) > len(caminhos)
 
 
 def convert(entradas: list[Path], destino: Path) -> tuple[Path, dict[str, Participant]]:
@@ -156,19 +166,42 @@ def _numero(x: float, decimal: str) -> str:
     return texto.replace(".", decimal)
 
 
-def scores_by_participant(rows, pessoas: dict[str, Participant]) -> dict[str, tuple[float, float, list]]:
-    """Nota e máximo de cada participante: a soma, por notebook, da melhor cópia entregue (duas cópias do mesmo
-    notebook não somam). Devolve ``{aluno: (total, máximo, situações)}``."""
-    melhor: dict[str, dict[tuple[str, str], tuple[float, float, str]]] = {a: {} for a in pessoas}
+def task_notebooks(rows, pessoas: dict[str, Participant]) -> dict[tuple[str, str], float]:
+    """Os notebooks da tarefa do Moodle e o máximo de cada um: ``{(aula, notebook): máximo}``.
+
+    A tarefa é feita das aulas que pelo menos metade dos participantes com algum notebook corrigível entregou, e
+    nelas, de cada notebook que alguém entregou. Um notebook de outra aula entregue por poucos (o aluno que mandou
+    a Aula 1 na tarefa da Aula 5) fica fora da tarefa: vale 0 na planilha, e ninguém ganha a nota máxima por
+    entregar só o que é mais fácil."""
+    por_aula: dict[str, set] = {}
+    maximos: dict[tuple[str, str], float] = {}
     for r in rows:
-        if r.student not in pessoas or not r.assignment:
+        if r.student in pessoas and r.assignment:
+            por_aula.setdefault(r.assignment, set()).add(r.student)
+            chave = (r.assignment, r.notebook)
+            maximos[chave] = max(maximos.get(chave, 0.0), r.maximum)
+    com_notebook = len(set().union(*por_aula.values())) if por_aula else 0
+    aulas = {a for a, quem in por_aula.items() if 2 * len(quem) >= com_notebook}
+    return {chave: m for chave, m in sorted(maximos.items()) if chave[0] in aulas}
+
+
+def scores_by_participant(rows, pessoas: dict[str, Participant]) -> dict[str, tuple[float, float, list]]:
+    """Nota e máximo de cada participante na tarefa (:func:`task_notebooks`): a soma, por notebook da tarefa, da
+    melhor cópia entregue (duas cópias do mesmo notebook não somam; o que não foi entregue vale 0). O máximo é o
+    da tarefa, o mesmo para todos: quem não entregou um notebook não tem o máximo reduzido. Devolve
+    ``{aluno: (total, máximo, situações)}``."""
+    tarefa = task_notebooks(rows, pessoas)
+    maximo = sum(tarefa.values())
+    melhor: dict[str, dict[tuple[str, str], tuple[float, str]]] = {a: {} for a in pessoas}
+    for r in rows:
+        if r.student not in pessoas or (r.assignment, r.notebook) not in tarefa:
             continue
         chave = (r.assignment, r.notebook)
         atual = melhor[r.student].get(chave)
         if atual is None or r.total > atual[0]:
-            melhor[r.student][chave] = (r.total, r.maximum, r.status)
-    return {a: (sum(t for t, _, _ in v.values()), sum(m for _, m, _ in v.values()),
-                sorted({s for _, _, s in v.values()}) or ["sem_notebooks"]) for a, v in melhor.items()}
+            melhor[r.student][chave] = (r.total, r.status)
+    return {a: (sum(t for t, _ in v.values()), maximo, sorted({s for _, s in v.values()}) or ["sem_notebooks"])
+            for a, v in melhor.items()}
 
 
 def write_worksheet(rows, pessoas: dict[str, Participant], destino: Path, idioma: str = "pt_br",
@@ -178,7 +211,8 @@ def write_worksheet(rows, pessoas: dict[str, Participant], destino: Path, idioma
     Sem ``planilha``: uma linha por participante com as colunas que o importador do Moodle procura
     (identificador, nota, última modificação da nota; mais o nome e a nota máxima para o professor ler), com os
     cabeçalhos de ``idioma`` (``"pt_br"`` ou ``"en"``: o idioma do Moodle de quem vai carregar). A nota é a soma
-    dos pontos (:func:`scores_by_participant`): a nota máxima da tarefa no Moodle deve ser o máximo do curso.
+    dos pontos (:func:`scores_by_participant`): a nota máxima da tarefa no Moodle deve ser o máximo da tarefa
+    (a coluna da nota máxima desta planilha).
     Com ``planilha`` (a baixada do Moodle), ela é copiada como está e só a nota dos participantes corrigidos
     muda, na escala da coluna da nota máxima dela quando há essa coluna.
 
