@@ -9,6 +9,8 @@ import pytest
 
 import atencao
 from atencao.checks import aula04
+from atencao.multihead import MultiHeadAttention
+from atencao.transformer import TransformerDecoderBlock
 
 # ---------------------------------------------------------------- exercício 1: a codificação senoidal
 
@@ -201,6 +203,13 @@ def ln_sem_keepdims(x, weight, bias, eps=1e-5):  # quebra: (4,) não se alinha c
 
 def ln_usa_a_da_biblioteca(x, weight, bias, eps=1e-5):
     return atencao.LayerNorm.from_weights(weight, bias, eps=eps)(x)
+
+
+def ln_usa_a_do_bert(x, weight, bias, eps=1e-5):
+    """Uma LayerNorm pronta com outro nome, a do modelo da Aula 3 (passava com 2 de 2)."""
+    from atencao import bert
+
+    return bert._layer_norm(x, weight, bias, eps)
 
 
 # ---------------------------------------------------------------- exercício 3: o bloco codificador
@@ -404,6 +413,35 @@ def cruzada_usa_a_pronta(x, memory, W_q, W_k, W_v):
     return atencao.scaled_dot_product_attention(x @ W_q, memory @ W_k, memory @ W_v)
 
 
+def cruzada_pelo_bloco_decodificador(x, memory, W_q, W_k, W_v):
+    """A MultiHeadAttention (proibida) rodada por dentro de um TransformerDecoderBlock (permitido), com as outras
+    peças trocadas por nada: a saída do bloco menos a entrada é a atenção cruzada (passava com 2 de 2)."""
+    class SemAtencao:
+        d_model = x.shape[-1]
+
+        def __call__(self, h, mask=None, average_weights=False):
+            return np.zeros_like(h), None
+
+    d, d_k, d_v = x.shape[-1], W_q.shape[1], W_v.shape[1]
+
+    def quadrada(W, f=1.0):
+        M = np.zeros((d, d))
+        M[:, :W.shape[1]] = W * f
+        return M
+
+    mha = MultiHeadAttention.__new__(MultiHeadAttention)
+    mha.d_model, mha.n_heads, mha.d_k, mha.seed = d, 1, d, None
+    mha.W_q = quadrada(W_q, np.sqrt(d / d_k))
+    mha.W_k, mha.W_v, mha.W_o = quadrada(W_k), quadrada(W_v), np.eye(d)
+    mha.b_q = mha.b_k = mha.b_v = mha.b_o = None
+    bloco = TransformerDecoderBlock.__new__(TransformerDecoderBlock)
+    bloco.norm_first = True
+    bloco.norm1 = bloco.norm2 = bloco.norm3 = lambda h: h
+    bloco.self_attn, bloco.cross_attn, bloco.ffn = SemAtencao(), mha, (lambda h: np.zeros_like(h))
+    y, (_, pesos) = bloco(x, memory)
+    return (y - x)[..., :d_v], pesos[..., 0, :, :]
+
+
 # ---------------------------------------------------------------- o corpus
 
 VALIDAS = {
@@ -438,6 +476,7 @@ DICAS = [
     (aula04.exercicio_2, ln_sem_ganho_e_vies, "faltou aplicar o ganho e o viés"),
     (aula04.exercicio_2, ln_ganho_e_vies_trocados, "weight e bias trocados"),
     (aula04.exercicio_2, ln_usa_a_da_biblioteca, "a sua função chamou"),
+    (aula04.exercicio_2, ln_usa_a_do_bert, "a sua função chamou atencao._layer_norm"),
     (aula04.exercicio_3, bloco_sempre_pos, "o bloco seguiu a outra ordem"),
     (aula04.exercicio_3, bloco_sempre_pre, "o bloco seguiu a outra ordem"),
     (aula04.exercicio_3, bloco_ln_antes_do_residuo, "a normalização vem DEPOIS da soma com o resíduo"),
@@ -460,6 +499,7 @@ DICAS = [
     (aula04.exercicio_4, cruzada_com_mascara_causal, "não tem máscara causal"),
     (aula04.exercicio_4, cruzada_pesos_transpostos, "os papéis estão trocados"),
     (aula04.exercicio_4, cruzada_usa_a_pronta, "a sua função chamou"),
+    (aula04.exercicio_4, cruzada_pelo_bloco_decodificador, "(por dentro de outra função da biblioteca)"),
     (aula04.exercicio_4, cruzada_transposta_2d, "np.swapaxes(K, -1, -2)"),
 ]
 

@@ -11,6 +11,7 @@ import test_checks_aula05 as t5
 import atencao
 from atencao.backward import attention_backward, softmax_backward
 from atencao.checks import aula05
+from atencao.training import TinyAttentionModel
 
 
 # ---------- exercício 1: o backward da softmax ----------
@@ -279,6 +280,58 @@ def num_da_biblioteca(Q, K, V, dO, mask=None, eps=1e-6):
     return attention_backward(dO, Q, K, V, A)
 
 
+class _Coringa:
+    """Um objeto que aceita qualquer conta e guarda o que multiplica por ele (o dQ, dK e dV do modelo)."""
+
+    __array_ufunc__ = None
+
+    def __init__(self, caixa=None):
+        self.caixa = caixa
+
+    def reshape(self, *a, **k):
+        return self
+
+    @property
+    def T(self):
+        return self
+
+    def __matmul__(self, o):
+        return self
+
+    def __rmatmul__(self, o):
+        if self.caixa is not None:
+            self.caixa.append(np.array(o))
+        return self
+
+    def __iadd__(self, o):
+        return self
+
+    def sum(self, *a, **k):
+        return self
+
+    def __array_function__(self, func, types, args, kwargs):
+        return _Coringa()
+
+
+def att_pelo_modelo(dO, Q, K, V, mask=None):
+    """O attention_backward (proibido) rodado por dentro de uma função permitida, o TinyAttentionModel.backward, com
+    pesos falsos que guardam os gradientes (uma trapaça achada por uma aluna hostil: passava com 3 de 3). O módulo
+    do modelo já está carregado quando a vigilância liga, como na correção, onde a célula do aluno o importou."""
+    _, A = atencao.scaled_dot_product_attention(Q, K, V, mask=mask)
+    caixa = []
+    modelo = TinyAttentionModel(vocab=V.shape[-1], n=1, d_model=1, d_k=1)
+    modelo.params["W_out"] = np.eye(V.shape[-1])
+    for nome in ("W_q", "W_k", "W_v"):
+        modelo.params[nome] = _Coringa(caixa)
+    modelo.params["E"] = np.zeros(1)
+    cache = {"O": _Coringa(), "x": _Coringa(), "Q": Q, "K": K, "V": V, "A": A, "tokens": np.zeros(1, int)}
+    try:
+        modelo.backward(cache, dO)
+    except TypeError:
+        pass
+    return tuple(caixa[:3])
+
+
 VALIDAS = {
     aula05.exercicio_1: [t5.sm_certo, sm_jacobiano_por_linha, sm_einsum, sm_lista_de_linhas],
     aula05.exercicio_2: [t5.att_certo, att_einsum, att_escala_em_Q],
@@ -299,6 +352,7 @@ ERRADAS = {
         (att_multiplica_pela_raiz, "divide, não multiplica"), (att_dK_sem_transposta, "dK sem a transposta"),
         (att_dV_sem_transposta, "dV = Aᵀ dO"), (att_softmax_ingenua, "NaN ou inf"),
         (att_so_dois, "devolve (dQ, dK, dV)"), (att_da_biblioteca, "a conta é sua"),
+        (att_pelo_modelo, "attention_backward (por dentro de outra função da biblioteca)"),
     ],
     aula05.exercicio_3: [
         (num_sem_o_2, "faltou o 2 no denominador"), (num_para_frente, "diferença para frente"),

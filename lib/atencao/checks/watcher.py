@@ -1,8 +1,9 @@
 """A vigilância: as funções proibidas que o código do aluno chama, vistas com ``sys.setprofile``.
 
 Um exercício "escreva a conta você mesmo" proíbe, dentro da função do aluno, as funções prontas da biblioteca
-(``scaled_dot_product_attention``...). :class:`Watcher` anota as chamadas que o **código do aluno** faz a
-elas (as que a biblioteca faz por dentro não contam) e o que só serve para fugir da vigilância. Quem escreve
+(``scaled_dot_product_attention``...). :class:`Watcher` anota as chamadas a elas durante a função do aluno,
+feitas por ele ou por uma função permitida da biblioteca que as usa por dentro (só o que as funções de
+:data:`INTERNALS_ALLOWED` fazem por dentro não conta), e o que só serve para fugir da vigilância. Quem escreve
 uma verificação não usa este módulo: passa ``forbidden=`` a :meth:`.checker.Checker.call`. A correção
 (:mod:`correcao._aluno`) usa :func:`run_watched` no processo do aluno.
 """
@@ -28,6 +29,11 @@ LIBRARY_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # lib
 _HOOKS = {"sys.setprofile": sys.setprofile, "sys.settrace": sys.settrace,
           "threading.setprofile": threading.setprofile, "threading.settrace": threading.settrace}
 _ACTIVE: list = []  # a vigilância ligada agora (uma por vez), para as guardas de :func:`guard_hooks`
+
+# As funções permitidas em todo exercício que não as pede, cujo miolo é uma função que um exercício proíbe: o que
+# elas chamam por dentro não conta (a ``atencao.softmax`` valida e chama a ``softmax_``, proibida no exercício 4 da
+# Aula 4, onde a ``softmax`` é permitida). Pares ``(módulo, nome)``, lidos quando a vigilância liga.
+INTERNALS_ALLOWED = (("atencao.attention", "softmax"),)
 
 
 def _escape_routes() -> dict:
@@ -66,10 +72,11 @@ class Watcher:
     (arquivo, linha e nome da função), então pegar a função por outro nome (``from atencao import
     scaled_dot_product_attention as f``), de outra cópia da biblioteca (a cópia privada da correção carrega
     os mesmos arquivos) ou rodar o código-fonte dela com ``exec`` (as funções que ela chama por dentro
-    também estão na lista) não escapa; chamadas feitas pela própria biblioteca por dentro (quem chama está
-    em ``lib/atencao``) não contam. Também aponta o que só serve para fugir da vigilância ou para usar uma
-    atenção pronta de outra biblioteca: desligar o perfil (``sys.setprofile``/``settrace``), mandar a conta
-    para uma thread ou processo, ou chamar o PyTorch.
+    também estão na lista) não escapa; uma função proibida conta também quando é uma função permitida da
+    biblioteca que a chama por dentro (a conta proibida feita no lugar do aluno; fora as de
+    :data:`INTERNALS_ALLOWED`). Também aponta o que só serve para fugir da vigilância ou para usar uma atenção
+    pronta de outra biblioteca: desligar o perfil (``sys.setprofile``/``settrace``), mandar a conta para uma
+    thread ou processo, ou chamar o PyTorch.
 
     Parameters
     ----------
@@ -100,6 +107,7 @@ class Watcher:
         self._outside_cache: dict = {}
         self.library = library_code_ids()
         self._escapes = {f: _route_label(nome, tipo) for f, (nome, tipo) in _escape_routes().items()}
+        self._internals = {_code_key(f.__code__) for f in _internals_allowed()}
 
     def _profile(self, frame, event, arg):  # noqa: C901 — o gancho do sys.setprofile: uma função só, por velocidade
         # chamado a cada chamada de função (o matplotlib faz milhares): só consultas a dicionários e conjuntos
@@ -122,13 +130,15 @@ class Watcher:
         do_aluno = de_quem is not None and id(de_quem) not in self.library
         if self._first:  # a chamada direta, feita por Checker.call: a "função do aluno" pode ser uma pronta
             self._first, do_aluno = False, True
-        if not do_aluno:
-            return
+        # Uma função proibida conta em qualquer ponto da chamada do aluno, e não só chamada por ele: uma função
+        # permitida da biblioteca que a usa por dentro (o TinyAttentionModel.backward roda o attention_backward)
+        # faria a conta proibida no lugar do aluno.
+        por_dentro = "" if do_aluno else " (por dentro de outra função da biblioteca)"
         if id(code) in self.library:
             nome = self.codes.get(_code_key(code))
-            if nome:
-                self.used.add(f"atencao.{nome}")
-            elif code.co_filename.startswith(CHECKS_DIR) and code.co_name not in ("passou", "guarda"):
+            if nome and (do_aluno or self._counts_inside(frame)):
+                self.used.add(f"atencao.{nome}{por_dentro}")
+            elif do_aluno and code.co_filename.startswith(CHECKS_DIR) and code.co_name not in ("passou", "guarda"):
                 self.used.add(f"atencao.checks ({code.co_name}), que é a própria verificação")
             return
         if self.contents:  # uma cópia do código de uma função proibida (exec do código-fonte, __code__ copiado)
@@ -136,10 +146,23 @@ class Watcher:
             if nome is _MISSING:
                 nome = self._content_cache[id(code)] = self.contents.get(_code_content(code))
             if nome:
-                self.used.add(f"atencao.{nome} (uma cópia do código dela)")
+                self.used.add(f"atencao.{nome} (uma cópia do código dela){por_dentro}")
+        if not do_aluno:
+            return
         de_fora = self._outside(code.co_filename)
         if de_fora and self._is_student(de_quem.co_filename):
             self.used.add(de_fora)
+
+    def _counts_inside(self, frame) -> bool:
+        """A chamada proibida de ``frame``, feita pela biblioteca, conta: sobe pelos quadros da biblioteca até o
+        primeiro que o código do aluno chamou, e não conta se ele é de :data:`INTERNALS_ALLOWED` ou se no caminho
+        há outra função proibida (essa já foi anotada: o ``scaled_dot_product_attention`` chamado pelo aluno não
+        aponta também o ``attend`` que ele usa por dentro)."""
+        while frame.f_back is not None and id(frame.f_back.f_code) in self.library:
+            frame = frame.f_back
+            if _code_key(frame.f_code) in self.codes:
+                return False
+        return _code_key(frame.f_code) not in self._internals
 
     def _is_student(self, arquivo: str) -> bool:
         r = self._student_cache.get(arquivo)
@@ -170,6 +193,21 @@ class Watcher:
             _HOOKS["sys.setprofile"](self._previous)
             _HOOKS["threading.setprofile"](None)
         return False
+
+
+def _internals_allowed() -> list:
+    """As funções de :data:`INTERNALS_ALLOWED` (as que não carregam ficam de fora)."""
+    import importlib
+
+    out = []
+    for modulo, nome in INTERNALS_ALLOWED:
+        try:
+            f = getattr(importlib.import_module(modulo), nome)
+        except (ImportError, AttributeError):
+            continue
+        if isinstance(getattr(f, "__code__", None), types.CodeType):
+            out.append(f)
+    return out
 
 
 def guard_hooks() -> None:
