@@ -61,6 +61,30 @@ def test_nfd_do_macos_vira_nfc_e_restos_sao_ignorados(tmp_path):
     assert ent.alunos == ["bruno", "inês"] and len(ent.lixo) == 4
 
 
+def test_o_zip_de_um_aluno_nao_poe_notebooks_no_nome_de_outro(tmp_path):
+    """Uma turma entregue em um zip por aluno: o zip de bob com uma pasta ana/ dentro (uma cópia da solução, para
+    a ana parecer ter copiado) é a entrega do bob, e não uma parte da turma. Sem a pasta bob/ dentro, a cópia na
+    ana leva no caminho o zip de onde veio."""
+    pasta = tmp_path / "turma"
+    _zip_em(pasta / "ana.zip", [("03-exercicios.ipynb", NB)])
+    _zip_em(pasta / "bob.zip", [("bob/03-exercicios.ipynb", NB), ("ana/03-exercicios.ipynb", NB)])
+    ent = entregas.read_submissions(pasta, tmp_path / "t")
+    assert _mapa(ent) == {("ana", "ana.zip/03-exercicios.ipynb"), ("bob", "bob.zip/bob/03-exercicios.ipynb"),
+                          ("bob", "bob.zip/ana/03-exercicios.ipynb")}
+    (pasta / "bob.zip").unlink()
+    _zip_em(pasta / "bob.zip", [("ana/03-exercicios.ipynb", NB), ("carla/03-exercicios.ipynb", NB)])
+    _zip_em(pasta / "carla.zip", [("03-exercicios.ipynb", NB)])
+    ent = entregas.read_submissions(pasta, tmp_path / "t2")
+    assert _mapa(ent) == {("ana", "ana.zip/03-exercicios.ipynb"), ("ana", "bob.zip/03-exercicios.ipynb"),
+                          ("carla", "carla.zip/03-exercicios.ipynb"), ("carla", "bob.zip/03-exercicios.ipynb")}
+    # uma pasta de aluno com o nome do zip: o zip é dele
+    (pasta / "davi").mkdir()
+    (pasta / "davi" / "04-projeto.ipynb").write_bytes(NB)
+    _zip_em(pasta / "davi.zip", [("ana/03-exercicios.ipynb", NB), ("carla/03-exercicios.ipynb", NB)])
+    ent = entregas.read_submissions(pasta, tmp_path / "t3")
+    assert ("davi", "davi.zip/ana/03-exercicios.ipynb") in _mapa(ent)
+
+
 def test_zip_por_aluno_zip_dentro_da_pasta_e_arquivo_solto(tmp_path):
     interno = gerar._zip([("03-exercicios.ipynb", NB)])
     ent = entregas.read_submissions(_zip(tmp_path, [
@@ -346,6 +370,25 @@ def test_dois_zips_da_turma_dentro_da_pasta_das_entregas(tmp_path):
                                                               ("carla", "03-exercicios.ipynb"),
                                                               ("davi", "03-exercicios.ipynb")]
     assert not linhas
+
+
+def test_copias_demais_do_mesmo_notebook_nao_vao_ao_kernel(tmp_path):
+    """Um aluno com cinco cópias renomeadas do mesmo notebook: três são corrigidas, duas viram ``copias_demais``
+    (sem rodar); outro notebook dele e o colega não perdem nada."""
+    pasta = tmp_path / "turma"
+    (pasta / "fabio").mkdir(parents=True)
+    (pasta / "gil").mkdir()
+    for k in range(5):
+        (pasta / "fabio" / f"03-exercicios ({k}).ipynb").write_bytes(NB)
+    (pasta / "gil" / "03-exercicios.ipynb").write_bytes(NB)
+    plano, linhas, _ = motor_plan(entregas.read_submissions(pasta, tmp_path / "t"), tmp_path)
+    assert sorted((e.student, e.arquivo) for e in plano) == [
+        ("fabio", "03-exercicios (0).ipynb"), ("fabio", "03-exercicios (1).ipynb"),
+        ("fabio", "03-exercicios (2).ipynb"), ("gil", "03-exercicios.ipynb")]
+    assert sorted((r.student, r.arquivo, r.status, r.total) for r in linhas) == [
+        ("fabio", "03-exercicios (3).ipynb", "copias_demais", 0.0),
+        ("fabio", "03-exercicios (4).ipynb", "copias_demais", 0.0)]
+    assert all("entregou 5 cópias deste notebook e só as 3 primeiras" in r.reasons[0] for r in linhas)
 
 
 def motor_plan(ent, tmp_path):

@@ -371,19 +371,30 @@ def _read_input(leitor: _Reader, k: int, entrada: Path, several: bool, lidos: li
 
 def _class_parts_in_zips(zips: dict, lidos: list, pastas_alunos: set) -> set:
     """Os zips soltos com pastas de dois ou mais alunos são partes da turma: os arquivos deles vão para ``lidos``
-    por aluno. Devolve as chaves desses zips."""
+    por aluno. Devolve as chaves desses zips.
+
+    Não é parte da turma, e sim a entrega de um aluno, o zip cujo nome é o de um aluno: de uma pasta dentro dele
+    (``bob.zip`` com ``bob/`` e ``ana/``) ou de uma pasta de aluno da turma. Sem isso, um aluno de uma turma
+    entregue em um zip por aluno punha um notebook no nome de um colega. E o arquivo de uma parte da turma que
+    cai num aluno com zip próprio (``bob.zip`` com ``ana/`` e ``carla/``, ao lado de ``ana.zip``) leva no caminho
+    o zip de onde veio: o professor vê as duas cópias e a origem de cada uma."""
     turma_em_zips = set()
+    nomes_de_zip = {nome_zip[:-4] for _, nome_zip, _ in zips}
     for chave, itens in zips.items():
         internos = [q[1:] for q, _, _ in itens]
         embrulho = _common_root(internos, [])  # Downloads/turma/<aluno>/...: as pastas de embrulho saem
         internos = [q[embrulho:] if len(q) > embrulho else q for q in internos]
         alunos_dentro = {_owner(q)[0] for q in internos if len(q) > 1} - {""}
-        if len({a for a in alunos_dentro if not a.lower().endswith(".zip")}) >= 2:
+        alunos_dentro = {a for a in alunos_dentro if not a.lower().endswith(".zip")}
+        stem = chave[1][:-4]
+        if len(alunos_dentro) >= 2 and stem not in alunos_dentro and stem not in pastas_alunos:
             turma_em_zips.add(chave)
             for (q, d, m), interno in zip(itens, internos):
                 aluno, caminho = _owner(interno)
                 if aluno:
                     pastas_alunos.add(aluno)
+                    if aluno in nomes_de_zip - {stem}:  # o aluno tem zip próprio: esta cópia diz de onde veio
+                        caminho = f"{chave[1]}/{caminho}"
                 lidos.append((aluno, caminho if aluno else "/".join(q), d, m, chave[1]))
     return turma_em_zips
 

@@ -856,6 +856,7 @@ def plan_class(ent: Submissions, everything: dict, pasta: Path,
             plan.append(item)
         else:
             rows.append(item)
+    plan, rows = _limit_copies(plan, rows)
     for nome in ent.inseguros if alunos is None or "" in alunos else ():
         fora.append(("", nome, "caminho que sairia da pasta das entregas (..): não foi lido"))
     for aluno in ent.alunos:
@@ -864,6 +865,33 @@ def plan_class(ent: Submissions, everything: dict, pasta: Path,
             rows.append(failed_row(aluno, None, "", "sem_notebooks", "nenhum notebook (.ipynb) na pasta"
                                    + (f" (há: {', '.join(tem[:5])}{'...' if len(tem) > 5 else ''})" if tem else "")))
     return plan, rows, fora
+
+
+MAX_COPIES = 3  # cópias do mesmo notebook corrigidas por aluno (a entrega e duas reentregas)
+
+
+def _limit_copies(plan: list[GradingTask], rows: list[Row]) -> tuple[list[GradingTask], list[Row]]:
+    """Corrige no máximo :data:`MAX_COPIES` cópias do mesmo notebook de cada aluno (as primeiras, na ordem do
+    plano: a do caminho mais curto primeiro); as outras viram linhas ``copias_demais``, sem pontos. Sem isso, um
+    aluno com 40 cópias renomeadas de um notebook que dorme ocupava a correção da turma por horas (cada cópia
+    gasta o orçamento inteiro do notebook)."""
+    quantas: dict[tuple, int] = {}
+    for e in plan:
+        chave = (e.student, e.g.assignment, e.g.notebook)
+        quantas[chave] = quantas.get(chave, 0) + 1
+    vistas: dict[tuple, int] = {}
+    mantidas = []
+    for e in plan:
+        chave = (e.student, e.g.assignment, e.g.notebook)
+        vistas[chave] = vistas.get(chave, 0) + 1
+        if vistas[chave] <= MAX_COPIES:
+            mantidas.append(e)
+            continue
+        rows.append(failed_row(e.student, e.g, e.g.notebook, "copias_demais",
+                               f"o aluno entregou {quantas[chave]} cópias deste notebook e só as {MAX_COPIES} "
+                               "primeiras (pela ordem do caminho) são corrigidas: esta não foi, e vale 0 (apague as "
+                               "cópias que não valem e entregue de novo)", arquivo=e.arquivo))
+    return mantidas, rows
 
 
 def _unreadable(a, exc: Exception) -> str:

@@ -21,6 +21,7 @@ STATUSES = {
     "memoria_esgotada": "memória esgotada", "kernel_morreu": "o kernel parou no meio da execução",
     "erro_na_correcao": "não foi possível corrigir", "arquivo_invalido": "arquivo inválido",
     "grande_demais": "notebook grande demais para corrigir",
+    "copias_demais": "cópias demais do mesmo notebook: esta não foi corrigida",
     "sem_notebooks": "nenhum notebook entregue",
     "desconhecido": "notebook desconhecido", "fora_de_pasta": "arquivo fora da pasta de um aluno",
 }
