@@ -89,3 +89,35 @@ def test_per_example_e_a_vista_do_treino():
     assert "," in TrainingReplay(run).summary() and "passo 6" in TrainingReplay(run).summary()
     with pytest.raises(TypeError, match="train"):
         TrainingReplay([])
+
+
+def test_o_controle_do_treino_nao_e_escondido_pela_regra_da_figura_estatica():
+    """A figura estática leva uma regra CSS que esconde a saída seguinte sem a classe dos widgets vivos (o widget
+    morto de um notebook reaberto). O widget do treino não tinha essa classe: no JupyterLab, o controle "passo"
+    ficava escondido (display: none) com o kernel vivo."""
+    import re
+
+    from atencao.rendering import static_bundle
+    from atencao.training_view import TrainingReplay
+
+    regra = re.search(r":not\(:has\(\.([\w-]+)\)\)", static_bundle(b"", "", "")["text/html"])
+    assert regra is not None
+    run = train(TinyAttentionModel(seed=2), TASKS["anterior"], steps=2, every=1)
+    caixa = TrainingReplay(run).widget(first_png=b"")
+    assert regra.group(1) in caixa._dom_classes
+
+
+def test_numeros_do_eixo_da_perda_em_portugues():
+    """A curva de perda, em escala log, sem ``2.2×10⁰`` nos números do eixo: decimais com vírgula."""
+    from matplotlib.figure import Figure
+
+    from atencao.training_view import draw_training
+
+    for steps, lr in ((8, 0.005), (60, 0.05)):  # sem cruzar uma década, e cruzando várias
+        run = train(TinyAttentionModel(seed=0), TASKS["anterior"], steps=steps, lr=lr, every=4)
+        fig = Figure()
+        draw_training(fig, run)
+        fig.canvas.draw()
+        eixo = fig.axes[1].yaxis
+        textos = [t.get_text() for t in eixo.get_ticklabels() + eixo.get_ticklabels(minor=True) if t.get_text()]
+        assert textos and not any("10^" in t or "×" in t or "$" in t or "." in t for t in textos), textos

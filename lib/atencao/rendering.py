@@ -161,6 +161,13 @@ def _bars_html(view: ExplorerView, side: SidePanel) -> str:
             f"<code class='vec'>{escape(side.output)}</code></div>")
 
 
+#: A classe de um widget vivo que vem depois de uma figura estática (o explorador a tem no HTML dele; outro widget
+#: precisa de ``add_class(LIVE_CLASS)``): a regra da figura estática (``_STATIC_CSS``) não o esconde.
+LIVE_CLASS = "atx"
+#: Com o widget vivo, a figura estática salva logo antes dele (:func:`static_bundle`) sai de cena: a regra vai no
+#: HTML de cada widget vivo (o do explorador, em ``_CSS``; o do treino, em :mod:`atencao.training_view`).
+LIVE_RULE = ("/* widget vivo: a figura estática salva logo antes dele (atencao.explorer_widget) sai de cena */\n"
+             ".jp-OutputArea-child:has(.atx-static):has(+ .jp-OutputArea-child ." + LIVE_CLASS + ") {display: none}")
 _CSS = """<style>
 .atx {font-family: var(--jp-ui-font-family, sans-serif); font-size: 12px; line-height: 1.3;
       color: var(--jp-ui-font-color1, #222); white-space: normal; max-width: 100%}
@@ -201,9 +208,8 @@ _CSS = """<style>
 .atx table.top td {padding: 0 10px 0 0}
 .atx table.top td:first-child {text-align: right}
 .atx code.vec {display: block; white-space: nowrap; font-size: 11px; background: none; padding: 0}
-/* widget vivo: a figura estática salva logo antes dele (atencao.explorer_widget) sai de cena */
-.jp-OutputArea-child:has(.atx-static):has(+ .jp-OutputArea-child .atx) {display: none}
-</style>""".replace("__HIGHLIGHT__", HIGHLIGHT)  # a cor do destaque, a mesma da figura
+__LIVE_RULE__
+</style>""".replace("__HIGHLIGHT__", HIGHLIGHT).replace("__LIVE_RULE__", LIVE_RULE)  # o destaque: o da figura
 
 
 def explorer_html(view: ExplorerView) -> str:
@@ -406,7 +412,7 @@ def thumbnails_png(attentions_or_rgb: np.ndarray, selected: tuple | None = None)
 # ---------- figura estática salva no notebook ----------
 #: Sem o widget vivo (notebook reaberto, kernel novo), o JupyterLab mostraria "Error displaying widget:
 #: model not found" na saída seguinte; esta regra a esconde e deixa só a figura estática.
-_STATIC_CSS = ("<style>.jp-OutputArea-child:has(.atx-static) + .jp-OutputArea-child:not(:has(.atx))"
+_STATIC_CSS = ("<style>.jp-OutputArea-child:has(.atx-static) + .jp-OutputArea-child:not(:has(." + LIVE_CLASS + "))"
                " {display: none}</style>")
 
 

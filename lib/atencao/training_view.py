@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .rendering import render_png, static_bundle
+from .rendering import LIVE_CLASS, LIVE_RULE, render_png, static_bundle
 from .training import TrainingRun, pattern_score
 
 __all__ = ["draw_training", "TrainingReplay", "replay"]
@@ -22,6 +22,18 @@ WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
 def _br(x: float) -> str:
     """Duas casas com a vírgula decimal (o texto da figura e do resumo é em português)."""
     return f"{x:.2f}".replace(".", ",")
+
+
+def _log_ticks_br(ax, values: np.ndarray) -> None:
+    """Os números do eixo y (em escala log) como decimais em português (``2,2``, ``0,5``), e não ``2.2×10⁰``:
+    numa curva que não cruza uma década, só as marcas intermediárias têm número, e cada uma tem o seu."""
+    from matplotlib.ticker import FuncFormatter, NullFormatter
+
+    br = FuncFormatter(lambda v, _: f"{v:.3g}".replace(".", ","))
+    ax.yaxis.set_major_formatter(br)
+    finitos = values[np.isfinite(values) & (values > 0)]
+    curta = finitos.size and finitos.max() / finitos.min() < 10  # até uma década: as marcas intermediárias contam
+    ax.yaxis.set_minor_formatter(br if curta else NullFormatter())
 
 
 def draw_training(fig, run: TrainingRun, index: int = -1) -> None:
@@ -50,6 +62,7 @@ def draw_training(fig, run: TrainingRun, index: int = -1) -> None:
     ax_l.plot(np.arange(len(losses)), losses, color="#1f77b4", lw=1.2)
     ax_l.axvline(min(step, len(losses) - 1), color="#d62728", lw=1, ls="--")
     ax_l.set_yscale("log")
+    _log_ticks_br(ax_l, losses)
     ax_l.set_xlabel("passo de treino")
     ax_l.set_ylabel("perda (entropia cruzada)")
     ax_l.set_title("curva de perda (escala log)", fontsize=10)
@@ -98,7 +111,12 @@ class TrainingReplay:
                                          layout=widgets.Layout(width="520px"))
         image = widgets.Image(value=first_png or _png(self.run, -1), format="png")
         slider.observe(lambda change: setattr(image, "value", _png(self.run, change["new"])), names="value")
-        return widgets.VBox([slider, image])
+        caixa = widgets.VBox([widgets.HTML(f"<style>{LIVE_RULE}</style>"), slider, image])
+        # a classe dos exploradores: a regra da figura estática (rendering.static_bundle) esconde a saída seguinte
+        # que não a tem (o widget morto de um notebook reaberto), e escondia também este, vivo; e a regra dos
+        # widgets vivos (LIVE_RULE), que tira de cena a figura estática logo antes dele
+        caixa.add_class(LIVE_CLASS)
+        return caixa
 
     def _ipython_display_(self) -> None:
         from IPython.display import display

@@ -337,3 +337,35 @@ def test_layout_do_explorador_numa_tela_de_1280px(lab):
             message = page.locator(".widget-html", has_text="nenhuma palavra").inner_text()
             assert "“Frase” não tem nenhuma palavra" in message and "sentence" not in message
         _run(page, course, steps, "falha-layout.png")
+
+
+def test_controle_do_treino_visivel(lab):
+    """A vista do treino da Aula 5 (``replay``, no ``04-projeto``): a figura estática e, com o kernel vivo, o
+    controle "passo" visível. A regra que esconde o widget morto de um notebook reaberto escondia também este,
+    vivo, e o controle nunca aparecia. Com o widget vivo, a figura estática sai de cena (a figura aparece uma vez
+    só), e mexer no controle troca a imagem."""
+    import nbformat
+
+    base, token, course = lab
+    nb = nbformat.v4.new_notebook(metadata={"kernelspec": {"name": "python3", "display_name": "Python 3 (ipykernel)",
+                                                           "language": "python"}})
+    nb.cells = [nbformat.v4.new_code_cell(
+        "from atencao.training import TASKS, TinyAttentionModel, train\nfrom atencao.training_view import replay\n"
+        "r = train(TinyAttentionModel(seed=0), TASKS['anterior'], steps=8, lr=0.005, every=4)\nreplay(r)")]
+    nbformat.write(nb, course / "treino.ipynb")
+    with browser(viewport=(1280, 1000)) as page:
+        def steps():
+            _open(page, base, token, "treino.ipynb")
+            _run_all(page, 1)  # a caixa do controle tem a classe dos widgets vivos
+            slider = page.locator(".widget-hslider", has=page.locator("label", has_text="passo"))
+            slider.first.wait_for(state="visible", timeout=30_000)
+            image = page.locator(".atx img")
+            before = image.first.get_attribute("src")
+            slider.first.scroll_into_view_if_needed()
+            page.screenshot(path=SHOTS / "treino.png")
+            assert not page.locator(".atx-static img").first.is_visible()  # a figura aparece uma vez só
+            slider.first.locator(".noUi-handle, .slider-handle, [role='slider']").first.focus()
+            page.keyboard.press("Home")  # o primeiro passo guardado
+            page.wait_for_function("b => document.querySelector('.atx img').getAttribute('src') !== b", arg=before,
+                                   timeout=30_000)
+        _run(page, course, steps, "falha-treino.png")
