@@ -121,3 +121,41 @@ def test_numeros_do_eixo_da_perda_em_portugues():
         eixo = fig.axes[1].yaxis
         textos = [t.get_text() for t in eixo.get_ticklabels() + eixo.get_ticklabels(minor=True) if t.get_text()]
         assert textos and not any("10^" in t or "×" in t or "$" in t or "." in t for t in textos), textos
+
+
+@pytest.mark.parametrize("source, erro, trecho", [
+    ("01234567", TypeError, "lista de posições inteiras"),
+    (None, TypeError, "recebido NoneType"),
+    ([0.5] * 8, TypeError, "recebido 0.5"),
+    ([True] * 8, TypeError, "recebido True"),
+    ([], ValueError, "entre 0 e n−1"),
+    ([0, 9], ValueError, "entre 0 e n−1"),
+])
+def test_make_task_diz_o_que_veio_errado(source, erro, trecho):
+    """Entradas que antes viravam outra tarefa em silêncio ([0.5] * 8 → zeros; "01234567" aceito) ou um erro do
+    Python em inglês (None)."""
+    from atencao.training import make_task
+
+    with pytest.raises(erro, match=trecho):
+        make_task("t", "d", source)
+    assert make_task("t", "d", np.arange(8)).source == tuple(range(8))  # um array de inteiros serve
+
+
+def test_train_com_entradas_erradas_e_perda_nan():
+    """O nome da tarefa no lugar dela, uma tarefa desconhecida e um backward que devolve NaN: erros em português,
+    e o treino não segue com a perda NaN."""
+    model = TinyAttentionModel(seed=0)
+    with pytest.raises(TypeError, match=r"use TASKS\['anterior'\]"):
+        train(model, "anterior", steps=2)
+    with pytest.raises(TypeError, match="TinyAttentionModel"):
+        train("modelo", TASKS["anterior"], steps=2)
+    with pytest.raises(KeyError, match="tarefa desconhecida: 'inverte'; as prontas são 'anterior', 'inverter'"):
+        TASKS["inverte"]
+
+    def nan(dO, Q, K, V, mask=None):
+        return tuple(np.full_like(x, np.nan) for x in (Q, K, V))
+
+    from atencao.training import per_example
+
+    with pytest.raises(ValueError, match="a perda virou nan no passo 1"):
+        train(model, TASKS["anterior"], steps=5, attention_backward=per_example(nan, TASKS["anterior"].mask()))

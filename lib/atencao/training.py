@@ -81,10 +81,13 @@ def make_task(name: str, description: str, source, causal: bool = False) -> Task
 
     Raises
     ------
+    TypeError
+        ``source`` que não é uma lista (ou tupla, ou array) de posições inteiras: texto, ``None``, números
+        quebrados.
     ValueError
         ``source`` vazio, com posição fora de ``0 … n−1`` ou, com ``causal=True``, com ``source[i] > i``.
     """
-    source = tuple(int(j) for j in source)
+    source = _positions(source)
     n = len(source)
     if n == 0 or any(not 0 <= j < n for j in source):
         raise ValueError(f"`source` precisa ter posições entre 0 e n−1 = {n - 1}; recebido {source}.")
@@ -94,14 +97,37 @@ def make_task(name: str, description: str, source, causal: bool = False) -> Task
     return Task(name, description, source, causal)
 
 
+def _positions(source) -> tuple:
+    """``source`` como uma tupla de posições inteiras, ou ``TypeError`` dizendo o que veio."""
+    import numbers
+
+    if isinstance(source, (str, bytes)) or not hasattr(source, "__iter__"):
+        raise TypeError("`source` precisa ser uma lista de posições inteiras (ex.: [0, 0, 1, 2, 3, 4, 5, 6]); "
+                        f"recebido {type(source).__name__} {source!r:.60}.")
+    source = list(source)
+    quebrados = [j for j in source if isinstance(j, bool) or not isinstance(j, numbers.Integral)]
+    if quebrados:
+        raise TypeError(f"`source` precisa ter só posições inteiras (de 0 a n−1); recebido {quebrados[0]!r} entre "
+                        f"elas.")
+    return tuple(int(j) for j in source)
+
+
+class _Tasks(dict):
+    """As tarefas prontas; um nome desconhecido diz quais existem."""
+
+    def __missing__(self, nome):
+        raise KeyError(f"tarefa desconhecida: {nome!r}; as prontas são {', '.join(map(repr, self))} (ou crie uma "
+                       "com make_task)")
+
+
 def _tasks(n: int = 8) -> dict:
-    return {
+    return _Tasks({
         "anterior": make_task("anterior", "o alvo de cada posição é o token anterior (a primeira repete o seu)",
                               [0] + list(range(n - 1)), causal=True),
         "inverter": make_task("inverter", "o alvo da posição i é o token da posição n−1−i (a sequência ao contrário)",
                               list(range(n - 1, -1, -1))),
         "primeiro": make_task("primeiro", "o alvo de toda posição é o primeiro token", [0] * n, causal=True),
-    }
+    })
 
 
 #: As tarefas prontas, com n = 8 posições.
@@ -253,11 +279,21 @@ def train(model: TinyAttentionModel, task: Task, steps: int = 300, batch_size: i
 
     Raises
     ------
+    TypeError
+        ``model`` que não é um :class:`TinyAttentionModel`, ou ``task`` que não é uma :class:`Task` (o nome
+        ``"anterior"`` em vez de ``TASKS["anterior"]``).
     ValueError
-        ``task.n`` diferente de ``model.n``; dimensões inválidas.
+        ``task.n`` diferente de ``model.n``; dimensões inválidas; a perda virou NaN ou infinito (um backward que
+        devolve NaN, ou ``lr`` grande demais): o treino para no passo em que isso aconteceu.
 
     Fonte: Módulo 6, Aula 5, ``04-projeto``.
     """
+    if not isinstance(model, TinyAttentionModel):
+        raise TypeError(f"`model` precisa ser um TinyAttentionModel; recebido {type(model).__name__}.")
+    if not isinstance(task, Task):
+        pronta = isinstance(task, str) and task in TASKS
+        dica = f" (use TASKS[{task!r}])" if pronta else " (use TASKS[...] ou make_task)"
+        raise TypeError(f"`task` precisa ser uma tarefa{dica}; recebido {type(task).__name__} {task!r:.60}.")
     if task.n != model.n:
         raise ValueError(f"A tarefa tem n={task.n} posições e o modelo, n={model.n}: precisam ser iguais.")
     steps, batch_size, every = check_dim(steps, "steps"), check_dim(batch_size, "batch_size"), check_dim(every, "every")
@@ -273,6 +309,9 @@ def train(model: TinyAttentionModel, task: Task, steps: int = 300, batch_size: i
             run.snapshots.append(model.forward(probe, mask)[1]["A"].mean(axis=0))
         logits, cache = model.forward(tokens, mask)
         loss, dlogits = model.loss(logits, targets)
+        if not np.isfinite(loss):
+            raise ValueError(f"a perda virou {loss} no passo {step}: o backward devolveu NaN/inf, ou a taxa `lr` = "
+                             f"{lr} é grande demais. Confira os gradientes da sua função num exemplo pequeno.")
         run.losses.append(loss)
         optimizer.step(model.backward(cache, dlogits, attention_backward))
     run.steps.append(steps)
