@@ -36,6 +36,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 SOURCE, WORK = ROOT / "notebooks", ROOT / "trabalho"
+START_PAGE = "00-comece-aqui.ipynb"  # a página inicial do curso, em trabalho/ (a que o make lab abre)
 
 
 def prepare() -> list[Path]:
@@ -183,7 +184,8 @@ def check_before_opening(porta: int) -> int:
     abertos = course_servers()
     if abertos:
         info = abertos[0]
-        print(f"O curso já está aberto: {info.get('url', '')}lab?token={info.get('token', '')}\n"
+        pagina = f"{info.get('url', '')}lab/tree/{WORK.name}/{START_PAGE}"
+        print(f"O curso já está aberto: {pagina}?token={info.get('token', '')}\n"
               f"Abra esse endereço no navegador. Para fechar aquele servidor: Ctrl+C no terminal em que ele roda, "
               f"ou File > Shut Down no JupyterLab; depois rode `make lab` (sem make: `python3 curso.py lab`) de novo.")
         return ALREADY_OPEN
@@ -199,21 +201,30 @@ def check_before_opening(porta: int) -> int:
     return 0
 
 
-if __name__ == "__main__":
+def main(argv=None) -> int:
+    """O comando (veja o módulo); devolve o código de saída. Com o curso já aberto, os notebooks novos (ou o que o
+    aluno apagou para recomeçar) são copiados do mesmo jeito: copiar nunca sobrescreve nada, e o servidor aberto
+    os mostra."""
     args = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     args.add_argument("--porta", type=int, default=None, help="a porta do JupyterLab (confere se está livre)")
     args.add_argument("--configurar", dest="configure", action="store_true",
                       help="aplica as configurações do curso ao JupyterLab deste ambiente (conda, Binder)")
     args.add_argument("--hub", action="store_true",
                       help="com --configurar: o ambiente do JupyterHub (lista de tarefas do nbgrader para os alunos)")
-    opcoes = args.parse_args()
+    opcoes = args.parse_args(argv)
     porta = opcoes.porta
     if opcoes.configure:
         print(f"Configurações do curso aplicadas: {configure(hub=opcoes.hub)}")
-    if porta is not None and (codigo := check_before_opening(porta)):
-        sys.exit(codigo)
+    codigo = check_before_opening(porta) if porta is not None else CAN_OPEN
+    if codigo == PORT_IN_USE:
+        return codigo
     new = prepare()
     if new:
         print(f"{len(new)} arquivo(s) novo(s) copiado(s) para trabalho/ (as suas respostas ficam lá).")
-    else:
+    elif codigo == CAN_OPEN:
         print("trabalho/ já está em dia: nada foi sobrescrito.")
+    return codigo
+
+
+if __name__ == "__main__":
+    sys.exit(main())

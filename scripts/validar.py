@@ -16,8 +16,14 @@ def main(argv=None) -> int:
         print("Uso: make validar NB=caminho/do/notebook.ipynb")
         return 2
     path = Path(args[0])
+    if path.is_dir():
+        print(f"❌ {path} é uma pasta: passe o notebook (.ipynb) que você vai entregar, por exemplo "
+              "trabalho/modulo-06/aula-01-self-attention/03-exercicios.ipynb")
+        return 2
     if not path.is_file():
-        print(f"❌ arquivo não encontrado: {path}")
+        com_ipynb = path.with_name(path.name + ".ipynb")
+        sugestao = f" (você quis dizer {com_ipynb}?)" if com_ipynb.is_file() else ""
+        print(f"❌ arquivo não encontrado: {path}{sugestao}")
         return 2
     if path.suffix.lower() != ".ipynb":
         print(f"❌ {path.name} não é um notebook: passe o arquivo .ipynb que você vai entregar.")
@@ -25,6 +31,10 @@ def main(argv=None) -> int:
     from correcao.validar import validate
 
     ok, lines = validate(path)
+    notebooks = Path(__file__).resolve().parents[1] / "notebooks"
+    if notebooks in path.resolve().parents:
+        lines.insert(0, f"⚠️ {path} é o original do curso (notebooks/), e não a sua cópia: as suas respostas ficam em "
+                        "trabalho/ (a mesma pasta e o mesmo nome).")
     print("\n".join(lines))
     return 0 if ok else 1
 

@@ -42,11 +42,36 @@ def test_curso_ja_aberto_diz_o_endereco_em_vez_de_abrir_outro(monkeypatch, capsy
     (tmp_path / "jpserver-125.json").write_text(json.dumps(outro), encoding="utf-8")
     assert preparar_trabalho.check_before_opening(8888) == preparar_trabalho.ALREADY_OPEN == 3
     out = capsys.readouterr().out
-    assert "já está aberto: http://localhost:8888/lab?token=abc" in out
+    assert "já está aberto: http://localhost:8888/lab/tree/trabalho/00-comece-aqui.ipynb?token=abc" in out
     assert "Ctrl+C" in out and "python3 curso.py lab" in out  # sem caminhos do .venv nem só o make
     morto = dict(falso, pid=2**22 + 7)  # um servidor que não existe mais não conta
     (tmp_path / "jpserver-123.json").write_text(json.dumps(morto), encoding="utf-8")
     assert preparar_trabalho.course_servers() == []
+
+
+def test_com_o_curso_aberto_o_notebook_apagado_volta(monkeypatch, capsys, tmp_path):
+    """O README diz: para recomeçar um notebook, apague a cópia em trabalho/ e rode make lab. Com o curso já aberto,
+    o make lab só dizia o endereço, e o notebook apagado não voltava até o servidor fechar."""
+    import json
+
+    monkeypatch.setenv("JUPYTER_RUNTIME_DIR", str(tmp_path / "run"))
+    (tmp_path / "run").mkdir()
+    aberto = {"root_dir": str(preparar_trabalho.ROOT), "pid": os.getpid(), "port": 8888,
+              "url": "http://localhost:8888/", "token": "abc"}
+    (tmp_path / "run" / "jpserver-1.json").write_text(json.dumps(aberto), encoding="utf-8")
+    source = tmp_path / "notebooks"
+    (source / "aula").mkdir(parents=True)
+    (source / "aula" / "03-exercicios.ipynb").write_text("original")
+    (source / "aula" / "04-projeto.ipynb").write_text("original")
+    monkeypatch.setattr(preparar_trabalho, "SOURCE", source)
+    monkeypatch.setattr(preparar_trabalho, "WORK", tmp_path / "trabalho")
+    (tmp_path / "trabalho" / "aula").mkdir(parents=True)
+    (tmp_path / "trabalho" / "aula" / "04-projeto.ipynb").write_text("resposta do aluno")
+    assert preparar_trabalho.main(["--porta", "8888"]) == preparar_trabalho.ALREADY_OPEN
+    out = capsys.readouterr().out
+    assert "já está aberto" in out and "1 arquivo(s) novo(s) copiado(s)" in out
+    assert (tmp_path / "trabalho" / "aula" / "03-exercicios.ipynb").read_text() == "original"
+    assert (tmp_path / "trabalho" / "aula" / "04-projeto.ipynb").read_text() == "resposta do aluno"
 
 
 def test_curso_ja_aberto_e_respondido_sem_importar_o_servidor(tmp_path):

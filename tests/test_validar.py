@@ -137,7 +137,7 @@ def test_arquivo_renomeado_e_celula_colada_como_a_correcao_dira(tmp_path, turma)
 
 def test_arquivo_invalido_e_desconhecido(turma, tmp_path):
     ok, lines = validate(turma / "joao-arquivos-ruins" / "03-exercicios.ipynb")
-    assert not ok and "arquivo vazio" in lines[0]
+    assert not ok and lines[0].startswith("❌ 03-exercicios.ipynb: ") and "arquivo vazio" in lines[0]
     ok, lines = validate(turma / "quico-desconhecido" / "rascunho.ipynb")
     assert not ok and "não é um notebook de exercício" in lines[0]
 
@@ -171,6 +171,14 @@ def test_make_validar_nao_engole_erros(tmp_path):
     out = subprocess.run([sys.executable, str(ROOT / "scripts" / "validar.py"), str(tmp_path / "README.md")],
                          capture_output=True, text=True)
     assert out.returncode == 2 and "README.md não é um notebook" in out.stdout, out.stdout
+    # uma pasta, e o nome sem o .ipynb: o que fazer, e não só "não encontrado"
+    out = subprocess.run([sys.executable, str(ROOT / "scripts" / "validar.py"), str(tmp_path)], capture_output=True,
+                         text=True)
+    assert out.returncode == 2 and "é uma pasta: passe o notebook (.ipynb)" in out.stdout, out.stdout
+    (tmp_path / "03-exercicios.ipynb").write_text("{}", encoding="utf-8")
+    out = subprocess.run([sys.executable, str(ROOT / "scripts" / "validar.py"), str(tmp_path / "03-exercicios")],
+                         capture_output=True, text=True)
+    assert out.returncode == 2 and f"você quis dizer {tmp_path / '03-exercicios.ipynb'}?" in out.stdout, out.stdout
 
 
 def test_relatorio_mantem_as_linhas_quebradas_da_verificacao():

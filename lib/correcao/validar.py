@@ -81,7 +81,7 @@ def _report_lines(text: str) -> list[str]:
 
 def _report(path: Path, row, nb: dict | None) -> tuple[bool, list[str]]:
     if row.status in ("arquivo_invalido", "desconhecido", "sem_notebooks"):
-        return False, [f"❌ {' | '.join(row.reasons)}."]
+        return False, [f"❌ {path.name}: {' | '.join(row.reasons)}."]
     from .catalogo import catalog
 
     g = catalog()[(row.assignment, row.notebook)]
