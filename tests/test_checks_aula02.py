@@ -1,5 +1,6 @@
 """As verificações da Aula 2 aceitam a resposta certa e rejeitam respostas erradas típicas."""
 
+import corpus
 import numpy as np
 import pytest
 
@@ -10,6 +11,31 @@ from atencao.checks import aula02
 
 def nao_feito(*args, **kwargs):
     raise NotImplementedError
+
+
+# ---------- exercício 1, passo 1: a máscara causal ----------
+def mc_triu_do_pytorch(n):  # a convenção do PyTorch, True = bloqueado: com n = 1, [[False]], como a sem diagonal
+    return np.triu(np.ones((n, n), bool), 1)
+
+
+def mc_sem_diagonal_k_menos_1(n):
+    return np.tril(np.ones((n, n), bool), k=-1)
+
+
+@pytest.mark.parametrize("fn, dica", [
+    (mc_triu_do_pytorch, "a máscara está invertida: aqui True = pode olhar"),
+    (mc_sem_diagonal_k_menos_1, "a diagonal precisa ser True"),
+])
+def test_ex1_passo_1_a_dica_nomeia_o_engano(fn, dica, capsys, monkeypatch):
+    """A máscara invertida e a sem diagonal dão a mesma [[False]] com n = 1: a dica diz qual das duas é."""
+    monkeypatch.delenv("NBGRADER_EXECUTION", raising=False)
+    result = aula02.exercicio_1_passo_1(fn)
+    out = capsys.readouterr().out
+    assert not result and result.status == "falhou", out
+    assert dica in " ".join(out.split()), out
+    assert not corpus.falhas_sem_dica(out) and "o seu código levantou" not in out, out
+    outra = "k=-1" if fn is mc_triu_do_pytorch else "invertida"
+    assert outra not in out, out
 
 
 # ---------- exercício 1: máscara ----------

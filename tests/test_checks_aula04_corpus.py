@@ -117,6 +117,10 @@ def pe_multiplica(n, d_model):
     return pe
 
 
+def pe_cheia_de_nan(n, d_model):  # o esboço que não foi preenchido
+    return np.full((n, d_model), np.nan)
+
+
 def pe_sem_return(n, d_model):
     pe_certo(n, d_model)
 
@@ -309,6 +313,15 @@ def bloco_sem_mascara(x, attn, ffn, norm1, norm2, norm_first, mask=None):
     return bloco_certo(x, attn, ffn, norm1, norm2, norm_first, None)
 
 
+def bloco_sem_desempacotar(x, attn, ffn, norm1, norm2, norm_first, mask=None):  # attn devolve (saida, pesos)
+    a = attn(norm1(x) if norm_first else x, mask=mask)
+    if norm_first:
+        x = x + a
+        return x + ffn(norm2(x)), a
+    x = norm1(x + a)
+    return norm2(x + ffn(x)), a
+
+
 def bloco_so_a_saida(x, attn, ffn, norm1, norm2, norm_first, mask=None):
     return bloco_certo(x, attn, ffn, norm1, norm2, norm_first, mask)[0]
 
@@ -464,6 +477,7 @@ DICAS = [
     (aula04.exercicio_1, pe_calcula_com_d_mais_1, "não calcule com d_model + 1"),
     (aula04.exercicio_1, pe_multiplica, "uma divisão"),
     (aula04.exercicio_1, pe_sem_return, "faltou um `return`"),
+    (aula04.exercicio_1, pe_cheia_de_nan, "apareceram NaN/inf na matriz"),
     (aula04.exercicio_1, pe_usa_a_da_biblioteca, "a sua função chamou"),
     (aula04.exercicio_2, ln_eixo_0, "no ÚLTIMO eixo"),
     (aula04.exercicio_2, ln_array_inteiro, "não do array inteiro"),
@@ -489,6 +503,7 @@ DICAS = [
     (aula04.exercicio_3, bloco_so_a_saida, "return saida, pesos"),
     (aula04.exercicio_3, bloco_pesos_medios, "os pesos da atenção por cabeça"),
     (aula04.exercicio_3, bloco_usa_o_da_biblioteca, "a sua função chamou"),
+    (aula04.exercicio_3, bloco_sem_desempacotar, "attn(...) devolve a tupla (saida, pesos)"),
     (aula04.exercicio_4, cruzada_chaves_do_decodificador, "as chaves e os valores vêm de memory"),
     (aula04.exercicio_4, cruzada_papeis_trocados, "os papéis estão trocados"),
     (aula04.exercicio_4, cruzada_valores_do_decodificador, "K = memory @ W_k e V = memory @ W_v têm n_k linhas"),

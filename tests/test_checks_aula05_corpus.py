@@ -73,6 +73,14 @@ def sm_float32(A, dA):
     return A * (dA - (dA * A).sum(axis=-1, keepdims=True))
 
 
+def sm_devolve_float32(A, dA):  # a fórmula certa, convertida no fim: os números "parecem" iguais
+    return (A * (dA - (dA * A).sum(axis=-1, keepdims=True))).astype(np.float32)
+
+
+def sm_media_ponderada(A, dA):  # divide pela soma dos pesos: 0/0 = NaN na linha toda bloqueada
+    return A * (dA - (dA * A).sum(axis=-1, keepdims=True) / A.sum(axis=-1, keepdims=True))
+
+
 # ---------- exercício 2: o backward da atenção ----------
 def _softmax_mascarada(S, mask):
     if mask is not None:
@@ -156,6 +164,11 @@ def att_softmax_ingenua(dO, Q, K, V, mask=None):
     dA = dO @ V.T
     dS = A * (dA - (dA * A).sum(-1, keepdims=True))
     return dS @ K / np.sqrt(Q.shape[-1]), dS.T @ Q / np.sqrt(Q.shape[-1]), A.T @ dO
+
+
+def att_ordem_trocada(dO, Q, K, V, mask=None):  # na ordem da volta, não na pedida
+    dQ, dK, dV = t5.att_certo(dO, Q, K, V, mask)
+    return dV, dK, dQ
 
 
 def att_so_dois(dO, Q, K, V, mask=None):
@@ -271,6 +284,10 @@ def num_por_linhas(Q, K, V, dO, mask=None, eps=1e-6):
     return _num(Q, K, V, dO, mask, linhas=True)
 
 
+def num_eps_fixo(Q, K, V, dO, mask=None, eps=1e-6):  # o passo escrito à mão, não o eps recebido
+    return t5.num_certo(Q, K, V, dO, mask, 1e-5)
+
+
 def num_so_dQ(Q, K, V, dO, mask=None, eps=1e-6):
     return t5.num_certo(Q, K, V, dO, mask, eps)[0]
 
@@ -344,7 +361,8 @@ ERRADAS = {
         (sm_soma_global, "sobre o array inteiro"), (sm_soma_sem_A, "a soma ficou sem o A"),
         (sm_sem_A_na_frente, "faltou multiplicar por A na frente"), (sm_sinal_trocado, "sinal do termo"),
         (sm_eixo_zero, "no eixo errado"), (sm_sem_return, "faltou um `return`"),
-        (sm_da_biblioteca, "a conta é sua"), (sm_float32, "dZ = A * (dA - (dA * A).sum(axis=-1, keepdims=True))"),
+        (sm_da_biblioteca, "a conta é sua"), (sm_float32, "dZ veio em float32"),
+        (sm_devolve_float32, "dZ veio em float32"), (sm_media_ponderada, "apareceram NaN/inf em dZ"),
     ],
     aula05.exercicio_2: [
         (att_vazando, "passou por posições bloqueadas"), (att_sem_soma, "faltou o termo da soma"),
@@ -353,6 +371,7 @@ ERRADAS = {
         (att_dV_sem_transposta, "dV = Aᵀ dO"), (att_softmax_ingenua, "NaN ou inf"),
         (att_so_dois, "devolve (dQ, dK, dV)"), (att_da_biblioteca, "a conta é sua"),
         (att_pelo_modelo, "attention_backward (por dentro de outra função da biblioteca)"),
+        (att_ordem_trocada, "a tupla está fora de ordem: devolva (dQ, dK, dV)"),
     ],
     aula05.exercicio_3: [
         (num_sem_o_2, "faltou o 2 no denominador"), (num_para_frente, "diferença para frente"),
@@ -360,6 +379,7 @@ ERRADAS = {
         (num_passo_1e1, "passo é grande demais"), (num_tudo_de_uma_vez, "todos os números do array"),
         (num_sem_restaurar, "não altera as entradas"), (num_por_linhas, "uma posição i de cada vez"),
         (num_so_dQ, "devolve (dQ, dK, dV)"), (num_da_biblioteca, "a conta é sua"),
+        (num_eps_fixo, "a sua função não usou o eps que recebeu"),
     ],
 }
 

@@ -271,6 +271,18 @@ def test_erro_do_aluno_em_portugues_com_a_linha(capsys):
     assert "de ex4_formas_erradas)" in out and "mensagem original: “matmul: Input operand" in out, out
 
 
+def test_tupla_inteira_numa_conta_em_portugues(capsys):
+    """A tupla (saida, pesos) somada a um array: o ValueError do NumPy ("setting an array element with a sequence")
+    em português, em qualquer exercício."""
+    def ex4_soma_a_tupla(X, W_q, W_k, W_v):
+        Q, K, V = X @ W_q, X @ W_k, X @ W_v
+        return np.array([Q @ K.T, V]) + 1.0, None
+
+    assert not aula01.exercicio_4(ex4_soma_a_tupla)
+    out = " ".join(capsys.readouterr().out.split())
+    assert "o NumPy tentou transformar em array uma sequência de partes com formas diferentes" in out, out
+
+
 # ---------- retorno errado: o que veio e como devolver ----------
 def test_retorno_errado_tem_dica(capsys):
     def so_pesos(X, W_q, W_k, W_v):

@@ -18,6 +18,7 @@ from ..projections import SelfAttention
 from .framework import (
     UNSTABLE_SOFTMAX_HINT,
     Checker,
+    StopCheck,
     case_seed,
     check,
     describe,
@@ -128,20 +129,41 @@ def exercicio_1_passo_1(c: Checker, mask_fn):
                         "np.tril(np.ones((n, n), dtype=bool)); com 0/1, o ~mask da atenção não inverte."):
             return
         hint = None
+        sem_diagonal = np.tril(np.ones((n, n), dtype=bool), k=-1)
+        if n == 1 and not arr.any():  # [[False]]: a máscara invertida e a sem diagonal dão a mesma matriz com
+            # n = 1; um n maior diz qual das duas a função faz
+            invertida = _inverted_mask(c, mask_fn)
+        else:
+            invertida = np.array_equal(arr, ~ref) and not np.array_equal(arr, sem_diagonal)
         if n > 1 and np.array_equal(arr, ref.T):
             hint = ("o outro triângulo: com True acima da diagonal, cada token olharia os que vêm DEPOIS dele "
                     "(o futuro). A linha i pode olhar as colunas j ≤ i.")
-        elif np.array_equal(arr, np.tril(np.ones((n, n), dtype=bool), k=-1)):  # antes da invertida: com n = 1, é
-            # a mesma matriz [[False]], e o que falta é a diagonal
+        elif invertida:
+            hint = ("a máscara está invertida: aqui True = pode olhar e False = bloqueado, o contrário da convenção "
+                    "do PyTorch (em que np.triu(..., k=1) marca com True o que fica bloqueado). Use "
+                    "np.tril(np.ones((n, n), dtype=bool)), ou inverta a sua com ~."
+                    + (" Com n = 1, a máscara é [[True]]: cada token pode olhar para si mesmo." if n == 1 else ""))
+        elif np.array_equal(arr, sem_diagonal):
             hint = ("a diagonal precisa ser True: cada token pode olhar para si mesmo (j ≤ i, não j < i; "
                     "np.tril(..., k=0), sem o k=-1)." + (" Com n = 1, a máscara é [[True]]." if n == 1 else ""))
-        elif np.array_equal(arr, ~ref):
-            hint = "a convenção está invertida: aqui True = pode olhar, False = bloqueado."
         elif n > 1 and arr.all():
             hint = "nada foi bloqueado: acima da diagonal (j > i) deve ser False."
         if not c.expect(np.array_equal(arr, ref), f"{label}: True na diagonal e abaixo dela (j ≤ i)",
                         _format_mask(ref), _format_mask(arr), hint or "np.tril(np.ones((n, n), dtype=bool))"):
             return
+
+
+def _inverted_mask(c: Checker, mask_fn, n: int = 4) -> bool:
+    """A máscara de ``mask_fn(n)`` é a invertida (``True`` = bloqueado, a convenção do PyTorch)? Para o caso
+    n = 1, em que a invertida e a sem diagonal são a mesma ``[[False]]``; um erro com esse n conta como não."""
+    try:
+        outra = c.call(f"n = {n}", mask_fn, n, names=("n",), forbidden=(causal_mask,))
+    except StopCheck:  # uma função pronta ou uma entrada alterada: o ❌ já foi registrado
+        raise
+    except Exception:  # noqa: BLE001 - o erro aparece no caso em que ele acontecer
+        return False
+    ref = np.tril(np.ones((n, n), dtype=bool))
+    return isinstance(outra, np.ndarray) and outra.shape == (n, n) and np.array_equal(outra, ~ref)
 
 
 def _format_mask(m) -> str:

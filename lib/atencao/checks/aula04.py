@@ -6,6 +6,8 @@ As referências são as peças da biblioteca (:mod:`atencao.positional`, :mod:`a
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
 from .. import bert
@@ -17,7 +19,17 @@ from ..multihead import MultiHeadAttention, merge_heads, split_heads
 from ..normalization import LayerNorm
 from ..positional import positional_encoding
 from ..transformer import TransformerEncoderBlock
-from .framework import Checker, case_seed, check, frozen_copy, is_numpy_shape_error, matching_hint, passou, protect
+from .framework import (
+    Checker,
+    case_seed,
+    check,
+    frozen_copy,
+    is_numpy_shape_error,
+    matching_hint,
+    passou,
+    protect,
+    student_error,
+)
 
 __all__ = ["passou", "exercicio_1", "exercicio_2", "exercicio_3", "exercicio_4", "projeto"]
 
@@ -64,7 +76,7 @@ def exercicio_1(c: Checker, fn):
 
     Casos: (6, 8), (10, 16), d_model ímpar (5, 7) e (1, 3), e um caso sorteado. Reconhece seno e cosseno
     trocados ou em metades, o expoente errado (j, i, sem d_model, multiplicado), posições a partir de 1, a
-    matriz transposta e o erro de formas com d_model ímpar.
+    matriz transposta, NaN/inf na matriz e o erro de formas com d_model ímpar.
     """
     rng = np.random.default_rng(case_seed(2017))
     casos = [(6, 8), (10, 16), (5, 7), (1, 3), (int(rng.integers(3, 12)), 2 * int(rng.integers(2, 10)))]
@@ -89,6 +101,11 @@ def exercicio_1(c: Checker, fn):
             hint = "a matriz saiu transposta: uma LINHA por posição e uma COLUNA por dimensão, forma (n, d_model)."
         elif got.shape != ref.shape:
             hint = "devolva uma matriz de forma (n, d_model): uma linha por posição."
+        elif not np.isfinite(got).all():
+            hint = ("apareceram NaN/inf na matriz: cada posição de PE é o seno ou o cosseno de um ângulo finito, um "
+                    "número entre -1 e 1. Confira se alguma posição ficou sem preencher (np.full(..., np.nan) ou "
+                    "np.empty sem atribuir todas as colunas) e se algum ângulo deu infinito (uma divisão por zero, "
+                    "um np.log(0)).")
         else:
             hint = matching_hint(got, _pe_variants(n, d), ref) or (
                 "PE[pos, 2i] = sin(pos / 10000 ** (2i / d_model)) e PE[pos, 2i + 1] = cos(do mesmo ângulo).")
@@ -234,6 +251,11 @@ _DICAS_BLOCO = {
 }
 
 
+# o erro do NumPy ao transformar num array uma sequência de partes com formas diferentes: uma tupla (saida, pesos)
+# numa conta (x + attn(x)); "inhomogeneous" no NumPy ≥ 1.24, só "with a sequence" antes
+_SEQUENCIA_NO_ARRAY = re.compile(r"setting an array element with a sequence|inhomogeneous shape")
+
+
 @check("Exercício 3 (o forward do bloco codificador)")
 def exercicio_3(c: Checker, fn):
     """Confere ``fn(x, attn, ffn, norm1, norm2, norm_first, mask=None) -> (saida, pesos)``.
@@ -242,7 +264,8 @@ def exercicio_3(c: Checker, fn):
     :class:`LayerNorm` (com ganhos e vieses sorteados, para distinguir uma da outra). Casos: pós-LN com ReLU,
     pré-LN com GELU e máscara causal, pós-LN com um lote e máscara, pré-LN com 3 cabeças. Reconhece a ordem
     trocada, a normalização antes do resíduo, o resíduo normalizado, a falta do resíduo, as normalizações
-    trocadas, a FFN na entrada do bloco e a máscara esquecida. ``TransformerEncoderBlock`` é proibido.
+    trocadas, a FFN na entrada do bloco, a máscara esquecida e a tupla ``(saida, pesos)`` de ``attn(...)`` usada
+    inteira numa conta (o ``ValueError`` do NumPy). ``TransformerEncoderBlock`` é proibido.
     """
     rng = np.random.default_rng(case_seed(2020))
     casos = [(False, "relu", (5, 8), 2, False), (True, "gelu", (6, 8), 2, True), (False, "gelu", (2, 4, 8), 2, True),
@@ -256,9 +279,23 @@ def exercicio_3(c: Checker, fn):
         label = f"{ordem}, {act}, x {forma}, {n_heads} cabeças" + (", máscara causal" if causal else "")
         congelado = frozen_copy(x)
         kw = {} if mask is None else {"mask": mask}
-        got = c.pair(c.call(label, fn, x, *_partes(seed, d, n_heads, act), pre,
-                            names=("x", "attn", "ffn", "norm1", "norm2", "norm_first"),
-                            forbidden=(TransformerEncoderBlock,), **kw), label)
+        try:
+            bruto = c.call(label, fn, x, *_partes(seed, d, n_heads, act), pre,
+                           names=("x", "attn", "ffn", "norm1", "norm2", "norm_first"),
+                           forbidden=(TransformerEncoderBlock,), **kw)
+        except ValueError as exc:
+            if not _SEQUENCIA_NO_ARRAY.search(str(exc)):
+                raise
+            # a única peça que devolve uma tupla é a atenção: (saida, pesos) entrou inteira numa conta
+            criterio = student_error(exc)[0]
+            c.expect(False, f"{label}: a tupla de attn(...) é desempacotada antes das contas",
+                     "saida, pesos = attn(...)", criterio.replace("o seu código levantou ", "", 1),
+                     "attn(...) devolve a tupla (saida, pesos), não só a saída: desempacote-a, "
+                     "`a, pesos = attn(x, mask=mask)`, e use só `a` no resíduo (x + a). Com a tupla inteira numa "
+                     "conta (x + attn(...)), o NumPy tenta transformá-la num array e não consegue, porque a saída e "
+                     "os pesos têm formas diferentes (daí o “inhomogeneous shape”).")
+            return
+        got = c.pair(bruto, label)
         if got is None:
             return
         x = congelado

@@ -47,7 +47,8 @@ def exercicio_1(c: Checker, softmax_backward_fn):
 
     Casos: um vetor; uma matriz (3, 5); uma matriz com posições bloqueadas (peso 0) e uma linha toda
     bloqueada (só zeros); três eixos (2, 3, 4). Reconhece: o termo da soma esquecido, só a diagonal do
-    jacobiano, a soma no array inteiro, a soma sem ``A``, o ``A`` da frente esquecido, o sinal trocado.
+    jacobiano, a soma no array inteiro, a soma sem ``A``, o ``A`` da frente esquecido, o sinal trocado, NaN/inf
+    (uma divisão por ``A``, que é 0 nas posições bloqueadas) e o resultado em float32.
     Fonte: Aula 5, ``01-teoria`` (seção 2) e ``02-codigo`` (passo 1).
     """
     rng = np.random.default_rng(case_seed(51))
@@ -62,16 +63,48 @@ def exercicio_1(c: Checker, softmax_backward_fn):
     ]
     for label, z in c.cases(casos):
         A, dA = frozen_copy(softmax(z)), frozen_copy(rng.normal(size=z.shape))
-        got = c.array(c.call(label, softmax_backward_fn, A, dA, names=("A", "dA"), forbidden=_PRONTAS),
-                      f"{label}: devolve um array")
+        bruto = c.call(label, softmax_backward_fn, A, dA, names=("A", "dA"), forbidden=_PRONTAS)
+        got = c.array(bruto, f"{label}: devolve um array")
         if got is None:
             return
         ref = A * (dA - (dA * A).sum(axis=-1, keepdims=True))
-        hint = (matching_hint(got, _dicas_softmax(A, dA), ref, atol=1e-9) if got.shape == ref.shape else
-                "dZ tem a forma de A (e de dA): um gradiente por pontuação.")
         if not c.close(got, ref, f"{label}: dZ igual ao da biblioteca", atol=1e-9, rtol=1e-9,
-                       hint=hint or "dZ = A * (dA - (dA * A).sum(axis=-1, keepdims=True)), linha a linha."):
+                       hint=_dica_softmax(got, ref, A, dA, _float32(bruto))):
             return
+
+
+_FORMULA_SOFTMAX = "dZ = A * (dA - (dA * A).sum(axis=-1, keepdims=True))"
+
+
+def _float32(valor) -> bool:
+    """O que a função devolveu é um array de precisão menor que float64 (float32, float16)?"""
+    tipo = getattr(valor, "dtype", None)
+    return tipo is not None and np.issubdtype(tipo, np.floating) and np.finfo(tipo).bits < 64
+
+
+def _dica_softmax(got, ref, A, dA, baixa_precisao: bool) -> str:
+    """A dica de um dZ errado: forma, NaN/inf, float32 ou um dos enganos de :func:`_dicas_softmax`."""
+    if got.shape != ref.shape:
+        return "dZ tem a forma de A (e de dA): um gradiente por pontuação."
+    ruins = ~np.isfinite(got)
+    if ruins.any():
+        onde = ("nas posições bloqueadas o peso é 0, e uma conta como A / A ou np.log(A) dá NaN (0/0) ou -inf ali"
+                if (ruins & (A == 0)).any() else "confira as divisões e os logaritmos da sua conta")
+        return (f"apareceram NaN/inf em dZ: {onde}. A fórmula só multiplica e soma (e dá 0 onde A = 0): "
+                f"{_FORMULA_SOFTMAX}.")
+    perto = np.allclose(got, ref, rtol=1e-5, atol=1e-6)  # igual na precisão do float32 (~7 algarismos)
+    if perto and baixa_precisao:
+        return (f"dZ veio em float32: a fórmula está certa ({_FORMULA_SOFTMAX}), mas o float32 guarda só uns 7 "
+                "algarismos significativos, e a diferença passa da tolerância de 1e-9 (por isso os números parecem "
+                "iguais). Mantenha tudo em float64 (sem .astype(np.float32)).")
+    if perto:
+        return (f"dZ só bate com o da biblioteca até uns 7 algarismos significativos: a fórmula parece certa "
+                f"({_FORMULA_SOFTMAX}), mas a conta passou por float32 em algum ponto. Mantenha tudo em float64 "
+                "(sem .astype(np.float32)).")
+    dica = matching_hint(got, _dicas_softmax(A, dA), ref, atol=1e-5 if baixa_precisao else 1e-9)
+    if dica and baixa_precisao:
+        dica += " E mantenha dZ em float64 (sem .astype(np.float32))."
+    return dica or f"{_FORMULA_SOFTMAX}, linha a linha."
 
 
 # ---------- exercício 2: o backward da atenção, com máscara ----------
@@ -134,7 +167,8 @@ def exercicio_2(c: Checker, attention_backward_fn):
     Casos: sem máscara (n_q = n_k = 4, d_k = 3); máscara causal (5 × 5, d_k = 4); n_q ≠ n_k com chaves
     bloqueadas (3 × 6, d_k = 9); uma linha toda bloqueada (dQ = 0 nela). Reconhece: o gradiente que vaza
     pelas posições bloqueadas (pesos sem a máscara), o termo da soma esquecido, o 1/√d_k esquecido (ou 1/d_k,
-    ou multiplicando), ``dK`` e ``dV`` sem a transposta. Fonte: Aula 5, ``01-teoria`` (seções 3 e 5).
+    ou multiplicando), ``dK`` e ``dV`` sem a transposta, a tupla fora de ordem (``(dV, dK, dQ)``). Fonte: Aula 5,
+    ``01-teoria`` (seções 3 e 5).
     """
     rng = np.random.default_rng(case_seed(52))
     chaves = np.ones((3, 6), dtype=bool)
@@ -160,12 +194,15 @@ def exercicio_2(c: Checker, attention_backward_fn):
         A = _forward(Q, K, V, m)
         ref = dict(zip(("dQ", "dK", "dV"), attention_backward(dO, Q, K, V, A)))
         dicas = _dicas_atencao(dO, Q, K, V, m)
+        fora_de_ordem = _ordem_trocada(got, ref)
         for nome in ("dV", "dQ", "dK"):  # na ordem da volta
             g = c.array(got[("dQ", "dK", "dV").index(nome)], f"{label}: {nome} é um array de números")
             if g is None:
                 return
             entrada, formula = _FORMA[nome]
-            if g.shape != ref[nome].shape:
+            if fora_de_ordem:
+                hint = fora_de_ordem
+            elif g.shape != ref[nome].shape:
                 hint = (f"{nome} tem a forma de {entrada}, {ref[nome].shape}: {nome} = {formula}."
                         + (" Confira a transposta." if g.shape == ref[nome].shape[::-1] or nome != "dQ" else ""))
             elif not np.isfinite(g).all():
@@ -176,6 +213,30 @@ def exercicio_2(c: Checker, attention_backward_fn):
                 hint = matching_hint(g, dicas[nome], ref[nome], atol=1e-9) or f"{nome} = {formula}."
             if not c.close(g, ref[nome], f"{label}: {nome} igual ao da biblioteca", atol=1e-9, rtol=1e-9, hint=hint):
                 return
+
+
+def _ordem_trocada(got, ref: dict) -> str | None:
+    """A dica de uma tupla com os gradientes certos fora de ordem (algum item é o gradiente de outra
+    entrada, como ``(dV, dK, dQ)``), ou ``None``."""
+    nomes = ("dQ", "dK", "dV")
+
+    def qual(item) -> str | None:  # o gradiente da referência igual a ``item`` (o próprio, se for)
+        try:
+            g = np.asarray(item, dtype=float)
+        except (TypeError, ValueError):
+            return None
+        iguais = [n for n in nomes if g.shape == ref[n].shape and np.allclose(g, ref[n], rtol=1e-7, atol=1e-9)]
+        return None if not iguais else iguais[0] if len(iguais) == 1 else None
+
+    achados = [qual(item) for item in got]
+    trocados = [(k, a) for k, (a, n) in enumerate(zip(achados, nomes)) if a is not None and a != n]
+    if not trocados:
+        return None
+    if None not in achados:
+        return f"a tupla está fora de ordem: devolva (dQ, dK, dV); a sua função devolveu ({', '.join(achados)})."
+    itens = [f"o {k + 1}º é o {a}" for k, a in trocados]
+    lista = itens[0] if len(itens) == 1 else ", ".join(itens[:-1]) + " e " + itens[-1]
+    return f"a tupla está fora de ordem: devolva (dQ, dK, dV); na tupla que a sua função devolveu, {lista}."
 
 
 # ---------- exercício 3: a verificação de gradiente ----------
@@ -302,10 +363,10 @@ def _same_central(c: Checker, label: str, got, exato, central) -> bool:
         if g.shape != central[k].shape:
             hint = f"{nome} numérico tem a forma de {'QKV'[k]}, {central[k].shape}."
         elif np.allclose(g, exato[k], rtol=0, atol=1e-6 * escala):
-            hint = (f"com eps = {EPS_GRANDE}, as diferenças centrais ficam longe do gradiente exato (o erro é da "
-                    "ordem de eps²), mas a sua função devolveu o gradiente exato: ela precisa calcular "
-                    "(L(x + eps·eᵢ) − L(x − eps·eᵢ)) / (2·eps) com o eps recebido, sem trocar o passo e sem "
-                    "usar outra fórmula.")
+            hint = (f"a sua função não usou o eps que recebeu: com eps = {EPS_GRANDE}, as diferenças centrais ficam "
+                    "longe do gradiente exato (o erro é da ordem de eps²), mas o resultado dela é o gradiente exato "
+                    "(ou o de um passo fixo pequeno, como 1e-5). Calcule (L(x + eps·eᵢ) − L(x − eps·eᵢ)) / (2·eps) "
+                    "com o eps recebido como argumento, sem trocar o passo e sem usar outra fórmula.")
         else:
             hint = ("use o eps recebido, sem trocar o passo: (L(x + eps·eᵢ) − L(x − eps·eᵢ)) / (2·eps), uma "
                     "posição i de cada vez, em float64.")

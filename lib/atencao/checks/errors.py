@@ -47,6 +47,9 @@ _TRANSLATIONS = [
     (r"^matmul: Input operand \d has a mismatch in its core dimension \d.*\(size (\d+) is different from (\d+)\)",
      r"multiplicação de matrizes (@) com formas incompatíveis (tamanho \1 diferente de \2)"),
     (r"^operands could not be broadcast together with shapes (.+)", r"formas incompatíveis para a operação: \1"),
+    (r"^setting an array element with a sequence.*",
+     "o NumPy tentou transformar em array uma sequência de partes com formas diferentes (uma tupla como "
+     "(saida, pesos) usada inteira numa conta?)"),
     (r"^(?:output array|assignment destination) is read-only",
      "o array é só de leitura (os pesos do modelo, por exemplo): não o mude no lugar; crie um array novo"),
     (r"^\[Errno 13\] Permission denied: (.+)", r"sem permissão para gravar ou ler \1 (a correção só deixa gravar na "

@@ -50,7 +50,7 @@ __all__ = [
     # reexportados: casos, texto do relatório, figuras e erros
     "case_seed", "MARKS", "UNSTABLE_SOFTMAX_HINT", "describe", "format_number",
     "format_value", "return_hint", "wrap_report", "open_figures", "close_new_figures", "warm_up_matplotlib",
-    "is_numpy_shape_error",
+    "is_numpy_shape_error", "student_error",
 ]
 
 
