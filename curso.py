@@ -666,7 +666,7 @@ def main(argv=None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     names = [a for a in argv if not a.startswith("-")]
     if names and names[0] not in COMMANDS:
-        parecido = difflib.get_close_matches(names[0], COMMANDS, n=1)
+        parecido = difflib.get_close_matches(names[0].lower(), COMMANDS, n=1)  # LAB, Lab: lab
         print(f"Comando desconhecido: {names[0]}." + (f" Você quis dizer {parecido[0]}?" if parecido else ""))
         show_help()
         return 2

@@ -122,6 +122,8 @@ def test_ajuda_sem_make_lista_todos_os_comandos(sem_make):
     assert "Você quis dizer instalar?" in errado.stdout
     quase = _curso(sem_make, "test-notebook")  # um erro de digitação: a sugestão
     assert quase.returncode == 2 and "Você quis dizer test-notebooks?" in quase.stdout
+    maiusculas = _curso(sem_make, "LAB")  # o nome em maiúsculas: a sugestão também
+    assert maiusculas.returncode == 2 and "Você quis dizer lab?" in maiusculas.stdout
 
 
 @so_posix

@@ -229,6 +229,9 @@ def test_texto_do_aluno_nao_vira_formula_na_planilha():
      "IndentationError: indentação inesperada (linha 3 da célula)"),
     ("ZeroDivisionError", "division by zero", "ZeroDivisionError: divisão por zero"),
     ("KeyError", "'x'", "KeyError: 'x'"),
+    ("StdinNotImplementedError", "raw_input was called, but this frontend does not support input requests.",
+     "StdinNotImplementedError: input() não funciona aqui (ninguém digita a resposta na correção nem no validar): "
+     "ponha o valor no código"),
 ])
 def test_erro_legivel(ename, evalue, esperado):
     assert relatorio.readable_error(ename, evalue) == esperado

@@ -47,6 +47,8 @@ _TRANSLATIONS = [
     (r"^matmul: Input operand \d has a mismatch in its core dimension \d.*\(size (\d+) is different from (\d+)\)",
      r"multiplicação de matrizes (@) com formas incompatíveis (tamanho \1 diferente de \2)"),
     (r"^operands could not be broadcast together with shapes (.+)", r"formas incompatíveis para a operação: \1"),
+    (r"^raw_input was called, but this frontend does not support input requests\.?",
+     "input() não funciona aqui (ninguém digita a resposta na correção nem no validar): ponha o valor no código"),
     (r"^setting an array element with a sequence.*",
      "o NumPy tentou transformar em array uma sequência de partes com formas diferentes (uma tupla como "
      "(saida, pesos) usada inteira numa conta?)"),

@@ -69,13 +69,14 @@ def describe(value) -> str:
     Returns
     -------
     str
-        ``"None (nada)"``, ``"uma tupla com 3 item(ns)"``, ``"uma lista com 2 item(ns)"``, ``"um array de forma
+        ``"None (nada)"``, ``"uma tupla com 3 itens"``, ``"uma lista com 1 item"``, ``"um array de forma
         (4, 4)"`` ou ``"um valor do tipo float"``.
     """
     if value is None:
         return "None (nada)"
     if isinstance(value, (tuple, list)):
-        return f"uma {'tupla' if isinstance(value, tuple) else 'lista'} com {len(value)} item(ns)"
+        return (f"uma {'tupla' if isinstance(value, tuple) else 'lista'} com {len(value)} "
+                f"{'item' if len(value) == 1 else 'itens'}")
     if isinstance(value, np.ndarray):
         return f"um array de forma {value.shape}"
     return f"um valor do tipo {type(value).__name__}"
