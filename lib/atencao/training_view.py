@@ -75,7 +75,7 @@ def _png(run: TrainingRun, index: int) -> bytes:
 
     fig = Figure(figsize=(8.6, 3.6))
     draw_training(fig, run, index)
-    return render_png(fig)
+    return render_png(fig, dpi=100)  # 860 × 360 px: legível na largura do notebook
 
 
 class TrainingReplay:
@@ -109,7 +109,11 @@ class TrainingReplay:
         slider = widgets.SelectionSlider(options=[(str(s), i) for i, s in enumerate(steps)], value=len(steps) - 1,
                                          description="passo", continuous_update=False,
                                          layout=widgets.Layout(width="520px"))
-        image = widgets.Image(value=first_png or _png(self.run, -1), format="png")
+        png = first_png or _png(self.run, -1)
+        # no tamanho natural da figura (a largura vem do cabeçalho do PNG): esticada, ela ficava borrada
+        largura = int.from_bytes(png[16:20], "big") if png[:8] == b"\x89PNG\r\n\x1a\n" else None
+        image = widgets.Image(value=png, format="png",
+                              layout=widgets.Layout(width=f"{largura}px" if largura else None, max_width="100%"))
         slider.observe(lambda change: setattr(image, "value", _png(self.run, change["new"])), names="value")
         caixa = widgets.VBox([widgets.HTML(f"<style>{LIVE_RULE}</style>"), slider, image])
         # a classe dos exploradores: a regra da figura estática (rendering.static_bundle) esconde a saída seguinte
