@@ -286,6 +286,25 @@ def test_projeto_o_destaque_e_o_resumo_sao_do_aluno(capsys):
     assert "atencao.attention_summary" in out and "atencao.strongest_attention" in out, out
 
 
+def proj_usa_o_ajudante(frase, vectors=None):
+    """O ajudante privado das prontas (text._strongest), que acha o destaque de cada linha: passava com 4 de 4."""
+    from atencao.text import _strongest
+
+    tokens, X = atencao.embed(frase, vectors)
+    _, A = atencao.self_attention(X)
+    best, _ = _strongest(A, True)
+    destaques = [(t, tokens[int(j)], float(A[i, int(j)])) for i, (t, j) in enumerate(zip(tokens, best))]
+    atencao.plot_attention(A, tokens)
+    _resumo(destaques)
+    return tokens, A, destaques
+
+
+def test_projeto_o_ajudante_das_prontas_tambem_e_proibido(capsys):
+    assert not aula01.projeto(proj_usa_o_ajudante)
+    out = " ".join(capsys.readouterr().out.split())
+    assert "atencao._strongest" in out, out
+
+
 def test_projeto_aceita_certo_e_fecha_figuras():
     import matplotlib.pyplot as plt
 

@@ -426,6 +426,13 @@ def cruzada_usa_a_pronta(x, memory, W_q, W_k, W_v):
     return atencao.scaled_dot_product_attention(x @ W_q, memory @ W_k, memory @ W_v)
 
 
+def cruzada_lavada_pela_softmax(x, memory, W_q, W_k, W_v):
+    """A atenção pronta chamada de dentro da softmax (permitida neste exercício): veja _lavar no corpus da Aula 5."""
+    from test_checks_aula05_corpus import _lavar
+
+    return _lavar(atencao.scaled_dot_product_attention, x @ W_q, memory @ W_k, memory @ W_v)
+
+
 def cruzada_pelo_bloco_decodificador(x, memory, W_q, W_k, W_v):
     """A MultiHeadAttention (proibida) rodada por dentro de um TransformerDecoderBlock (permitido), com as outras
     peças trocadas por nada: a saída do bloco menos a entrada é a atenção cruzada (passava com 2 de 2)."""
@@ -515,6 +522,7 @@ DICAS = [
     (aula04.exercicio_4, cruzada_pesos_transpostos, "os papéis estão trocados"),
     (aula04.exercicio_4, cruzada_usa_a_pronta, "a sua função chamou"),
     (aula04.exercicio_4, cruzada_pelo_bloco_decodificador, "(por dentro de outra função da biblioteca)"),
+    (aula04.exercicio_4, cruzada_lavada_pela_softmax, "scaled_dot_product_attention (por dentro de outra função"),
     (aula04.exercicio_4, cruzada_transposta_2d, "np.swapaxes(K, -1, -2)"),
 ]
 

@@ -297,6 +297,31 @@ def num_da_biblioteca(Q, K, V, dO, mask=None, eps=1e-6):
     return attention_backward(dO, Q, K, V, A)
 
 
+def _lavar(fn, *args, **kw):
+    """Uma trapaça achada por uma aluna hostil: a função proibida chamada de dentro da ``atencao.softmax``
+    (permitida), pelo ``detach`` de um objeto que a softmax tenta converter, com ``map`` e ``functools.partial``
+    (nenhum quadro do aluno na pilha). A softmax podia chamar o miolo dela sem contar; qualquer outra proibida, não."""
+    import functools
+
+    caixa = []
+
+    class Tensor:
+        pass
+
+    t = Tensor()
+    t.is_floating_point = True
+    t.detach = functools.partial(caixa.extend, map(functools.partial(fn, **kw), *[[a] for a in args]))
+    try:
+        atencao.softmax(t)
+    except TypeError:
+        pass
+    return caixa[0]
+
+
+def sm_lavada_pela_softmax(A, dA):
+    return _lavar(softmax_backward, A, dA)
+
+
 class _Coringa:
     """Um objeto que aceita qualquer conta e guarda o que multiplica por ele (o dQ, dK e dV do modelo)."""
 
@@ -361,7 +386,9 @@ ERRADAS = {
         (sm_soma_global, "sobre o array inteiro"), (sm_soma_sem_A, "a soma ficou sem o A"),
         (sm_sem_A_na_frente, "faltou multiplicar por A na frente"), (sm_sinal_trocado, "sinal do termo"),
         (sm_eixo_zero, "no eixo errado"), (sm_sem_return, "faltou um `return`"),
-        (sm_da_biblioteca, "a conta é sua"), (sm_float32, "dZ veio em float32"),
+        (sm_da_biblioteca, "a conta é sua"),
+        (sm_lavada_pela_softmax, "softmax_backward (por dentro de outra função"),
+        (sm_float32, "dZ veio em float32"),
         (sm_devolve_float32, "dZ veio em float32"), (sm_media_ponderada, "apareceram NaN/inf em dZ"),
     ],
     aula05.exercicio_2: [

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import text
 from .._validation import nfc
 from ..attention import attend, attend_checked, scaled_dot_product_attention, self_attention, softmax
 from ..embeddings import PROJECT_SENTENCES, embed, gato_felino
@@ -197,7 +198,8 @@ def _diagnose(X, W_q, W_k, W_v, A) -> str:
 
 
 # o visualizador é do aluno: o destaque de cada linha e o resumo impresso (o mapa pode ser o da biblioteca)
-_FORBIDDEN_VIS = (strongest_attention, attention_summary)
+# e o ajudante delas, que acha o destaque de cada linha (text._strongest)
+_FORBIDDEN_VIS = (strongest_attention, attention_summary, text._strongest)
 
 
 @check("Projeto (visualizador de atenção)")

@@ -15,6 +15,7 @@ from ..embeddings import embed_hashed, tokenize
 from ..masks import causal_mask
 from ..multihead import MultiHeadAttention, merge_heads, split_heads
 from ..projections import SelfAttention
+from ..training import TinyAttentionModel
 from .framework import (
     UNSTABLE_SOFTMAX_HINT,
     Checker,
@@ -40,7 +41,9 @@ _FORBIDDEN = (scaled_dot_product_attention, attend, attend_checked, self_attenti
 _FORBIDDEN_MHA = (*_FORBIDDEN, split_heads, merge_heads)
 
 
-_FORBIDDEN_SOFTMAX = (softmax, softmax_, scaled_dot_product_attention, attend, attend_checked, self_attention)
+# o TinyAttentionModel da Aula 5: a perda dele escreve a softmax por extenso (o gradiente da entropia cruzada)
+_FORBIDDEN_SOFTMAX = (softmax, softmax_, scaled_dot_product_attention, attend, attend_checked, self_attention,
+                      TinyAttentionModel)
 
 
 @check("Aquecimento (a sua softmax)")

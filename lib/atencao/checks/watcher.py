@@ -2,8 +2,8 @@
 
 Um exercício "escreva a conta você mesmo" proíbe, dentro da função do aluno, as funções prontas da biblioteca
 (``scaled_dot_product_attention``...). :class:`Watcher` anota as chamadas a elas durante a função do aluno,
-feitas por ele ou por uma função permitida da biblioteca que as usa por dentro (só o que as funções de
-:data:`INTERNALS_ALLOWED` fazem por dentro não conta), e o que só serve para fugir da vigilância. Quem escreve
+feitas por ele ou por uma função permitida da biblioteca que as usa por dentro (só o miolo declarado das
+funções de :data:`INTERNALS_ALLOWED` não conta), e o que só serve para fugir da vigilância. Quem escreve
 uma verificação não usa este módulo: passa ``forbidden=`` a :meth:`.checker.Checker.call`. A correção
 (:mod:`correcao._aluno`) usa :func:`run_watched` no processo do aluno.
 """
@@ -30,10 +30,12 @@ _HOOKS = {"sys.setprofile": sys.setprofile, "sys.settrace": sys.settrace,
           "threading.setprofile": threading.setprofile, "threading.settrace": threading.settrace}
 _ACTIVE: list = []  # a vigilância ligada agora (uma por vez), para as guardas de :func:`guard_hooks`
 
-# As funções permitidas em todo exercício que não as pede, cujo miolo é uma função que um exercício proíbe: o que
-# elas chamam por dentro não conta (a ``atencao.softmax`` valida e chama a ``softmax_``, proibida no exercício 4 da
-# Aula 4, onde a ``softmax`` é permitida). Pares ``(módulo, nome)``, lidos quando a vigilância liga.
-INTERNALS_ALLOWED = (("atencao.attention", "softmax"),)
+# As funções permitidas em todo exercício que não as pede, cujo miolo é uma função que um exercício proíbe: essa
+# chamada, feita diretamente por ela, não conta (a ``atencao.softmax`` valida e chama a ``softmax_``, proibida no
+# exercício 4 da Aula 4, onde a ``softmax`` é permitida). Só o miolo declarado, e só chamado por ela: qualquer outra
+# função proibida que rode dentro da ``softmax`` (por um objeto do aluno que ela converte) conta. Pares
+# ``((módulo, nome) permitida, nome do miolo no mesmo módulo)``, lidos quando a vigilância liga.
+INTERNALS_ALLOWED = ((("atencao.attention", "softmax"), "softmax_"),)
 
 
 def _escape_routes() -> dict:
@@ -107,7 +109,7 @@ class Watcher:
         self._outside_cache: dict = {}
         self.library = library_code_ids()
         self._escapes = {f: _route_label(nome, tipo) for f, (nome, tipo) in _escape_routes().items()}
-        self._internals = {_code_key(f.__code__) for f in _internals_allowed()}
+        self._internals = {(_code_key(f.__code__), _code_key(g.__code__)) for f, g in _internals_allowed()}
 
     def _profile(self, frame, event, arg):  # noqa: C901 — o gancho do sys.setprofile: uma função só, por velocidade
         # chamado a cada chamada de função (o matplotlib faz milhares): só consultas a dicionários e conjuntos
@@ -154,15 +156,17 @@ class Watcher:
             self.used.add(de_fora)
 
     def _counts_inside(self, frame) -> bool:
-        """A chamada proibida de ``frame``, feita pela biblioteca, conta: sobe pelos quadros da biblioteca até o
-        primeiro que o código do aluno chamou, e não conta se ele é de :data:`INTERNALS_ALLOWED` ou se no caminho
-        há outra função proibida (essa já foi anotada: o ``scaled_dot_product_attention`` chamado pelo aluno não
+        """A chamada proibida de ``frame``, feita pela biblioteca, conta. Não conta se é o miolo declarado de uma
+        função de :data:`INTERNALS_ALLOWED` chamado diretamente por ela, nem se no caminho até o código do aluno há
+        outra função proibida (essa já foi anotada: o ``scaled_dot_product_attention`` chamado pelo aluno não
         aponta também o ``attend`` que ele usa por dentro)."""
+        if frame.f_back is not None and (_code_key(frame.f_back.f_code), _code_key(frame.f_code)) in self._internals:
+            return False
         while frame.f_back is not None and id(frame.f_back.f_code) in self.library:
             frame = frame.f_back
             if _code_key(frame.f_code) in self.codes:
                 return False
-        return _code_key(frame.f_code) not in self._internals
+        return True
 
     def _is_student(self, arquivo: str) -> bool:
         r = self._student_cache.get(arquivo)
@@ -196,17 +200,18 @@ class Watcher:
 
 
 def _internals_allowed() -> list:
-    """As funções de :data:`INTERNALS_ALLOWED` (as que não carregam ficam de fora)."""
+    """Os pares ``(função permitida, miolo)`` de :data:`INTERNALS_ALLOWED` (os que não carregam ficam de fora)."""
     import importlib
 
     out = []
-    for modulo, nome in INTERNALS_ALLOWED:
+    for (modulo, nome), miolo in INTERNALS_ALLOWED:
         try:
-            f = getattr(importlib.import_module(modulo), nome)
+            mod = importlib.import_module(modulo)
+            f, g = getattr(mod, nome), getattr(mod, miolo)
         except (ImportError, AttributeError):
             continue
-        if isinstance(getattr(f, "__code__", None), types.CodeType):
-            out.append(f)
+        if all(isinstance(getattr(h, "__code__", None), types.CodeType) for h in (f, g)):
+            out.append((f, g))
     return out
 
 
