@@ -71,18 +71,41 @@ def test_o_zip_de_um_aluno_nao_poe_notebooks_no_nome_de_outro(tmp_path):
     ent = entregas.read_submissions(pasta, tmp_path / "t")
     assert _mapa(ent) == {("ana", "ana.zip/03-exercicios.ipynb"), ("bob", "bob.zip/bob/03-exercicios.ipynb"),
                           ("bob", "bob.zip/ana/03-exercicios.ipynb")}
+    # sem a pasta do bob dentro, numa turma de um zip por aluno: o zip continua sendo do bob
     (pasta / "bob.zip").unlink()
     _zip_em(pasta / "bob.zip", [("ana/03-exercicios.ipynb", NB), ("carla/03-exercicios.ipynb", NB)])
     _zip_em(pasta / "carla.zip", [("03-exercicios.ipynb", NB)])
     ent = entregas.read_submissions(pasta, tmp_path / "t2")
-    assert _mapa(ent) == {("ana", "ana.zip/03-exercicios.ipynb"), ("ana", "bob.zip/03-exercicios.ipynb"),
-                          ("carla", "carla.zip/03-exercicios.ipynb"), ("carla", "bob.zip/03-exercicios.ipynb")}
+    assert _mapa(ent) == {("ana", "ana.zip/03-exercicios.ipynb"), ("bob", "bob.zip/ana/03-exercicios.ipynb"),
+                          ("carla", "carla.zip/03-exercicios.ipynb"), ("bob", "bob.zip/carla/03-exercicios.ipynb")}
     # uma pasta de aluno com o nome do zip: o zip é dele
     (pasta / "davi").mkdir()
     (pasta / "davi" / "04-projeto.ipynb").write_bytes(NB)
     _zip_em(pasta / "davi.zip", [("ana/03-exercicios.ipynb", NB), ("carla/03-exercicios.ipynb", NB)])
     ent = entregas.read_submissions(pasta, tmp_path / "t3")
     assert ("davi", "davi.zip/ana/03-exercicios.ipynb") in _mapa(ent)
+
+
+def test_zip_com_o_nome_em_maiusculas_e_colegas_inventados_continua_do_aluno(tmp_path):
+    """Ataques de uma segunda aluna hostil: ``bob.zip`` com ``Bob/`` (maiúscula) e três cópias na pasta ``carla/``
+    tiravam da correção o notebook da carla (as cópias plantadas vinham antes, e só 3 são corrigidas) e a
+    apontavam por código suspeito; e vinte colegas inventados multiplicavam as cópias corrigidas."""
+    pasta = tmp_path / "turma"
+    _zip_em(pasta / "carla.zip", [("03-exercicios.ipynb", NB)])
+    _zip_em(pasta / "bob.zip", [("Bob/03-exercicios.ipynb", NB)] + [(f"carla/03-exercicios ({k}).ipynb", NB)
+                                                                     for k in range(3)])
+    ent = entregas.read_submissions(pasta, tmp_path / "t")
+    assert {c for a, c in _mapa(ent) if a == "carla"} == {"carla.zip/03-exercicios.ipynb"}
+    assert all(a in ("bob", "carla") for a, _ in _mapa(ent))
+    plano, linhas, _ = motor_plan(ent, tmp_path)
+    assert [e.arquivo for e in plano if e.student == "carla"] == ["carla.zip/03-exercicios.ipynb"]
+    (pasta / "bob.zip").unlink()
+    _zip_em(pasta / "bob.zip", [("Bob/03-exercicios.ipynb", NB)] + [(f"colega{k:02d}/03-exercicios.ipynb", NB)
+                                                                     for k in range(20)])
+    ent = entregas.read_submissions(pasta, tmp_path / "t2")
+    assert ent.alunos == ["bob", "carla"]
+    plano, linhas, _ = motor_plan(ent, tmp_path / "p2")
+    assert sum(e.student == "bob" for e in plano) == 3 and sum(r.status == "copias_demais" for r in linhas) == 18
 
 
 def test_zip_por_aluno_zip_dentro_da_pasta_e_arquivo_solto(tmp_path):

@@ -178,24 +178,30 @@ def test_planilha_baixada_do_moodle_preenchida_na_escala_dela(tmp_path):
 
 
 def test_a_nota_maxima_e_a_da_tarefa_e_nao_a_do_que_o_aluno_escolheu_entregar(tmp_path):
-    """Ana entrega os dois notebooks da Aula 5, Bia só os exercícios e Caio um notebook da Aula 1 (mais fácil) na
-    tarefa da Aula 5. Antes, a escala de cada um era o máximo do que ele próprio entregou: os três tiravam 10."""
+    """Ana e Bia entregam os exercícios da Aula 5; Ana também o projeto (só ela); Caio, um notebook da Aula 1 (mais
+    fácil). Antes, a escala de cada um era o máximo do que ele próprio entregou: os três tiravam 10. Depois, com a
+    tarefa feita de tudo o que alguém entregou, o projeto extra da Ana baixava a nota da Bia. A tarefa é o que pelo
+    menos metade entregou."""
     aula5 = "aula-05-treinando-a-atencao"
     pessoas = {f"{n}_{i}": moodle.Participant(n, str(i)) for n, i in (("Ana", 1001), ("Bia", 1002), ("Caio", 1003))}
     rows = [Row("Ana_1001", aula5, "03-exercicios", total=8, maximum=8),
-            Row("Ana_1001", aula5, "04-projeto", total=1, maximum=1),
+            Row("Ana_1001", aula5, "04-projeto", total=0, maximum=1),
             Row("Bia_1002", aula5, "03-exercicios", total=8, maximum=8),
             Row("Caio_1003", AULA1.assignment, AULA1.notebook, total=4, maximum=4)]
-    assert moodle.task_notebooks(rows, pessoas) == {(aula5, "03-exercicios"): 8, (aula5, "04-projeto"): 1}
+    assert moodle.task_notebooks(rows, pessoas) == {(aula5, "03-exercicios"): 8}
     notas = moodle.scores_by_participant(rows, pessoas)
-    assert {a: v[:2] for a, v in notas.items()} == {"Ana_1001": (9, 9), "Bia_1002": (8, 9), "Caio_1003": (0, 9)}
+    assert {a: v[:2] for a, v in notas.items()} == {"Ana_1001": (8, 8), "Bia_1002": (8, 8), "Caio_1003": (0, 8)}
     baixada = tmp_path / "Notas.csv"
     baixada.write_text("Identificador,Nome completo,Nota,Nota máxima\n" + "".join(
         f"Participante{i},{n},,\"10,00\"\n" for n, i in (("Ana", 1001), ("Bia", 1002), ("Caio", 1003))),
         encoding="utf-8")
     linhas = list(csv.reader(io.StringIO(moodle.write_worksheet(rows, pessoas, tmp_path / "m.csv", planilha=baixada)
                                          .read_text(encoding="utf-8"))))
-    assert [ln[2] for ln in linhas[1:]] == ["10", "8,89", "0"]
+    assert [ln[2] for ln in linhas[1:]] == ["10", "10", "0"]
+    # com o projeto entregue pela maioria, ele faz parte da tarefa, e quem não o entregou tem 0 nele
+    rows.append(Row("Bia_1002", aula5, "04-projeto", total=1, maximum=1))
+    notas = moodle.scores_by_participant(rows, pessoas)
+    assert {a: v[:2] for a, v in notas.items()} == {"Ana_1001": (8, 9), "Bia_1002": (9, 9), "Caio_1003": (0, 9)}
 
 
 def test_planilha_sem_as_colunas_do_moodle_e_recusada(tmp_path):

@@ -169,20 +169,19 @@ def _numero(x: float, decimal: str) -> str:
 def task_notebooks(rows, pessoas: dict[str, Participant]) -> dict[tuple[str, str], float]:
     """Os notebooks da tarefa do Moodle e o máximo de cada um: ``{(aula, notebook): máximo}``.
 
-    A tarefa é feita das aulas que pelo menos metade dos participantes com algum notebook corrigível entregou, e
-    nelas, de cada notebook que alguém entregou. Um notebook de outra aula entregue por poucos (o aluno que mandou
-    a Aula 1 na tarefa da Aula 5) fica fora da tarefa: vale 0 na planilha, e ninguém ganha a nota máxima por
-    entregar só o que é mais fácil."""
-    por_aula: dict[str, set] = {}
+    A tarefa é feita dos notebooks que pelo menos metade dos participantes com algum notebook corrigível entregou.
+    Um notebook entregue por poucos fica fora dela e vale 0 na planilha: o de outra aula (quem mandou a Aula 1 na
+    tarefa da Aula 5 não ganha a nota máxima por entregar o mais fácil) e o extra da mesma aula (um aluno que
+    manda também o projeto, numa tarefa só de exercícios, não baixa a nota dos outros)."""
+    quem: dict[tuple[str, str], set] = {}
     maximos: dict[tuple[str, str], float] = {}
     for r in rows:
         if r.student in pessoas and r.assignment:
-            por_aula.setdefault(r.assignment, set()).add(r.student)
             chave = (r.assignment, r.notebook)
+            quem.setdefault(chave, set()).add(r.student)
             maximos[chave] = max(maximos.get(chave, 0.0), r.maximum)
-    com_notebook = len(set().union(*por_aula.values())) if por_aula else 0
-    aulas = {a for a, quem in por_aula.items() if 2 * len(quem) >= com_notebook}
-    return {chave: m for chave, m in sorted(maximos.items()) if chave[0] in aulas}
+    com_notebook = len(set().union(*quem.values())) if quem else 0
+    return {chave: maximos[chave] for chave in sorted(quem) if 2 * len(quem[chave]) >= com_notebook}
 
 
 def scores_by_participant(rows, pessoas: dict[str, Participant]) -> dict[str, tuple[float, float, list]]:
