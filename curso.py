@@ -447,7 +447,7 @@ def grade(runner: Runner, options) -> int:
             print("--juntar recebe só as pastas das partes (sem ENTREGAS nem --parte)")
             return 2
         cmd = [course_python(), ROOT / "scripts" / "corrigir.py", "--juntar", *(_user_path(e) for e in options.join),
-               "--saida", output]
+               "--saida", output, *_moodle_options(options)]
         return install(runner) or runner.run(cmd, without_mplbackend=True)
     if not submissions:
         if invocation() == "make":
@@ -455,7 +455,8 @@ def grade(runner: Runner, options) -> int:
                   "(uma turma em várias partes: python3 curso.py corrigir parte-1.zip parte-2.zip ...)")
         else:
             print(f"Uso: {invocation()} corrigir pasta-ou-zip [outro.zip...] [--saida pasta] [--memoria MiB] "
-                  "[--sem-isolamento]")
+                  "[--sem-isolamento] [--tempo-celula S] [--tempo-notebook S] [--parte K/N] [--planilha-moodle "
+                  "Notas.csv]; juntar as partes: --juntar pasta-1 ... pasta-N")
         return 2
     cmd = [course_python(), ROOT / "scripts" / "corrigir.py", *(_user_path(e) for e in submissions),
            "--saida", output, "--memoria", str(options.memory)]
@@ -463,7 +464,21 @@ def grade(runner: Runner, options) -> int:
         cmd.append("--sem-isolamento")
     if options.part:
         cmd += ["--parte", options.part]
-    return install(runner) or runner.run(cmd, without_mplbackend=True)
+    for flag, valor in (("--tempo-celula", options.cell_time), ("--tempo-notebook", options.notebook_time)):
+        if valor is not None:
+            cmd += [flag, valor]
+    return install(runner) or runner.run([*cmd, *_moodle_options(options)], without_mplbackend=True)
+
+
+def _moodle_options(options) -> list:
+    """As opções do Moodle de ``corrigir``, repassadas ao ``scripts/corrigir.py`` (o caminho da planilha a partir
+    da pasta de quem chamou)."""
+    out = []
+    if options.moodle_sheet:
+        out += ["--planilha-moodle", _user_path(options.moodle_sheet)]
+    if options.moodle_language:
+        out += ["--moodle-idioma", options.moodle_language]
+    return out
 
 
 def check_notebook(runner: Runner, options) -> int:
@@ -603,7 +618,7 @@ COMMANDS = {command.name: command for command in (
             "corrigir ENTREGAS=pasta-ou-zip [SAIDA=pasta] [MEMORIA=MiB] [SEM_ISOLAMENTO=1] [PARTE=K/N] "
             "[JUNTAR=\"pasta-1 ... pasta-N\"]",
             "corrigir pasta-ou-zip [outro.zip...] [--saida pasta] [--memoria MiB] [--sem-isolamento] [--parte K/N] "
-            "[--juntar pasta-1 ... pasta-N]",
+            "[--juntar pasta-1 ... pasta-N] [--tempo-celula S] [--tempo-notebook S] [--planilha-moodle Notas.csv]",
             (option("submissions", nargs="*", default=[],
                     help="pasta(s) ou .zip(s) com <aluno>/<notebook>.ipynb (as partes de uma turma são juntadas)"),
              option("--saida", dest="output", default=None,
@@ -615,7 +630,14 @@ COMMANDS = {command.name: command for command in (
              option("--parte", dest="part", default=None,
                     help="K/N: só a parte K de N da turma (divisão por aluno), para juntar depois"),
              option("--juntar", dest="join", nargs="+", default=None, metavar="PASTA_PARTE",
-                    help="junta as pastas das N partes (de --parte) numa correção só, em --saida"))),
+                    help="junta as pastas das N partes (de --parte) numa correção só, em --saida"),
+             option("--tempo-celula", dest="cell_time", default=None, help="segundos por célula (padrão 30)"),
+             option("--tempo-notebook", dest="notebook_time", default=None,
+                    help="segundos por notebook, da leitura ao retorno (padrão 180)"),
+             option("--planilha-moodle", dest="moodle_sheet", default=None,
+                    help="download do Moodle: a planilha baixada dele (\"Baixar planilha de notas\"), preenchida"),
+             option("--moodle-idioma", dest="moodle_language", default=None,
+                    help="download do Moodle: pt_br (padrão) ou en, o idioma dos cabeçalhos de moodle-notas.csv"))),
     Command("validar", check_notebook, "confere um notebook antes da entrega",
             "validar NB=notebook.ipynb", "validar notebook.ipynb",
             (option("notebook", nargs="?", default="", help="o notebook (a sua cópia em trabalho/)"),)),

@@ -26,6 +26,21 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 
+def _positive(tipo):
+    """Um tipo do argparse: número maior que zero, com a mensagem em português (um tempo de célula 0 ou negativo
+    reprovava alunos certos com "a função passou do tempo limite")."""
+    def converter(texto: str):
+        try:
+            valor = tipo(texto)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"esperado um número, recebido {texto!r}") from None
+        if not valor > 0:
+            raise argparse.ArgumentTypeError(f"esperado um número maior que zero, recebido {texto}")
+        return valor
+
+    return converter
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description="Corrige uma turma com o nbgrader (notas.csv + retorno em HTML).")
     parser.add_argument("entregas", type=Path, nargs="*",
@@ -35,10 +50,13 @@ def main(argv=None) -> int:
     parser.add_argument("--juntar", type=Path, nargs="+", default=None, metavar="PASTA_PARTE",
                         help="junta as pastas das N partes (de --parte) em SAIDA, como uma correção única")
     parser.add_argument("--saida", type=Path, default=ROOT / "build" / "correcao")
-    parser.add_argument("--tempo-celula", type=int, default=30, help="segundos por célula (padrão 30)")
-    parser.add_argument("--tempo-notebook", type=float, default=180, help="segundos por notebook (padrão 180)")
-    parser.add_argument("--memoria", type=int, default=2048, help="MiB de memória por processo do aluno (padrão 2048)")
-    parser.add_argument("--processos", type=int, default=None, help="correções em paralelo (padrão: 2)")
+    parser.add_argument("--tempo-celula", type=_positive(int), default=30,
+                        help="segundos por célula (padrão 30)")
+    parser.add_argument("--tempo-notebook", type=_positive(float), default=180,
+                        help="segundos por notebook (padrão 180)")
+    parser.add_argument("--memoria", type=_positive(int), default=2048,
+                        help="MiB de memória por processo do aluno (padrão 2048)")
+    parser.add_argument("--processos", type=_positive(int), default=None, help="correções em paralelo (padrão: 2)")
     parser.add_argument("--sem-isolamento", action="store_true",
                         help="corrige sem a caixa do bubblewrap (só para entregas em que você confia)")
     parser.add_argument("--moodle-idioma", choices=["pt_br", "en"], default="pt_br",
@@ -68,6 +86,12 @@ def main(argv=None) -> int:
         except ValueError as exc:
             parser.error(str(exc))
 
+    if args.planilha_moodle is not None:  # conferida antes de corrigir a turma, e não depois
+        try:
+            moodle.check_worksheet(args.planilha_moodle)
+        except (OSError, ValueError) as exc:
+            print(f"--planilha-moodle: {exc}", file=sys.stderr)
+            return 2
     if any(moodle.is_moodle_download(e) for e in args.entregas):  # o zip do "Baixar todas as tarefas" do Moodle
         grade_class = functools.partial(moodle.grade_moodle, idioma=args.moodle_idioma,  # noqa: N806
                                         planilha=args.planilha_moodle)

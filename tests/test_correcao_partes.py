@@ -296,6 +296,17 @@ def test_corrigir_py_diz_em_portugues_o_que_faltou(tmp_path):
     falta = subprocess.run([sys.executable, str(script), "--juntar", str(p1), str(p3), "--saida",
                             str(tmp_path / "s")], capture_output=True, text=True)
     assert falta.returncode == 2 and "Não juntei as partes: faltam as partes 2/3" in falta.stderr
+    # limites zero ou negativos e uma planilha do Moodle que não existe: recusados antes de corrigir a turma (um tempo
+    # de célula negativo reprovava os alunos certos; a memória negativa e a planilha davam um traceback no fim)
+    for opcao, valor, trecho in (("--tempo-celula", "-1", "maior que zero, recebido -1"),
+                                 ("--tempo-celula", "0", "maior que zero, recebido 0"),
+                                 ("--memoria", "-5", "maior que zero, recebido -5"),
+                                 ("--tempo-notebook", "abc", "esperado um número, recebido 'abc'"),
+                                 ("--planilha-moodle", str(tmp_path / "nao.csv"), "planilha não encontrada")):
+        ruim = subprocess.run([sys.executable, str(script), str(TURMA), opcao, valor, "--saida", str(tmp_path / "x")],
+                              capture_output=True, text=True, timeout=60)
+        assert ruim.returncode == 2 and trecho in ruim.stderr, (opcao, valor, ruim.stderr[-500:])
+        assert "Traceback" not in ruim.stderr and not (tmp_path / "x" / "notas.csv").exists()
 
 
 # ---------- o Indexed Job do Kubernetes ----------

@@ -412,6 +412,13 @@ def test_corrigir_aceita_as_partes_de_uma_turma():
     assert out.returncode == 0, out.stderr
     linha = out.stdout.strip().splitlines()[-1]
     assert re.search(r"scripts/corrigir\.py \S*parte-1\.zip \S*parte-2\.zip --saida", linha), linha
+    # as opções que o guia do professor documenta passam ao scripts/corrigir.py (antes: "opções desconhecidas")
+    out = subprocess.run([sys.executable, str(CURSO), "--mostrar", "corrigir", "t.zip", "--tempo-celula", "20",
+                          "--tempo-notebook", "90", "--planilha-moodle", "Notas.csv"], cwd=ROOT, capture_output=True,
+                         text=True)
+    assert out.returncode == 0, out.stderr + out.stdout
+    linha = out.stdout.strip().splitlines()[-1]
+    assert "--tempo-celula 20 --tempo-notebook 90 --planilha-moodle" in linha and linha.endswith("Notas.csv"), linha
     sem_make = {k: v for k, v in os.environ.items() if k not in ("MAKELEVEL", "MAKEFLAGS", "MFLAGS")}
     vazio = subprocess.run([sys.executable, str(CURSO), "corrigir", ""], cwd=ROOT, capture_output=True, text=True,
                            env=sem_make)

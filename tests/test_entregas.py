@@ -71,13 +71,13 @@ def test_o_zip_de_um_aluno_nao_poe_notebooks_no_nome_de_outro(tmp_path):
     ent = entregas.read_submissions(pasta, tmp_path / "t")
     assert _mapa(ent) == {("ana", "ana.zip/03-exercicios.ipynb"), ("bob", "bob.zip/bob/03-exercicios.ipynb"),
                           ("bob", "bob.zip/ana/03-exercicios.ipynb")}
-    # sem a pasta do bob dentro, numa turma de um zip por aluno: o zip continua sendo do bob
+    # sem a pasta do bob dentro, o zip é uma parte da turma (como um lote-1.zip), mas cada cópia diz de onde veio
     (pasta / "bob.zip").unlink()
     _zip_em(pasta / "bob.zip", [("ana/03-exercicios.ipynb", NB), ("carla/03-exercicios.ipynb", NB)])
     _zip_em(pasta / "carla.zip", [("03-exercicios.ipynb", NB)])
     ent = entregas.read_submissions(pasta, tmp_path / "t2")
-    assert _mapa(ent) == {("ana", "ana.zip/03-exercicios.ipynb"), ("bob", "bob.zip/ana/03-exercicios.ipynb"),
-                          ("carla", "carla.zip/03-exercicios.ipynb"), ("bob", "bob.zip/carla/03-exercicios.ipynb")}
+    assert _mapa(ent) == {("ana", "ana.zip/03-exercicios.ipynb"), ("ana", "bob.zip/03-exercicios.ipynb"),
+                          ("carla", "carla.zip/03-exercicios.ipynb"), ("carla", "bob.zip/03-exercicios.ipynb")}
     # uma pasta de aluno com o nome do zip: o zip é dele
     (pasta / "davi").mkdir()
     (pasta / "davi" / "04-projeto.ipynb").write_bytes(NB)
@@ -99,6 +99,13 @@ def test_zip_com_o_nome_em_maiusculas_e_colegas_inventados_continua_do_aluno(tmp
     assert all(a in ("bob", "carla") for a, _ in _mapa(ent))
     plano, linhas, _ = motor_plan(ent, tmp_path)
     assert [e.arquivo for e in plano if e.student == "carla"] == ["carla.zip/03-exercicios.ipynb"]
+    # sem a pasta Bob/, três cópias plantadas na carla (bob.zip vem antes de carla.zip): a dela é corrigida
+    (pasta / "bob.zip").unlink()
+    _zip_em(pasta / "bob.zip", [(f"carla/03-exercicios ({k}).ipynb", NB) for k in range(3)]
+            + [("dani/03-exercicios.ipynb", NB)])
+    plano, linhas, _ = motor_plan(entregas.read_submissions(pasta, tmp_path / "t3"), tmp_path / "p3")
+    assert "carla.zip/03-exercicios.ipynb" in [e.arquivo for e in plano if e.student == "carla"]
+    assert [r.arquivo for r in linhas if r.status == "copias_demais"] == ["bob.zip/03-exercicios (2).ipynb"]
     (pasta / "bob.zip").unlink()
     _zip_em(pasta / "bob.zip", [("Bob/03-exercicios.ipynb", NB)] + [(f"colega{k:02d}/03-exercicios.ipynb", NB)
                                                                      for k in range(20)])

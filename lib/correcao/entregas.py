@@ -375,10 +375,9 @@ def _class_parts_in_zips(zips: dict, lidos: list, pastas_alunos: set) -> set:
 
     Não é parte da turma, e sim a entrega de um aluno, o zip cujo nome é o de um aluno (sem diferença entre
     maiúsculas e minúsculas): de uma pasta dentro dele (``bob.zip`` com ``Bob/`` e ``ana/``) ou de uma pasta de
-    aluno da turma; e todo zip de uma turma entregue em um zip por aluno (ao lado, um zip com os notebooks soltos,
-    ou só com a pasta do seu nome). Sem isso, um aluno punha notebooks no nome de um colega (e, com as cópias
-    plantadas, tirava da correção o notebook do colega). O arquivo de uma parte da turma que cai num aluno com zip
-    próprio leva no caminho o zip de onde veio."""
+    aluno da turma. Sem isso, um aluno punha notebooks no nome de um colega. O arquivo de uma parte da turma que cai
+    num aluno com zip próprio leva no caminho o zip de onde veio (e a cópia dele, a do próprio zip, é corrigida
+    antes: veja ``correcao.motor._limit_copies``)."""
     turma_em_zips = set()
     nomes_de_zip = {_same_name(nome_zip[:-4]) for _, nome_zip, _ in zips}
     dentro = {}
@@ -388,16 +387,11 @@ def _class_parts_in_zips(zips: dict, lidos: list, pastas_alunos: set) -> set:
         internos = [q[embrulho:] if len(q) > embrulho else q for q in internos]
         alunos = {_owner(q)[0] for q in internos if len(q) > 1} - {""}
         dentro[chave] = (internos, {a for a in alunos if not a.lower().endswith(".zip")})
-    # uma turma entregue em um zip por aluno: ao lado, um zip só com notebooks soltos, ou com uma pasta só, com o nome
-    # do zip (ana.zip → ana/...). Aí um zip com várias pastas também é de um aluno, o do nome do zip
-    por_aluno = {chave[0] for chave, (_, alunos) in dentro.items()
-                 if not alunos and (not chave[2] or _same_name(chave[2]) == _same_name(chave[1][:-4]))}
     colegas = {_same_name(a) for a in pastas_alunos}
     for chave, itens in zips.items():
         internos, alunos_dentro = dentro[chave]
         stem = _same_name(chave[1][:-4])
-        if (len(alunos_dentro) >= 2 and stem not in {_same_name(a) for a in alunos_dentro} and stem not in colegas
-                and chave[0] not in por_aluno):
+        if len(alunos_dentro) >= 2 and stem not in {_same_name(a) for a in alunos_dentro} and stem not in colegas:
             turma_em_zips.add(chave)
             for (q, d, m), interno in zip(itens, internos):
                 aluno, caminho = _owner(interno)

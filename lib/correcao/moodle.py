@@ -244,7 +244,19 @@ def _coluna(cabecalho: list[str], chave: str) -> int | None:
     return next((k for k, h in enumerate(cabecalho) if h.strip().lower() in nomes), None)
 
 
-def _preencher(planilha: Path, por_id: dict, destino: Path) -> Path:
+def check_worksheet(planilha: Path) -> tuple[list, int, int, int | None]:
+    """Lê a planilha baixada do Moodle e confere as colunas; devolve ``(linhas, coluna do id, da nota, do máximo)``.
+
+    Raises
+    ------
+    FileNotFoundError
+        ``planilha`` não existe.
+    ValueError
+        Arquivo vazio, ou sem as colunas do identificador e da nota.
+    """
+    planilha = Path(planilha)
+    if not planilha.is_file():
+        raise FileNotFoundError(f"planilha não encontrada: {planilha}")
     texto = planilha.read_text(encoding="utf-8-sig")
     linhas = list(csv.reader(io.StringIO(texto)))
     if not linhas:
@@ -254,6 +266,11 @@ def _preencher(planilha: Path, por_id: dict, destino: Path) -> Path:
     if col_id is None or col_nota is None:
         raise ValueError(f"planilha: esperadas as colunas “Identificador”/“Identifier” e “Nota”/“Grade” da "
                          f"planilha do Moodle, recebidas {cab}")
+    return linhas, col_id, col_nota, col_max
+
+
+def _preencher(planilha: Path, por_id: dict, destino: Path) -> Path:
+    linhas, col_id, col_nota, col_max = check_worksheet(planilha)
     decimal = "," if any("," in (ln[col_max] if col_max is not None and len(ln) > col_max else "")
                          for ln in linhas[1:]) else "."
     for ln in linhas[1:]:
@@ -331,7 +348,7 @@ def grade_moodle(entradas: list[Path], saida: Path, idioma: str = "pt_br", plani
     saida = Path(saida).resolve()
     with tempfile.TemporaryDirectory(prefix="moodle-") as tmp:
         convertido, pessoas = convert([Path(e) for e in entradas], Path(tmp))
-        log(f"  Moodle: {len(pessoas)} parse_participant(s)")
+        log(f"  Moodle: {len(pessoas)} participante(s)")
         if kwargs.get("parte") is not None:  # uma parte: a planilha e o zip de retornos saem na junção
             anexo = {"moodle": {a: [p.nome, p.id] for a, p in sorted(pessoas.items())}}
             return grade_class(convertido, saida, log=log, anexo_parte=anexo, **kwargs)
@@ -339,5 +356,5 @@ def grade_moodle(entradas: list[Path], saida: Path, idioma: str = "pt_br", plani
     write_worksheet(rows, pessoas, saida / "moodle-notas.csv", idioma=idioma, planilha=planilha)
     write_feedback_zip(rows, pessoas, saida, saida / "moodle-retornos.zip")
     log(f"  Moodle: {saida / 'moodle-notas.csv'} (Carregar planilha de notas) e {saida / 'moodle-retornos.zip'} "
-        "(Enviar vários arquivos de retorno em um zip)")
+        "(Enviar vários arquivos de feedback em um zip)")
     return rows

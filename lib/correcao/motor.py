@@ -872,7 +872,8 @@ MAX_COPIES = 3  # cópias do mesmo notebook corrigidas por aluno (a entrega e du
 
 def _limit_copies(plan: list[GradingTask], rows: list[Row]) -> tuple[list[GradingTask], list[Row]]:
     """Corrige no máximo :data:`MAX_COPIES` cópias do mesmo notebook de cada aluno (as primeiras, na ordem do
-    plano: a do caminho mais curto primeiro); as outras viram linhas ``copias_demais``, sem pontos. Sem isso, um
+    plano: a do caminho mais curto primeiro, e por último as que vieram do zip de outro aluno); as outras viram
+    linhas ``copias_demais``, sem pontos. Sem isso, um
     aluno com 40 cópias renomeadas de um notebook que dorme ocupava a correção da turma por horas (cada cópia
     gasta o orçamento inteiro do notebook)."""
     quantas: dict[tuple, int] = {}
@@ -880,18 +881,27 @@ def _limit_copies(plan: list[GradingTask], rows: list[Row]) -> tuple[list[Gradin
         chave = (e.student, e.g.assignment, e.g.notebook)
         quantas[chave] = quantas.get(chave, 0) + 1
     vistas: dict[tuple, int] = {}
-    mantidas = []
-    for e in plan:
+    mantidas = set()
+    # as cópias que vieram do zip de outro aluno (bob.zip/... na linha da ana) vão para o fim da fila: as plantadas
+    # nunca tiram da correção a do próprio aluno
+    for e in sorted(plan, key=lambda e: _from_another_zip(e.student, e.arquivo)):
         chave = (e.student, e.g.assignment, e.g.notebook)
         vistas[chave] = vistas.get(chave, 0) + 1
         if vistas[chave] <= MAX_COPIES:
-            mantidas.append(e)
+            mantidas.add(id(e))
             continue
         rows.append(failed_row(e.student, e.g, e.g.notebook, "copias_demais",
                                f"o aluno entregou {quantas[chave]} cópias deste notebook e só as {MAX_COPIES} "
                                "primeiras (pela ordem do caminho) são corrigidas: esta não foi, e vale 0 (apague as "
                                "cópias que não valem e entregue de novo)", arquivo=e.arquivo))
-    return mantidas, rows
+    return [e for e in plan if id(e) in mantidas], rows
+
+
+def _from_another_zip(aluno: str, arquivo: str) -> bool:
+    """O caminho ``arquivo`` começa pelo zip de outro aluno (``bob.zip/...`` numa linha da ana)."""
+    primeiro = arquivo.split("/", 1)[0]
+    return ("/" in arquivo and primeiro.lower().endswith(".zip")
+            and primeiro[:-4].casefold() != aluno.casefold())
 
 
 def _unreadable(a, exc: Exception) -> str:
