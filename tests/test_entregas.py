@@ -405,6 +405,19 @@ def test_dois_zips_da_turma_dentro_da_pasta_das_entregas(tmp_path):
     assert not linhas
 
 
+def test_o_aluno_do_zip_que_nao_abre_tem_uma_linha(tmp_path):
+    """frank.zip que não é zip: antes, o frank sumia de notas.csv (só um arquivo sem aluno em nao-corrigidos.csv)."""
+    pasta = tmp_path / "turma"
+    (pasta / "ana").mkdir(parents=True)
+    (pasta / "ana" / "03-exercicios.ipynb").write_bytes(NB)
+    (pasta / "frank.zip").write_text("não sou um zip", encoding="utf-8")
+    ent = entregas.read_submissions(pasta, tmp_path / "t")
+    assert "frank" in ent.alunos and ("frank", "frank.zip") in _mapa(ent)
+    plano, linhas, fora = motor_plan(ent, tmp_path)
+    assert [(r.student, r.status) for r in linhas] == [("frank", "sem_notebooks")]
+    assert fora == [("frank", "frank.zip", "zip que não abre (BadZipFile)")]
+
+
 def test_copias_demais_do_mesmo_notebook_nao_vao_ao_kernel(tmp_path):
     """Um aluno com cinco cópias renomeadas do mesmo notebook: três são corrigidas, duas viram ``copias_demais``
     (sem rodar); outro notebook dele e o colega não perdem nada."""

@@ -362,6 +362,10 @@ def _read_input(leitor: _Reader, k: int, entrada: Path, several: bool, lidos: li
         if q[0].lower().endswith(".zip") and len(q) > 1:  # um zip solto na raiz: decidido depois
             zips.setdefault((parte, q[0], raizes.get(q[:1], "")), []).append((q, d, m))
             continue
+        if len(q) == 1 and q[0].lower().endswith(".zip") and d is None and m:
+            # o zip de um aluno que não abre: o aluno tem uma linha (sem notebooks), e não some da correção
+            lidos.append((nfc(q[0][:-4]), q[0], d, m, parte))
+            continue
         aluno, caminho = _owner(q)
         if not aluno and not com_aluno and (entrada_zip or several):
             # a entrada inteira é de um aluno só (ana.zip com os notebooks soltos ou em pastas de aula)
