@@ -1,5 +1,7 @@
 """As verificações da Aula 1 aceitam a resposta certa e rejeitam respostas erradas típicas."""
 
+import re
+
 import numpy as np
 import pytest
 
@@ -388,3 +390,37 @@ def proj_pesos_inventados(frase, vectors=None):
 def test_projeto_confere_formato_e_pesos_dos_destaques(fn, trecho):
     result = aula01.projeto(fn)
     assert not result and any(trecho in f for f in result.failures), result.failures
+
+
+def proj_indice_no_lugar_do_token(frase, vectors=None):
+    """Um aluno novo: (t, j, peso) em vez de (t, tokens[j], peso); a dica falava da diagonal, já ignorada."""
+    tokens, X = atencao.embed(frase, vectors)
+    A = softmax(X @ X.T / np.sqrt(X.shape[1]))
+    destaques = []
+    for i, t in enumerate(tokens):
+        linha = A[i].copy()
+        linha[i] = -np.inf
+        j = int(np.argmax(linha))
+        destaques.append((t, j, float(A[i, j])))
+    atencao.plot_attention(A, tokens)
+    _resumo([(t, tokens[j], w) for t, j, w in destaques])
+    return tokens, A, destaques
+
+
+def proj_peso_da_diagonal(frase, vectors=None):
+    tokens, X = atencao.embed(frase, vectors)
+    A = softmax(X @ X.T / np.sqrt(X.shape[1]))
+    destaques = [(t, k, float(A[i, i])) for (i, t), (_, k, _) in zip(enumerate(tokens), _destaques(A, tokens))]
+    atencao.plot_attention(A, tokens)
+    _resumo(destaques)
+    return tokens, A, destaques
+
+
+def test_projeto_indice_no_lugar_do_token_e_peso_da_diagonal(capsys):
+    assert not aula01.projeto(proj_indice_no_lugar_do_token)
+    out = " ".join(capsys.readouterr().out.split())
+    assert "não o índice j" in out and "ignore a diagonal" not in out, out
+    assert not aula01.projeto(proj_peso_da_diagonal)
+    out = " ".join(capsys.readouterr().out.split())
+    assert "não o da diagonal" in out and "0.39452669963935794" not in out, out
+    assert re.search(r"esperado: \[0[.,]\d{3}", out), out

@@ -278,26 +278,34 @@ def _check_highlights(c: Checker, label: str, triples: list, ref_A: np.ndarray, 
     if not c.expect(len(triples) == n, f"{label}: um destaque por token", n, len(triples),
                     "um trio (token, outro token que recebe mais atenção, peso) para cada token da frase, na ordem."):
         return False
-    certos, obtidos, pesos_ok, destaques_ok = [], [], True, True
+    certos, obtidos, pesos_ok, destaques_ok, indice = [], [], True, True, False
+    esperados, recebidos = [], []
     for i, (q, k, w) in enumerate(triples):
         maximo, empatados = _expected_highlight(ref_A, tokens, i)
         certos.append(f"{tokens[i]}→{'/'.join(sorted(empatados))}")
         obtidos.append(f"{q}→{k}")
         if nfc(str(q)) != tokens[i] or nfc(str(k)) not in empatados:
             destaques_ok = False
+            # o índice j no lugar do token: tokens[j] é o que recebe mais atenção
+            indice = isinstance(k, (int, np.integer)) and not isinstance(k, bool) and 0 <= int(k) < len(tokens) \
+                and tokens[int(k)] in empatados
             certos.append("…")
             break  # o relatório mostra até o primeiro destaque errado
+        esperados.append(round(float(maximo), 3))
         try:
+            recebidos.append(round(float(w), 3))
             pesos_ok &= bool(np.isclose(float(w), maximo, atol=1e-5))
         except (TypeError, ValueError):
+            recebidos.append(w)
             pesos_ok = False
+    dica = ("o 2º item de cada trio é o token (tokens[j]), não o índice j: o índice está certo, troque j por tokens[j]."
+            if indice else "ignore a diagonal (o próprio token) antes de procurar o máximo da linha; o 1º item de "
+            "cada trio é o token da linha, na ordem da frase.")
     if not c.expect(destaques_ok, f"{label}: para cada token, o OUTRO token que recebe mais atenção", certos, obtidos,
-                    "ignore a diagonal (o próprio token) antes de procurar o máximo da linha; o 1º item de "
-                    "cada trio é o token da linha, na ordem da frase."):
+                    dica):
         return False
-    return c.expect(pesos_ok, f"{label}: o peso de cada destaque",
-                    "o peso pesos[i, j] do token que recebe mais atenção",
-                    [w for _, _, w in triples], "o peso é pesos[i, j] do token que recebe mais atenção (um número).")
+    return c.expect(pesos_ok, f"{label}: o peso de cada destaque", esperados, recebidos,
+                    "o peso é pesos[i, j] do token que recebe mais atenção (um número), e não o da diagonal.")
 
 
 def _expected_highlight(ref_A: np.ndarray, tokens: list, i: int) -> tuple[float, set]:
