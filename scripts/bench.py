@@ -229,8 +229,6 @@ def bench_lab(repeat: int = 3) -> list[float]:
     import socket
     import urllib.error
     import urllib.request
-    from pathlib import Path
-
     root = Path(__file__).resolve().parents[1]
     tempos = []
     for _ in range(repeat):
@@ -264,8 +262,6 @@ def bench_lab(repeat: int = 3) -> list[float]:
 
 def bench_site() -> dict | None:
     """O site de ``build/site/`` (``None`` se não foi construído): MB e segundos da primeira visita."""
-    from pathlib import Path
-
     root = Path(__file__).resolve().parents[1]
     site = root / "build" / "site"
     if not (site / "index.html").exists():
@@ -293,7 +289,6 @@ def bench_correcao(workers: int = 2) -> dict:
     do isolamento medido num subconjunto honesto (sem laços infinitos), com e sem a caixa."""
     import tempfile
     import zipfile
-    from pathlib import Path
 
     from correcao.isolamento import bwrap_available
     from correcao.motor import grade_class
@@ -330,7 +325,6 @@ def bench_turma_grande(n: int = 200, workers: int = 2) -> tuple[float, int, floa
     encerram processos sem esperá-los). Com ela, a mesma turma em outra máquina mostra se a diferença é da CPU."""
     import tempfile
     import zipfile
-    from pathlib import Path
 
     from correcao.motor import grade_class
 
@@ -378,7 +372,6 @@ def bench_grading_steps(rounds: int = 2) -> dict:
     import secrets
     import tempfile
     import zipfile
-    from pathlib import Path
 
     from correcao import motor
     from correcao.catalogo import catalog

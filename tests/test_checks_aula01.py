@@ -282,12 +282,6 @@ def test_projeto_sem_copia_ganha_a_dica_da_vista(capsys):
     assert "pesos[i].copy()" in out and "vista" in out, out
 
 
-def test_projeto_o_destaque_e_o_resumo_sao_do_aluno(capsys):
-    assert not aula01.projeto(proj_usa_as_prontas)
-    out = " ".join(capsys.readouterr().out.split())
-    assert "atencao.attention_summary" in out and "atencao.strongest_attention" in out, out
-
-
 def proj_usa_o_ajudante(frase, vectors=None):
     """O ajudante privado das prontas (text._strongest), que acha o destaque de cada linha: passava com 4 de 4."""
     from atencao.text import _strongest
@@ -301,10 +295,14 @@ def proj_usa_o_ajudante(frase, vectors=None):
     return tokens, A, destaques
 
 
-def test_projeto_o_ajudante_das_prontas_tambem_e_proibido(capsys):
-    assert not aula01.projeto(proj_usa_o_ajudante)
+@pytest.mark.parametrize("fn, nomes", [
+    (proj_usa_as_prontas, ["atencao.attention_summary", "atencao.strongest_attention"]),
+    (proj_usa_o_ajudante, ["atencao._strongest"]),  # o ajudante das prontas também é proibido
+])
+def test_projeto_o_destaque_e_o_resumo_sao_do_aluno(capsys, fn, nomes):
+    assert not aula01.projeto(fn)
     out = " ".join(capsys.readouterr().out.split())
-    assert "atencao._strongest" in out, out
+    assert all(nome in out for nome in nomes), out
 
 
 def test_projeto_aceita_certo_e_fecha_figuras():

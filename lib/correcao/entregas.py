@@ -383,32 +383,30 @@ def _class_parts_in_zips(zips: dict, lidos: list, pastas_alunos: set) -> set:
     num aluno com zip próprio leva no caminho o zip de onde veio (e a cópia dele, a do próprio zip, é corrigida
     antes: veja ``correcao.motor._limit_copies``)."""
     turma_em_zips = set()
-    nomes_de_zip = {_same_name(nome_zip[:-4]) for _, nome_zip, _ in zips}
-    dentro = {}
+    nomes_de_zip = {same_student_name(nome_zip[:-4]) for _, nome_zip, _ in zips}
+    colegas = {same_student_name(a) for a in pastas_alunos}
     for chave, itens in zips.items():
         internos = [q[1:] for q, _, _ in itens]
         embrulho = _common_root(internos, [])  # Downloads/turma/<aluno>/...: as pastas de embrulho saem
         internos = [q[embrulho:] if len(q) > embrulho else q for q in internos]
-        alunos = {_owner(q)[0] for q in internos if len(q) > 1} - {""}
-        dentro[chave] = (internos, {a for a in alunos if not a.lower().endswith(".zip")})
-    colegas = {_same_name(a) for a in pastas_alunos}
-    for chave, itens in zips.items():
-        internos, alunos_dentro = dentro[chave]
-        stem = _same_name(chave[1][:-4])
-        if len(alunos_dentro) >= 2 and stem not in {_same_name(a) for a in alunos_dentro} and stem not in colegas:
+        alunos_dentro = {_owner(q)[0] for q in internos if len(q) > 1} - {""}
+        alunos_dentro = {same_student_name(a) for a in alunos_dentro if not a.lower().endswith(".zip")}
+        stem = same_student_name(chave[1][:-4])
+        if len(alunos_dentro) >= 2 and stem not in alunos_dentro and stem not in colegas:
             turma_em_zips.add(chave)
             for (q, d, m), interno in zip(itens, internos):
                 aluno, caminho = _owner(interno)
                 if aluno:
                     pastas_alunos.add(aluno)
-                    if _same_name(aluno) in nomes_de_zip - {stem}:  # o aluno tem zip próprio: diz de onde veio
+                    if same_student_name(aluno) in nomes_de_zip - {stem}:  # o aluno tem zip próprio: diz de onde veio
                         caminho = f"{chave[1]}/{caminho}"
                 lidos.append((aluno, caminho if aluno else "/".join(q), d, m, chave[1]))
     return turma_em_zips
 
 
-def _same_name(nome: str) -> str:
-    """O nome de um aluno para comparar zips e pastas: ``Bob``, ``bob`` e ``BOB`` são o mesmo (já em NFC)."""
+def same_student_name(nome: str) -> str:
+    """O nome de um aluno para comparar zips, pastas e caminhos: ``Bob``, ``bob`` e ``BOB`` são o mesmo (NFC,
+    sem diferença entre maiúsculas e minúsculas)."""
     return nfc(nome).casefold().strip()
 
 

@@ -53,7 +53,7 @@ from .catalogo import (  # noqa: E402
     read_notebook,
     too_large,
 )
-from .entregas import Submissions, read_submissions
+from .entregas import Submissions, read_submissions, same_student_name
 from .isolamento import Limits, NotebookBudget, Sandbox, kill_sandbox, remove_cgroups
 from .nomes_antigos import recognize_version, translate_ids, version_note
 from .relatorio import Row, failed_row, format_number, notebook_body, readable_error, withhold, write_outputs
@@ -873,20 +873,18 @@ MAX_COPIES = 3  # cópias do mesmo notebook corrigidas por aluno (a entrega e du
 def _limit_copies(plan: list[GradingTask], rows: list[Row]) -> tuple[list[GradingTask], list[Row]]:
     """Corrige no máximo :data:`MAX_COPIES` cópias do mesmo notebook de cada aluno (as primeiras, na ordem do
     plano: a do caminho mais curto primeiro, e por último as que vieram do zip de outro aluno); as outras viram
-    linhas ``copias_demais``, sem pontos. Sem isso, um
-    aluno com 40 cópias renomeadas de um notebook que dorme ocupava a correção da turma por horas (cada cópia
-    gasta o orçamento inteiro do notebook)."""
-    quantas: dict[tuple, int] = {}
-    for e in plan:
-        chave = (e.student, e.g.assignment, e.g.notebook)
-        quantas[chave] = quantas.get(chave, 0) + 1
-    vistas: dict[tuple, int] = {}
+    linhas ``copias_demais``, sem pontos. Sem isso, um aluno com 40 cópias renomeadas de um notebook que dorme
+    ocupava a correção da turma por horas (cada cópia gasta o orçamento inteiro do notebook)."""
+    from collections import Counter
+
+    quantas = Counter((e.student, e.g.assignment, e.g.notebook) for e in plan)
+    vistas: Counter = Counter()
     mantidas = set()
     # as cópias que vieram do zip de outro aluno (bob.zip/... na linha da ana) vão para o fim da fila: as plantadas
     # nunca tiram da correção a do próprio aluno
     for e in sorted(plan, key=lambda e: _from_another_zip(e.student, e.arquivo)):
         chave = (e.student, e.g.assignment, e.g.notebook)
-        vistas[chave] = vistas.get(chave, 0) + 1
+        vistas[chave] += 1
         if vistas[chave] <= MAX_COPIES:
             mantidas.add(id(e))
             continue
@@ -901,7 +899,7 @@ def _from_another_zip(aluno: str, arquivo: str) -> bool:
     """O caminho ``arquivo`` começa pelo zip de outro aluno (``bob.zip/...`` numa linha da ana)."""
     primeiro = arquivo.split("/", 1)[0]
     return ("/" in arquivo and primeiro.lower().endswith(".zip")
-            and primeiro[:-4].casefold() != aluno.casefold())
+            and same_student_name(primeiro[:-4]) != same_student_name(aluno))
 
 
 def _unreadable(a, exc: Exception) -> str:
