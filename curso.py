@@ -384,13 +384,15 @@ def test_minimum(runner: Runner, options) -> int:
 # comandos, os guias, o site, o hub, o Moodle, a bibliografia, a estrutura do código e dos notebooks guardados):
 # rodam no make test, e o test-minimo não os repete.
 TOOLING_TESTS = ("test_curso.py", "test_readme_numeros.py", "test_site.py", "test_hub.py", "test_moodle.py",
-                 "test_referencias.py", "test_checks_api.py", "test_codigo.py", "test_notebooks.py")
+                 "test_referencias.py", "test_checks_api.py", "test_codigo.py", "test_notebooks.py",
+                 "test_kubernetes.py", "test_hub_prazo.py")
 
 
 # Os testes da correção da turma (test_correcao*, test_validar, test_isolamento, test_entregas), que ficam fora de
 # test-minimo e test-lib (que também ficam sem o nbval e sem o navegador).
 GRADER_TESTS = ("test_correcao.py", "test_correcao_extra.py", "test_validar.py", "test_isolamento.py",
-                "test_entregas.py", "test_versoes_antigas.py")
+                "test_entregas.py", "test_versoes_antigas.py", "test_correcao_maquina.py",
+                "test_correcao_deterministica.py")
 
 
 def test_lib(runner: Runner, options) -> int:

@@ -41,6 +41,27 @@ def _positive(tipo):
     return converter
 
 
+def _grade(grade_class, args, parte):
+    """Corrige a turma; devolve as linhas, ou o código de saída (com a mensagem já impressa) quando a correção não
+    pôde rodar: 3 sem a caixa, 4 com a máquina falhando, 2 com uma entrada recusada antes de corrigir."""
+    from correcao.isolamento import BwrapMissing
+    from correcao.motor import MachineFailure
+
+    try:
+        return grade_class(args.entregas, args.saida, cell_timeout=args.tempo_celula,
+                           notebook_timeout=args.tempo_notebook, workers=args.processos, memoria_mb=args.memoria,
+                           isolar=not args.sem_isolamento, parte=parte)
+    except BwrapMissing as exc:
+        print(exc, file=sys.stderr)
+        return 3
+    except MachineFailure as exc:  # nenhuma turma de zeros: nada foi escrito (ou só as linhas que rodaram)
+        print(exc, file=sys.stderr)
+        return 4
+    except ValueError as exc:  # entrada recusada antes de corrigir (o Moodle: um id com dois nomes, outra tarefa)
+        print(f"Erro: {exc}", file=sys.stderr)
+        return 2
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description="Corrige uma turma com o nbgrader (notas.csv + retorno em HTML).")
     parser.add_argument("entregas", type=Path, nargs="*",
@@ -65,7 +86,6 @@ def main(argv=None) -> int:
                         help="download do Moodle: a planilha baixada dele (\"Baixar planilha de notas\"), preenchida")
     args = parser.parse_args(argv)
     from correcao import moodle, partes
-    from correcao.isolamento import BwrapMissing
     from correcao.motor import grade_class
 
     if args.juntar is not None:
@@ -98,13 +118,9 @@ def main(argv=None) -> int:
 
     t0 = time.perf_counter()
     print(f"Corrigindo {', '.join(str(e) for e in args.entregas)} ...")
-    try:
-        rows = grade_class(args.entregas, args.saida, cell_timeout=args.tempo_celula,
-                           notebook_timeout=args.tempo_notebook, workers=args.processos, memoria_mb=args.memoria,
-                           isolar=not args.sem_isolamento, parte=parte)
-    except BwrapMissing as exc:
-        print(exc, file=sys.stderr)
-        return 3
+    rows = _grade(grade_class, args, parte)
+    if isinstance(rows, int):
+        return rows
     if parte is not None:
         print(f"parte {parte[0]}/{parte[1]}: {len(rows)} linha(s) em {args.saida / partes.PART_FILE} "
               f"({time.perf_counter() - t0:.0f} s); junte as {parte[1]} partes com --juntar")

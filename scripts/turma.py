@@ -9,6 +9,11 @@ Opções comuns: ``--pasta`` (a pasta do curso no nbgrader, padrão ``~/curso-nb
 (padrão ``$CURSO_HUB_ID`` ou ``atencao``) e ``--exchange`` (padrão ``$CURSO_HUB_EXCHANGE`` ou
 ``/srv/nbgrader/exchange``). ``corrigir`` coleta, corrige cada entrega na caixa do curso, grava as notas no
 gradebook do nbgrader e devolve o retorno pelo exchange (:mod:`correcao.hub`).
+
+``--prazo`` precisa do fuso: ``"2026-03-10 23:59 -0300"``, ``"2026-03-10 23:59 -03:00"``,
+``"2026-03-10 23:59 America/Sao_Paulo"``, ``"2026-03-11 02:59 UTC"`` (ou ``Z``); uma hora sem fuso é recusada
+(seria a do relógio do servidor, em geral UTC). ``liberar`` mostra o prazo no fuso digitado e em UTC, e um prazo
+inválido para o comando antes de liberar qualquer coisa (:func:`correcao.hub.parse_deadline`).
 """
 
 from __future__ import annotations
@@ -27,7 +32,9 @@ def main(argv=None) -> int:
     parser.add_argument("--curso-id", default=os.environ.get("CURSO_HUB_ID", "atencao"))
     parser.add_argument("--exchange", default=os.environ.get("CURSO_HUB_EXCHANGE", "/srv/nbgrader/exchange"))
     parser.add_argument("--notebooks", nargs="*", default=None, help="liberar: só estes notebooks da aula")
-    parser.add_argument("--prazo", default=None, help='liberar: o prazo, ex.: "2026-03-10 23:59:00 -0300"')
+    parser.add_argument("--prazo", default=None,
+                        help='liberar: o prazo, com o fuso, ex.: "2026-03-10 23:59 -0300" ou '
+                             '"2026-03-10 23:59 America/Sao_Paulo"')
     parser.add_argument("--saida", type=Path, default=None, help="corrigir: a pasta de notas.csv e dos retornos")
     parser.add_argument("--memoria", type=int, default=2048, help="corrigir: MiB por processo do aluno")
     parser.add_argument("--tempo-notebook", type=float, default=180, help="corrigir: segundos por notebook")

@@ -1,7 +1,8 @@
 """Confere um notebook antes da entrega, com o mesmo motor da correção (``lib/correcao/validar.py``).
 
 Uso: ``python scripts/validar.py CAMINHO.ipynb`` (ou ``make validar NB=CAMINHO.ipynb``). O notebook
-original não é alterado. Sai com código 0 se estiver pronto para entregar, 1 caso contrário.
+original não é alterado. Sai com código 0 se estiver pronto para entregar, 1 caso contrário, 2 no uso errado e
+3 quando a conferência não roda nesta máquina (a caixa ou o kernel não começaram).
 """
 
 from __future__ import annotations
@@ -28,9 +29,15 @@ def main(argv=None) -> int:
     if path.suffix.lower() != ".ipynb":
         print(f"❌ {path.name} não é um notebook: passe o arquivo .ipynb que você vai entregar.")
         return 2
+    from correcao.isolamento import BwrapMissing
+    from correcao.motor import MachineFailure
     from correcao.validar import validate
 
-    ok, lines = validate(path)
+    try:
+        ok, lines = validate(path)
+    except (BwrapMissing, MachineFailure) as exc:  # a máquina, e não o notebook: nada a dizer dele
+        print(f"❌ Não consegui conferir o notebook nesta máquina: {exc}")
+        return 3
     notebooks = Path(__file__).resolve().parents[1] / "notebooks"
     if notebooks in path.resolve().parents:
         lines.insert(0, f"⚠️ {path} é o original do curso (notebooks/), e não a sua cópia: as suas respostas ficam em "

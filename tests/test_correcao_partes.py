@@ -315,7 +315,8 @@ def test_indexed_job_coerente_com_a_divisao_e_com_a_imagem_do_hub():
     ``completions`` = N, numa pasta própria, sobre as entregas do volume montado, com a imagem do hub."""
     yaml = pytest.importorskip("yaml", reason="PyYAML (vem com o jupyter-events do JupyterLab)")
 
-    job = yaml.safe_load((ROOT / "hub" / "corrigir-job.yaml").read_text(encoding="utf-8"))
+    job = next(d for d in yaml.safe_load_all((ROOT / "hub" / "corrigir-job.yaml").read_text(encoding="utf-8"))
+               if d and d.get("kind") == "Job")  # o Job e a NetworkPolicy dos pods dele
     assert job["apiVersion"] == "batch/v1" and job["kind"] == "Job"
     spec = job["spec"]
     assert spec["completionMode"] == "Indexed"

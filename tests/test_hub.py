@@ -3,7 +3,9 @@ JupyterLab, a configuração lida como o JupyterHub a lê, o ``autograde`` recus
 arquivos do exchange. O hub de verdade, com usuários Unix, está em ``tests/hub`` (``make test-hub``)."""
 
 import json
+import os
 import sys
+from datetime import datetime
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -87,6 +89,7 @@ def test_nbgrader_do_aluno_e_do_professor(monkeypatch):
     assert aluno.Exchange.path_includes_course is True
     prof = _ler_config(ETC / "professor" / "nbgrader_config.py", monkeypatch)
     assert prof.Autograde.autograde_preprocessors == [hub.RefuseExecution]
+    assert prof.Autograde.exporter_class is hub.RefuseAutogradeExporter
 
 
 def test_autograde_recusado_aponta_o_comando_do_curso():
@@ -164,3 +167,253 @@ def test_retorno_com_maximo_e_atraso_e_os_arquivos_do_exchange(tmp_path):
     hub._retorno(r, saida, tmp_path / "outro", g.assignment, {"pasta": entregue}, 0, 5, g)
     assert "atraso" not in (tmp_path / "outro" / "feedback" / "ana" / g.assignment / "03-exercicios (1).html"
                             ).read_text(encoding="utf-8")
+
+
+# --- A turma corrigida com o nbgrader de verdade (gradebook, exchange e Formgrader), sem a caixa -------------------
+
+AULA, NB = "aula-01-self-attention", "03-exercicios"
+PRAZO = "2026-03-10 23:59:00 -0300"  # = 2026-03-11 02:59 UTC
+
+
+def _alembic_no_path(monkeypatch) -> None:
+    """O ``Gradebook`` do nbgrader chama o ``alembic`` do PATH: o do ambiente destes testes."""
+    monkeypatch.setenv("PATH", f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}")
+
+
+@pytest.fixture(scope="module")
+def _aula_liberada(tmp_path_factory):
+    """A Aula 1 (só ``03-exercicios``) liberada uma vez pelo nbgrader, com :data:`PRAZO`; cada teste a copia."""
+    mp = pytest.MonkeyPatch()
+    _alembic_no_path(mp)
+    base = tmp_path_factory.mktemp("hub")
+    (base / "exchange").mkdir()
+    mensagens = []
+    hub.release(hub.HubCourse(base / "curso", exchange=str(base / "exchange")), AULA, [NB], prazo=PRAZO,
+                log=mensagens.append)
+    yield base, mensagens
+    mp.undo()
+
+
+@pytest.fixture
+def turma(_aula_liberada, tmp_path, monkeypatch):
+    """Um curso do professor no nbgrader com a Aula 1 liberada, o exchange em ``tmp_path`` e a correção da caixa
+    trocada por uma que dá todos os pontos das verificações (o que se testa aqui é o nbgrader em volta dela)."""
+    import shutil
+
+    from correcao.catalogo import catalog
+    from correcao.relatorio import Row, write_outputs
+
+    _alembic_no_path(monkeypatch)
+    monkeypatch.delenv("CURSO_HUB_ALUNOS", raising=False)
+    shutil.copytree(_aula_liberada[0], tmp_path / "t")
+
+    def sem_caixa(entregas, saida, log=print, **kwargs):
+        tudo = catalog()
+        g = tudo[(AULA, NB)]
+        rows = [Row(p.parts[-3], AULA, NB, scores={c: g.cells[c][1] for c in g.checks}, total=g.max_auto,
+                    maximum=g.max_auto, arquivo=f"{AULA}/{NB}.ipynb")
+                for p in sorted(Path(entregas).glob(f"*/{AULA}/{NB}.ipynb"))]
+        write_outputs(rows, tudo, Path(saida))
+        return rows
+
+    monkeypatch.setattr("correcao.motor.grade_class", sem_caixa)
+    return hub.HubCourse(tmp_path / "t" / "curso", exchange=str(tmp_path / "t" / "exchange"))
+
+
+def _entregar(turma, aluno: str, timestamp: str, resposta: str = "") -> None:
+    """Uma entrega no ``inbound`` do exchange como o ``nbgrader submit`` a deixa (pasta
+    ``<aluno>+<aula>+<timestamp>+<aleatório>`` com ``timestamp.txt`` e ``submission_secret.txt``)."""
+    nb = json.loads((ROOT / "notebooks" / "modulo-06" / AULA / f"{NB}.ipynb").read_text(encoding="utf-8"))
+    for c in nb["cells"]:
+        if resposta and c["metadata"].get("nbgrader", {}).get("grade_id") == "aula01-ex1-resposta":
+            c["source"] = f"**Sua resposta:**\n\n{resposta}"
+    pasta = Path(turma.exchange) / turma.curso_id / "inbound" / f"{aluno}+{AULA}+{timestamp}+x{aluno}"
+    pasta.mkdir(parents=True)
+    (pasta / f"{NB}.ipynb").write_text(json.dumps(nb), encoding="utf-8")
+    (pasta / "timestamp.txt").write_text(timestamp, encoding="utf-8")
+    (pasta / "submission_secret.txt").write_text(f"segredo-{aluno}", encoding="utf-8")
+
+
+def _turma_csv(turma) -> dict:
+    import csv
+
+    with open(Path(turma.pasta) / "correcao" / AULA / f"turma-{AULA}.csv", encoding="utf-8") as f:
+        return {(ln["aluno"], ln["notebook"]): ln for ln in csv.DictReader(f)}
+
+
+@pytest.mark.parametrize("antes, depois", [
+    ("2026-03-11 01:59:00.000000 UTC", "2026-03-11 03:59:00.000000 UTC"),  # o padrão do exchange (UTC, %Z)
+    ("2026-03-10 22:59:00.000000 -03", "2026-03-11 00:59:00.000000 -03"),  # Exchange.timezone America/Sao_Paulo
+], ids=["utc", "sao-paulo"])
+def test_atraso_pelo_prazo_com_fuso(turma, antes, depois):
+    """Prazo ``23:59 -0300`` (02:59 UTC): uma entrega 1 h antes está no prazo, uma 1 h depois tem 1 h de atraso.
+    O ``parse_utc`` do nbgrader guardava o prazo às 00:04 UTC (``-0300`` como segundos) e lia ``-03`` como
+    3 segundos."""
+    from nbgrader.api import Gradebook
+
+    _entregar(turma, "ana", antes)
+    _entregar(turma, "bia", depois)
+    mensagens = []
+    hub.grade(turma, AULA, log=mensagens.append)
+    avisos = [m for m in mensagens if "não está em UTC" in m]  # o nbgrader lê "-03" como segundos: o professor sabe
+    assert len(avisos) == (0 if antes.endswith("UTC") else 2)
+    with Gradebook(turma.db_url, turma.curso_id) as gb:
+        assert gb.find_assignment(AULA).duedate == datetime(2026, 3, 11, 2, 59)
+        assert gb.find_submission(AULA, "ana").timestamp == datetime(2026, 3, 11, 1, 59)
+        assert gb.find_submission(AULA, "bia").timestamp == datetime(2026, 3, 11, 3, 59)
+    linhas = _turma_csv(turma)
+    assert linhas[("ana", NB)]["atraso_s"] == "0"
+    assert linhas[("bia", NB)]["atraso_s"] == "3600"
+    retorno = Path(turma.pasta) / "feedback" / "bia" / AULA / f"{NB}.html"
+    assert "Entregue com 1 h 00 min de atraso." in retorno.read_text(encoding="utf-8")
+
+
+def test_liberar_guarda_o_prazo_em_utc_e_o_mostra_nos_dois_fusos(_aula_liberada):
+    from nbgrader.api import Gradebook
+
+    base, mensagens = _aula_liberada
+    turma = hub.HubCourse(base / "curso", exchange=str(base / "exchange"))
+    with Gradebook(turma.db_url, turma.curso_id) as gb:
+        assert gb.find_assignment(AULA).duedate == datetime(2026, 3, 11, 2, 59)
+    assert f"{AULA}: prazo 2026-03-10 23:59 (-03:00) = 2026-03-11 02:59 UTC" in mensagens
+
+
+def test_liberar_com_prazo_invalido_para_antes_de_liberar(tmp_path, capsys):
+    """Pelo ``turma liberar``: a mensagem nomeia ``--prazo``, o valor e os formatos aceitos, e nada é liberado
+    (nem ``source/``, nem o gradebook, nem o exchange)."""
+    import turma as turma_cli
+
+    curso, exchange = tmp_path / "curso", tmp_path / "exchange"
+    exchange.mkdir()
+    codigo = turma_cli.main(["liberar", AULA, "--pasta", str(curso), "--exchange", str(exchange),
+                             "--prazo", "2026-03-10 23:59"])
+    erro = capsys.readouterr().err
+    assert codigo == 2
+    assert "--prazo: falta o fuso" in erro and "'2026-03-10 23:59'" in erro
+    assert '"2026-03-10 23:59 America/Sao_Paulo"' in erro
+    assert not curso.exists() and not any(exchange.iterdir())
+
+
+def test_correcao_manual_no_formgrader(turma):
+    """Depois de ``turma corrigir``, o Formgrader (*Manual Grading*) lista cada entrega: a API que ele chama
+    (``get_notebook_submissions``) acha ``autograded/<aluno>/<aula>/<notebook>.ipynb``, e as respostas escritas
+    estão lá como células de correção manual, marcadas para o professor corrigir."""
+    import nbformat
+    from nbgrader.api import Gradebook
+    from nbgrader.utils import is_grade, is_solution
+
+    _entregar(turma, "ana", "2026-03-11 01:59:00.000000 UTC", "A resposta escrita da Ana.")
+    _entregar(turma, "bia", "2026-03-11 02:00:00.000000 UTC", "A resposta escrita da Bia.")
+    hub.grade(turma, AULA, log=lambda *_: None)
+    api = turma.api()
+    listadas = api.get_notebook_submissions(AULA, NB)
+    assert sorted(s["student"] for s in listadas) == ["ana", "bia"]
+    assert all(s["index"] is not None and s["needs_manual_grade"] for s in listadas)
+    assert {s["student"]: s["autograded"] for s in api.get_submissions(AULA)} == {"ana": True, "bia": True}
+    from correcao.catalogo import catalog
+
+    escritas = {n for n, (_, _, auto) in catalog()[(AULA, NB)].cells.items() if not auto}
+    with Gradebook(turma.db_url, turma.curso_id) as gb:
+        for aluno in ("ana", "bia"):
+            grades = {g.name: g for g in gb.find_submission_notebook(NB, AULA, aluno).grades}
+            assert all(grades[n].needs_manual_grade and grades[n].auto_score is None for n in escritas)
+            assert all(not grades[n].needs_manual_grade and grades[n].auto_score for n in set(grades) - escritas)
+    for aluno, nome in (("ana", "Ana"), ("bia", "Bia")):
+        pasta = Path(turma.pasta) / "autograded" / aluno / AULA
+        assert (pasta / "timestamp.txt").is_file()
+        nb = nbformat.read(pasta / f"{NB}.ipynb", as_version=4)
+        manuais = {c.metadata.nbgrader.grade_id: c.source for c in nb.cells
+                   if c.cell_type == "markdown" and is_grade(c) and is_solution(c)}
+        assert set(manuais) == escritas
+        assert f"A resposta escrita da {nome}." in manuais["aula01-ex1-resposta"]
+    # a página da entrega, feita como o Formgrader a faz: a resposta e o campo de nota de cada resposta escrita
+    from nbconvert.exporters import HTMLExporter
+    from nbgrader.server_extensions.formgrader import handlers
+
+    exportador = HTMLExporter(template_name="formgrade", extra_template_basedirs=[handlers.template_path])
+    sub = listadas[0]
+    pagina, _ = exportador.from_filename(
+        str(Path(turma.pasta) / "autograded" / "ana" / AULA / f"{NB}.ipynb"),
+        resources={"assignment_id": AULA, "notebook_id": NB, "submission_id": sub["id"], "index": 0, "total": 2,
+                   "base_url": "", "student": "ana", "last_name": None, "first_name": None, "notebook_path": ""})
+    assert "A resposta escrita da Ana." in pagina
+    assert all(f'class="score tabbable" id="{n}"' in pagina for n in escritas)
+
+
+def test_autograde_do_formgrader_recusado_com_a_configuracao_do_professor(turma, tmp_path):
+    """A configuração do professor lida como o nbgrader a lê: o autograde da API (o botão do Formgrader) falha
+    com a mensagem que aponta ``turma corrigir``, sem apagar o que ``turma corrigir`` deixou para a correção
+    manual. Antes, o ``RefuseExecution`` desligado deixava o autograde "dar certo" sem rodar nada."""
+    from nbgrader.apps import NbGraderAPI
+    from nbgrader.coursedir import CourseDirectory
+    from traitlets.config.loader import PyFileConfigLoader
+
+    _entregar(turma, "ana", "2026-03-11 01:59:00.000000 UTC", "A resposta escrita da Ana.")
+    hub.grade(turma, AULA, log=lambda *_: None)
+    config = PyFileConfigLoader("nbgrader_config.py", path=str(ETC / "professor")).load_config()
+    config.CourseDirectory.root = str(Path(turma.pasta).resolve())
+    config.CourseDirectory.course_id = turma.curso_id
+    config.Exchange.root = turma.exchange
+    api = NbGraderAPI(coursedir=CourseDirectory(config=config), config=config)
+    resultado = api.autograde(AULA, "ana")
+    assert resultado["success"] is False
+    assert hub.AUTOGRADE_RECUSADO in resultado["error"] + resultado.get("log", "")
+    assert (Path(turma.pasta) / "autograded" / "ana" / AULA / f"{NB}.ipynb").is_file()
+    assert [s["student"] for s in api.get_notebook_submissions(AULA, NB)] == ["ana"]
+
+
+def test_refuse_execution_ligada_por_padrao():
+    """Registrada por classe, como o nbgrader faz, ela roda (``enabled``) e recusa; desligada, o nbconvert a pulava."""
+    import nbformat
+    from nbconvert.exporters import NotebookExporter
+
+    exportador = NotebookExporter()
+    exportador.register_preprocessor(hub.RefuseExecution)
+    with pytest.raises(RuntimeError, match="turma corrigir"):
+        exportador.from_notebook_node(nbformat.v4.new_notebook())
+
+
+def test_quem_nao_entregou_aparece_com_zero(turma, monkeypatch):
+    """Os alunos do gradebook e os do hub (``CURSO_HUB_ALUNOS``) que não entregaram entram em ``turma-<aula>.csv``
+    com 0 e "sem entrega"."""
+    from nbgrader.api import Gradebook
+
+    monkeypatch.setenv("CURSO_HUB_ALUNOS", "ana, davi,")
+    with Gradebook(turma.db_url, turma.curso_id) as gb:
+        gb.update_or_create_student("caio")
+    _entregar(turma, "ana", "2026-03-11 01:59:00.000000 UTC")
+    hub.grade(turma, AULA, log=lambda *_: None)
+    linhas = _turma_csv(turma)
+    assert sorted(linhas) == [("ana", NB), ("caio", NB), ("davi", NB)]
+    maximo = hub.assignment_max_points(__import__("correcao.catalogo").catalogo.catalog()[(AULA, NB)])
+    for aluno in ("caio", "davi"):
+        ln = linhas[(aluno, NB)]
+        assert (ln["total_automatico"], ln["situacao"], ln["entregue_em"]) == ("0", "sem entrega", "")
+        assert float(ln["maximo"]) == maximo
+    assert linhas[("ana", NB)]["situacao"] != "sem entrega"
+
+
+def test_sem_nenhuma_entrega_a_turma_toda_sem_entrega(turma, monkeypatch):
+    monkeypatch.setenv("CURSO_HUB_ALUNOS", "ana,bia")
+    assert hub.grade(turma, AULA, log=lambda *_: None) == []
+    assert {k: v["situacao"] for k, v in _turma_csv(turma).items()} == {("ana", NB): "sem entrega",
+                                                                         ("bia", NB): "sem entrega"}
+
+
+def test_notebook_ilegivel_fica_fora_do_formgrader_com_aviso(turma):
+    """Um notebook entregue que não se lê não para a turma: o aviso diz quem, e as outras entregas vão para o
+    Formgrader."""
+    _entregar(turma, "ana", "2026-03-11 01:59:00.000000 UTC")
+    _entregar(turma, "bia", "2026-03-11 01:59:00.000000 UTC")
+    inbound = next((Path(turma.exchange) / turma.curso_id / "inbound").glob("bia+*"))
+    (inbound / f"{NB}.ipynb").write_text("isto não é um notebook", encoding="utf-8")
+    mensagens = []
+    hub.grade(turma, AULA, log=mensagens.append)
+    assert any(m.startswith(f"aviso: bia: {NB} não foi para a correção manual do Formgrader") for m in mensagens)
+    assert [s["student"] for s in turma.api().get_notebook_submissions(AULA, NB)] == ["ana"]
+    assert set(_turma_csv(turma)) == {("ana", NB), ("bia", NB)}
+
+
+def test_corrigir_aula_nao_liberada(turma):
+    with pytest.raises(ValueError, match=r"não está no gradebook .* \(libere-a antes com `turma liberar aula-02"):
+        hub.grade(turma, "aula-02-auto-atencao-do-zero", log=lambda *_: None)

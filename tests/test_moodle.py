@@ -169,12 +169,13 @@ def test_planilha_baixada_do_moodle_preenchida_na_escala_dela(tmp_path):
         "Participante101,\"Ana Júlia Souza\",ana@x,Enviado,,\"100,00\",Sim,\"segunda-feira, 2 mar. 2026\",-\n"
         "Participante999,\"Outra Pessoa\",o@x,\"Nenhum envio\",,\"100,00\",Sim,-,-\n", encoding="utf-8")
     destino = moodle.write_worksheet(_rows(), PESSOAS, tmp_path / "moodle-notas.csv", planilha=baixada)
-    linhas = list(csv.reader(io.StringIO(destino.read_text(encoding="utf-8"))))
-    assert linhas[0][0] == "Identificador" and len(linhas) == 3
+    linhas = list(csv.reader(io.StringIO(destino.read_text(encoding="utf-8-sig"))))
+    assert destino.read_bytes().startswith(b"\xef\xbb\xbfIdentificador,")  # o BOM que veio fica; o Moodle o tira
+    assert linhas[0][0] == "Identificador" and linhas[0][-1] == "Comentários de feedback" and len(linhas) == 3
     assert linhas[1][4] == "75"  # 7,5 de 10 na escala de 100 da tarefa
-    assert linhas[2][4] == ""  # quem não está na correção fica como estava
-    assert linhas[1][:4] + linhas[1][5:] == ["Participante101", "Ana Júlia Souza", "ana@x", "Enviado", "100,00",
-                                             "Sim", "segunda-feira, 2 mar. 2026", "-"]
+    assert linhas[2][4] == "0"  # na planilha e sem nada no download: 0 (veja o teste de quem não entregou)
+    assert linhas[1][:4] + linhas[1][5:-1] == ["Participante101", "Ana Júlia Souza", "ana@x", "Enviado", "100,00",
+                                               "Sim", "segunda-feira, 2 mar. 2026", "-"]
 
 
 def test_a_nota_maxima_e_a_da_tarefa_e_nao_a_do_que_o_aluno_escolheu_entregar(tmp_path):
@@ -262,3 +263,250 @@ def test_corrigir_um_download_do_moodle_de_ponta_a_ponta(tmp_path):
     assert notas == {"Participante101": AULA1.max_auto, "Participante202": por_aluno["João da Silva_202"]}
     with zipfile.ZipFile(saida / "moodle-retornos.zip") as z:
         assert len(z.namelist()) == 2 and all("_assignfeedback_file/" in n for n in z.namelist())
+
+
+# ---------- a turma de verdade: respostas escritas, planilhas do Excel, download sem pastas, reimportação ----------
+AULA3 = catalogo.catalog()[("aula-03-atencao-num-transformer-real", "03-exercicios")]
+
+
+def _strtotime(valor: str):
+    """O que o strtotime do PHP, no importador do Moodle, lê das datas que a correção escreve: ISO 8601 e a data do
+    Moodle em inglês; ``None`` (o ``false`` do PHP) para o resto, como a data em pt-BR e o ``-``."""
+    for ler in (datetime.fromisoformat, lambda v: datetime.strptime(v, "%A, %d %B %Y, %I:%M %p")):
+        try:
+            return ler(valor.strip())
+        except ValueError:
+            pass
+    return None
+
+
+def _moodle_le(destino: Path, separador: str = ",") -> tuple[list, list]:
+    """A planilha como o importador do Moodle a lê com a codificação UTF-8 e o ``separador`` escolhidos no
+    formulário: o BOM é tirado antes (``core_text::trim_utf8_bom``); bytes que não são UTF-8 falham aqui."""
+    texto = destino.read_bytes().decode("utf-8")
+    texto = texto[1:] if texto.startswith("\ufeff") else texto
+    linhas = list(csv.reader(io.StringIO(texto), delimiter=separador))
+    return linhas[0], linhas[1:]
+
+
+def test_respostas_escritas_ficam_fora_da_nota_e_o_comentario_diz(tmp_path):
+    """Ana passa em todas as verificações e deixou as respostas escritas no esboço ✍️. Antes, a planilha dava a ela
+    a nota máxima da tarefa sem uma palavra sobre as escritas (3 dos 7 pontos do notebook), e o guia não dizia como
+    lançá-las. Agora a nota do Moodle é, às claras, só a parte automática: o máximo da planilha gerada é o das
+    verificações, uma coluna dá os pontos das escritas, e o comentário de feedback (que o Moodle importa) diz que
+    elas não estão na nota."""
+    escritas = sum(p for _, p, auto in AULA1.cells.values() if not auto)
+    assert escritas == 3 and AULA1.max_auto == 4
+    pessoas = {"Ana_101": moodle.Participant("Ana", "101")}
+    rows = [Row("Ana_101", AULA1.assignment, AULA1.notebook, total=AULA1.max_auto, maximum=AULA1.max_auto,
+                reasons=["3 resposta(s) escrita(s) ainda com o esboço ✍️"])]
+    cab, (ana,) = _moodle_le(moodle.write_worksheet(rows, pessoas, tmp_path / "gerada.csv", agora=AGORA))
+    coluna = dict(zip(cab, ana))
+    assert coluna["Nota"] == coluna["Nota máxima"] == "4"  # o máximo é o das verificações automáticas...
+    assert coluna["Respostas escritas (fora desta nota)"] == "3"  # ...e as escritas, à parte
+    comentario = coluna["Comentários de feedback"]
+    assert "só a das verificações automáticas (4 de 4 pontos)" in comentario
+    assert "respostas escritas (mais 3 pontos) não estão nela" in comentario
+    # na planilha do professor, com a escala dela: a nota cheia da parte automática, dita como tal
+    baixada = tmp_path / "Notas.csv"
+    baixada.write_text("Identificador,Nome completo,Nota,Nota máxima,Última modificação (nota)\n"
+                       "Participante101,Ana,,\"10,00\",-\n", encoding="utf-8")
+    cab, (ana,) = _moodle_le(moodle.write_worksheet(rows, pessoas, tmp_path / "m.csv", planilha=baixada))
+    assert cab[-1] == "Comentários de feedback" and ana[2] == "10"
+    assert "mais 3 pontos" in ana[-1] and "não estão nela" in ana[-1]
+    assert moodle.written_points(moodle.task_notebooks(rows, pessoas)) == escritas
+
+
+PLANILHA_PT = [["Identificador", "Nome completo", "Endereço de email", "Status", "Nota", "Nota máxima",
+                "Última modificação (nota)", "Comentários de feedback"],
+               ["Participante101", "José da Conceição", "jose@x", "Enviado para avaliação", "", "10,00", "-", ""],
+               ["Participante202", "Maria Conceição D'Ávila", "maria@x", "Enviado para avaliação", "", "10,00", "-",
+                ""]]
+PESSOAS_ACENTOS = {"José da Conceição_101": moodle.Participant("José da Conceição", "101"),
+                   "Maria Conceição D'Ávila_202": moodle.Participant("Maria Conceição D'Ávila", "202")}
+ROWS_ACENTOS = [Row("José da Conceição_101", AULA1.assignment, AULA1.notebook, total=3, maximum=4),
+                Row("Maria Conceição D'Ávila_202", AULA1.assignment, AULA1.notebook, total=4, maximum=4)]
+
+
+@pytest.mark.parametrize("codificacao, separador", [("cp1252", ";"), ("utf-8-sig", ";"), ("utf-8-sig", ","),
+                                                    ("utf-8", ","), ("utf-16", "\t")])
+def test_planilha_salva_pelo_excel_e_aceita(tmp_path, codificacao, separador):
+    """O Excel em português salva a planilha do Moodle em Windows-1252 (ou UTF-8 com BOM, no "CSV UTF-8"; ou UTF-16
+    com tabulações, no "Texto Unicode"), separada por ponto e vírgula. Antes: um erro de codec cru (Windows-1252)
+    ou "esperadas as colunas" (ponto e vírgula). A preenchida sai em UTF-8 (o padrão do formulário do Moodle),
+    separada como veio, com os nomes acentuados intactos."""
+    baixada = tmp_path / "Notas.csv"
+    buf = io.StringIO()
+    csv.writer(buf, delimiter=separador).writerows(PLANILHA_PT)
+    baixada.write_bytes(buf.getvalue().encode(codificacao))
+    if codificacao == "cp1252":
+        assert "José".encode("cp1252") in baixada.read_bytes()  # mesmo: o é num byte só, que não é UTF-8
+        with pytest.raises(UnicodeDecodeError):
+            baixada.read_bytes().decode("utf-8")
+    linhas, col_id, col_nota, _ = moodle.check_worksheet(baixada)
+    assert (linhas[1][1], col_id, col_nota) == ("José da Conceição", 0, 4)
+    destino = moodle.write_worksheet(ROWS_ACENTOS, PESSOAS_ACENTOS, tmp_path / "moodle-notas.csv", planilha=baixada)
+    assert destino.read_bytes().startswith(b"\xef\xbb\xbf") == (codificacao != "utf-8")  # o Excel lê os acentos
+    cab, corpo = _moodle_le(destino, separador)
+    assert cab == PLANILHA_PT[0]
+    assert [(ln[1], ln[4]) for ln in corpo] == [("José da Conceição", "7,5"), ("Maria Conceição D'Ávila", "10")]
+    assert moodle.upload_hint(tmp_path, baixada).count(
+        {";": "“Ponto e vírgula”", ",": "“Vírgula”", "\t": "“Tabulação”"}[separador]) == 1
+
+
+def test_planilha_que_nao_e_csv_e_recusada_com_o_que_fazer(tmp_path):
+    """Bytes que não são texto em UTF-8 nem em Windows-1252, um .xlsx ou um arquivo vazio: uma mensagem em português
+    que nomeia a planilha e o que fazer, e não um ``UnicodeDecodeError``."""
+    casos = {"lixo.csv": (b"Identificador,Nota\nParticipante1,\x81\x8d\n", "não é texto"),
+             "pasta.csv": (b"PK\x03\x04" + bytes(40), "Salvar como"),
+             "vazia.csv": (b"\xef\xbb\xbf \n", "arquivo vazio")}
+    for nome, (dados, esperado) in casos.items():
+        (tmp_path / nome).write_bytes(dados)
+        with pytest.raises(ValueError, match="^planilha: ") as erro:
+            moodle.check_worksheet(tmp_path / nome)
+        assert esperado in str(erro.value) and f"({nome})" in str(erro.value), str(erro.value)
+
+
+def test_planilha_exportada_em_pt_br_volta_com_datas_que_o_moodle_le(tmp_path):
+    """Corrigir de novo com a planilha que o Moodle exportou depois da primeira carga: a "Última modificação (nota)"
+    vem no idioma do professor ("segunda-feira, 10 mar. 2026, 23:59"). O importador a lê com o strtotime do PHP,
+    que não entende a data em pt-BR: ela vira 0, toda nota já dada parece mais nova que a planilha, e a nova nota
+    é pulada sem erro. Antes, a data voltava como veio. Agora volta numa forma que o strtotime lê, com a mesma
+    hora; as que ele já lia (e o "-" de quem não tem nota) ficam como estão."""
+    datas = {"101": ("segunda-feira, 10 mar. 2026, 23:59", "2026-03-10 23:59"),
+             "202": ("terça-feira, 3 de março de 2026, 08:05", "2026-03-03 08:05"),
+             "303": ("10/03/2026 23:59", "2026-03-10 23:59"),  # a mesma, depois de salva pelo Excel em pt-BR
+             "404": ("Tuesday, 10 March 2026, 11:59 PM", "Tuesday, 10 March 2026, 11:59 PM"),
+             "505": ("-", "-")}
+    baixada = tmp_path / "Notas.csv"
+    baixada.write_text("\ufeffIdentificador,Nome completo,Nota,Nota máxima,Última modificação (nota)\n" + "".join(
+        f"Participante{i},Aluno {i},\"5,00\",\"10,00\",\"{data}\"\n" for i, (data, _) in datas.items()),
+        encoding="utf-8")
+    pessoas = {f"Aluno {i}_{i}": moodle.Participant(f"Aluno {i}", i) for i in datas}
+    rows = [Row(a, AULA1.assignment, AULA1.notebook, total=4, maximum=4) for a in pessoas]
+    cab, corpo = _moodle_le(moodle.write_worksheet(rows, pessoas, tmp_path / "m.csv", planilha=baixada))
+    i_mod = cab.index("Última modificação (nota)")
+    assert {ln[0][len("Participante"):]: ln[i_mod] for ln in corpo} == {i: d for i, (_, d) in datas.items()}
+    for ln in corpo:
+        if ln[i_mod] != "-":
+            assert _strtotime(ln[i_mod]).strftime("%d/%m %H:%M") in ("10/03 23:59", "03/03 08:05"), ln
+    assert all(ln[2] == "10" for ln in corpo)
+    assert moodle.moodle_time("sábado, 29 fev. 2025, 10:00") is None  # 29 de fevereiro num ano que não o tem
+    # uma data que não é do Moodle: recusada antes da correção, com a linha e a coluna
+    baixada.write_text("Identificador,Nota,Última modificação (nota)\nParticipante101,,ontem à noite\n",
+                       encoding="utf-8")
+    with pytest.raises(ValueError, match="“Última modificação \\(nota\\)” da linha 2 tem “ontem à noite”"):
+        moodle.check_worksheet(baixada)
+
+
+def test_quem_nao_entregou_fica_com_zero_e_o_motivo(tmp_path):
+    """Um participante da planilha sem nada no download do Moodle tinha a nota vazia (o Moodle não a grava: o aluno
+    continuava sem nota). Agora tem 0 e o motivo no comentário de feedback; quem entregou só o que não é notebook
+    também. Uma nota que o professor já deu a quem não mandou nada pelo Moodle fica."""
+    baixada = tmp_path / "Notas.csv"
+    baixada.write_text(
+        "Identificador,Nome completo,Status,Nota,Nota máxima,Última modificação (nota),Comentários de feedback\n"
+        "Participante101,Ana Júlia Souza,Enviado,,\"10,00\",-,\n"
+        "Participante303,Sem Entrega,Enviado,,\"10,00\",-,\n"
+        "Participante999,Outra Pessoa,Nenhum envio,,\"10,00\",-,\n"
+        "Participante998,Mandou por email,Nenhum envio,\"8,00\",\"10,00\",\"segunda-feira, 9 mar. 2026, 10:00\","
+        "Nota do trabalho enviado por email\n", encoding="utf-8")
+    cab, corpo = _moodle_le(moodle.write_worksheet(_rows(), PESSOAS, tmp_path / "m.csv", planilha=baixada))
+    linha = {ln[0]: dict(zip(cab, ln)) for ln in corpo}
+    assert linha["Participante999"]["Nota"] == "0"
+    assert linha["Participante999"]["Comentários de feedback"] == moodle.NO_SUBMISSION_COMMENT
+    assert "nenhum arquivo entregue" in moodle.NO_SUBMISSION_COMMENT
+    assert linha["Participante303"]["Nota"] == "0"
+    assert "nenhum notebook desta tarefa" in linha["Participante303"]["Comentários de feedback"]
+    assert linha["Participante998"]["Nota"] == "8,00"
+    assert linha["Participante998"]["Comentários de feedback"] == "Nota do trabalho enviado por email"
+    assert linha["Participante101"]["Nota"] == "7,5"
+    # numa nova correção, o comentário automático anterior é trocado; o do professor fica antes dele
+    assert moodle._juntar_comentario(f"Muito bem!\n{moodle.NO_SUBMISSION_COMMENT}", "Correção automática: x") == (
+        "Muito bem!\nCorreção automática: x")
+
+
+def test_dois_arquivos_de_mesmo_nome_de_um_aluno_ficam_os_dois(tmp_path):
+    """No download sem pastas, os arquivos de um aluno ficam todos no mesmo nível: dois ``03-exercicios.ipynb`` (o
+    da Aula 1 e o da Aula 3, de pastas diferentes no envio, ou o zip refeito à mão) têm o mesmo nome. Antes, o
+    segundo ia para um aluno ``entrada-1``, fora da planilha, e o aluno perdia o notebook. Agora os dois ficam na
+    pasta dele; o mesmo com o mesmo arquivo em duas entradas."""
+    nome = "Ana Júlia Souza_101_assignsubmission_file_03-exercicios.ipynb"
+    zipado = tmp_path / "soltos.zip"
+    with zipfile.ZipFile(zipado, "w") as z:
+        z.writestr(nome, NB)
+        with pytest.warns(UserWarning, match="Duplicate name"):
+            z.writestr(nome, AULA3.source.read_bytes())
+        z.writestr("João da Silva_202_assignsubmission_file_03-exercicios.ipynb", NB)
+    outra = _zip(tmp_path / "outra.zip", {nome: NB})
+    convertido, pessoas = moodle.convert([zipado, outra], tmp_path / "conv")
+    lidas = entregas.read_submissions(convertido, tmp_path / "ler")
+    assert {a.aluno for a in lidas.arquivos} == {"Ana Júlia Souza_101", "João da Silva_202"}
+    da_ana = sorted(a.caminho for a in lidas.arquivos if a.aluno == "Ana Júlia Souza_101")
+    assert da_ana == ["03-exercicios.ipynb", "copia-2/03-exercicios.ipynb", "copia-3/03-exercicios.ipynb"]
+    conteudos = {a.dados.read_bytes() for a in lidas.arquivos if a.aluno == "Ana Júlia Souza_101"}
+    assert conteudos == {NB, AULA3.source.read_bytes()}
+
+
+@pytest.mark.lento
+def test_segunda_correcao_com_a_planilha_do_excel_de_ponta_a_ponta(tmp_path):
+    """Pelo comando do professor, a turma de verdade: o download sem pastas em que Ana tem dois
+    ``03-exercicios.ipynb`` (o em branco primeiro; antes, o certo ia para um aluno ``entrada-1`` e ela ficava com a
+    nota do em branco), todas as verificações certas e as respostas escritas no esboço ✍️; a planilha que o Moodle
+    exportou depois da primeira carga (a data em pt-BR), salva pelo Excel (Windows-1252, ponto e vírgula), com uma
+    aluna que não mandou nada."""
+    import subprocess
+
+    from correcao.catalogo import TEXT_STUB
+
+    sys.path.insert(0, str(ROOT / "tests"))
+    from turma_exemplo.gerar import a_mao
+
+    certo = a_mao(json.loads(NB))
+    for c in certo["cells"]:  # as escritas voltam ao esboço; o código fica certo
+        if c["cell_type"] == "markdown" and c.get("metadata", {}).get("nbgrader", {}).get("solution"):
+            c["source"] = TEXT_STUB
+    em_branco = (ROOT / "notebooks" / "modulo-06" / AULA1.assignment / "03-exercicios.ipynb").read_bytes()
+    zipado = tmp_path / "moodle.zip"
+    with zipfile.ZipFile(zipado, "w") as z, pytest.warns(UserWarning, match="Duplicate name"):
+        z.writestr("José da Conceição_101_assignsubmission_file_03-exercicios.ipynb", em_branco)
+        z.writestr("José da Conceição_101_assignsubmission_file_03-exercicios.ipynb", json.dumps(certo))
+        z.writestr("Ana_202_assignsubmission_file_03-exercicios.ipynb", em_branco)
+    planilha = tmp_path / "Notas.csv"
+    planilha.write_bytes(
+        "Identificador;Nome completo;Status;Nota;Nota máxima;Última modificação (nota);Comentários de feedback\r\n"
+        "Participante101;José da Conceição;Enviado;1,00;10,00;segunda-feira, 9 mar. 2026, 10:00;\r\n"
+        "Participante202;Ana;Enviado;;10,00;-;\r\n"
+        "Participante303;Maria da Conceição;Nenhum envio;;10,00;-;\r\n".encode("cp1252"))
+    saida = tmp_path / "saida"
+    feito = subprocess.run([sys.executable, str(ROOT / "scripts" / "corrigir.py"), str(zipado), "--saida", str(saida),
+                            "--tempo-celula", "20", "--planilha-moodle", str(planilha)],
+                           capture_output=True, text=True, cwd=ROOT, timeout=600)
+    assert feito.returncode == 0, feito.stderr[-3000:]
+    assert "separador “Ponto e vírgula”" in feito.stdout
+    cab, corpo = _moodle_le(saida / "moodle-notas.csv", ";")
+    linha = {ln[0]: dict(zip(cab, ln)) for ln in corpo}
+    jose, ana, maria = linha["Participante101"], linha["Participante202"], linha["Participante303"]
+    assert jose["Nome completo"] == "José da Conceição" and jose["Nota"] == "10"  # a melhor das duas cópias
+    assert "mais 3 pontos" in jose["Comentários de feedback"]  # as escritas, fora da nota e ditas
+    assert jose["Última modificação (nota)"] == "2026-03-09 10:00"
+    assert float(ana["Nota"].replace(",", ".")) < 10 and ana["Última modificação (nota)"] == "-"
+    assert (maria["Nota"], maria["Comentários de feedback"]) == ("0", moodle.NO_SUBMISSION_COMMENT)
+    with open(saida / "notas.csv", encoding="utf-8") as f:
+        assert {ln["aluno"] for ln in csv.DictReader(f)} == {"José da Conceição_101", "Ana_202"}
+
+
+def test_planilha_de_outra_tarefa_e_recusada_antes_de_dar_zero_a_todos(tmp_path, monkeypatch):
+    """Com o zero de quem não entregou, a planilha de outra tarefa (nenhum id do download nela) daria 0 à turma
+    inteira: é recusada, e antes de corrigir."""
+    from correcao import motor
+
+    baixada = tmp_path / "Notas.csv"
+    baixada.write_text("Identificador,Nota\nParticipante777,\nParticipante888,\n", encoding="utf-8")
+    with pytest.raises(ValueError, match="nenhum participante do download do Moodle está nela"):
+        moodle.write_worksheet(_rows(), PESSOAS, tmp_path / "m.csv", planilha=baixada)
+    corrigidas = []
+    monkeypatch.setattr(motor, "grade_class", lambda *a, **kw: corrigidas.append(a) or [])
+    with pytest.raises(ValueError, match="outra tarefa"):
+        moodle.grade_moodle([_moodle_soltos(tmp_path)], tmp_path / "saida", planilha=baixada, log=lambda *_: None)
+    assert corrigidas == []

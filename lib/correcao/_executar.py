@@ -5,7 +5,9 @@ Pedido (JSON na entrada padrão): ``nonce``, ``notebook`` (o notebook já sanead
 
 Resposta: uma linha ``<nonce> {"celula": i, "outputs": [...], "execution_count": n, "cortada": c}`` por
 célula de código executada, assim que termina (se a caixa for morta por tempo, o que já rodou não se perde),
-e no fim ``<nonce> {"fim": situacao, "cpu": s, "relogio": s}`` com ``ok``, ``kernel_morreu``,
+antes delas ``<nonce> {"kernel_pronto": true}`` (o kernel começou e atende: um kernel que nunca chega aqui é uma
+falha da máquina, nunca do aluno, porque nenhum código dele rodou ainda), e no fim
+``<nonce> {"fim": situacao, "cpu": s, "relogio": s}`` com ``ok``, ``kernel_morreu``,
 ``ignorou_interrupcao:<i>`` ou ``erro: ...``.
 
 Limites daqui (além dos da caixa):
@@ -229,6 +231,7 @@ def main() -> None:
         with client.setup_kernel():
             try:
                 _limit_sends(client)
+                send({"kernel_pronto": True})  # antes de qualquer célula: daqui em diante, o que parar é do aluno
                 marca("kernel")
                 fim = _run_cells(client, nb, send, tempos)
             finally:

@@ -488,16 +488,101 @@ class NotebookBudget:
 
 
 def bwrap_available() -> bool:
-    """``True`` se o ``bwrap`` existe e consegue criar uma caixa nesta máquina."""
-    exe = shutil.which("bwrap")
-    if not exe:
-        return False
-    try:
-        run = subprocess.run([exe, "--ro-bind", "/", "/", "--unshare-pid", "--unshare-net", "true"],
-                             capture_output=True, timeout=20)
-    except (OSError, subprocess.TimeoutExpired):
-        return False
-    return run.returncode == 0
+    """``True`` se o ``bwrap`` existe e uma caixa completa funciona nesta máquina (veja :func:`sandbox_support`)."""
+    return sandbox_support().ok
+
+
+@dataclass(frozen=True)
+class SandboxSupport:
+    """O que a caixa consegue nesta máquina, provado rodando uma (:func:`sandbox_support`).
+
+    ``ok``: uma caixa completa (a mesma linha de comando da correção) começou, aplicou os limites, leu o pedido e
+    respondeu. ``proc``: a caixa monta um ``/proc`` próprio; ``False`` num contêiner (pod do Kubernetes, Docker,
+    Podman) que mascara caminhos do ``/proc`` (o núcleo recusa montar outro ``/proc`` num *user namespace*
+    quando o de fora tem partes escondidas): a caixa roda então sem ``/proc``, o que esconde ainda mais.
+    ``cause``: com ``ok=False``, a causa e o conserto em português, para o professor."""
+
+    ok: bool
+    proc: bool = True
+    cause: str = ""
+
+
+# O que o bwrap escreve em cada falha conhecida (a saída de erro dele) -> a causa e o conserto, em pt-BR
+_CAUSES = (
+    (("No permissions to create", "No permissions to creating", "Creating new namespace failed",
+      "setting up uid map", "unshare failed", "Failed to unshare"),
+     "o bubblewrap não pode criar os namespaces da caixa (um *user namespace*, sem privilégio) nesta máquina. "
+     "Num contêiner ou pod, o perfil seccomp padrão do runtime (RuntimeDefault) bloqueia isso: no Kubernetes, "
+     "use o perfil seccomp do curso (hub/seccomp/curso-caixa.json, com `seccompProfile: Localhost`; veja "
+     "docs/professor.md, \"Com Kubernetes\"), que só acrescenta ao padrão a criação de user namespaces. Numa "
+     "máquina Linux comum: `sysctl user.max_user_namespaces` precisa ser maior que 0 (e, no Debian antigo, "
+     "`sysctl kernel.unprivileged_userns_clone=1`; no Ubuntu 24.04, `sysctl "
+     "kernel.apparmor_restrict_unprivileged_userns=0` ou um perfil do AppArmor para o bwrap)"),
+    (("Failed to make / slave", "Failed to mount tmpfs", "Permission denied"),
+     "o bubblewrap criou a caixa, mas o AppArmor ou o SELinux da máquina recusou uma montagem dela. Num contêiner, "
+     "o perfil do AppArmor/SELinux do runtime bloqueia montagens; corrija numa máquina (ou VM) Linux comum, ou "
+     "peça ao administrador um perfil que permita as montagens do bwrap"),
+)
+
+
+def _diagnose(stderr: str) -> str:
+    """A causa (pt-BR) de uma caixa que não começou, pelo que o bwrap escreveu em ``stderr``."""
+    ultima = (stderr.strip().splitlines() or ["(o bwrap não disse nada)"])[-1][:300]
+    causa = next((c for marcas, c in _CAUSES if any(m in stderr for m in marcas)),
+                 "a caixa não começou, por um motivo que o curso não conhece")
+    return (f"A correção não começou: a caixa (bubblewrap) que isola cada entrega não funciona nesta máquina, e "
+            f"nenhuma entrega foi corrigida (nada de notas zero).\nCausa: {causa}.\nO bwrap disse: {ultima}\n"
+            "Só se você confia em todas as entregas, corrija sem isolamento com --sem-isolamento.")
+
+
+_SUPPORT: SandboxSupport | None = None
+_SUPPORT_LOCK = threading.Lock()
+
+
+def sandbox_support() -> SandboxSupport:
+    """Prova, uma vez por processo, que a caixa funciona aqui: roda a mesma linha de comando da correção (uma
+    caixa com os limites, a troca de usuário como root e a pasta de entrada) com um processo de entrada mínimo
+    (:mod:`correcao._sonda`), que lê um pedido e responde com a senha dele. Se o ``/proc`` próprio não puder ser
+    montado (um contêiner que mascara caminhos do ``/proc``), tenta de novo sem ele.
+
+    Devolve um :class:`SandboxSupport`; nunca levanta (sem o bwrap, ``ok=False`` com a mensagem de instalação).
+    """
+    global _SUPPORT
+    with _SUPPORT_LOCK:
+        if _SUPPORT is None:
+            _SUPPORT = _probe_support()
+        return _SUPPORT
+
+
+def _probe_support() -> SandboxSupport:
+    import json
+    import tempfile
+
+    if not shutil.which("bwrap"):
+        return SandboxSupport(False, cause=INSTALL_BWRAP)
+    erro = ""
+    for proc in (True, False):
+        caixa = Sandbox(Limits(), numero=63, isolar=True, proc=proc)
+        nonce = secrets.token_hex(8)
+        with tempfile.TemporaryDirectory(prefix="sonda-") as tmp:
+            work = Path(tmp) / "caixa"
+            work.mkdir()
+            if caixa.root:
+                os.chown(work, caixa.uid, caixa.uid)
+            cmd, env = caixa.command(work, "correcao._sonda")
+            try:
+                run = subprocess.run(cmd, input=json.dumps({"nonce": nonce}).encode(), capture_output=True,
+                                     cwd=work, env=env, timeout=60, start_new_session=True)
+            except (OSError, subprocess.TimeoutExpired) as exc:
+                return SandboxSupport(False, cause=_diagnose(f"{type(exc).__name__}: {exc}"))
+            finally:
+                caixa.kill_leftovers()
+        if f"{nonce} ".encode() in run.stdout:
+            return SandboxSupport(True, proc=proc)
+        erro = run.stderr.decode("utf-8", "replace")
+        if "Can't mount proc" not in erro:
+            break
+    return SandboxSupport(False, cause=_diagnose(erro))
 
 
 def _read_limited(paths) -> list[str]:
@@ -569,17 +654,24 @@ class Sandbox:
     grupo : NotebookBudget, opcional
         O orçamento do notebook a que esta caixa pertence (memória total, prazo); pode ser trocado entre
         notebooks (``caixa.grupo = outro``).
+    proc : bool, opcional
+        Montar um ``/proc`` próprio na caixa; ``None`` (o padrão): o que :func:`sandbox_support` provou que
+        funciona aqui.
 
     Raises
     ------
     BwrapMissing
-        ``isolar=True`` e o bwrap não existe ou não funciona aqui.
+        ``isolar=True`` e o bwrap não existe ou não funciona aqui (a mensagem diz a causa e o conserto).
     """
 
     def __init__(self, limites: Limits, numero: int = 0, isolar: bool = True, marca: str | None = None,
-                 grupo: NotebookBudget | None = None):
-        if isolar and not bwrap_available():
-            raise BwrapMissing(INSTALL_BWRAP)
+                 grupo: NotebookBudget | None = None, proc: bool | None = None):
+        if isolar and proc is None:
+            support = sandbox_support()
+            if not support.ok:
+                raise BwrapMissing(support.cause)
+            proc = support.proc
+        self.proc = bool(proc)  # a caixa monta um /proc próprio (veja SandboxSupport)
         self.limites = limites
         self.numero = numero
         self.isolar = isolar
@@ -629,7 +721,7 @@ class Sandbox:
             return py, self.environment(str(workdir), extra_env)
         disco = str(self.limites.disco_mb * 2**20)
         # /tmp em memória antes das montagens do ambiente: se o ambiente estiver em /tmp, ele fica visível
-        args = ["bwrap", *_system_binds(), "--proc", "/proc", "--dev", "/dev",
+        args = ["bwrap", *_system_binds(), *(["--proc", "/proc"] if self.proc else []), "--dev", "/dev",
                 "--perms", "1777", "--size", disco, "--tmpfs", "/tmp",
                 *_read_limited(self._paths),
                 "--perms", "0755", "--dir", "/home", "--perms", "0777", "--size", disco, "--tmpfs", HOME,

@@ -16,7 +16,9 @@ de mesmo nome) e a turma é corrigida por :func:`correcao.motor.grade_class`. Al
   retorno "Planilha de notas off-line"): as colunas que o Moodle procura são o identificador
   (``Participante123456`` em pt-BR, ``Participant 123456`` em inglês), a nota e a última modificação da nota,
   com os cabeçalhos no idioma de quem vai carregar. Com ``planilha=`` (a planilha baixada do próprio Moodle
-  em "Baixar planilha de notas"), ela é preenchida como veio: só a coluna da nota muda;
+  em "Baixar planilha de notas", como veio ou salva pelo Excel), ela é preenchida como veio: mudam a nota, o
+  comentário de feedback e a data da última modificação da nota que o importador do Moodle não leria. A nota é
+  só a das verificações automáticas: as respostas escritas ficam fora dela, e o comentário diz isso;
 - ``moodle-retornos.zip``: as páginas de retorno em ``Nome Completo_123456_assignfeedback_file/<página>.html``,
   o formato que o "Enviar vários arquivos de retorno em um zip" (*Upload multiple feedback files in a zip*,
   plugin "Arquivos de retorno") lê: o id de participante é o segundo campo separado por ``_``.
@@ -27,10 +29,12 @@ Fonte: a documentação do Moodle ("Assignment settings", "Using Assignment": *D
 
 from __future__ import annotations
 
+import codecs
 import csv
 import io
 import re
 import shutil
+import unicodedata
 import zipfile
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -46,10 +50,18 @@ SUBMISSION_PATTERN = re.compile(
 # (strings ``recordid``, ``hiddenuser`` e ``lastmodifiedgrade`` de mod_assign e ``grade`` do núcleo).
 WORKSHEET_HEADERS = {
     "pt_br": {"id": "Identificador", "participante": "Participante", "nome": "Nome completo", "nota": "Nota",
-              "maximo": "Nota máxima", "modificada": "Última modificação (nota)", "decimal": ","},
+              "maximo": "Nota máxima", "modificada": "Última modificação (nota)", "decimal": ",",
+              "comentarios": "Comentários de feedback", "escritas": "Respostas escritas (fora desta nota)"},
     "en": {"id": "Identifier", "participante": "Participant ", "nome": "Full name", "nota": "Grade",
-           "maximo": "Maximum grade", "modificada": "Last modified (grade)", "decimal": "."},
+           "maximo": "Maximum grade", "modificada": "Last modified (grade)", "decimal": ".",
+           "comentarios": "Feedback comments", "escritas": "Written answers (not in this grade)"},
 }
+# ``comentarios``: o nome do plugin "Comentários de feedback" (``assignfeedback_comments``), a coluna que o
+# importador grava no comentário de cada aluno quando o plugin está ligado na tarefa (e ignora quando não está);
+# ``escritas``: uma coluna só para o professor ler (o importador ignora as colunas que não conhece).
+
+# O início dos comentários escritos pela correção: numa nova correção, os dela são trocados, os do professor ficam.
+AUTO_COMMENT = "Correção automática:"
 
 
 @dataclass(frozen=True)
@@ -153,7 +165,15 @@ def convert(entradas: list[Path], destino: Path) -> tuple[Path, dict[str, Partic
                     caminho = [quem.aluno] + ([resto] if resto else []) + list(pp[i + 1:])
                     break
                 nome = "/".join(caminho)
-                if nome in usados:  # o mesmo arquivo em duas entradas: cada um na pasta da sua entrada
+                if nome in usados and caminho[0] in pessoas:
+                    # dois arquivos de mesmo nome do mesmo participante (o download sem pastas, duas entradas ou
+                    # o zip refeito à mão): os dois ficam na pasta dele, o segundo numa subpasta ``copia-N``
+                    # (antes, o segundo ia para um "aluno" ``entrada-N`` fora da planilha e se perdia)
+                    n = 2
+                    while "/".join([caminho[0], f"copia-{n}"] + caminho[1:]) in usados:
+                        n += 1
+                    nome = "/".join([caminho[0], f"copia-{n}"] + caminho[1:])
+                elif nome in usados:  # o mesmo arquivo em duas entradas: cada um na pasta da sua entrada
                     nome = "/".join((f"entrada-{k + 1}",) + tuple(caminho))
                 usados.add(nome)
                 with abrir() as origem, novo.open(nome, "w", force_zip64=True) as alvo:
@@ -203,39 +223,138 @@ def scores_by_participant(rows, pessoas: dict[str, Participant]) -> dict[str, tu
             for a, v in melhor.items()}
 
 
+def written_points(tarefa) -> float:
+    """Os pontos das respostas escritas (corrigidas pelo professor) dos notebooks da tarefa (:func:`task_notebooks`),
+    pelo catálogo do curso: a parte que a correção automática não dá e que fica fora da nota do Moodle."""
+    from correcao import catalogo
+
+    tudo = catalogo.catalog()
+    return sum(sum(p for _, p, auto in tudo[chave].cells.values() if not auto) for chave in tarefa if chave in tudo)
+
+
+def _comentario(total: float, maximo: float, situacoes: list, escritas: float) -> str:
+    """O comentário de feedback de um participante corrigido: o que a nota é e o que ela não tem."""
+    if maximo <= 0 or situacoes == ["sem_notebooks"]:
+        return f"{AUTO_COMMENT} nenhum notebook desta tarefa foi entregue: nota 0."
+    texto = (f"{AUTO_COMMENT} esta nota é só a das verificações automáticas ({_numero(total, ',')} de "
+             f"{_numero(maximo, ',')} pontos).")
+    if escritas > 0:
+        texto += (f" As respostas escritas (mais {_numero(escritas, ',')} pontos) não estão nela: o professor as "
+                  "corrige à parte.")
+    return texto
+
+
+NO_SUBMISSION_COMMENT = (f"{AUTO_COMMENT} nenhum arquivo entregue nesta tarefa (não veio no download do Moodle): "
+                         "nota 0.")
+
+
+def _juntar_comentario(atual: str, novo: str) -> str:
+    """O comentário da planilha com ``novo`` no lugar do que uma correção anterior escreveu (as linhas que começam
+    com :data:`AUTO_COMMENT`); o que o professor escreveu fica, antes."""
+    dele = [ln for ln in atual.splitlines()
+            if ln.strip() and not re.sub(r"<[^>]*>", "", ln).strip().startswith(AUTO_COMMENT)]
+    return "\n".join(dele + [novo])
+
+
+# A coluna "Última modificação (nota)": o importador do Moodle a lê com o strtotime do PHP e não grava a nota de
+# quem tem no Moodle uma nota mais nova que ela (sem a opção "permitir atualizar registros modificados mais
+# recentemente"). O Moodle a exporta no idioma do professor ("segunda-feira, 10 mar. 2026, 23:59"), que o
+# strtotime não lê: a data vira 0 e toda nota já dada parece mais nova, e é pulada sem erro.
+_MESES = {"jan": 1, "fev": 2, "mar": 3, "abr": 4, "mai": 5, "jun": 6, "jul": 7, "ago": 8, "set": 9, "out": 10,
+          "nov": 11, "dez": 12}
+_DATA_PT = re.compile(r"^(?:[^\d,]+,\s*)?(\d{1,2})\s+(?:de\s+)?([^\W\d_]+)\.?\s+(?:de\s+)?(\d{4}),?\s+(?:às\s+)?"
+                      r"(\d{1,2}):(\d{2})(?::(\d{2}))?$", re.IGNORECASE)
+_DATA_NUMERICA = re.compile(r"^(\d{1,2})/(\d{1,2})/(\d{4})(?:,?\s+(\d{1,2}):(\d{2})(?::(\d{2}))?)?$")
+_DATA_EN = "%A, %d %B %Y, %I:%M %p"  # o strftimedatetime do Moodle em inglês, que o strtotime lê
+
+
+def moodle_time(valor: str) -> str | None:
+    """O que escrever na coluna da última modificação da nota para o importador do Moodle ler ``valor``.
+
+    ``""`` e ``"-"`` (sem nota no Moodle) e as datas que o strtotime lê (ISO 8601, a data do Moodle em inglês)
+    ficam como estão; a data do Moodle em pt-BR (``"segunda-feira, 10 mar. 2026, 23:59"``) e a do Excel em
+    pt-BR (``"10/03/2026 23:59"``, o dia primeiro) viram ``"2026-03-10 23:59"``, a mesma hora local, como o
+    Moodle lê a data em inglês. Devolve ``None`` para uma data que não reconhece.
+
+    >>> moodle_time("segunda-feira, 10 mar. 2026, 23:59")
+    '2026-03-10 23:59'
+    """
+    v = " ".join(valor.split())
+    if v in ("", "-"):
+        return valor
+    try:
+        datetime.fromisoformat(v)
+        return valor
+    except ValueError:
+        pass
+    try:
+        datetime.strptime(v, _DATA_EN)
+        return valor
+    except ValueError:
+        pass
+    m = _DATA_PT.match(v)
+    if m:
+        mes = _MESES.get(unicodedata.normalize("NFKD", m[2].lower()).encode("ascii", "ignore").decode()[:3])
+        partes = (m[3], mes, m[1], m[4], m[5], m[6])
+    else:
+        m = _DATA_NUMERICA.match(v)
+        if m is None:
+            return None
+        partes = (m[3], m[2], m[1], m[4] or 0, m[5] or 0, m[6])
+    ano, mes, dia, hora, minuto, segundo = partes
+    if mes is None:
+        return None
+    try:
+        quando = datetime(int(ano), int(mes), int(dia), int(hora), int(minuto), int(segundo or 0))
+    except ValueError:
+        return None
+    return quando.strftime("%Y-%m-%d %H:%M:%S" if segundo else "%Y-%m-%d %H:%M")
+
+
 def write_worksheet(rows, pessoas: dict[str, Participant], destino: Path, idioma: str = "pt_br",
-                      planilha: Path | None = None, agora: datetime | None = None) -> Path:
+                      planilha: Path | None = None, agora: datetime | None = None, log=None) -> Path:
     """Escreve ``destino`` (``moodle-notas.csv``), a planilha do "Carregar planilha de notas" do Moodle.
 
+    A nota é a das verificações automáticas, a soma dos pontos (:func:`scores_by_participant`): as respostas
+    escritas, que o professor corrige, ficam fora dela (o professor as lança à parte no Moodle; veja o guia do
+    professor). O comentário de feedback de cada participante diz isso, com os pontos das escritas
+    (:func:`written_points`).
+
     Sem ``planilha``: uma linha por participante com as colunas que o importador do Moodle procura
-    (identificador, nota, última modificação da nota; mais o nome e a nota máxima para o professor ler), com os
-    cabeçalhos de ``idioma`` (``"pt_br"`` ou ``"en"``: o idioma do Moodle de quem vai carregar). A nota é a soma
-    dos pontos (:func:`scores_by_participant`): a nota máxima da tarefa no Moodle deve ser o máximo da tarefa
-    (a coluna da nota máxima desta planilha).
-    Com ``planilha`` (a baixada do Moodle), ela é copiada como está e só a nota dos participantes corrigidos
-    muda, na escala da coluna da nota máxima dela quando há essa coluna.
+    (identificador, nota, última modificação da nota), o comentário de feedback, o nome, a nota máxima (a das
+    verificações automáticas: a da tarefa no Moodle deve ser esta) e os pontos das respostas escritas, com os
+    cabeçalhos de ``idioma`` (``"pt_br"`` ou ``"en"``: o idioma do Moodle de quem vai carregar); em UTF-8,
+    separada por vírgulas.
+    Com ``planilha`` (a baixada do Moodle, como veio ou salva pelo Excel: veja :func:`check_worksheet`), ela é
+    copiada como está, separada como veio e em UTF-8 (com a marca BOM, que o Moodle ignora, se veio com ela ou
+    do Excel). Mudam: a nota dos participantes corrigidos, na escala da coluna da nota máxima dela quando há essa
+    coluna; a nota vazia dos participantes sem nada no download, que vira 0; o comentário de feedback (a coluna
+    é acrescentada se não houver); e a data da última modificação da nota que o Moodle não leria
+    (:func:`moodle_time`). ``log`` (se dado) recebe quantos ficaram com 0 por não terem nada no download.
 
     Raises
     ------
     ValueError
-        Se ``idioma`` não for um dos conhecidos, ou se ``planilha`` não tiver as colunas do identificador e da
-        nota.
+        Se ``idioma`` não for um dos conhecidos, se ``planilha`` não for uma planilha do Moodle que dê para
+        ler (veja :func:`check_worksheet`) ou se nenhum participante corrigido estiver nela (outra tarefa).
     """
     if idioma not in WORKSHEET_HEADERS:
         raise ValueError(f"idioma: esperado um de {sorted(WORKSHEET_HEADERS)}, recebido {idioma!r}")
     notas = scores_by_participant(rows, pessoas)
+    escritas = written_points(task_notebooks(rows, pessoas))
     por_id = {pessoas[a].id: v for a, v in notas.items()}
-    if planilha is not None:
-        return _preencher(Path(planilha), por_id, destino)
-    c = WORKSHEET_HEADERS[idioma]
     quando = (agora or datetime.now(timezone.utc)).strftime("%Y-%m-%dT%H:%M:%S%z")
+    if planilha is not None:
+        return _preencher(Path(planilha), por_id, destino, escritas, quando, log=log)
+    c = WORKSHEET_HEADERS[idioma]
     with open(destino, "w", newline="", encoding="utf-8") as f:
         w = csv.writer(f)
-        w.writerow([c["id"], c["nome"], c["nota"], c["maximo"], c["modificada"]])
+        w.writerow([c["id"], c["nome"], c["nota"], c["maximo"], c["escritas"], c["modificada"], c["comentarios"]])
         for aluno in sorted(notas, key=lambda a: (pessoas[a].nome, int(pessoas[a].id))):
-            total, maximo, _ = notas[aluno]
+            total, maximo, situacoes = notas[aluno]
             w.writerow([f"{c['participante']}{pessoas[aluno].id}", pessoas[aluno].nome, _numero(total, c["decimal"]),
-                        _numero(maximo, c["decimal"]), quando])
+                        _numero(maximo, c["decimal"]), _numero(escritas, c["decimal"]), quando,
+                        _comentario(total, maximo, situacoes, escritas)])
     return destino
 
 
@@ -244,49 +363,170 @@ def _coluna(cabecalho: list[str], chave: str) -> int | None:
     return next((k for k, h in enumerate(cabecalho) if h.strip().lower() in nomes), None)
 
 
-def check_worksheet(planilha: Path) -> tuple[list, int, int, int | None]:
-    """Lê a planilha baixada do Moodle e confere as colunas; devolve ``(linhas, coluna do id, da nota, do máximo)``.
+@dataclass
+class Worksheet:
+    """A planilha do Moodle lida: as linhas, o separador e se o arquivo veio com a marca BOM ou do Excel."""
+
+    linhas: list
+    delimitador: str
+    codificacao: str  # a do arquivo lido: "utf-8", "utf-8-sig", "utf-16" ou "cp1252"
+
+    @property
+    def com_bom(self) -> bool:
+        """Se a planilha preenchida sai com a marca BOM do UTF-8: a que veio com ela ou de outra codificação
+        (o Excel só lê os acentos de um CSV em UTF-8 com ela; o Moodle a ignora)."""
+        return self.codificacao != "utf-8"
+
+
+SEPARATOR_NAMES = {",": "Vírgula", ";": "Ponto e vírgula", "\t": "Tabulação", ":": "Dois pontos"}
+
+
+def read_worksheet(planilha: Path) -> Worksheet:
+    """Lê a planilha baixada do Moodle como veio (UTF-8, separada por vírgulas) ou como o Excel em português a
+    salva (Windows-1252 ou UTF-8 com BOM, separada por ponto e vírgula; ou "Texto Unicode", UTF-16 com
+    tabulações). O separador é o do :class:`csv.Sniffer`, conferido pelas colunas do Moodle no cabeçalho.
 
     Raises
     ------
     FileNotFoundError
         ``planilha`` não existe.
     ValueError
-        Arquivo vazio, ou sem as colunas do identificador e da nota.
+        Arquivo vazio, que não é um CSV (um ``.xlsx``, bytes que não são texto) ou sem as colunas do
+        identificador e da nota.
     """
     planilha = Path(planilha)
     if not planilha.is_file():
         raise FileNotFoundError(f"planilha não encontrada: {planilha}")
-    texto = planilha.read_text(encoding="utf-8-sig")
-    linhas = list(csv.reader(io.StringIO(texto)))
-    if not linhas:
+    dados = planilha.read_bytes()
+    if dados.startswith(b"PK\x03\x04"):
+        raise ValueError(f"planilha: esperado um CSV, recebida uma pasta de trabalho do Excel ({planilha.name}): "
+                         "no Excel, “Salvar como” → “CSV UTF-8 (delimitado por vírgulas)”")
+    if dados.startswith(codecs.BOM_UTF8):
+        codificacao = "utf-8-sig"
+    elif dados.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        codificacao = "utf-16"
+    else:
+        try:
+            dados.decode("utf-8")
+            codificacao = "utf-8"
+        except UnicodeDecodeError:
+            codificacao = "cp1252"  # o "CSV (separado por vírgulas)" do Excel em português, no Windows
+    try:
+        texto = dados.decode(codificacao)
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"planilha: esperado um CSV em UTF-8 (o do Moodle) ou em Windows-1252 (o do Excel), "
+                         f"recebido um arquivo com o byte {dados[exc.start]:#04x} na posição {exc.start}, que não é "
+                         f"texto em nenhuma das duas ({planilha.name}): salve-o de novo como “CSV UTF-8”") from None
+    if not texto.strip():
         raise ValueError(f"planilha: esperado o CSV baixado do Moodle, recebido um arquivo vazio ({planilha.name})")
+    if "\x00" in texto:
+        raise ValueError(f"planilha: esperado um CSV (texto), recebido um arquivo binário ({planilha.name})")
+    candidatos = []
+    try:
+        candidatos.append(csv.Sniffer().sniff(texto[:65536], delimiters=",;\t").delimiter)
+    except csv.Error:  # o Sniffer não decidiu: os separadores comuns, um a um
+        pass
+    candidatos += [d for d in ",;\t" if d not in candidatos]
+    primeiro = None
+    for d in candidatos:
+        linhas = list(csv.reader(io.StringIO(texto), delimiter=d))
+        primeiro = primeiro or linhas[0]
+        if _coluna(linhas[0], "id") is not None and _coluna(linhas[0], "nota") is not None:
+            return Worksheet(linhas, d, codificacao)
+    raise ValueError(f"planilha: esperadas as colunas “Identificador”/“Identifier” e “Nota”/“Grade” da "
+                     f"planilha do Moodle, recebidas {primeiro}")
+
+
+def check_worksheet(planilha: Path) -> tuple[list, int, int, int | None]:
+    """Lê a planilha baixada do Moodle (:func:`read_worksheet`) e confere as colunas e as datas da última
+    modificação da nota (:func:`moodle_time`); devolve ``(linhas, coluna do id, da nota, do máximo)``.
+
+    Raises
+    ------
+    FileNotFoundError
+        ``planilha`` não existe.
+    ValueError
+        Veja :func:`read_worksheet`; ou uma data da última modificação da nota que não é a do Moodle.
+    """
+    linhas = read_worksheet(planilha).linhas
+    _check_dates(linhas, Path(planilha).name)
+    cab = linhas[0]
+    return linhas, _coluna(cab, "id"), _coluna(cab, "nota"), _coluna(cab, "maximo")
+
+
+def _check_dates(linhas: list, nome: str) -> None:
+    cab = linhas[0]
+    col_mod = _coluna(cab, "modificada")
+    if col_mod is not None:
+        for n, ln in enumerate(linhas[1:], start=2):
+            if len(ln) > col_mod and moodle_time(ln[col_mod]) is None:
+                raise ValueError(f"planilha: a coluna “{cab[col_mod]}” da linha {n} tem “{ln[col_mod]}”, esperada "
+                                 "uma data como o Moodle a escreve (“segunda-feira, 10 mar. 2026, 23:59”, "
+                                 f"“10/03/2026 23:59” ou “-”): baixe a planilha de novo do Moodle ({nome})")
+
+
+def check_same_task(linhas: list, ids: set[str], nome: str) -> None:
+    """Recusa a planilha em que nenhum dos ``ids`` (os participantes do download) está: sem isto, a turma inteira
+    dela ficaria com 0 (os que não mandaram nada).
+
+    Raises
+    ------
+    ValueError
+        Nenhum participante do download na planilha.
+    """
+    col_id = _coluna(linhas[0], "id")
+    nela = {m[1] for ln in linhas[1:] if len(ln) > col_id and (m := re.search(r"(\d+)\s*$", ln[col_id]))}
+    if not nela & ids:
+        raise ValueError(f"planilha: nenhum participante do download do Moodle está nela ({nome}): é a planilha de "
+                         "outra tarefa (ou de outro grupo)? Baixe as duas da mesma tarefa, com o mesmo grupo "
+                         "selecionado")
+
+
+def _preencher(planilha: Path, por_id: dict, destino: Path, escritas: float, quando: str, log=None) -> Path:
+    lida = read_worksheet(planilha)
+    linhas = lida.linhas
+    _check_dates(linhas, planilha.name)
     cab = linhas[0]
     col_id, col_nota, col_max = _coluna(cab, "id"), _coluna(cab, "nota"), _coluna(cab, "maximo")
-    if col_id is None or col_nota is None:
-        raise ValueError(f"planilha: esperadas as colunas “Identificador”/“Identifier” e “Nota”/“Grade” da "
-                         f"planilha do Moodle, recebidas {cab}")
-    return linhas, col_id, col_nota, col_max
-
-
-def _preencher(planilha: Path, por_id: dict, destino: Path) -> Path:
-    linhas, col_id, col_nota, col_max = check_worksheet(planilha)
+    check_same_task(linhas, set(por_id), planilha.name)
+    c = WORKSHEET_HEADERS["pt_br" if cab[col_id].strip().lower() == "identificador" else "en"]
+    col_mod, col_com = _coluna(cab, "modificada"), _coluna(cab, "comentarios")
+    sem_data = col_mod is None
+    if sem_data:  # o importador do Moodle recusa a planilha sem ela: a hora desta correção
+        cab.append(c["modificada"])
+        col_mod = len(cab) - 1
+    if col_com is None:  # ignorada pelo Moodle se o plugin "Comentários de feedback" estiver desligado
+        cab.append(c["comentarios"])
+        col_com = len(cab) - 1
     decimal = "," if any("," in (ln[col_max] if col_max is not None and len(ln) > col_max else "")
                          for ln in linhas[1:]) else "."
+    sem_envio = 0
     for ln in linhas[1:]:
         m = re.search(r"(\d+)\s*$", ln[col_id]) if len(ln) > col_id else None
-        if m is None or m[1] not in por_id or len(ln) <= col_nota:
+        if m is None:
             continue
-        total, maximo, _ = por_id[m[1]]
+        ln.extend([""] * (len(cab) - len(ln)))
+        ln[col_mod] = quando if sem_data else moodle_time(ln[col_mod])
+        if m[1] not in por_id:  # na planilha e sem nada no download: 0, se o Moodle ainda não tem nota
+            if not ln[col_nota].strip():
+                ln[col_nota] = "0"
+                ln[col_com] = _juntar_comentario(ln[col_com], NO_SUBMISSION_COMMENT)
+                sem_envio += 1
+            continue
+        total, maximo, situacoes = por_id[m[1]]
         escala = 1.0
-        if col_max is not None and len(ln) > col_max and maximo > 0:
+        if col_max is not None and maximo > 0:
             try:
                 escala = float(ln[col_max].replace(",", ".")) / maximo
             except ValueError:
                 escala = 1.0
         ln[col_nota] = _numero(total * escala, decimal)
-    with open(destino, "w", newline="", encoding="utf-8") as f:
-        csv.writer(f).writerows(linhas)
+        ln[col_com] = _juntar_comentario(ln[col_com], _comentario(total, maximo, situacoes, escritas))
+    with open(destino, "w", newline="", encoding="utf-8-sig" if lida.com_bom else "utf-8") as f:
+        csv.writer(f, delimiter=lida.delimitador).writerows(linhas)
+    if sem_envio and log is not None:
+        log(f"  Moodle: {sem_envio} participante(s) da planilha sem nada no download ficam com 0 (o motivo vai no "
+            "comentário de feedback)")
     return destino
 
 
@@ -324,9 +564,19 @@ def join_parts(pastas: list[Path], saida: Path, idioma: str = "pt_br", planilha:
     rows, anexo = partes.join_parts(pastas, saida, log=log)
     if anexo.get("moodle"):
         pessoas = {aluno: Participant(nome, ident) for aluno, (nome, ident) in anexo["moodle"].items()}
-        write_worksheet(rows, pessoas, saida / "moodle-notas.csv", idioma=idioma, planilha=planilha)
+        write_worksheet(rows, pessoas, saida / "moodle-notas.csv", idioma=idioma, planilha=planilha, log=log)
         write_feedback_zip(rows, pessoas, saida, saida / "moodle-retornos.zip")
+        log(upload_hint(saida, planilha))
     return rows
+
+
+def upload_hint(saida: Path, planilha: Path | None) -> str:
+    """A linha do log com os arquivos para o Moodle e o que escolher no "Carregar planilha de notas": a
+    codificação (UTF-8) e o separador da planilha preenchida (o da planilha do professor)."""
+    separador = read_worksheet(planilha).delimitador if planilha is not None else ","
+    return (f"  Moodle: {saida / 'moodle-notas.csv'} (Carregar planilha de notas: codificação UTF-8, separador "
+            f"“{SEPARATOR_NAMES.get(separador, repr(separador))}”) e {saida / 'moodle-retornos.zip'} (Enviar vários "
+            "arquivos de feedback em um zip)")
 
 
 def grade_moodle(entradas: list[Path], saida: Path, idioma: str = "pt_br", planilha: Path | None = None,
@@ -339,7 +589,7 @@ def grade_moodle(entradas: list[Path], saida: Path, idioma: str = "pt_br", plani
     Raises
     ------
     ValueError
-        Veja :func:`converter` e :func:`write_worksheet`.
+        Veja :func:`convert` e :func:`write_worksheet`.
     """
     import tempfile
 
@@ -349,12 +599,13 @@ def grade_moodle(entradas: list[Path], saida: Path, idioma: str = "pt_br", plani
     with tempfile.TemporaryDirectory(prefix="moodle-") as tmp:
         convertido, pessoas = convert([Path(e) for e in entradas], Path(tmp))
         log(f"  Moodle: {len(pessoas)} participante(s)")
+        if planilha is not None:  # antes de corrigir a turma, e não depois
+            check_same_task(read_worksheet(planilha).linhas, {p.id for p in pessoas.values()}, Path(planilha).name)
         if kwargs.get("parte") is not None:  # uma parte: a planilha e o zip de retornos saem na junção
             anexo = {"moodle": {a: [p.nome, p.id] for a, p in sorted(pessoas.items())}}
             return grade_class(convertido, saida, log=log, anexo_parte=anexo, **kwargs)
         rows = grade_class(convertido, saida, log=log, **kwargs)
-    write_worksheet(rows, pessoas, saida / "moodle-notas.csv", idioma=idioma, planilha=planilha)
+    write_worksheet(rows, pessoas, saida / "moodle-notas.csv", idioma=idioma, planilha=planilha, log=log)
     write_feedback_zip(rows, pessoas, saida, saida / "moodle-retornos.zip")
-    log(f"  Moodle: {saida / 'moodle-notas.csv'} (Carregar planilha de notas) e {saida / 'moodle-retornos.zip'} "
-        "(Enviar vários arquivos de feedback em um zip)")
+    log(upload_hint(saida, planilha))
     return rows

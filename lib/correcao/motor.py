@@ -40,6 +40,7 @@ if "jsonschema" not in sys.modules:  # o jsonschema importaria um verificador de
 from .catalogo import (  # noqa: E402
     CODE_STUB,
     READ_TIMEOUT_S,
+    ROOT,
     TEXT_STUB,
     Gradable,
     base_name,
@@ -93,7 +94,9 @@ class ExecutionResult:
     flags: list = field(default_factory=list)  # motivos da varredura
     verdicts: dict = field(default_factory=dict)  # grade_id -> (passou: bool | None, detalhe)
     changed_modules: list = field(default_factory=list)  # módulos alterados, vistos na conferência
-    outcome: str = ""  # "", tempo_esgotado, memoria_esgotada, kernel_morreu
+    outcome: str = ""  # "", tempo_esgotado, memoria_esgotada, kernel_morreu, falha_da_maquina
+    kernel_started: bool = False  # o kernel da caixa começou e atendeu antes da primeira célula
+    machine_error: str = ""  # com falha_da_maquina: o que a caixa disse (o fim do executor), para o professor
     cpu_ratio: float | None = None  # tempo de CPU / tempo de relógio do kernel (None: não informado)
     where: str = ""  # a célula em que a execução parou
     continued: bool = False  # tempo esgotado numa célula só: ela foi interrompida e o resto do notebook rodou
@@ -126,21 +129,20 @@ class Worker:
 
     def __init__(self, pasta: Path, gradables: list[Gradable], numero: int, limites: Limits, isolar: bool,
                  tempo_celula: int, marca: str):
-        import nbgrader.api
-        from nbconvert.preprocessors import ClearMetadataPreprocessor
-        from nbgrader.apps import NbGraderAPI
-        from nbgrader.coursedir import CourseDirectory
-        from nbgrader.preprocessors import (
-            AssignLatePenalties,
-            CheckCellMetadata,
-            IgnorePattern,
-            LimitOutput,
-            SaveAutoGrades,
-        )
-        from traitlets.config import Config
+        self._boxes(pasta, numero, limites, isolar, tempo_celula, marca)
+        self._nbgrader_course(gradables)
 
-        from ._preprocessador import WORKERS_BY_KEY, ExecutePreprocessor
+    @classmethod
+    def boxes_only(cls, pasta: Path, numero: int, limites: Limits, isolar: bool, tempo_celula: int,
+                   marca: str) -> "Worker":
+        """Só as três caixas, sem o curso do nbgrader (que custa ~1,5 s de import): :meth:`execute` roda um notebook
+        como na correção (usado por :func:`preflight`)."""
+        w = cls.__new__(cls)
+        w._boxes(pasta, numero, limites, isolar, tempo_celula, marca)
+        return w
 
+    def _boxes(self, pasta: Path, numero: int, limites: Limits, isolar: bool, tempo_celula: int,
+               marca: str) -> None:
         self.pasta = pasta
         self.course = pasta / "curso-nbgrader"
         self.tempo_celula = tempo_celula
@@ -161,6 +163,24 @@ class Worker:
         # Com um dicionário aqui, a correção anota onde vai o tempo (segundos por passo; veja _kernel_times);
         # com None (o padrão), nada é medido nem pedido às caixas
         self.tempos: dict | None = None
+
+    def _nbgrader_course(self, gradables: list[Gradable]) -> None:
+        """O curso descartável do nbgrader, com as tarefas de ``gradables`` geradas de ``solutions/``."""
+        import nbgrader.api
+        from nbconvert.preprocessors import ClearMetadataPreprocessor
+        from nbgrader.apps import NbGraderAPI
+        from nbgrader.coursedir import CourseDirectory
+        from nbgrader.preprocessors import (
+            AssignLatePenalties,
+            CheckCellMetadata,
+            IgnorePattern,
+            LimitOutput,
+            SaveAutoGrades,
+        )
+        from traitlets.config import Config
+
+        from ._preprocessador import WORKERS_BY_KEY, ExecutePreprocessor
+
         WORKERS_BY_KEY[self.chave] = self
 
         (self.course / "source").mkdir(parents=True)
@@ -188,9 +208,10 @@ class Worker:
                                    f"{result.get('error', '')[-2000:]}{result.get('log', '')[-2000:]}")
 
     def close(self) -> None:
-        from ._preprocessador import WORKERS_BY_KEY
+        if "correcao._preprocessador" in sys.modules:
+            from ._preprocessador import WORKERS_BY_KEY
 
-        WORKERS_BY_KEY.pop(self.chave, None)
+            WORKERS_BY_KEY.pop(self.chave, None)
 
     # ---------- as duas caixas ----------
     def _workdir(self, nome: str, caixa: Sandbox) -> Path:
@@ -245,8 +266,13 @@ class Worker:
         if self.tempos is not None:
             self.tempos.update(_kernel_times(nb, mensagens, lancado, voltou))
         executed, end = _apply_kernel_messages(nb, mensagens, res)
+        res.kernel_started = any(m.get("kernel_pronto") is True for m in mensagens)
         group_memory = self.grupo is not None and self.grupo.memory_exhausted()
         _classify_kernel_outcome(nb, executed, end, run.tempo_esgotado, group_memory, res)
+        if not res.kernel_started and res.outcome == "kernel_morreu":
+            # nenhum código do aluno rodou: a caixa ou o kernel não começaram nesta máquina
+            res.outcome, res.where = "falha_da_maquina", ""
+            res.machine_error = str(end or "a caixa não respondeu")[:300]
         _mark_checks(nb, executed, res)
 
 
@@ -683,7 +709,84 @@ def _outcome_reason(res: ExecutionResult) -> str | None:
     if res.outcome == "kernel_morreu":
         return (f"o kernel parou em {res.where} (o processo foi encerrado); "
                 "valem os pontos das verificações que terminaram antes")
+    if res.outcome == "falha_da_maquina":
+        return (f"a correção falhou nesta máquina antes de rodar o notebook (o kernel não começou na caixa: "
+                f"{res.machine_error}); não é culpa do aluno, e a entrega precisa ser corrigida de novo")
     return None
+
+
+class MachineFailure(RuntimeError):
+    """A correção não pode rodar nesta máquina: a caixa ou o kernel não começaram (nenhum código de aluno rodou).
+    A mensagem diz a causa e o que fazer; nada foi escrito na pasta de saída (nem ``notas.csv``, nem a parte)."""
+
+
+PREFLIGHT = ("aula-01-self-attention", "03-exercicios")  # o notebook de aluno com que :func:`preflight` prova a caixa
+
+
+def preflight(pasta: Path, limites: Limits, isolar: bool, tempo_celula: int, marca: str,
+              mpl: Path | None = None) -> None:
+    """Prova, antes de corrigir a turma, que a correção funciona nesta máquina: o notebook de aluno
+    :data:`PREFLIGHT` (sem nada resolvido) roda como numa correção, nas mesmas três caixas: o kernel começa e roda
+    as células, e o verificador isolado devolve um veredito para cada verificação (⏳, nenhuma aprovada).
+
+    Raises
+    ------
+    correcao.isolamento.BwrapMissing
+        Sem o bwrap, ou a caixa não começa aqui (a mensagem diz a causa: *user namespaces* bloqueados por um
+        perfil seccomp de contêiner, AppArmor...).
+    MachineFailure
+        A caixa começa, mas o kernel ou o verificador não respondem (a mensagem diz o que a caixa disse).
+    """
+    import nbformat
+
+    g = catalog()[PREFLIGHT]
+    aluno = ROOT / "notebooks" / g.source.relative_to(ROOT / "solutions")
+    nb = nbformat.read(aluno, as_version=4)
+    w = Worker.boxes_only(pasta, 20, limites, isolar, tempo_celula, marca)
+    w.mpl_cache = mpl
+    with NotebookBudget(f"{marca}-sonda", limites, limites.relogio_s, isolar=isolar) as grupo:
+        w.grupo = w.caixa.grupo = w.caixa_aluno.grupo = w.caixa_conferencia.grupo = grupo
+        res = w.execute(nb, "sonda")
+    sem_veredito = [gid for gid in g.checks
+                    if gid not in res.verdicts or res.verdicts[gid][1].startswith("a conferência parou")]
+    if not res.kernel_started or res.outcome or sem_veredito:
+        if not res.kernel_started:
+            o_que = f"o kernel não começou na caixa ({res.machine_error or res.outcome or 'sem resposta'})"
+        elif res.outcome:
+            o_que = f"o notebook de teste, em branco, parou em {res.where or 'uma célula'} ({res.outcome})"
+        else:
+            o_que = (f"o verificador isolado não deu veredito ({', '.join(sem_veredito)}: "
+                     f"{res.verdicts.get(sem_veredito[0], (None, 'sem resposta'))[1]})")
+        raise MachineFailure(
+            f"A correção não funciona nesta máquina: {o_que}. Nenhuma entrega foi corrigida e nada foi escrito.\n"
+            f"O teste é o notebook {PREFLIGHT[1]} da {PREFLIGHT[0]}, em branco, nas mesmas caixas da correção "
+            "(o resultado dele não depende de nenhum aluno). Confira a memória e o tempo (--memoria, "
+            "--tempo-notebook) e veja docs/professor.md, \"Isolamento e limites\".")
+
+
+# as situações de uma entrega que foi ao kernel (as outras, como arquivo_invalido, nem chegam a uma caixa)
+_KERNEL_STATUSES = frozenset({"ok", "parcial", "zero", "revisar", "tempo_esgotado", "memoria_esgotada",
+                              "kernel_morreu", "erro_na_correcao", "falha_da_maquina"})
+
+
+def _machine_failures(rows: list[Row], saida: Path, written: bool) -> None:
+    """Levanta :class:`MachineFailure` se alguma entrega não rodou por falha da máquina (o kernel não começou,
+    antes de qualquer código de aluno): um zero ali seria injusto. Com ``written=False`` (antes de escrever), só
+    quando todas as entregas executadas falharam assim: uma turma inteira que não rodou não é escrita. Com
+    ``written=True`` (depois), quando alguma falhou: as outras linhas estão escritas, essas dizem
+    ``falha_da_maquina`` (sem pontos, nunca ``zero``), e o comando sai com erro para que sejam corrigidas de novo."""
+    falhas = [r for r in rows if r.status == "falha_da_maquina"]
+    executadas = [r for r in rows if r.status in _KERNEL_STATUSES]
+    if not falhas or (not written and len(falhas) < len(executadas)):
+        return
+    exemplos = "; ".join(f"{r.student} · {r.notebook}" for r in falhas[:5]) + ("; ..." if len(falhas) > 5 else "")
+    disse = next((m for m in falhas[0].reasons if m.startswith("a correção falhou nesta máquina")), "")
+    feito = (f"As outras linhas estão em {saida}; essas dizem falha_da_maquina, sem pontos: corrija-as de novo."
+             if written else "Nada foi escrito.")
+    raise MachineFailure(
+        f"A correção não terminou bem: em {len(falhas)} de {len(executadas)} notebook(s) ({exemplos}), o kernel não "
+        "começou na caixa desta máquina, antes de qualquer código de aluno (não é culpa dos alunos). "
+        f"{feito}\n{disse}\nSe continuar, veja docs/professor.md, \"Isolamento e limites\".")
 
 
 # ---------- a turma ----------
@@ -721,8 +824,8 @@ def _matplotlib_cache(pasta: Path) -> Path:
 def grade_class(entregas: Path, saida: Path, cell_timeout: int = 30, notebook_timeout: float = 180.0,
                 workers: int | None = None, log=print, memoria_mb: int = 2048, isolar: bool = True,
                 marca: str | None = None, guardar_notebooks: bool = False, memoria_total_mb: int = 3072,
-                disco_mb: int = 512, parte: tuple[int, int] | None = None, anexo_parte: dict | None = None
-                ) -> list[Row]:
+                disco_mb: int = 512, parte: tuple[int, int] | None = None, anexo_parte: dict | None = None,
+                preflight_check: bool = True) -> list[Row]:
     """Corrige a turma de ``entregas`` (pasta ou .zip, ou uma lista delas: as partes da mesma turma, juntadas
     por aluno por :func:`correcao.entregas.read_submissions`) e escreve ``notas.csv`` e os retornos em ``saida``.
 
@@ -735,8 +838,10 @@ def grade_class(entregas: Path, saida: Path, cell_timeout: int = 30, notebook_ti
     ``saida/notebooks-corrigidos/`` (o :mod:`correcao.validar` os lê). ``parte=(K, N)`` corrige só os alunos da
     parte ``K`` de ``N`` (:func:`correcao.partes.part_of`) e, em vez de ``notas.csv``, grava ``saida/parte.json``
     (com ``anexo_parte``), que :func:`correcao.partes.join_parts` junta às outras partes. Levanta
-    :class:`correcao.isolamento.BwrapMissing` se o bwrap faltar e ``ValueError`` com ``parte`` e
-    ``guardar_notebooks`` juntos.
+    :class:`correcao.isolamento.BwrapMissing` se o bwrap faltar ou a caixa não funcionar aqui,
+    :class:`MachineFailure` se a correção não rodar nesta máquina (``preflight_check``: antes de tudo, um notebook de
+    teste nas caixas, veja :func:`preflight`; e, depois, qualquer entrega cujo kernel não começou: nada é escrito,
+    nunca uma turma de zeros) e ``ValueError`` com ``parte`` e ``guardar_notebooks`` juntos.
     """
     if parte is not None and guardar_notebooks:
         raise ValueError("guardar_notebooks: não vale com parte (os notebooks corrigidos ficam em cada máquina)")
@@ -754,9 +859,12 @@ def grade_class(entregas: Path, saida: Path, cell_timeout: int = 30, notebook_ti
         # enquanto este processo lê e planeja a turma
         pool = _GradingPool(tmp, cell_timeout, notebook_timeout, limites, isolar, marca, log)
         try:
-            rows, fora, entregas_lidas = _grade_with_pool(pool, entregas, tmp, everything, parte, workers, log)
+            teste = _start_preflight(pool, tmp, preflight_check)
+            rows, fora, entregas_lidas = _grade_with_pool(pool, entregas, tmp, everything, parte, workers, log,
+                                                          teste)
         finally:
             pool.close()
+        _machine_failures(rows, saida, written=False)
         _mark_copies(rows)
         for r in rows:  # nada de caminhos desta máquina: a mesma turma dá sempre o mesmo notas.csv
             r.reasons = [m.replace(str(tmp), "…") for m in r.reasons]
@@ -770,8 +878,10 @@ def grade_class(entregas: Path, saida: Path, cell_timeout: int = 30, notebook_ti
                       "memoria_total_mb": memoria_total_mb, "disco_mb": disco_mb, "isolar": isolar}
             write_part(saida, parte, rows, fora, class_fingerprint(entregas_lidas), entregas_lidas.alunos, opcoes,
                        anexo_parte)
+            _machine_failures(rows, saida, written=True)
             return rows
         write_outputs(rows, everything, saida, fora)
+        _machine_failures(rows, saida, written=True)
         if fora:
             log(f"  {len(fora)} arquivo(s) não corrigido(s): veja {saida / 'nao-corrigidos.csv'}")
         if guardar_notebooks:
@@ -784,8 +894,33 @@ def grade_class(entregas: Path, saida: Path, cell_timeout: int = 30, notebook_ti
     return rows
 
 
+def _start_preflight(pool: "_GradingPool", tmp: Path, on: bool):
+    """:func:`preflight` numa thread, ao lado da leitura e do plano da turma (espera o cache de fontes do
+    matplotlib, como o primeiro notebook); devolve ``espera()``, que levanta o erro dela (ou nada, sem ``on``)."""
+    if not on:
+        return lambda: None
+    erro: list[BaseException] = []
+
+    def rodar() -> None:
+        try:
+            _wait_matplotlib_cache(pool._mpl_proc)
+            preflight(tmp / "sonda", pool.limites, pool.isolar, pool.cell_timeout, pool.marca, pool.mpl)
+        except BaseException as exc:  # noqa: BLE001 - levantado de novo em espera()
+            erro.append(exc)
+
+    thread = threading.Thread(target=rodar, daemon=True, name="sonda")
+    thread.start()
+
+    def espera() -> None:
+        thread.join()
+        if erro:
+            raise erro[0]
+
+    return espera
+
+
 def _grade_with_pool(pool: _GradingPool, entregas, tmp: Path, everything: dict, parte, workers: int,
-                     log) -> tuple[list[Row], list[tuple], Submissions]:
+                     log, preflight_wait=lambda: None) -> tuple[list[Row], list[tuple], Submissions]:
     """O miolo de :func:`grade_class`: lê a turma, começa os processos de ``pool`` (até ``workers``, um por
     notebook a corrigir), planeja a turma enquanto eles sobem, corrige e, com mais de um processo, corrige de
     novo, sozinhas, as entregas com tempo esgotado que foi da máquina (:func:`_timed_out`). Devolve as linhas,
@@ -805,6 +940,7 @@ def _grade_with_pool(pool: _GradingPool, entregas, tmp: Path, everything: dict, 
     if entregas_lidas.lixo:
         log(f"  {len(entregas_lidas.lixo)} resto(s) do macOS/Windows/Jupyter ignorado(s) (__MACOSX, ._*, "
             ".DS_Store, .ipynb_checkpoints...)")
+    preflight_wait()  # a correção funciona nesta máquina (senão, nenhuma entrega vai ao kernel)
     graded = _grade_parallel(pool, plan, workers)
     again = [k for k, row in enumerate(graded) if workers > 1 and _timed_out(row)]
     if again:  # com outra correção ao lado, um colega que ocupa a CPU pode atrasar esta: de novo, sozinha

@@ -212,7 +212,8 @@ def join_parts(pastas: list[Path], saida: Path, log=print) -> tuple[list[Row], d
     Raises
     ------
     PartsError
-        Pasta que não é de uma parte; partes faltando ou repetidas; de divisões ``N`` diferentes; de turmas,
+        Pasta que não é de uma parte; parte com entregas que não rodaram por falha da máquina
+        (``falha_da_maquina``); partes faltando ou repetidas; de divisões ``N`` diferentes; de turmas,
         versões do curso ou opções diferentes; um aluno em duas partes; versão do curso desta máquina diferente
         da das partes (mensagens em pt-BR).
     """
@@ -223,6 +224,12 @@ def join_parts(pastas: list[Path], saida: Path, log=print) -> tuple[list[Row], d
         raise PartsError("--juntar: esperada ao menos uma pasta de parte, recebida nenhuma")
     partes = [(Path(p), read_part(Path(p))) for p in pastas]
     n = _check(partes)
+    for pasta, dados in partes:  # uma parte em que a máquina falhou não corrigiu: nunca vira zeros na junção
+        falhas = [d["student"] for d in dados["linhas"] if d.get("status") == "falha_da_maquina"]
+        if falhas:
+            raise PartsError(f"a parte {dados['parte']}/{n} ({pasta.name}) não corrigiu {len(falhas)} entrega(s) "
+                             f"({', '.join(sorted(set(falhas))[:5])}): o kernel não começou na caixa daquela máquina "
+                             "(falha_da_maquina). Corrija essa parte de novo e junte depois")
     if partes[0][1]["curso"] != course_version():
         raise PartsError("as partes foram corrigidas com outra versão do curso (solutions/ ou lib/) que a desta "
                          "máquina: junte na mesma versão em que elas foram corrigidas")

@@ -24,6 +24,7 @@ STATUSES = {
     "copias_demais": "cópias demais do mesmo notebook: esta não foi corrigida",
     "sem_notebooks": "nenhum notebook entregue",
     "desconhecido": "notebook desconhecido", "fora_de_pasta": "arquivo fora da pasta de um aluno",
+    "falha_da_maquina": "a correção falhou na máquina do professor (não é culpa do aluno)",
 }
 
 

@@ -3,11 +3,14 @@
 #
 # O `nbgrader autograde` (e o botão "Autograde" do Formgrader) executaria o código de cada aluno como o
 # professor, sem isolamento: aqui ele para com uma mensagem que aponta `python3 curso.py turma corrigir AULA`,
-# que corrige cada entrega na caixa do curso e grava as notas no gradebook.
+# que corrige cada entrega na caixa do curso e grava as notas no gradebook. Ele para ao criar o exportador,
+# antes de apagar `autograded/<aluno>/<aula>/` (os notebooks que `turma corrigir` deixa para a correção manual
+# no Formgrader); RefuseExecution, ligada, fica no lugar da execução como segunda barreira.
 import os
 
-from correcao.hub import RefuseExecution
+from correcao.hub import RefuseAutogradeExporter, RefuseExecution
 
 c = get_config()  # noqa: F821
 c.CourseDirectory.root = os.path.expanduser("~/curso-nbgrader")
+c.Autograde.exporter_class = RefuseAutogradeExporter
 c.Autograde.autograde_preprocessors = [RefuseExecution]
