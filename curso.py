@@ -413,8 +413,9 @@ def test_browser(runner: Runner, options) -> int:
 
 
 def test_hub(runner: Runner, options) -> int:
-    """A turma num JupyterHub de verdade nesta máquina (tests/hub): precisa de root, do bubblewrap e do Node (o
-    .ci/run instala o npm); cria e apaga os próprios usuários Unix."""
+    """A turma num JupyterHub de verdade nesta máquina (tests/hub), montado com os comandos do guia do professor
+    (o hub/instalar.sh instala o bubblewrap, o npm que faltar e o proxy): precisa de root; cria e apaga os
+    próprios usuários Unix. O PATH deste processo não chega ao hub nem aos servidores dos usuários."""
     os.environ["CURSO_TESTE_HUB"] = "1"
     return install(runner) or runner.run([course_python(), *PYTEST, "-s", "tests/hub"], without_mplbackend=True)
 
