@@ -1,7 +1,8 @@
 """A pasta (ou o ``.zip``) que o professor recebeu: ``<aluno>/<arquivos>``, como chegou.
 
 Uma turma real não chega arrumada: zips do Windows (``carla\\03-exercicios.ipynb``), nomes em UTF-8 sem a
-marca de UTF-8 (``jo├úo``) ou em NFD (macOS), restos do macOS (``__MACOSX/``, ``._*``, ``.DS_Store``), do
+marca de UTF-8 (``jo├úo``), em ISO-8859-1 (a pasta ``b"Jos\\xe9 Lima"``, veja :func:`readable_name`) ou em NFD
+(macOS), restos do macOS (``__MACOSX/``, ``._*``, ``.DS_Store``), do
 Jupyter (``.ipynb_checkpoints/``), um zip por aluno, zips dentro da pasta do aluno, arquivos soltos na raiz.
 Este módulo transforma tudo isso numa lista de :class:`SubmittedFile`: o nome do aluno e o caminho dentro da
 entrega como o professor os vê (Unicode NFC, ``/`` como separador) e uma cópia interna com nome seguro
@@ -67,8 +68,29 @@ class Submissions:
 
 def nfc(texto: str) -> str:
     """``texto`` em Unicode NFC (acentos compostos): "João" do macOS (NFD, ``o`` + til combinante) e o digitado
-    no Windows ou no Linux (NFC) viram o mesmo aluno; todo nome de aluno e de arquivo passa por aqui."""
-    return unicodedata.normalize("NFC", texto)
+    no Windows ou no Linux (NFC) viram o mesmo aluno; todo nome de aluno e de arquivo passa por aqui (e, antes,
+    por :func:`readable_name`)."""
+    return unicodedata.normalize("NFC", readable_name(texto))
+
+
+_UNDECODED_BYTE = re.compile("[\udc80-\udcff]")
+
+
+def _undecoded_byte(m: re.Match) -> str:
+    byte = bytes([ord(m.group()) - 0xDC00])
+    try:
+        letra = byte.decode("cp1252")
+    except UnicodeDecodeError:
+        letra = ""
+    return letra if letra.isprintable() and letra else f"\\x{byte[0]:02x}"
+
+
+def readable_name(texto: str) -> str:
+    """Um nome que veio do disco como o Python o lê (``os.fsdecode``, com ``surrogateescape``): os bytes que não
+    são UTF-8 (``b"Jos\\xe9 Lima"``, uma pasta criada num sistema em ISO-8859-1) viram a letra do Windows-1252
+    (que contém o ISO-8859-1 imprimível: ``José Lima``) ou, sem letra, o byte escrito (``\\x81``). Sem isso, o
+    nome não pode ser gravado em UTF-8 (``notas.csv``, o retorno) e a turma inteira parava."""
+    return _UNDECODED_BYTE.sub(_undecoded_byte, texto) if _UNDECODED_BYTE.search(texto) else texto
 
 
 def path_parts(nome: str) -> tuple[str, ...] | None:
@@ -86,14 +108,32 @@ def is_junk(p: tuple[str, ...]) -> bool:
 
 def zip_member_name(info: zipfile.ZipInfo) -> str:
     """O nome de um membro do zip: sem a marca de UTF-8, o zipfile lê como cp437; aqui tenta UTF-8 (macOS,
-    Linux e o 7-Zip gravam assim sem marcar) e depois cp850 (o "Pasta compactada" do Windows em português)."""
+    Linux e o 7-Zip gravam assim sem marcar) e depois cp850 (o "Pasta compactada" do Windows em português) ou
+    Windows-1252/ISO-8859-1 (programas antigos do Linux e do Windows), o que der mais letras acentuadas do
+    português com a caixa da letra anterior (``b"Jos\\xe9"``: "José" em Windows-1252, "JosÚ" em cp850)."""
     if info.flag_bits & 0x800:
         return info.filename
     bruto = info.filename.encode("cp437")
     try:
         return bruto.decode("utf-8")
     except UnicodeDecodeError:
-        return bruto.decode("cp850")
+        pass
+    candidatos = [bruto.decode("cp850")]
+    try:
+        candidatos.append(bruto.decode("cp1252"))
+    except UnicodeDecodeError:
+        pass
+    return max(candidatos, key=_portuguese_letters)  # empate: o cp850, o primeiro
+
+
+_PT_LETTERS = set("áàâãéêíóôõúüçÁÀÂÃÉÊÍÓÔÕÚÜÇ")
+
+
+def _portuguese_letters(nome: str) -> int:
+    """Quantas letras acentuadas do português há em ``nome`` com a mesma caixa da letra anterior (ou no começo
+    de uma palavra): ``José`` tem uma, ``JosÚ`` nenhuma."""
+    return sum(1 for k, c in enumerate(nome) if c in _PT_LETTERS
+               and (k == 0 or not nome[k - 1].isalpha() or nome[k - 1].islower() == c.islower()))
 
 
 class _Reader:
@@ -286,17 +326,28 @@ def _owner(p: tuple[str, ...]) -> tuple[str, str]:
     return p[k], "/".join(x for x in p[k + 1:] if x)
 
 
+def _one_line(exc: Exception) -> str:
+    """A mensagem de ``exc`` em uma linha, sem bytes que não se imprimem."""
+    return " ".join(readable_name(str(exc)).split())[:200]
+
+
 def _read_one(leitor: _Reader, path: Path, marca: str) -> int:
     """Lê uma entrada (pasta ou .zip) no ``leitor``, com os caminhos começando por ``marca``; devolve quantas
     pastas-raiz de embrulho tirar dela."""
     if not path.exists():
-        raise SystemExit(f"ENTREGAS: “{path.name}” não existe (esperado: uma pasta ou um .zip com as entregas)")
+        raise SystemExit(f"ENTREGAS: “{nfc(path.name)}” não existe (esperado: uma pasta ou um .zip com as entregas)")
     inicio = len(leitor.itens)
     if path.is_file():
         if not zipfile.is_zipfile(path):
-            raise SystemExit(f"ENTREGAS precisa ser uma pasta ou um .zip: “{path.name}” não é nenhum dos dois")
+            raise SystemExit(f"ENTREGAS precisa ser uma pasta ou um .zip: “{nfc(path.name)}” não é nenhum dos dois")
         antes = set(leitor.pastas)
-        leitor.zip(path, (marca,))
+        try:
+            leitor.zip(path, (marca,))
+        except (zipfile.BadZipFile, UnicodeDecodeError, EOFError, NotImplementedError) as exc:
+            # um nome marcado como UTF-8 que não é UTF-8: o zipfile não lê nenhum membro do zip
+            raise SystemExit(f"ENTREGAS: o zip “{nfc(path.name)}” não abre ({type(exc).__name__}: "
+                             f"{_one_line(exc)}); refaça-o (o “Compactar” do sistema, ou 7-Zip) e corrija "
+                             "de novo") from None
         pastas = sorted(q[1:] for q in leitor.pastas - antes if q[:1] == (marca,))
         return _common_root([q[1:] for q, _, _ in leitor.itens[inicio:]], pastas)
     leitor.pasta(path, (marca,))
@@ -346,7 +397,7 @@ def _read_input(leitor: _Reader, k: int, entrada: Path, several: bool, lidos: li
     :func:`_class_parts_in_zips` e :func:`_student_zips`)."""
     marca = f"\0{k}"
     tirar = _read_one(leitor, entrada, marca)
-    parte = entrada.name
+    parte = nfc(entrada.name)
     itens = [(q[1 + tirar:], d, m) for q, d, m in leitor.itens if q[:1] == (marca,)]
     pastas = [q[1 + tirar:] for q in leitor.pastas if q[:1] == (marca,) and len(q) > 1 + tirar]
     raizes = {q[1 + tirar:]: r for q, r in leitor.raiz_tirada.items() if q[:1] == (marca,)}
@@ -369,7 +420,7 @@ def _read_input(leitor: _Reader, k: int, entrada: Path, several: bool, lidos: li
         aluno, caminho = _owner(q)
         if not aluno and not com_aluno and (entrada_zip or several):
             # a entrada inteira é de um aluno só (ana.zip com os notebooks soltos ou em pastas de aula)
-            aluno, caminho = (entrada.stem if entrada_zip else entrada.name), "/".join((parte, *q))
+            aluno, caminho = (nfc(entrada.stem) if entrada_zip else parte), "/".join((parte, *q))
         lidos.append((aluno, caminho, d, m, parte))
 
 
@@ -379,20 +430,39 @@ def _class_parts_in_zips(zips: dict, lidos: list, pastas_alunos: set) -> set:
 
     Não é parte da turma, e sim a entrega de um aluno, o zip cujo nome é o de um aluno (sem diferença entre
     maiúsculas e minúsculas): de uma pasta dentro dele (``bob.zip`` com ``Bob/`` e ``ana/``) ou de uma pasta de
-    aluno da turma. Sem isso, um aluno punha notebooks no nome de um colega. O arquivo de uma parte da turma que cai
-    num aluno com zip próprio leva no caminho o zip de onde veio (e a cópia dele, a do próprio zip, é corrigida
-    antes: veja ``correcao.motor._limit_copies``)."""
+    aluno da turma. Sem isso, um aluno punha notebooks no nome de um colega. Pastas com nome de tentativa ou de
+    versão (``tentativa-1``, ``versao-final``, ``v2``) nunca são alunos: ``kleber.zip`` com ``kleber/tentativa-1/``
+    e ``kleber/tentativa-2/`` é a entrega do kleber. E numa turma entregue aluno por aluno (com pastas
+    de aluno ou zips de um aluno só), um zip só é parte da turma se tiver pastas de alunos conhecidos (de uma pasta
+    ou de um zip) ou o nome de um lote (``lote-2.zip``, ``turma-b.zip``): ``bob.zip`` com vinte pastas inventadas é
+    a entrega do bob, e não vinte alunos corrigidos. O arquivo de uma parte da turma que cai num aluno com zip
+    próprio leva no caminho o zip de onde veio (e a cópia dele, a do próprio zip, é corrigida antes: veja
+    ``correcao.motor._limit_copies``)."""
     turma_em_zips = set()
     nomes_de_zip = {same_student_name(nome_zip[:-4]) for _, nome_zip, _ in zips}
     colegas = {same_student_name(a) for a in pastas_alunos}
+    dentro = {}  # chave -> (caminhos sem as pastas de embrulho, alunos das pastas de dentro)
     for chave, itens in zips.items():
         internos = [q[1:] for q, _, _ in itens]
         embrulho = _common_root(internos, [])  # Downloads/turma/<aluno>/...: as pastas de embrulho saem
         internos = [q[embrulho:] if len(q) > embrulho else q for q in internos]
         alunos_dentro = {_owner(q)[0] for q in internos if len(q) > 1} - {""}
-        alunos_dentro = {same_student_name(a) for a in alunos_dentro if not a.lower().endswith(".zip")}
+        dentro[chave] = internos, {same_student_name(a) for a in alunos_dentro
+                                   if not a.lower().endswith(".zip") and not _ATTEMPT_DIR.match(same_student_name(a))}
+    # a turma chegou aluno por aluno: pastas de aluno, ou zips (sem nome de lote) com os notebooks soltos ou na
+    # pasta com o nome do zip
+    por_aluno = bool(colegas) or any(
+        not _BATCH_NAME.search(same_student_name(nome_zip[:-4]))
+        and (same_student_name(raiz) == same_student_name(nome_zip[:-4])
+             or (not raiz and any(len(q) == 1 for q in internos)))
+        for (_, nome_zip, raiz), (internos, _) in dentro.items())
+    conhecidos = colegas | nomes_de_zip | {same_student_name(raiz) for _, _, raiz in zips if raiz}
+    for chave, itens in zips.items():
+        internos, alunos_dentro = dentro[chave]
         stem = same_student_name(chave[1][:-4])
-        if len(alunos_dentro) >= 2 and stem not in alunos_dentro and stem not in colegas:
+        do_aluno = (stem in alunos_dentro or stem in colegas
+                    or (por_aluno and not alunos_dentro & (conhecidos - {stem}) and not _BATCH_NAME.search(stem)))
+        if len(alunos_dentro) >= 2 and not do_aluno:
             turma_em_zips.add(chave)
             for (q, d, m), interno in zip(itens, internos):
                 aluno, caminho = _owner(interno)
@@ -402,6 +472,15 @@ def _class_parts_in_zips(zips: dict, lidos: list, pastas_alunos: set) -> set:
                         caminho = f"{chave[1]}/{caminho}"
                 lidos.append((aluno, caminho if aluno else "/".join(q), d, m, chave[1]))
     return turma_em_zips
+
+
+# pastas de tentativas e versões dentro da entrega de um aluno (nunca um aluno): tentativa-1, versao final, v2...
+_ATTEMPT_DIR = re.compile(r"^(tentativa|attempt|try|vers[aã]o|version|v|entrega|envio|reentrega|submiss[aã]o|"
+                          r"submission|rascunho|draft|final|antig[oa]|old|nov[oa]|new|c[oó]pia|copy|backup|bkp)"
+                          r"[-_ .]*(\d+|final|nov[oa]|antig[oa])?$")
+# nomes de zip que são um lote da turma, e não um aluno: lote-2.zip, turma-b.zip, entregas.zip, 2026-03-10.zip
+_BATCH_NAME = re.compile(r"(^|[-_ .])(lote|lotes|turma|parte|part|entregas|envios|submissions?|batch|class|"
+                         r"downloads?|alunos|todos|moodle)([-_ .\d]|$)|^[\d\W_]+$")
 
 
 def same_student_name(nome: str) -> str:

@@ -365,7 +365,7 @@ def grade(turma: HubCourse, aula: str, saida: Path | None = None, log=print, **k
     from nbgrader.api import Gradebook, MissingEntry
 
     from correcao.motor import grade_class
-    from correcao.relatorio import CSV_FIXED, CSV_TAIL
+    from correcao.relatorio import CSV_FIXED, CSV_TAIL, spreadsheet_cell
 
     gs = _aula(aula)
     pasta = Path(turma.pasta).resolve()
@@ -424,7 +424,8 @@ def grade(turma: HubCourse, aula: str, saida: Path | None = None, log=print, **k
         w = csv.DictWriter(f, fieldnames=["aluno", "notebook", "entregue_em", "atraso_s", "total_automatico",
                                           "maximo", "situacao"])
         w.writeheader()
-        w.writerows(sorted(linhas, key=lambda x: (x["aluno"], x["notebook"])))
+        w.writerows({k: spreadsheet_cell(v) for k, v in x.items()}  # nenhuma célula vira fórmula (aluno "=2+3")
+                    for x in sorted(linhas, key=lambda x: (x["aluno"], x["notebook"])))
     if not alunos:
         log(f"{aula}: nenhuma entrega coletada; {len(ausentes)} aluno(s) sem entrega em turma-{aula}.csv")
         return []

@@ -347,14 +347,17 @@ def write_worksheet(rows, pessoas: dict[str, Participant], destino: Path, idioma
     if planilha is not None:
         return _preencher(Path(planilha), por_id, destino, escritas, quando, log=log)
     c = WORKSHEET_HEADERS[idioma]
+    from correcao.relatorio import spreadsheet_cell  # nenhuma célula vira fórmula (um participante "=2+3")
+
     with open(destino, "w", newline="", encoding="utf-8") as f:
         w = csv.writer(f)
         w.writerow([c["id"], c["nome"], c["nota"], c["maximo"], c["escritas"], c["modificada"], c["comentarios"]])
         for aluno in sorted(notas, key=lambda a: (pessoas[a].nome, int(pessoas[a].id))):
             total, maximo, situacoes = notas[aluno]
-            w.writerow([f"{c['participante']}{pessoas[aluno].id}", pessoas[aluno].nome, _numero(total, c["decimal"]),
-                        _numero(maximo, c["decimal"]), _numero(escritas, c["decimal"]), quando,
-                        _comentario(total, maximo, situacoes, escritas)])
+            w.writerow([spreadsheet_cell(x) for x in (
+                f"{c['participante']}{pessoas[aluno].id}", pessoas[aluno].nome, _numero(total, c["decimal"]),
+                _numero(maximo, c["decimal"]), _numero(escritas, c["decimal"]), quando,
+                _comentario(total, maximo, situacoes, escritas))])
     return destino
 
 
@@ -522,8 +525,10 @@ def _preencher(planilha: Path, por_id: dict, destino: Path, escritas: float, qua
                 escala = 1.0
         ln[col_nota] = _numero(total * escala, decimal)
         ln[col_com] = _juntar_comentario(ln[col_com], _comentario(total, maximo, situacoes, escritas))
+    from correcao.relatorio import spreadsheet_cell  # nenhuma célula vira fórmula (um participante "=2+3")
+
     with open(destino, "w", newline="", encoding="utf-8-sig" if lida.com_bom else "utf-8") as f:
-        csv.writer(f, delimiter=lida.delimitador).writerows(linhas)
+        csv.writer(f, delimiter=lida.delimitador).writerows([spreadsheet_cell(x) for x in ln] for ln in linhas)
     if sem_envio and log is not None:
         log(f"  Moodle: {sem_envio} participante(s) da planilha sem nada no download ficam com 0 (o motivo vai no "
             "comentário de feedback)")

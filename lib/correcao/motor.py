@@ -962,14 +962,30 @@ def plan_class(ent: Submissions, everything: dict, pasta: Path,
     """O que corrigir (notebooks reconhecidos, arrumados em ``pasta``), as linhas que não vão ao kernel
     (arquivo inválido, desconhecido, fora da pasta de um aluno, aluno sem notebook) e os arquivos que não são
     notebooks, para ``nao-corrigidos.csv`` (aluno, arquivo, motivo). Com ``alunos``, só os desses alunos
-    (``""``: os soltos na raiz), com a mesma numeração interna da turma inteira."""
+    (``""``: os soltos na raiz), com a mesma numeração interna da turma inteira.
+
+    Cada aluno tem um orçamento (:data:`MAX_FILES_PER_STUDENT`): só os primeiros notebooks dele (pela ordem do
+    caminho) são lidos, e só os primeiros outros arquivos vão para ``nao-corrigidos.csv``; o resto vira uma linha
+    só, ``arquivos_demais`` (e uma só em ``nao-corrigidos.csv``), com quantos eram. Um aluno com 5.000
+    notebooks minúsculos no zip não enche ``notas.csv`` e ``retorno/`` nem ocupa a correção da turma."""
+    from collections import Counter
+
     pasta.mkdir(parents=True, exist_ok=True)
     plan: list[GradingTask] = []
     rows: list[Row] = []
     fora: list[tuple] = []
     com_notebook: set[str] = set()
+    vistos: Counter = Counter()  # (aluno, é notebook) -> arquivos olhados
+    demais: dict[tuple[str, bool], list[str]] = {}  # (aluno, é notebook) -> os caminhos além do orçamento
     for k, a in enumerate(ent.arquivos):
         if alunos is not None and a.aluno not in alunos:
+            continue
+        chave = (a.aluno, a.looks_like_notebook)
+        vistos[chave] += 1
+        if a.aluno and a.looks_like_notebook:
+            com_notebook.add(a.aluno)
+        if a.aluno and vistos[chave] > MAX_FILES_PER_STUDENT:
+            demais.setdefault(chave, []).append(a.caminho)
             continue
         if not a.looks_like_notebook:
             fora.append((a.aluno, a.caminho, a.motivo or "não é um notebook (.ipynb): não foi corrigido"))
@@ -985,14 +1001,23 @@ def plan_class(ent: Submissions, everything: dict, pasta: Path,
         except Exception as exc:  # noqa: BLE001 - um notebook que a leitura não previu não derruba a turma
             item = failed_row(a.aluno, None, base_name(a.nome), "arquivo_invalido", _unreadable(a, exc),
                               arquivo=a.caminho)
-        if a.aluno:
-            com_notebook.add(a.aluno)
         if isinstance(item, GradingTask):
             item.segundos_leitura = time.monotonic() - t0
             plan.append(item)
         else:
             rows.append(item)
     plan, rows = _limit_copies(plan, rows)
+    for (aluno, notebook), caminhos in sorted(demais.items()):
+        exemplos = ", ".join(f"“{c}”" for c in caminhos[:3]) + (", ..." if len(caminhos) > 3 else "")
+        tipo = "notebooks" if notebook else "outros arquivos"
+        motivo = (f"o aluno entregou {MAX_FILES_PER_STUDENT + len(caminhos)} {tipo}; só os {MAX_FILES_PER_STUDENT} "
+                  f"primeiros (pela ordem do caminho) foram olhados, e os outros {len(caminhos)} não foram lidos nem "
+                  f"corrigidos ({exemplos}): entregue só os notebooks do curso")
+        if notebook:
+            rows.append(failed_row(aluno, None, "", "arquivos_demais", motivo,
+                                   arquivo=f"({len(caminhos)} arquivos além do limite)"))
+        else:
+            fora.append((aluno, f"({len(caminhos)} arquivos além do limite)", motivo))
     for nome in ent.inseguros if alunos is None or "" in alunos else ():
         fora.append(("", nome, "caminho que sairia da pasta das entregas (..): não foi lido"))
     for aluno in ent.alunos:
@@ -1004,6 +1029,9 @@ def plan_class(ent: Submissions, everything: dict, pasta: Path,
 
 
 MAX_COPIES = 3  # cópias do mesmo notebook corrigidas por aluno (a entrega e duas reentregas)
+# notebooks (e, à parte, outros arquivos) olhados por aluno: as 3 cópias de cada um dos 10 notebooks do curso, com
+# folga; o resto vira uma linha ``arquivos_demais`` só (veja plan_class), nunca uma linha e um retorno para cada
+MAX_FILES_PER_STUDENT = 40
 
 
 def _limit_copies(plan: list[GradingTask], rows: list[Row]) -> tuple[list[GradingTask], list[Row]]:

@@ -22,6 +22,7 @@ STATUSES = {
     "erro_na_correcao": "não foi possível corrigir", "arquivo_invalido": "arquivo inválido",
     "grande_demais": "notebook grande demais para corrigir",
     "copias_demais": "cópias demais do mesmo notebook: esta não foi corrigida",
+    "arquivos_demais": "arquivos demais na entrega: os além do limite não foram lidos nem corrigidos",
     "sem_notebooks": "nenhum notebook entregue",
     "desconhecido": "notebook desconhecido", "fora_de_pasta": "arquivo fora da pasta de um aluno",
     "falha_da_maquina": "a correção falhou na máquina do professor (não é culpa do aluno)",
@@ -51,21 +52,33 @@ class Row:
     em_revisao: dict = field(default_factory=dict)  # grade_id -> pontos que teria, retidos até o professor revisar
 
     def csv(self, columns: list[str]) -> dict:
-        out = {"aluno": _cell_text(self.student), "aula": self.assignment, "notebook": _cell_text(self.notebook),
-               "arquivo": _cell_text(self.arquivo), "total": format_number(self.total),
+        out = {"aluno": spreadsheet_cell(self.student), "aula": self.assignment,
+               "notebook": spreadsheet_cell(self.notebook),
+               "arquivo": spreadsheet_cell(self.arquivo), "total": format_number(self.total),
                "maximo": format_number(self.maximum),
                "pontos_em_revisao": format_number(sum(self.em_revisao.values())) if self.em_revisao else "",
                "correcao_manual_pendente": self.manual_pending, "situacao": self.status,
-               "isolamento": self.isolation, "retorno": _cell_text(self.retorno),
-               "motivo": _cell_text(strip_paths(" | ".join(self.reasons)))}
+               "isolamento": self.isolation, "retorno": spreadsheet_cell(self.retorno),
+               "motivo": spreadsheet_cell(strip_paths(" | ".join(self.reasons)))}
         out.update({c: format_number(self.scores[c]) if c in self.scores else "" for c in columns})
         return out
 
 
-def _cell_text(texto: str) -> str:
-    """Texto que veio do aluno (nome da pasta, mensagem de erro) numa célula de planilha: começando com
-    ``=``, ``+``, ``-`` ou ``@`` o LibreOffice/Excel o executaria como fórmula; um apóstrofo evita."""
-    return "'" + texto if texto[:1] in ("=", "+", "-", "@", "\t", "\r") else texto
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+_PLAIN_NUMBER = re.compile(r"[+-]?(\d+([.,]\d*)?|[.,]\d+)|[+-]")
+
+
+def spreadsheet_cell(texto):
+    """Uma célula de qualquer CSV que a correção grava (``notas.csv``, ``nao-corrigidos.csv``, ``moodle-notas.csv``,
+    ``turma-<aula>.csv``): texto que começa com ``=``, ``+``, ``-``, ``@``, tabulação ou CR o LibreOffice/Excel
+    executaria como fórmula (``=2+3``, ``=HYPERLINK(...)``, ``@SUM(...)``), e um apóstrofo na frente evita. Um
+    número simples (``-1``, ``+2,5``) ou um sinal sozinho (o ``-`` do Moodle sem nota) não é fórmula e fica como
+    está; o que não é texto (números, ``None``) também."""
+    if not isinstance(texto, str) or not texto.startswith(_FORMULA_START) or _PLAIN_NUMBER.fullmatch(texto):
+        return texto
+    return "'" + texto
+
+
 
 
 def readable_error(ename: str, evalue: str, com_nome: bool = True, limite: int = 600) -> str:
@@ -113,6 +126,17 @@ def failed_row(student: str, g, notebook: str, status: str, reason: str, arquivo
 
 
 def feedback_html(row: Row, g) -> str:
+    """A página de retorno de ``row``: o quadro da correção (a nota, as verificações, os motivos) e, numa moldura
+    à parte, o notebook do aluno como foi executado.
+
+    O que veio do aluno (saídas, respostas escritas) nunca se parece com o quadro da correção: o HTML dele passa
+    pelo bleach (:func:`_without_scripts`), que tira ``<style>``, ``style=`` e as classes do quadro
+    (:data:`_GRADER_CLASSES`); o CSS da página só vale para filhos diretos de ``<body>`` (``body > .resumo``), e o
+    conteúdo do aluno está sempre dentro de ``<section class="conteudo-do-aluno">``, com borda tracejada e o aviso de
+    que não é da correção. Sem isso, um ``<div class="resumo"><p class="nota">`` numa saída aparecia como uma
+    "Nota automática: 10 de 10" oficial numa página de 0. (Um ``<iframe srcdoc sandbox>`` também isolaria, mas a
+    política de segurança da página, ``default-src 'none'``, o bloquearia, o tamanho dele não se ajusta ao conteúdo
+    sem JavaScript, e o Moodle e os leitores de e-mail costumam tirar iframes.)"""
     esc = html.escape
     rows = "".join(
         f"<tr><td>{esc(gid)}</td><td>{format_number(row.scores.get(gid))}</td><td>{format_number(points)}</td></tr>"
@@ -126,6 +150,10 @@ def feedback_html(row: Row, g) -> str:
     situacao = esc(STATUSES.get(row.status, row.status))
     revisao = (f"<p>Em revisão pelo professor: {format_number(sum(row.em_revisao.values()))} ponto(s) "
                f"({esc(', '.join(row.em_revisao))}), fora da nota até a revisão.</p>" if row.em_revisao else "")
+    if body:  # o que veio do aluno, sempre dentro da moldura dele (veja a docstring)
+        body = (f'<section class="conteudo-do-aluno">\n<p class="aviso-do-aluno">Daqui até o fim da moldura, o '
+                f'conteúdo é do notebook do aluno (código, saídas e respostas escritas), não da correção: a nota é só '
+                f'a do quadro lá em cima.</p>\n{body}\n</section>')
     return f"""<!DOCTYPE html>
 <html lang="pt-BR"><head><meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; img-src data:; style-src 'unsafe-inline'">
@@ -133,8 +161,11 @@ def feedback_html(row: Row, g) -> str:
 <style>
 body {{font-family: system-ui, sans-serif; max-width: 60rem; margin: 2rem auto; padding: 0 1rem; color: #222}}
 table {{border-collapse: collapse}} td, th {{border: 1px solid #ccc; padding: .3rem .7rem; text-align: left}}
-.resumo {{background: #f4f7fb; border-left: 4px solid #3b6ea8; padding: .5rem 1rem; margin-bottom: 1.5rem}}
-.nota {{font-size: 1.4rem; font-weight: bold}}
+body > .resumo {{background: #f4f7fb; border-left: 4px solid #3b6ea8; padding: .5rem 1rem; margin-bottom: 1.5rem}}
+body > .resumo > .nota {{font-size: 1.4rem; font-weight: bold}}
+body > .conteudo-do-aluno {{border: 3px dashed #b36b00; background: #fffdf7; padding: 0 1rem 1rem}}
+body > .conteudo-do-aluno > .aviso-do-aluno {{background: #b36b00; color: #fff; margin: 0 -1rem 1rem;
+  padding: .4rem 1rem}}
 </style></head><body>
 <h1>Retorno da correção automática</h1>
 <div class="resumo">
@@ -244,10 +275,17 @@ _ATTRIBUTES = {"*": ["class", "id", "title"], "a": ["href", "class", "id"], "img
                "td": ["align"], "th": ["align"]}
 
 
+# as classes dos quadros da própria correção: no HTML do aluno, o atributo class que tiver uma delas sai
+_GRADER_CLASSES = frozenset({"resumo", "nota", "conteudo-do-aluno", "aviso-do-aluno"})
+
+
 def _allowed_attribute(tag: str, name: str, value: str) -> bool:
     """Atributos permitidos; imagens só embutidas (``data:image/...``): uma imagem da internet no retorno
-    seria carregada ao abrir a página (um "pixel espião"); links só para http(s)/mailto."""
+    seria carregada ao abrir a página (um "pixel espião"); links só para http(s)/mailto; nenhuma classe dos
+    quadros da correção (:data:`_GRADER_CLASSES`)."""
     if name not in _ATTRIBUTES.get(tag, []) and name not in _ATTRIBUTES["*"]:
+        return False
+    if name == "class" and _GRADER_CLASSES & set(value.split()):
         return False
     if tag == "img" and name == "src":
         return value.startswith("data:image/")
@@ -318,7 +356,7 @@ def write_outputs(rows: list[Row], everything: dict, saida: Path, fora: list | t
         writer = csv.writer(f)
         writer.writerow(["aluno", "arquivo", "motivo"])
         for aluno, arquivo, motivo in sorted(fora):
-            writer.writerow([_cell_text(aluno), _cell_text(arquivo), _cell_text(motivo)])
+            writer.writerow([spreadsheet_cell(aluno), spreadsheet_cell(arquivo), spreadsheet_cell(motivo)])
     feedback = saida / "retorno"
     if feedback.exists():
         shutil.rmtree(feedback)
