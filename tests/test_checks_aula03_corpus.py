@@ -470,10 +470,39 @@ def m4_sem_W_o(X, W_q, W_k, W_v, W_o, n_heads, b_q, b_k, b_v, b_o):
     return (A @ V).transpose(1, 0, 2).reshape(n, d) + b_o, A
 
 
+def h1_busca_por_pedaco(encoder, frase, origem, destino, k=5):  # `origem in t`: acha '▁elefant' para "ele"
+    out = encoder(frase)
+    i = next(n for n, t in enumerate(out.tokens) if origem in t)
+    j = next(n for n, t in enumerate(out.tokens) if destino in t)
+    w = out.attentions[:, :, i, j]
+    return [tuple(int(x) for x in np.unravel_index(o, w.shape)) for o in np.argsort(-w, axis=None, kind="stable")[:k]]
+
+
+def h1_startswith(encoder, frase, origem, destino, k=5):  # t.startswith("▁ele") também vale para '▁elefant'
+    out = encoder(frase)
+    i = [n for n, t in enumerate(out.tokens) if t.startswith("▁" + origem)][0]
+    j = [n for n, t in enumerate(out.tokens) if t.startswith("▁" + destino)][0]
+    w = out.attentions[:, :, i, j]
+    return [tuple(int(x) for x in np.unravel_index(o, w.shape)) for o in np.argsort(-w, axis=None, kind="stable")[:k]]
+
+
+def h1_sem_marcador_exato(encoder, frase, origem, destino, k=5):  # válida: compara a peça sem o ▁, inteira
+    out = encoder(frase)
+    limpas = [t.lstrip("▁") for t in out.tokens]
+    w = out.attentions[:, :, limpas.index(origem), limpas.index(destino)]
+    return [tuple(int(x) for x in np.unravel_index(o, w.shape)) for o in np.argsort(-w, axis=None, kind="stable")[:k]]
+
+
+def p_busca_por_pedaco(encoder, frase, camada, cabeca, palavra):  # `palavra in t`: acha '▁elefant' para "ele"
+    out = encoder(frase)
+    i = next(n for n, t in enumerate(out.tokens) if palavra in t)
+    return out.tokens, out.attentions[camada, cabeca, i]
+
+
 # ---------- o corpus ----------
 VALIDAS = {
     aula03.exercicio_1: [h1_certo_argsort, h1_certo_sorted, h1_certo_tupla_de_listas, h1_divmod_pelas_cabecas,
-                         h1_laco_com_break],
+                         h1_laco_com_break, h1_sem_marcador_exato],
     aula03.exercicio_2: [d2_certa, d2_certa_laco, d2_certa_float32, d2_certa_transposta, d2_einsum],
     aula03.exercicio_3: [e3_certo, e3_certo_lista, e3_certo_pelos_tokens, e3_laco],
     aula03.exercicio_4: [m4_certa, m4_einsum, m4_laco, m4_vieses_depois_de_dividir],
@@ -493,6 +522,8 @@ ERRADAS = {
         (h1_unravel_com_formas_trocadas, "com as contagens trocadas"),
         (h1_sem_o_marcador, "out.tokens está '▁ele', e não 'ele'"),
         (h1_doze_camadas_fixas, "em vez de escrever 12"),
+        (h1_busca_por_pedaco, "Procure o token exato, não um pedaço"),
+        (h1_startswith, "“ele” é um pedaço de '▁elefant'"),
     ],
     aula03.exercicio_2: [
         (d2_sem_pesos, "ponderada pelos pesos"), (d2_sem_abs, "faltou o valor absoluto"),
@@ -524,6 +555,7 @@ ERRADAS = {
         (p_indice_errado, "a primeira ocorrência"), (p_sem_return, "faltou um `return`"),
         (p_ordem_trocada, "a ordem do return é (tokens, linha)"), (p_ultima_camada_sempre, "a primeira ocorrência"),
         (p_ultima_ocorrencia, "usou a última ocorrência"), (p_sem_o_marcador, "out.tokens está '▁ele', e não 'ele'"),
+        (p_busca_por_pedaco, "Procure o token exato, não um pedaço"),
     ],
 }
 

@@ -229,6 +229,16 @@ def bloco_certo(x, attn, ffn, norm1, norm2, norm_first, mask=None):
     return norm2(x + ffn(x)), w
 
 
+def bloco_mascara_posicional(x, attn, ffn, norm1, norm2, norm_first, mask=None):  # attn(h, mask): vira key
+    if norm_first:
+        a, w = attn(norm1(x), mask)
+        x = x + a
+        return x + ffn(norm2(x)), w
+    a, w = attn(x, mask)
+    x = norm1(x + a)
+    return norm2(x + ffn(x)), w
+
+
 def bloco_certo_forward(x, attn, ffn, norm1, norm2, norm_first, mask=None):
     entrada = norm1.forward(x) if norm_first else x
     saida_attn, pesos = attn.forward(entrada, entrada, entrada, mask=mask)
@@ -416,6 +426,12 @@ def cruzada_pesos_transpostos(x, memory, W_q, W_k, W_v):
     return out, np.swapaxes(w, -1, -2)
 
 
+def cruzada_scores_K_Q(x, memory, W_q, W_k, W_v):  # K Qᵀ com a softmax nas colunas: a mesma conta, transposta
+    Q, K, V = x @ W_q, memory @ W_k, memory @ W_v
+    w = atencao.softmax(K @ np.swapaxes(Q, -1, -2) / np.sqrt(K.shape[-1]), axis=-2)  # (..., n_k, n_q)
+    return np.swapaxes(w, -1, -2) @ V, w
+
+
 def cruzada_transposta_2d(x, memory, W_q, W_k, W_v):  # .T inverte também os eixos de lote
     Q, K, V = x @ W_q, memory @ W_k, memory @ W_v
     w = atencao.softmax(Q @ K.T / np.sqrt(K.shape[-1]))
@@ -498,6 +514,7 @@ DICAS = [
     (aula04.exercicio_2, ln_ganho_e_vies_trocados, "weight e bias trocados"),
     (aula04.exercicio_2, ln_usa_a_da_biblioteca, "a sua função chamou"),
     (aula04.exercicio_2, ln_usa_a_do_bert, "a sua função chamou atencao._layer_norm"),
+    (aula04.exercicio_3, bloco_mascara_posicional, "Passe a máscara pelo nome: attn(h, mask=mask)"),
     (aula04.exercicio_3, bloco_sempre_pos, "o bloco seguiu a outra ordem"),
     (aula04.exercicio_3, bloco_sempre_pre, "o bloco seguiu a outra ordem"),
     (aula04.exercicio_3, bloco_ln_antes_do_residuo, "a normalização vem DEPOIS da soma com o resíduo"),
@@ -519,7 +536,8 @@ DICAS = [
     (aula04.exercicio_4, cruzada_escala_d_model, "não sqrt(d_model)"),
     (aula04.exercicio_4, cruzada_softmax_nas_colunas, "a softmax é em cada LINHA"),
     (aula04.exercicio_4, cruzada_com_mascara_causal, "não tem máscara causal"),
-    (aula04.exercicio_4, cruzada_pesos_transpostos, "os papéis estão trocados"),
+    (aula04.exercicio_4, cruzada_pesos_transpostos, "os pesos estão transpostos"),
+    (aula04.exercicio_4, cruzada_scores_K_Q, "os pesos estão transpostos"),
     (aula04.exercicio_4, cruzada_usa_a_pronta, "a sua função chamou"),
     (aula04.exercicio_4, cruzada_pelo_bloco_decodificador, "(por dentro de outra função da biblioteca)"),
     (aula04.exercicio_4, cruzada_lavada_pela_softmax, "scaled_dot_product_attention (por dentro de outra função"),
@@ -691,7 +709,84 @@ def kv_usa_a_camada(attn, x_new, K_cache, V_cache):
     return attn(x_new)[0], K, V
 
 
-VALIDAS[aula04.projeto] = [kv_certo, kv_certo_por_cabeca, kv_certo_einsum]
+def kv_certo_sdpa_por_cabeca(attn, x_new, K_cache, V_cache):  # válida: o enunciado proíbe só a attn(...)
+    from atencao.multihead import merge_heads
+
+    q, k, v = _qkv_novo(attn, x_new)
+    K, V = np.concatenate([K_cache, k], axis=1), np.concatenate([V_cache, v], axis=1)
+    cabecas = [atencao.scaled_dot_product_attention(q[h], K[h], V[h])[0] for h in range(attn.n_heads)]
+    return merge_heads(np.stack(cabecas)) @ attn.W_o + attn.b_o, K, V
+
+
+def kv_certo_sdpa_de_uma_vez(attn, x_new, K_cache, V_cache):  # válida: a atenção das cabeças numa chamada só
+    from atencao.multihead import merge_heads
+
+    q, k, v = _qkv_novo(attn, x_new)
+    K, V = np.concatenate([K_cache, k], axis=1), np.concatenate([V_cache, v], axis=1)
+    saida, _ = atencao.scaled_dot_product_attention(q, K, V)
+    return merge_heads(saida) @ attn.W_o + attn.b_o, K, V
+
+
+def _kv_com(attn, x_new, K_cache, V_cache, escala=None, vieses=True, b_o=True, mascara=None, eixo=-1):
+    from atencao.multihead import merge_heads, split_heads
+
+    zero = np.zeros(attn.d_model)
+    q, k, v = (split_heads(x_new @ W + (b if vieses else zero), attn.n_heads)
+               for W, b in ((attn.W_q, attn.b_q), (attn.W_k, attn.b_k), (attn.W_v, attn.b_v)))
+    K, V = np.concatenate([K_cache, k], axis=1), np.concatenate([V_cache, v], axis=1)
+    s = q @ np.swapaxes(K, -1, -2) / (np.sqrt(attn.d_k) if escala is None else escala)
+    if mascara is not None:
+        s = np.where(mascara, s, -np.inf)
+    w = atencao.softmax(s, axis=eixo)
+    return merge_heads(w @ V) @ attn.W_o + (attn.b_o if b_o else 0.0), K, V
+
+
+def kv_sem_escala(attn, x_new, K_cache, V_cache):  # esquece o 1/sqrt(d_k)
+    return _kv_com(attn, x_new, K_cache, V_cache, escala=1.0)
+
+
+def kv_escala_sem_raiz(attn, x_new, K_cache, V_cache):
+    return _kv_com(attn, x_new, K_cache, V_cache, escala=attn.d_k)
+
+
+def kv_sem_vieses_nem_b_o(attn, x_new, K_cache, V_cache):
+    return _kv_com(attn, x_new, K_cache, V_cache, vieses=False, b_o=False)
+
+
+def kv_sem_b_o(attn, x_new, K_cache, V_cache):
+    return _kv_com(attn, x_new, K_cache, V_cache, b_o=False)
+
+
+def kv_sem_b_v(attn, x_new, K_cache, V_cache):  # esquece só o viés dos valores
+    from atencao.multihead import merge_heads
+
+    q, k, _ = _qkv_novo(attn, x_new)
+    v = (x_new @ attn.W_v).reshape(attn.n_heads, 1, attn.d_k)
+    K, V = np.concatenate([K_cache, k], axis=1), np.concatenate([V_cache, v], axis=1)
+    w = atencao.softmax(q @ np.swapaxes(K, -1, -2) / np.sqrt(attn.d_k))
+    return merge_heads(w @ V) @ attn.W_o + attn.b_o, K, V
+
+
+def kv_sem_b_q_nem_b_k(attn, x_new, K_cache, V_cache):  # o viés só nos valores
+    from atencao.multihead import merge_heads, split_heads
+
+    q, k = split_heads(x_new @ attn.W_q, attn.n_heads), split_heads(x_new @ attn.W_k, attn.n_heads)
+    v = split_heads(x_new @ attn.W_v + attn.b_v, attn.n_heads)
+    K, V = np.concatenate([K_cache, k], axis=1), np.concatenate([V_cache, v], axis=1)
+    w = atencao.softmax(q @ np.swapaxes(K, -1, -2) / np.sqrt(attn.d_k))
+    return merge_heads(w @ V) @ attn.W_o + attn.b_o, K, V
+
+
+def kv_softmax_nas_cabecas(attn, x_new, K_cache, V_cache):
+    return _kv_com(attn, x_new, K_cache, V_cache, eixo=0)
+
+
+def kv_mascara_causal_1(attn, x_new, K_cache, V_cache):  # causal_mask(1, t + 1): só a coluna 0 liberada
+    return _kv_com(attn, x_new, K_cache, V_cache, mascara=atencao.causal_mask(1, K_cache.shape[1] + 1))
+
+
+VALIDAS[aula04.projeto] = [kv_certo, kv_certo_por_cabeca, kv_certo_einsum, kv_certo_sdpa_por_cabeca,
+                           kv_certo_sdpa_de_uma_vez]
 DICAS_PROJETO = [
     (aula04.projeto, kv_esquece_o_cache, "a consulta nova olha para TODAS as chaves"),
     (aula04.projeto, kv_concatena_depois, "concatene a chave e o valor dele ao cache ANTES"),
@@ -699,7 +794,15 @@ DICAS_PROJETO = [
     (aula04.projeto, kv_sem_W_o, "faltou a projeção de saída"),
     (aula04.projeto, kv_nao_atualiza, "devolva o cache com o token novo"),
     (aula04.projeto, kv_novo_no_comeco, "o token novo entra no FIM do cache"),
-    (aula04.projeto, kv_sem_vies, "a última linha da atenção recalculada"),
+    (aula04.projeto, kv_sem_vies, "Confira também b_q e b_k"),
+    (aula04.projeto, kv_sem_escala, "faltou a escala: divida os scores de cada cabeça por sqrt(d_k)"),
+    (aula04.projeto, kv_escala_sem_raiz, "a escala é a RAIZ de d_k"),
+    (aula04.projeto, kv_sem_vieses_nem_b_o, "faltaram os vieses: q = x_new @ W_q + b_q"),
+    (aula04.projeto, kv_sem_b_o, "faltou somar b_o no fim"),
+    (aula04.projeto, kv_sem_b_v, "faltou somar b_v: v = x_new @ W_v + b_v"),
+    (aula04.projeto, kv_sem_b_q_nem_b_k, "a chave do token novo entrou no cache sem o viés"),
+    (aula04.projeto, kv_softmax_nas_cabecas, "não sobre as cabeças (axis=0)"),
+    (aula04.projeto, kv_mascara_causal_1, "causal_mask(1, t + 1) é a 1ª linha de uma máscara causal"),
     (aula04.projeto, kv_so_a_saida, "return saida, K_cache, V_cache"),
     (aula04.projeto, kv_usa_a_camada, "a sua função chamou"),
 ]

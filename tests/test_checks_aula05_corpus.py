@@ -374,6 +374,78 @@ def att_pelo_modelo(dO, Q, K, V, mask=None):
     return tuple(caixa[:3])
 
 
+def _att_com_pesos(dO, Q, K, V, A, eixo_da_soma=-1):
+    dA = dO @ V.T
+    dS = A * (dA - (dA * A).sum(axis=eixo_da_soma, keepdims=True))
+    s = 1 / np.sqrt(Q.shape[-1])
+    return dS @ K * s, dS.T @ Q * s, A.T @ dO
+
+
+def att_scores_vezes_mascara(dO, Q, K, V, mask=None):  # "bloqueia" multiplicando as pontuações pela máscara
+    S = Q @ K.T / np.sqrt(Q.shape[-1])
+    if mask is not None:
+        S = S * mask
+    return _att_com_pesos(dO, Q, K, V, atencao.softmax(S))
+
+
+def att_menos_1e9(dO, Q, K, V, mask=None):  # -1e9 no lugar de -inf: a linha toda bloqueada fica uniforme
+    S = Q @ K.T / np.sqrt(Q.shape[-1])
+    if mask is not None:
+        S = np.where(mask, S, -1e9)
+    return _att_com_pesos(dO, Q, K, V, atencao.softmax(S))
+
+
+def att_mascara_transposta(dO, Q, K, V, mask=None):
+    S = Q @ K.T / np.sqrt(Q.shape[-1])
+    if mask is not None:
+        S = np.where(mask.T if mask.shape[0] == mask.shape[1] else mask, S, -np.inf)
+    return _att_com_pesos(dO, Q, K, V, atencao.softmax(S))
+
+
+def att_mascara_depois_da_softmax(dO, Q, K, V, mask=None):
+    A = atencao.softmax(Q @ K.T / np.sqrt(Q.shape[-1]))
+    if mask is not None:
+        A = A * mask
+    return _att_com_pesos(dO, Q, K, V, A)
+
+
+def att_soma_no_eixo_0(dO, Q, K, V, mask=None):  # o backward da softmax somando as colunas
+    _, A = atencao.scaled_dot_product_attention(Q, K, V, mask=mask)
+    return _att_com_pesos(dO, Q, K, V, A, eixo_da_soma=0)
+
+
+def num_guarda_em_float32(Q, K, V, dO, mask=None, eps=1e-6):  # a conta em float64, guardada em float32
+    out = []
+    for x in (Q, K, V):
+        g = np.zeros(x.shape, dtype=np.float32)
+        for i in np.ndindex(x.shape):
+            v = x[i]
+            x[i] = v + eps
+            a = _perda(Q, K, V, dO, mask)
+            x[i] = v - eps
+            b = _perda(Q, K, V, dO, mask)
+            x[i] = v
+            g[i] = (a - b) / (2 * eps)
+        out.append(g)
+    return tuple(out)
+
+
+def num_cinco_pontos(Q, K, V, dO, mask=None, eps=1e-6):  # a fórmula de 5 pontos, mais precisa, mas outra conta
+    out = []
+    for x in (Q, K, V):
+        g = np.zeros(x.shape)
+        for i in np.ndindex(x.shape):
+            v = x[i]
+            L = []
+            for passo in (2 * eps, eps, -eps, -2 * eps):
+                x[i] = v + passo
+                L.append(_perda(Q, K, V, dO, mask))
+            x[i] = v
+            g[i] = (-L[0] + 8 * L[1] - 8 * L[2] + L[3]) / (12 * eps)
+        out.append(g)
+    return tuple(out)
+
+
 VALIDAS = {
     aula05.exercicio_1: [t5.sm_certo, sm_jacobiano_por_linha, sm_einsum, sm_lista_de_linhas],
     aula05.exercicio_2: [t5.att_certo, att_einsum, att_escala_em_Q],
@@ -399,6 +471,10 @@ ERRADAS = {
         (att_so_dois, "devolve (dQ, dK, dV)"), (att_da_biblioteca, "a conta é sua"),
         (att_pelo_modelo, "attention_backward (por dentro de outra função da biblioteca)"),
         (att_ordem_trocada, "a tupla está fora de ordem: devolva (dQ, dK, dV)"),
+        (att_scores_vezes_mascara, "multiplicar as pontuações pela máscara não bloqueia nada"),
+        (att_menos_1e9, "-1e9 no lugar de -inf"), (att_mascara_transposta, "a máscara está transposta"),
+        (att_mascara_depois_da_softmax, "a máscara entrou DEPOIS da softmax"),
+        (att_soma_no_eixo_0, "a soma do backward da softmax foi no eixo errado"),
     ],
     aula05.exercicio_3: [
         (num_sem_o_2, "faltou o 2 no denominador"), (num_para_frente, "diferença para frente"),
@@ -407,6 +483,7 @@ ERRADAS = {
         (num_sem_restaurar, "não altera as entradas"), (num_por_linhas, "uma posição i de cada vez"),
         (num_so_dQ, "devolve (dQ, dK, dV)"), (num_da_biblioteca, "a conta é sua"),
         (num_eps_fixo, "a sua função não usou o eps que recebeu"),
+        (num_guarda_em_float32, "dQ foi guardado em float32"), (num_cinco_pontos, "essa é a fórmula de 5 pontos"),
     ],
 }
 

@@ -160,6 +160,15 @@ def mask_menos_um_bilhao(Q, K, V, mask=None):
     return A @ V, A
 
 
+def mask_depois_renormalizando(Q, K, V, mask=None):  # zera os bloqueados depois da softmax e renormaliza
+    A = softmax(t2._scores(Q, K))
+    if mask is not None:
+        A = A * mask
+        soma = A.sum(axis=-1, keepdims=True)
+        A = np.divide(A, soma, out=np.zeros_like(A), where=soma > 0)  # a linha toda bloqueada fica 0
+    return A @ V, A
+
+
 def mask_softmax_sem_maximo(Q, K, V, mask=None):
     s = t2._scores(Q, K)
     if mask is not None:
@@ -562,7 +571,7 @@ ERRADAS = {
         (t2.mask_invertida, "pesos"), (t2.mask_depois_da_softmax, "pesos"), (t2.mask_softmax_ingenua, "pesos"),
         (t2.mask_ignorada, "pesos"), (te.mask_escala_Q_no_lugar, "não altera as entradas"),
         (mask_menos_um_bilhao, "linha 2 toda bloqueada"), (mask_triangulo_de_cima, "pesos"),
-        (mask_softmax_sem_maximo, "pontuações grandes"),
+        (mask_softmax_sem_maximo, "pontuações grandes"), (mask_depois_renormalizando, "pontuações grandes"),
         (mask_chama_a_biblioteca, "sem a função pronta"),
     ],
     aula02.exercicio_2: [
@@ -595,6 +604,7 @@ _falhas_sem_dica = corpus.falhas_sem_dica
 
 # (verificação, resposta errada, trecho da dica): a dica nomeia o engano de cada uma
 DICAS = [
+    (aula02.exercicio_1, mask_depois_renormalizando, "a máscara entrou DEPOIS da softmax"),
     (aula01.exercicio_4, ex4_escala_d_v, "dividiu por sqrt(d_v)"),
     (aula02.aquecimento_softmax, sm_sem_eixo, "o argumento axis foi ignorado"),
     (aula02.aquecimento_softmax, sm_eixo_zero_sempre, "ao longo do eixo 0, não do eixo pedido (axis=-1)"),

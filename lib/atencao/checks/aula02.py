@@ -242,6 +242,22 @@ def _mask_hint(q, k, mask, A, ref_A, d_v: int = 0) -> str | None:
     if np.allclose(np.nan_to_num(A), ref_A, atol=1e-6):
         return None
     livres = np.ones(A.shape[0], dtype=bool) if mask is None else mask.any(axis=-1)  # linhas com o que olhar
+    if mask is not None:  # a máscara depois da softmax (renormalizando ou não): antes do teste de estouro abaixo,
+        # porque com pontuações grandes as linhas dela também deixam de somar 1
+        depois = softmax(q @ k.T / np.sqrt(q.shape[-1])) * mask
+        soma = depois.sum(axis=-1, keepdims=True)
+        renormalizada = np.divide(depois, soma, out=np.zeros_like(depois), where=soma > 0)
+        # a renormalizada primeiro: com pontuações grandes as duas coincidem (pesos 0 ou 1), e só quem
+        # renormaliza chega a esse caso (sem renormalizar, a máscara causal já não passa)
+        dicas = [("a máscara entrou DEPOIS da softmax: zerar os pesos bloqueados e renormalizar não é o mesmo. Com "
+                  "pontuações grandes, a softmax sobre todas as chaves dá peso 0 às permitidas quando a maior "
+                  "pontuação é de uma bloqueada, e não sobra nada para renormalizar. A máscara precisa entrar ANTES "
+                  "da softmax: np.where(mask, pontuações, -np.inf), e só então a softmax.", renormalizada),
+                 ("a máscara precisa entrar ANTES da softmax (pontuação bloqueada = -inf), não depois: zerar os pesos "
+                  "bloqueados depois da softmax deixa as linhas somando menos de 1.", depois)]
+        for dica, cand in dicas:
+            if np.allclose(np.nan_to_num(A), cand, atol=1e-6) and not np.allclose(cand, ref_A, atol=1e-6):
+                return dica
     if np.abs(q @ k.T).max() > 700 and not (np.isfinite(A).all() and np.allclose(A[livres].sum(axis=-1), 1)):
         return UNSTABLE_SOFTMAX_HINT  # NaN, ou linhas zeradas por um nan_to_num por cima do NaN
     d_k = q.shape[-1]

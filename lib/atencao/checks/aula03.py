@@ -29,6 +29,21 @@ def _last_index(tokens: list, word: str) -> int:
     return len(tokens) - 1 - tokens[::-1].index("▁" + word)
 
 
+def _substring_index(tokens: list, word: str) -> int | None:
+    """Índice da primeira peça que CONTÉM ``word`` (o engano de quem procura com ``palavra in t``, ou com
+    ``t.startswith("▁" + palavra)``); ``None`` se nenhuma."""
+    return next((k for k, t in enumerate(tokens) if word in t), None)
+
+
+def _substring_hint(tokens: list, *words: str) -> str:
+    """A dica de quem achou a palavra por um pedaço: ``'ele' in '▁elefant'``."""
+    pecas = [f"“{w}” é um pedaço de '{tokens[k]}'" for w in words
+             if (k := _substring_index(tokens, w)) is not None and k != _token_index(tokens, w)]
+    return (f"{' e '.join(pecas)}, uma peça que vem antes na frase: procurar com `in` (palavra in t, ou "
+            "t.startswith) acha a primeira peça que CONTÉM a palavra. Procure o token exato, não um pedaço: "
+            "out.tokens.index(\"▁\" + palavra).")
+
+
 def _word_without_marker(exc: BaseException, palavras) -> str | None:
     """A palavra procurada sem o ``▁`` quando o erro é o ``ValueError: 'ele' is not in list`` de ``list.index``
     (pela mensagem: a função do aluno pode rodar em outro processo); ``None`` se o erro é outro."""
@@ -108,6 +123,11 @@ def _as_pairs(got):
 # (ou um laço sem break) acha a última
 REPEATED_SENTENCE = "o gato olhou para ele e ele olhou para o gato"
 
+# "ele" também é um pedaço de "▁elefant" (a 1ª peça de "elefante"), que vem antes: quem procura a palavra com `in`
+# (palavra in t) acha a peça errada. Este caso só aparece no relatório quando falha (as frases de sempre não
+# separam a busca exata da busca por pedaço, e as saídas guardadas dos notebooks ficam como estão).
+SUBSTRING_SENTENCE = "O elefante assustou o gato porque ele era enorme"
+
 # o modelo tem 12 camadas e 12 cabeças: trocar uma contagem pela outra só aparece num recorte com menos camadas
 TRUNCATED_LAYERS = 7
 _TRUNCATED: dict = {}
@@ -145,6 +165,9 @@ def _top_heads_hint(got: list, ref: list, attentions: np.ndarray, tokens: list, 
                 return (f"{' e '.join(repetidas)} {verbo} duas vezes na frase e a sua função usou a última "
                         f"ocorrência; o enunciado pede a primeira: out.tokens.index(\"▁\" + palavra) (um dicionário "
                         f"{{token: índice}} ou um laço sem break guarda a última).")
+    pedacos = (_substring_index(tokens, src), _substring_index(tokens, dst))
+    if pedacos != (i, j) and None not in pedacos and got == _top_heads(attentions, *pedacos, k):
+        return _substring_hint(tokens, src, dst)
     if got == [(h, c) for c, h in ref]:
         return "cada par é (camada, cabeça), nessa ordem: a camada é o 1º índice de out.attentions."
     w = attentions[:, :, i, j]
@@ -162,12 +185,13 @@ def exercicio_1(c: Checker, fn, encoder):
 
     O ``k`` varia (5, 3 e 8): uma resposta que ignora ``k`` não passa. Uma frase tem a origem e o destino duas
     vezes (vale a primeira ocorrência, como pede o enunciado), e o último caso usa um recorte do modelo com
-    7 camadas e 12 cabeças (trocar as contagens de camadas e de cabeças não passa). Aceita lista, tupla ou
-    array (k, 2).
+    7 camadas e 12 cabeças (trocar as contagens de camadas e de cabeças não passa). O último caso, em que “ele”
+    é também um pedaço de ``▁elefant``, só aparece no relatório quando falha (a busca por pedaço, ``origem in t``,
+    acha a peça errada). Aceita lista, tupla ou array (k, 2).
     """
     encoder = _trusted_encoder(encoder)
     casos = [(*SENTENCES[0], 5, encoder), (*SENTENCES[1], 3, encoder), (REPEATED_SENTENCE, "ele", "gato", 5, encoder),
-             (*SENTENCES[0], 8, _truncated(encoder))]
+             (*SENTENCES[0], 8, _truncated(encoder)), (SUBSTRING_SENTENCE, "ele", "gato", 5, encoder)]
     for sentence, src, dst, k, modelo in c.cases(casos):
         label = f"“{src}” → “{dst}” em “{sentence}”, k={k}"
         if modelo is not encoder:
@@ -193,6 +217,8 @@ def exercicio_1(c: Checker, fn, encoder):
         i, j = _token_index(out.tokens, src), _token_index(out.tokens, dst)
         ref = _top_heads(out.attentions, i, j, k)
         got = _as_pairs(bruto)
+        if sentence == SUBSTRING_SENTENCE and got == ref:
+            continue  # o caso da busca por pedaço só aparece quando falha
         if not c.expect(got is not None, f"{label}: devolve uma lista de pares (camada, cabeça)",
                         "[(camada, cabeça), ...]", repr(bruto)[:80] if bruto is not None else "None (nada)",
                         "faltou um `return` no fim da função?" if bruto is None else
@@ -389,12 +415,15 @@ def _output_hint(out, ref_out, X, W_q, W_k, W_v, W_o, n_heads, b_q, b_k, b_v, b_
 def projeto(c: Checker, fn, encoder):
     """Confere ``fn(encoder, frase, camada, cabeca, palavra) -> (tokens, linha)``: a linha do token ``▁palavra``
     (a primeira ocorrência: um caso tem a palavra duas vezes). Reconhece a palavra procurada sem o ``▁``, a
-    última ocorrência, a coluna em vez da linha, camada e cabeça trocadas e a média das cabeças."""
+    última ocorrência, a busca por pedaço (``palavra in t`` acha ``▁elefant`` para “ele”: esse último caso só
+    aparece no relatório quando falha), a coluna em vez da linha, camada e cabeça trocadas e a média das
+    cabeças."""
     encoder = _trusted_encoder(encoder)
     for sentence, layer, head, word in c.cases(((SENTENCES[0][0], 5, 3, "ele"), (SENTENCES[1][0], 0, 0, "porta"),
-                                                (SENTENCES[1][0], 11, 11, "frio"), (REPEATED_SENTENCE, 8, 2, "ele"))):
+                                                (SENTENCES[1][0], 11, 11, "frio"), (REPEATED_SENTENCE, 8, 2, "ele"),
+                                                (SUBSTRING_SENTENCE, 8, 8, "ele"))):
         label = f"camada {layer}, cabeça {head}, “{word}”"
-        if sentence == REPEATED_SENTENCE:
+        if sentence in (REPEATED_SENTENCE, SUBSTRING_SENTENCE):
             label += f" em “{sentence}”"
         try:
             result = c.call(label, fn, encoder, sentence, layer, head, word,
@@ -404,11 +433,13 @@ def projeto(c: Checker, fn, encoder):
                 raise
             _flag_missing_marker(c, label, word, exc)
             return
+        out = encoder(sentence)
+        if sentence == SUBSTRING_SENTENCE and _same_row(result, out, layer, head, word):
+            continue  # o caso da busca por pedaço só aparece quando falha
         itens = c.returns(result, label, "tokens", "linha")
         if itens is None:
             return
         tokens, row = itens
-        out = encoder(sentence)
         if not c.expect(isinstance(tokens, (list, tuple)) and list(tokens) == out.tokens, f"{label}: tokens (1º item)",
                         out.tokens, list(tokens) if isinstance(tokens, (list, tuple)) else describe(tokens),
                         "o 1º item são os tokens, encoder(frase).tokens; a ordem do return é (tokens, linha)."):
@@ -423,6 +454,7 @@ def projeto(c: Checker, fn, encoder):
              "primeira: out.tokens.index(\"▁\" + palavra).", a[layer, head, _last_index(out.tokens, word)]),
             ("é a linha do token (para onde ele olha), out.attentions[camada, cabeca, i], não a coluna "
              "[..., :, i] (quem olha para ele).", a[layer, head, :, i]),
+            (_substring_hint(out.tokens, word), a[layer, head, _substring_index(out.tokens, word) or 0]),
             ("camada e cabeça trocadas: out.attentions[camada, cabeca, i], com a camada no 1º índice.",
              a[head, layer, i]),
             ("use só a cabeça pedida, não a média das cabeças da camada.", a[layer].mean(0)[i]),
@@ -431,6 +463,18 @@ def projeto(c: Checker, fn, encoder):
             "out.attentions[camada, cabeca, i], com i o índice de '▁' + palavra em tokens (a primeira ocorrência).")
         if not c.close(got, ref, f"{label}: linha de atenção", hint=hint):
             return
+
+
+def _same_row(result, out, layer: int, head: int, word: str) -> bool:
+    """``result`` é a resposta certa, ``(tokens, linha)``, sem registrar nada no relatório."""
+    try:
+        tokens, row = result
+        row = np.asarray(row, dtype=float)
+    except (TypeError, ValueError):
+        return False
+    ref = out.attentions[layer, head, _token_index(out.tokens, word)]
+    return (isinstance(tokens, (list, tuple)) and list(tokens) == out.tokens and row.shape == ref.shape
+            and bool(np.allclose(row, ref, atol=1e-5, rtol=1e-5)))
 
 
 protect()  # a foto da biblioteca e desta verificação, antes do código do aluno

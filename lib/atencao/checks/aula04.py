@@ -256,6 +256,10 @@ _DICAS_BLOCO = {
 _SEQUENCIA_NO_ARRAY = re.compile(r"setting an array element with a sequence|inhomogeneous shape")
 
 
+# o erro da MultiHeadAttention quando a máscara entra na posição de key: attn(h, mask) em vez de attn(h, mask=mask)
+_MASCARA_COMO_KEY = re.compile(r"`key` precisa ter forma")
+
+
 @check("Exercício 3 (o forward do bloco codificador)")
 def exercicio_3(c: Checker, fn):
     """Confere ``fn(x, attn, ffn, norm1, norm2, norm_first, mask=None) -> (saida, pesos)``.
@@ -284,6 +288,13 @@ def exercicio_3(c: Checker, fn):
                            names=("x", "attn", "ffn", "norm1", "norm2", "norm_first"),
                            forbidden=(TransformerEncoderBlock,), **kw)
         except ValueError as exc:
+            if mask is not None and _MASCARA_COMO_KEY.search(str(exc)):
+                c.expect(False, f"{label}: a máscara chega à atenção", "attn(h, mask=mask)",
+                         student_error(exc)[0].replace("o seu código levantou ", "", 1),
+                         "a máscara foi passada na posição de key: a assinatura é attn(query, key=None, value=None, "
+                         "mask=None), e o 2º argumento posicional são as chaves. Passe a máscara pelo nome: "
+                         "attn(h, mask=mask).")
+                return
             if not _SEQUENCIA_NO_ARRAY.search(str(exc)):
                 raise
             # a única peça que devolve uma tupla é a atenção: (saida, pesos) entrou inteira numa conta
@@ -337,6 +348,11 @@ _DICA_CHAVES_DO_DECODIFICADOR = ("as chaves e os valores vêm de memory (a saíd
                                  "K = memory @ W_k e V = memory @ W_v; só as consultas vêm de x.")
 
 
+_DICA_PESOS_TRANSPOSTOS = ("os pesos estão transpostos (as contas estão certas): devolva os pesos como saem de "
+                           "softmax(Q Kᵀ / sqrt(d_k)), (..., n_q, n_k), uma linha por consulta (um token de x), sem "
+                           ".T nem swapaxes.")
+
+
 @check("Exercício 4 (a atenção cruzada)")
 def exercicio_4(c: Checker, fn):
     """Confere ``fn(x, memory, W_q, W_k, W_v) -> (saida, pesos)``, com ``saida`` (..., n_q, d_v) e ``pesos``
@@ -385,10 +401,13 @@ def exercicio_4(c: Checker, fn):
                                   "token da saída) e as chaves de memory; pesos (n_q, n_k).",
                       (n_k, n_k): "as consultas vêm de x (o decodificador), não de memory: Q = x @ W_q."}
             hint = formas.get(w.shape[-2:]) if w.shape[:-2] == lead else None
+            if w.shape == np.swapaxes(ref_w, -1, -2).shape and np.allclose(np.swapaxes(w, -1, -2), ref_w, atol=1e-6):
+                hint = _DICA_PESOS_TRANSPOSTOS
             c.close(w, ref_w, f"{label}: pesos (n_q, n_k) = ({n_q}, {n_k})",
                     hint=hint or f"os pesos têm forma (..., n_q, n_k) = (..., {n_q}, {n_k}): uma linha por consulta.")
             return
         variantes = [
+            (_DICA_PESOS_TRANSPOSTOS, np.swapaxes(ref_w, -1, -2)),
             (_DICA_CHAVES_DO_DECODIFICADOR, _cross(x, memory, W_q, W_k, W_v, fonte_kv="x")[1]),
             ("os papéis estão trocados: consultas de x, chaves e valores de memory.",
              _cross(x, memory, W_q, W_k, W_v, fonte_q="memory", fonte_kv="x")[1]),
@@ -422,27 +441,78 @@ def _kv(attn: MultiHeadAttention, X: np.ndarray):
     return K, V
 
 
+# a consulta nova viu só a chave do 1º token: no passo 1 é também o cache antigo sem o token novo; o passo 2 separa
+_SO_A_PRIMEIRA = ("a consulta nova viu só a chave do 1º token: causal_mask(1, t + 1) é a 1ª linha de uma máscara "
+                  "causal (só a coluna 0 liberada), mas o token novo é a ÚLTIMA posição. Aqui não há máscara: o token "
+                  "novo olha para todas as chaves do cache (se quiser a máscara, é a última linha de "
+                  "causal_mask(t + 1)).")
+_SEM_O_NOVO = ("o token novo também olha para si mesmo: concatene a chave e o valor dele ao cache ANTES de calcular "
+               "a atenção.")
+
+
 def _passo_variantes(attn: MultiHeadAttention, X: np.ndarray, t: int) -> list:
-    """(dica, saída) dos enganos comuns no passo ``t`` com cache (X tem os tokens 0..t)."""
+    """(dica, saída) dos enganos comuns no passo ``t`` com cache (X tem os tokens 0..t), cada um com a sua dica.
+    Uma saída ``None`` é um engano que não muda nada neste passo."""
     x = X[t:t + 1]
+    zero = np.zeros(attn.d_model)
     q = split_heads(x @ attn.W_q + attn.b_q, attn.n_heads)  # (n_heads, 1, d_k)
     K, V = _kv(attn, X[: t + 1])
+    # o token novo sem os vieses nas projeções (o cache antigo, que a verificação passa, tem os vieses)
+    q0, k0, v0 = (split_heads(x @ W, attn.n_heads) for W in (attn.W_q, attn.W_k, attn.W_v))
+    K0, V0 = np.concatenate([K[:, :-1], k0], axis=1), np.concatenate([V[:, :-1], v0], axis=1)
 
-    def fim(Kc, Vc, escala=None, W_o=True):
-        s = q @ np.swapaxes(Kc, -1, -2) / (np.sqrt(attn.d_k) if escala is None else escala)
-        heads = merge_heads(softmax(s) @ Vc)  # (1, d_model)
-        return heads @ attn.W_o + attn.b_o if W_o else heads
+    def fim(Kc, Vc, escala=None, W_o=True, b_o=True, qq=None, eixo=-1):
+        s = (q if qq is None else qq) @ np.swapaxes(Kc, -1, -2) / (np.sqrt(attn.d_k) if escala is None else escala)
+        heads = merge_heads(softmax(s, axis=eixo) @ Vc)  # (1, d_model)
+        return heads @ attn.W_o + (attn.b_o if b_o else zero) if W_o else heads
 
     return [
         ("a consulta nova olha para TODAS as chaves até aqui: concatene a chave e o valor novos ao cache "
          "(np.concatenate([K_cache, k], axis=1)) e use o cache inteiro, não só o token novo.",
          fim(K[:, -1:], V[:, -1:])),
-        ("o token novo também olha para si mesmo: concatene a chave e o valor dele ao cache ANTES de calcular a "
-         "atenção.", fim(K[:, :-1], V[:, :-1]) if t > 0 else None),
+        (_SEM_O_NOVO, fim(K[:, :-1], V[:, :-1]) if t > 0 else None),
+        (_SO_A_PRIMEIRA, fim(K[:, :1], V[:, :1]) if t > 1 else None),
+        ("faltou a escala: divida os scores de cada cabeça por sqrt(d_k) = sqrt(attn.d_k) antes da softmax.",
+         fim(K, V, escala=1.0)),
         ("cada cabeça é escalada por sqrt(d_k) = sqrt(d_model / n_heads), não por sqrt(d_model).",
          fim(K, V, escala=np.sqrt(attn.d_model))),
+        ("a escala é a RAIZ de d_k: divida por np.sqrt(attn.d_k), não por attn.d_k.", fim(K, V, escala=attn.d_k)),
+        ("faltaram os vieses: q = x_new @ W_q + b_q, k = x_new @ W_k + b_k, v = x_new @ W_v + b_v e, no fim, "
+         "+ b_o.", fim(K0, V0, qq=q0, b_o=False)),
+        # no passo 0 (uma chave só, peso 1) b_q e b_k não mudam a saída: só o b_v aparece
+        ("faltaram os vieses da consulta e da chave do token novo: q = x_new @ W_q + b_q e k = x_new @ W_k + b_k.",
+         fim(K0, V, qq=q0) if t > 0 else None),
+        ("faltou somar b_v: v = x_new @ W_v + b_v (o cache guarda os valores com o viés)."
+         + (" Confira também b_q e b_k: com um token só no cache, eles ainda não mudam a saída." if t == 0 else ""),
+         fim(K, V0)),
+        ("faltou somar b_o no fim: saida = merge_heads(...) @ W_o + b_o.", fim(K, V, b_o=False)),
         ("faltou a projeção de saída: concatene as cabeças e multiplique por W_o (e some b_o).", fim(K, V, W_o=False)),
+        ("a softmax é sobre as chaves (o último eixo, axis=-1), em cada cabeça: não sobre as cabeças (axis=0).",
+         fim(K, V, eixo=0) if attn.n_heads > 1 else None),
     ]
+
+
+def _disambiguate_first_key(c: Checker, fn, mats: list, vieses: list, n_heads: int, X: np.ndarray,
+                            label: str) -> str:
+    """No passo 1, só a 1ª chave é também o cache antigo sem o token novo: o passo 2 (chamado sem entrar no
+    relatório) diz qual dos dois enganos foi. Devolve a dica."""
+    if len(X) < 3:
+        return f"{_SEM_O_NOVO} (Ou: {_SO_A_PRIMEIRA})"
+    attn = MultiHeadAttention.from_weights(*mats, *vieses, n_heads=n_heads)
+    K2, V2 = _kv(attn, X[:2])
+    ret = c.call(label, fn, attn, X[2:3], K2, V2, names=("attn", "x_new", "K_cache", "V_cache"),
+                 forbidden=(MultiHeadAttention.forward,))
+    try:
+        out2 = np.asarray(ret[0], dtype=float)
+    except (TypeError, ValueError, IndexError, KeyError):
+        out2 = None
+    attn = MultiHeadAttention.from_weights(*mats, *vieses, n_heads=n_heads)
+    variantes = dict(_passo_variantes(attn, X[:3], 2)[1:3])
+    for dica in (_SO_A_PRIMEIRA, _SEM_O_NOVO):
+        v = variantes[dica]
+        if out2 is not None and out2.shape == v.shape and np.allclose(out2, v, atol=1e-8):
+            return dica
+    return f"{_SEM_O_NOVO} (Ou: {_SO_A_PRIMEIRA})"
 
 
 @check("Projeto (a atenção com KV cache)")
@@ -453,8 +523,12 @@ def projeto(c: Checker, fn):
     ``K_cache``, ``V_cache`` (n_heads, t, d_k) são as chaves e os valores dos t tokens anteriores (t = 0 no
     primeiro passo). A saída de cada passo precisa ser a última linha da atenção causal recalculada sobre os
     t + 1 tokens, e o cache novo, o antigo com a chave e o valor do token novo no fim. Casos: 2 e 4 cabeças,
-    7 e 5 passos. Reconhece o cache esquecido (só o token novo), o token novo fora do próprio cache, a escala
-    por sqrt(d_model), a falta de W_o, o cache não atualizado e o token novo no começo do cache.
+    7 e 5 passos. Reconhece o cache esquecido (só o token novo), o token novo fora do próprio cache, a máscara
+    ``causal_mask(1, t + 1)`` (só a 1ª chave), a escala que falta ou errada, os vieses que faltam, a falta de W_o,
+    a softmax sobre as cabeças, o cache não atualizado e o token novo no começo do cache, cada um com a sua dica.
+
+    O enunciado proíbe só a ``attn(...)`` pronta (o ``forward`` da ``MultiHeadAttention``, que recalcularia tudo):
+    a atenção de cada cabeça pode ser a conta com ``softmax`` ou ``scaled_dot_product_attention(q, K, V)``.
     """
     rng = np.random.default_rng(case_seed(2023))
     for n, d_model, n_heads in c.cases([(7, 8, 2), (5, 16, 4)]):
@@ -468,8 +542,7 @@ def projeto(c: Checker, fn):
             attn = MultiHeadAttention.from_weights(*mats, *vieses, n_heads=n_heads)
             ret = c.returns(c.call(label, fn, attn, X[t:t + 1], K_c, V_c,
                                    names=("attn", "x_new", "K_cache", "V_cache"),
-                                   forbidden=(MultiHeadAttention.forward, scaled_dot_product_attention, attend,
-                                              attend_checked)),
+                                   forbidden=(MultiHeadAttention.forward,)),
                             label, "saida", "K_cache", "V_cache")
             if ret is None:
                 return
@@ -481,18 +554,25 @@ def projeto(c: Checker, fn):
             K_ref, V_ref = _kv(attn, X[: t + 1])
             hint = None
             if out.shape == ref.shape:
-                hint = matching_hint(out, [(h, v) for h, v in _passo_variantes(attn, X, t) if v is not None], ref)
+                hint = matching_hint(out, [(h, v) for h, v in _passo_variantes(attn, X[: t + 1], t) if v is not None],
+                                     ref, atol=1e-8)
+                if hint == _SEM_O_NOVO and t == 1:
+                    hint = _disambiguate_first_key(c, fn, mats, vieses, n_heads, X, label)
             else:
                 hint = f"a saída é a do token novo: forma (1, d_model) = (1, {d_model})."
             if not c.close(out, ref, f"{label}: a saída = a última linha da atenção recalculada", atol=1e-8,
                            hint=hint or "q do token novo contra K_cache e V_cache já com o token novo, por cabeça; "
                                         "depois junte as cabeças e aplique W_o."):
                 return
-            for got, esperado, nome in ((K_novo, K_ref, "K_cache"), (V_novo, V_ref, "V_cache")):
+            for got, esperado, nome, W in ((K_novo, K_ref, "K_cache", attn.W_k), (V_novo, V_ref, "V_cache", attn.W_v)):
+                sem_vies = np.concatenate([esperado[:, :-1], split_heads(X[t:t + 1] @ W, n_heads)], axis=1)
                 dica = (f"devolva o cache com o token novo: forma (n_heads, t + 1, d_k) = {esperado.shape}."
                         if got.shape != esperado.shape else
                         "o token novo entra no FIM do cache (axis=1): a ordem do cache é a ordem das posições."
                         if np.allclose(got, np.concatenate([esperado[:, -1:], esperado[:, :-1]], axis=1)) else
+                        f"{'a chave' if nome == 'K_cache' else 'o valor'} do token novo entrou no cache sem o viés: "
+                        f"{'k = x_new @ W_k + b_k' if nome == 'K_cache' else 'v = x_new @ W_v + b_v'}."
+                        if np.allclose(got, sem_vies) else
                         f"{nome} novo = o antigo com {'a chave' if nome == 'K_cache' else 'o valor'} do token novo "
                         "no fim (a projeção com o viés, dividida em cabeças: forma (n_heads, 1, d_k)).")
                 if not c.close(got, esperado, f"{label}: {nome} novo", atol=1e-8, hint=dica):

@@ -124,6 +124,31 @@ def _grads(dO, Q, K, V, A, scale):
     return dS, dV, scale * (dS @ K), scale * (dS.T @ Q)
 
 
+def _idas_erradas(Q, K, mask) -> list:
+    """(dica, pesos A) dos enganos típicos da ida: a máscara aplicada do jeito errado, a softmax no eixo errado."""
+    S = Q @ K.T / np.sqrt(Q.shape[-1])
+    M = None if mask is None else np.asarray(mask, dtype=bool)
+    bloqueia = lambda m: np.where(m, S, -np.inf)  # noqa: E731
+    idas = [("a softmax da ida normaliza cada LINHA (axis=-1): cada consulta distribui os seus pesos entre as "
+             "chaves, e não cada coluna (axis=0).", softmax(S if M is None else bloqueia(M), axis=0))]
+    if M is None:
+        return idas
+    idas += [
+        ("multiplicar as pontuações pela máscara não bloqueia nada: S * mask dá pontuação 0 (e um peso maior que 0) "
+         "às posições bloqueadas. Bloqueie com -inf antes da softmax: S = np.where(mask, S, -np.inf).",
+         softmax(S * M)),
+        ("a máscara entrou DEPOIS da softmax: zerar os pesos bloqueados deixa cada linha somando menos de 1. "
+         "Bloqueie as pontuações antes (S = np.where(mask, S, -np.inf)) e só então faça a softmax.", softmax(S) * M),
+        ("-1e9 no lugar de -inf: numa consulta com todas as chaves bloqueadas, a softmax de pontuações todas iguais "
+         "a -1e9 dá pesos iguais (1/n_k), e não 0. Use -np.inf com atencao.softmax (ou a sua softmax da Aula 2), que "
+         "devolve pesos 0 nessa linha.", softmax(np.where(M, S, -1e9))),
+    ]
+    if M.shape[0] == M.shape[1]:
+        idas.append(("a máscara está transposta: mask[i, j] diz se a consulta i (linha) pode ver a chave j (coluna); "
+                     "use a máscara como veio, sem .T.", softmax(bloqueia(M.T))))
+    return idas
+
+
 def _dicas_atencao(dO, Q, K, V, mask) -> dict:
     """Para cada gradiente (``dQ``, ``dK``, ``dV``), os enganos típicos e o resultado de cada um."""
     d_k = Q.shape[-1]
@@ -138,17 +163,24 @@ def _dicas_atencao(dO, Q, K, V, mask) -> dict:
             "onde A = 0 e nada mais é preciso.")
     sem_soma = ("faltou o termo da soma no backward da softmax: dS = A * (dA - (dA * A).sum(axis=-1, "
                 "keepdims=True)), com dA = dO @ V.T.")
+    dA = dO @ V.T
+    dS_eixo0 = A * (dA - (dA * A).sum(axis=0, keepdims=True))
+    eixo0 = ("a soma do backward da softmax foi no eixo errado: a softmax normaliza cada LINHA (o último eixo), "
+             "então dS = A * (dA - (dA * A).sum(axis=-1, keepdims=True)), e não axis=0.")
+    # os enganos da ida (a máscara, o eixo da softmax): os pesos A errados mudam os três gradientes
+    ida = [(pesos_dica, _grads(dO, Q, K, V, A_errado, s)[1:]) for pesos_dica, A_errado in _idas_erradas(Q, K, mask)]
+    por_nome = {nome: [(dica, g[k]) for dica, g in ida] for k, nome in ((1, "dQ"), (2, "dK"), (0, "dV"))}
     return {
-        "dV": [(vaza, dV_v),
+        "dV": [(vaza, dV_v), *por_nome["dV"],
                ("dV = Aᵀ dO (a transposta de A): cada valor recebe o gradiente das consultas que olharam para ele.",
                 A @ dO if A.shape[0] == A.shape[1] else np.zeros(0))],
-        "dQ": [(vaza, dQ_v), (sem_soma, s * (dS_sem_soma @ K)),
+        "dQ": [(vaza, dQ_v), *por_nome["dQ"], (sem_soma, s * (dS_sem_soma @ K)), (eixo0, s * (dS_eixo0 @ K)),
                ("faltou o fator 1/√d_k: a ida multiplicou Q Kᵀ por 1/√d_k, então dQ = dS @ K / √d_k.", dS @ K),
                ("o fator é 1/√d_k, não 1/d_k: dQ = dS @ K / np.sqrt(d_k).", dS @ K / d_k),
                ("o fator 1/√d_k divide, não multiplica: dQ = dS @ K / np.sqrt(d_k).", np.sqrt(d_k) * (dS @ K)),
                ("dQ = dS K (sem transpor K): dS é (n_q, n_k) e K é (n_k, d_k).", s * (dS.T @ K)
                 if dS.shape[0] == dS.shape[1] else np.zeros(0))],
-        "dK": [(vaza, dK_v), (sem_soma, s * (dS_sem_soma.T @ Q)),
+        "dK": [(vaza, dK_v), *por_nome["dK"], (sem_soma, s * (dS_sem_soma.T @ Q)), (eixo0, s * (dS_eixo0.T @ Q)),
                ("faltou o fator 1/√d_k: dK = dS.T @ Q / √d_k.", dS.T @ Q),
                ("o fator é 1/√d_k, não 1/d_k: dK = dS.T @ Q / np.sqrt(d_k).", dS.T @ Q / d_k),
                ("o fator 1/√d_k divide, não multiplica: dK = dS.T @ Q / np.sqrt(d_k).", np.sqrt(d_k) * (dS.T @ Q)),
@@ -245,8 +277,10 @@ def _loss(Q, K, V, dO, mask):
     return float((scaled_dot_product_attention(Q, K, V, mask=mask)[0] * dO).sum())
 
 
-def _numeric(Q, K, V, dO, mask, eps=1e-6, dtype=np.float64, forward=False, all_at_once=False, factor=2.0):
-    """As diferenças (centrais, ou os enganos típicos) da perda em relação a Q, K e V."""
+def _numeric(Q, K, V, dO, mask, eps=1e-6, dtype=np.float64, forward=False, all_at_once=False, factor=2.0,
+             five_point=False):
+    """As diferenças (centrais, ou os enganos típicos: ``five_point``, a fórmula de 5 pontos) da perda em relação
+    a Q, K e V."""
     arrays = [np.array(a, dtype=dtype) for a in (Q, K, V)]
     dO = np.asarray(dO, dtype=dtype)
     grads = []
@@ -262,6 +296,11 @@ def _numeric(Q, K, V, dO, mask, eps=1e-6, dtype=np.float64, forward=False, all_a
                 minus[k][i] -= dtype(eps)
             lp, lm = _loss(*plus, dO, mask), _loss(*minus, dO, mask)
             value = (lp - _loss(*arrays, dO, mask)) / eps if forward else (lp - lm) / (factor * eps)
+            if five_point:  # (−L(x + 2ε) + 8L(x + ε) − 8L(x − ε) + L(x − 2ε)) / (12ε)
+                plus2, minus2 = [a.copy() for a in arrays], [a.copy() for a in arrays]
+                plus2[k][i] += dtype(2 * eps)
+                minus2[k][i] -= dtype(2 * eps)
+                value = (-_loss(*plus2, dO, mask) + 8 * lp - 8 * lm + _loss(*minus2, dO, mask)) / (12 * eps)
             if i is None:
                 g[...] = value
             else:
@@ -330,7 +369,8 @@ def exercicio_3(c: Checker, numerical_gradient_fn):
         if got is None:
             return
         exato = attention_backward(dO, Q, K, V, _forward(Q, K, V, m))
-        if eps is not None and not _same_central(c, label, got, exato, _numeric(Q, K, V, dO, m, eps=eps)):
+        if eps is not None and not _same_central(c, label, got, exato, _numeric(Q, K, V, dO, m, eps=eps),
+                                                 (Q, K, V, dO, m)):
             return
         if eps is not None:
             continue
@@ -353,8 +393,9 @@ def exercicio_3(c: Checker, numerical_gradient_fn):
                 return
 
 
-def _same_central(c: Checker, label: str, got, exato, central) -> bool:
-    """O caso do passo grande: cada gradiente igual às diferenças centrais com esse passo (não ao exato)."""
+def _same_central(c: Checker, label: str, got, exato, central, entradas: tuple) -> bool:
+    """O caso do passo grande: cada gradiente igual às diferenças centrais com esse passo (não ao exato).
+    ``entradas``: (Q, K, V, dO, mask), para montar os enganos."""
     for k, nome in enumerate(("dQ", "dK", "dV")):
         g = c.array(got[k], f"{label}: {nome} é um array de números")
         if g is None:
@@ -362,6 +403,14 @@ def _same_central(c: Checker, label: str, got, exato, central) -> bool:
         escala = float(np.abs(central[k]).max())
         if g.shape != central[k].shape:
             hint = f"{nome} numérico tem a forma de {'QKV'[k]}, {central[k].shape}."
+        elif _float32(got[k]) and np.allclose(g, central[k], rtol=1e-6, atol=1e-6 * escala):
+            hint = (f"{nome} foi guardado em float32 (um np.zeros_like de array float32, ou dtype=np.float32): a conta "
+                    "está certa, mas o float32 guarda só uns 7 algarismos, e este caso pede 1e-9. Guarde as derivadas "
+                    "num array float64 (np.zeros(x.shape)).")
+        elif np.allclose(g, _numeric(*entradas, eps=EPS_GRANDE, five_point=True)[k], rtol=0, atol=1e-9 * escala):
+            hint = ("essa é a fórmula de 5 pontos, (−L(x + 2ε) + 8L(x + ε) − 8L(x − ε) + L(x − 2ε)) / (12ε): com um "
+                    "passo grande ela dá outro número. O enunciado pede as diferenças centrais, "
+                    "(L(x + eps·eᵢ) − L(x − eps·eᵢ)) / (2·eps), com o eps recebido.")
         elif np.allclose(g, exato[k], rtol=0, atol=1e-6 * escala):
             hint = (f"a sua função não usou o eps que recebeu: com eps = {EPS_GRANDE}, as diferenças centrais ficam "
                     "longe do gradiente exato (o erro é da ordem de eps²), mas o resultado dela é o gradiente exato "
