@@ -39,11 +39,14 @@ _EXCEPTIONS = {c.__name__: c for c in (
 
 
 class StudentError(Exception):
-    """Uma exceção do código do aluno de um tipo que não é dos comuns (o nome dela vem em ``tipo``)."""
+    """Uma exceção do código do aluno de um tipo que não é dos comuns (o nome dela vem em ``tipo_do_aluno`` e no
+    começo da mensagem)."""
 
 
 class StudentProcessStopped(RuntimeError):
     """O processo do aluno não respondeu (parou, ou o canal foi fechado)."""
+
+    mensagem_fixa = True  # escrita pela correção, não pelo caso sorteado: o critério da conferência a cita
 
 
 class RemoteAnswer:
@@ -61,8 +64,10 @@ def _exception(dados: dict) -> BaseException:
     cls = _EXCEPTIONS.get(tipo)
     if tipo == "TempoEsgotado":
         exc = StudentError("a função passou do tempo limite")
+        exc.mensagem_fixa = True  # escrita pela correção: o critério a cita (as outras, com o caso sorteado, não)
     elif cls is None:
         exc = StudentError(f"{tipo}: {mensagem}" if mensagem else tipo)
+        exc.tipo_do_aluno = tipo  # o critério da conferência diz o tipo, sem a mensagem
     else:
         try:
             exc = cls(mensagem) if cls not in (KeyError,) else cls(mensagem.strip("'\""))

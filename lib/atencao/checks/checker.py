@@ -13,7 +13,7 @@ import sys
 
 import numpy as np
 
-from . import integrity
+from . import cases, integrity
 from .errors import is_numpy_shape_error
 from .figures import figure_data, open_figures
 from .report import MARKS, describe, format_number, format_value, return_hint
@@ -69,7 +69,7 @@ class Checker:
     Sem atributos além destes (``__slots__``): o código avaliado não consegue trocar ``expect`` numa
     instância em uso."""
 
-    __slots__ = ("title", "lines", "failures", "captured", "case", "n_cases", "failed_case")
+    __slots__ = ("title", "lines", "failures", "captured", "case", "n_cases", "failed_case", "labels")
 
     def __init__(self, title: str):
         self.title = title
@@ -79,6 +79,7 @@ class Checker:
         self.case: int | None = None  # o caso em andamento (1, 2, ...), quando a verificação usa :meth:`cases`
         self.n_cases: int | None = None
         self.failed_case: int | None = None  # o caso do primeiro ❌ (o cabeçalho diz "no caso 2 de 5")
+        self.labels: list[str] = []  # os rótulos passados a :meth:`call` (veja :meth:`_failure_text`)
 
     def cases(self, items):
         """Percorre os casos de uma verificação, guardando qual está em andamento e quantos são: o cabeçalho
@@ -107,7 +108,9 @@ class Checker:
         Returns
         -------
         bool
-            ``ok``; o padrão é ``if not c.expect(...): return`` (parar no primeiro caso que falha).
+            ``ok``; o padrão é ``if not c.expect(...): return`` (parar no primeiro caso que falha). Numa falha,
+            ``what`` entra em :attr:`failures` (na conferência da correção, sem o rótulo do caso:
+            :meth:`_failure_text`).
         """
         ok = bool(ok)
         if ok:
@@ -123,8 +126,25 @@ class Checker:
             if hint:
                 detail.append(f"       dica: {hint}")
             self.lines.extend(detail)
-            self.failures.append(what)
+            self.failures.append(self._failure_text(what))
         return ok
+
+    def _failure_text(self, what: str) -> str:
+        """O critério ``what`` como entra em :attr:`failures`, que a conferência da correção devolve e que vira o
+        motivo em ``notas.csv`` e no retorno.
+
+        No notebook, ``what`` como está. Na conferência (casos sorteados, :data:`.cases.RANDOMIZE_CASES`), o
+        rótulo do caso passado a :meth:`call` (no começo de ``what``) pode citar um valor sorteado (``n = 13``,
+        uma forma), outro a cada correção: ele dá lugar ao número do caso (``caso 5 de 5: ...``), e um critério
+        sem rótulo ganha o número na frente. A mesma turma dá então o mesmo motivo, byte a byte.
+        """
+        if not cases.RANDOMIZE_CASES or not isinstance(self.case, int):
+            return what
+        caso = f"caso {self.case} de {self.n_cases}"
+        for label in sorted(self.labels, key=len, reverse=True):
+            if what == label or what.startswith(label + ":"):
+                return caso + what[len(label):]
+        return f"{caso}: {what}"
 
     def call(self, label: str, fn, *args, names: tuple = (), forbidden: tuple = (), mutation_hint: str | None = None,
              **kwargs):
@@ -146,6 +166,8 @@ class Checker:
         outro processo), a chamada vai para lá só com dados simples, e o que volta é julgado aqui.
         """
         nomes = list(names or [f"argumento {i + 1}" for i in range(len(args))]) + list(kwargs)
+        if label not in self.labels:
+            self.labels.append(label)
         if not isinstance(fn, RemoteCall) and not callable(fn):
             self.expect(False, f"{label}: a verificação recebeu uma função", expected="uma função (def ...)",
                         obtained=f"{type(fn).__name__}: {reprlib.repr(fn)}",

@@ -5,6 +5,11 @@ original continuam à vista, para buscar); usada pelas verificações, pela corr
 (``correcao.relatorio.readable_error``) e pelo explorador. :func:`student_error` monta o ❌ de uma exceção
 levantada pelo código do aluno; :func:`is_numpy_shape_error` separa o erro de formas do NumPy de um
 ``ValueError`` levantado de propósito pelo aluno.
+
+Na conferência da correção (casos sorteados, :data:`.cases.RANDOMIZE_CASES`), o critério de um erro do aluno
+cita só o tipo e a linha, não a mensagem: ela costuma trazer valores do caso sorteado (a chave ``b'\\x1f[…'`` que
+faltou numa tabela, um array, um índice), outros a cada correção, e o critério entra no motivo de ``notas.csv`` e
+no retorno, que precisam sair iguais, byte a byte, para a mesma turma.
 """
 
 from __future__ import annotations
@@ -12,6 +17,7 @@ from __future__ import annotations
 import os
 import re
 
+from . import cases
 from .watcher import CHECKS_DIR, is_student_file
 
 __all__ = ["translate", "student_error", "is_numpy_shape_error"]
@@ -81,7 +87,9 @@ def student_error(exc: BaseException) -> tuple[str, None, None, str]:
         ``(critério, None, None, dica)``: o critério diz o erro (a mensagem em português quando é uma das
         comuns, :func:`translate`) e a linha da função do aluno onde aconteceu; a dica traz a mensagem
         original. Um erro sem nenhum quadro do aluno, dentro das verificações, vira "a verificação não
-        conseguiu ler o que a sua função devolveu".
+        conseguiu ler o que a sua função devolveu". Na conferência da correção (casos sorteados), o critério
+        diz só o tipo do erro e a linha, e a mensagem passa para a dica (veja o começo deste módulo); uma
+        exceção com ``mensagem_fixa`` (a do tempo esgotado, escrita pela correção, não pelo caso) a mantém.
     """
     original = " ".join(str(exc).split())[:300]
     traduzida = translate(original)
@@ -94,7 +102,12 @@ def student_error(exc: BaseException) -> tuple[str, None, None, str]:
         return ("a verificação não conseguiu ler o que a sua função devolveu",
                 "o formato pedido no enunciado", f"{type(exc).__name__}: {original[:120]}",
                 "confira a ordem e o tipo de cada item do `return` (o enunciado diz o que devolver, nessa ordem).")
-    criterio = f"o seu código levantou {type(exc).__name__}: {traduzida or original}"
+    sorteado = cases.RANDOMIZE_CASES and not getattr(exc, "mensagem_fixa", False)
+    # de outro processo, um tipo que não é dos comuns chega como StudentError, com o nome original à parte
+    tipo = getattr(exc, "tipo_do_aluno", None) if sorteado else None
+    criterio = f"o seu código levantou {tipo or type(exc).__name__}"
+    if not sorteado:
+        criterio += f": {traduzida or original}"
     if onde:
         criterio += f" (linha {onde[0]} de {onde[1]})" if onde[1] != "<module>" else f" (linha {onde[0]})"
     dica = "rode a sua função sozinha numa célula para ver o erro completo."
@@ -104,6 +117,8 @@ def student_error(exc: BaseException) -> tuple[str, None, None, str]:
                 "e mudar a vista muda a matriz; use linha = pesos[i].copy(). " + dica)
     if traduzida != original:
         dica = f"mensagem original: “{original}”; " + dica
+    if sorteado and original:  # a mensagem, fora do critério, ainda aparece no relatório impresso
+        dica = f"mensagem: “{traduzida}”; " + dica
     return criterio, None, None, dica
 
 
