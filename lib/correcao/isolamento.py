@@ -548,6 +548,8 @@ def sandbox_support() -> SandboxSupport:
     Devolve um :class:`SandboxSupport`; nunca levanta (sem o bwrap, ``ok=False`` com a mensagem de instalação).
     """
     global _SUPPORT
+    if not shutil.which("bwrap"):  # conferido sempre (barato): o bwrap pode ter sido instalado ou removido
+        return SandboxSupport(False, cause=INSTALL_BWRAP)
     with _SUPPORT_LOCK:
         if _SUPPORT is None:
             _SUPPORT = _probe_support()
