@@ -47,6 +47,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
+from hub_comum import copiar_curso, falta, rodar
 
 ROOT = Path(__file__).resolve().parents[2]
 BASE = Path(os.environ.get("CURSO_HUB_TESTE", "/opt/curso-hub-teste"))
@@ -55,21 +56,8 @@ CURSO = BASE / "curso"
 AULA = "aula-01-self-attention"
 NB = "03-exercicios"
 ALUNOS = 10
-NA_CI = bool(os.environ.get("CI"))
 PATH_DO_SYSTEMD = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 GRUPO = "curso-prof"
-
-
-def _falta(motivo: str):
-    if NA_CI:
-        pytest.fail(motivo)
-    pytest.skip(motivo)
-
-
-def _rodar(cmd, **kw):
-    r = subprocess.run([str(c) for c in cmd], capture_output=True, text=True, **kw)
-    assert r.returncode == 0, f"{cmd}: {r.stdout[-2000:]}\n{r.stderr[-3000:]}"
-    return r
 
 
 def _porta() -> int:
@@ -180,18 +168,6 @@ def test_configuracao_do_hub_estado_path_matplotlib_e_umask(monkeypatch, tmp_pat
 
 
 # --- a preparação ------------------------------------------------------------------------------------------------
-
-
-def _copiar_curso() -> None:
-    """O clone do curso (os arquivos que o git tem ou teria: os versionados e os novos que ele não ignora)."""
-    if CURSO.exists():
-        shutil.rmtree(CURSO)
-    arquivos = _rodar(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=ROOT).stdout
-    for nome in filter(None, arquivos.split("\0")):
-        origem = ROOT / nome
-        if origem.is_file():
-            (CURSO / nome).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(origem, CURSO / nome)
 
 
 def _instalar(exchange: Path, estado: Path) -> None:
@@ -330,9 +306,9 @@ def turma():  # noqa: PLR0915 — a preparação do hub, passo a passo, como o g
     if not os.environ.get("CURSO_TESTE_HUB"):
         pytest.skip("o teste do JupyterHub roda com `make test-hub` (python3 curso.py test-hub)")
     if os.geteuid() != 0:
-        _falta("o teste do hub cria usuários Unix: rode como root (make test-hub)")
+        falta("o teste do hub cria usuários Unix: rode como root (make test-hub)")
     if not Path("/usr/bin/python3").exists():
-        _falta("sem /usr/bin/python3 (o ambiente do hub é criado com ele)")
+        falta("sem /usr/bin/python3 (o ambiente do hub é criado com ele)")
     grupo_existia = subprocess.run(["getent", "group", GRUPO], capture_output=True).returncode == 0
     etc_existia = Path("/etc/curso-hub").exists()  # o hub/instalar.sh cria /etc/curso-hub (vazia)
     criados, processo = [], None
@@ -341,7 +317,7 @@ def turma():  # noqa: PLR0915 — a preparação do hub, passo a passo, como o g
     exchange, estado = run / "exchange", run / "estado"
     try:
         BASE.mkdir(parents=True, exist_ok=True)
-        _copiar_curso()
+        copiar_curso(CURSO)
         t_instalar = time.monotonic()
         _instalar(exchange, estado)
         t_instalar = time.monotonic() - t_instalar
@@ -352,9 +328,9 @@ def turma():  # noqa: PLR0915 — a preparação do hub, passo a passo, como o g
         modelo_aluno, modelo_prof = (ln for ln in linhas_do_guia("2. Alunos e professor") if ln.startswith("useradd"))
         assert f"-G {GRUPO}" in modelo_prof and "-G" not in modelo_aluno
         for u in alunos:
-            _rodar(_useradd(modelo_aluno, u))
+            rodar(_useradd(modelo_aluno, u))
             criados.append(u)
-        _rodar(_useradd(modelo_prof, prof))
+        rodar(_useradd(modelo_prof, prof))
         criados.append(prof)
         # o hub, com o comando do guia, da pasta do curso (onde nada dele pode ficar) e com o PATH do systemd
         linhas = linhas_do_guia("2. Alunos e professor")

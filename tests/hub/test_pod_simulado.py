@@ -26,6 +26,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from hub_comum import copiar_curso, falta, rodar
 
 if not os.environ.get("CURSO_TESTE_HUB"):
     pytest.skip("a simulação do pod roda com `make test-hub` (python3 curso.py test-hub)", allow_module_level=True)
@@ -34,7 +35,6 @@ ROOT = Path(__file__).resolve().parents[2]
 BASE = Path(os.environ.get("CURSO_POD_TESTE", "/opt/curso-pod-teste"))
 VENV = BASE / "venv"
 CURSO = BASE / "curso"
-NA_CI = bool(os.environ.get("CI"))
 NOBODY = "65534"
 # O que o RuntimeDefault do Docker/containerd faz com quem não tem CAP_SYS_ADMIN: nada de unshare, nem de clone
 # com CLONE_NEWUSER (0x10000000); o clone3 some (ENOSYS), e a glibc volta ao clone
@@ -46,40 +46,23 @@ SEM_USERNS = {"defaultAction": "SCMP_ACT_ALLOW", "syscalls": [
 ]}
 
 
-def _falta(motivo: str):
-    if NA_CI:
-        pytest.fail(motivo)
-    pytest.skip(motivo)
-
-
-def _rodar(cmd, **kw):
-    r = subprocess.run([str(c) for c in cmd], capture_output=True, text=True, **kw)
-    assert r.returncode == 0, f"{cmd}: {r.stdout[-2000:]}\n{r.stderr[-3000:]}"
-    return r
-
-
 @pytest.fixture(scope="module")
 def pod():
     if os.geteuid() != 0:
-        _falta("a simulação do pod monta sobre o /proc e troca de usuário: rode como root (make test-hub)")
+        falta("a simulação do pod monta sobre o /proc e troca de usuário: rode como root (make test-hub)")
     for programa in ("bwrap", "unshare", "setpriv"):
         if not shutil.which(programa):
-            _falta(f"sem o {programa} (apt-get install bubblewrap util-linux)")
+            falta(f"sem o {programa} (apt-get install bubblewrap util-linux)")
     if subprocess.run(["/usr/bin/python3", "-c", "import seccomp"], capture_output=True).returncode != 0:
-        _falta("sem a libseccomp do Python do sistema (apt-get install python3-seccomp)")
-    if CURSO.exists():
-        shutil.rmtree(CURSO)
-    for nome in filter(None, _rodar(["git", "ls-files", "-z"], cwd=ROOT).stdout.split("\0")):
-        if (ROOT / nome).is_file():
-            (CURSO / nome).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(ROOT / nome, CURSO / nome)
+        falta("sem a libseccomp do Python do sistema (apt-get install python3-seccomp)")
+    copiar_curso(CURSO)
     marca, pedido = VENV / ".requirements-hub.txt", (ROOT / "hub" / "requirements-hub.txt").read_text(encoding="utf-8")
     if not (VENV / "bin" / "python").exists() or not marca.exists() or marca.read_text(encoding="utf-8") != pedido:
-        _rodar(["/usr/bin/python3", "-m", "venv", "--clear", VENV])
-        _rodar([VENV / "bin" / "pip", "install", "--quiet", "-r", ROOT / "hub" / "requirements-hub.txt"])
+        rodar(["/usr/bin/python3", "-m", "venv", "--clear", VENV])
+        rodar([VENV / "bin" / "pip", "install", "--quiet", "-r", ROOT / "hub" / "requirements-hub.txt"])
         marca.write_text(pedido, encoding="utf-8")
     if not (VENV / ".curso-editavel").exists():  # a biblioteca aponta para CURSO, que é sempre o mesmo caminho
-        _rodar([VENV / "bin" / "pip", "install", "--quiet", "--no-deps", "-e", CURSO], cwd=CURSO)
+        rodar([VENV / "bin" / "pip", "install", "--quiet", "--no-deps", "-e", CURSO], cwd=CURSO)
         (VENV / ".curso-editavel").write_text(str(CURSO), encoding="utf-8")
     run = Path(tempfile.mkdtemp(prefix="curso-pod-teste-"))
     turma = run / "turma"
@@ -95,7 +78,7 @@ def pod():
     (run / "sem-userns.json").write_text(json.dumps(SEM_USERNS), encoding="utf-8")
     (run / "saidas").mkdir()
     os.chmod(run / "saidas", 0o777)
-    _rodar(["chmod", "-R", "a+rX", BASE, run])
+    rodar(["chmod", "-R", "a+rX", BASE, run])
     try:
         yield {"run": run, "turma": turma}
     finally:
