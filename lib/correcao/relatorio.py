@@ -64,17 +64,20 @@ class Row:
         return out
 
 
-_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "\n", "＝", "＋", "－", "＠")  # também as de largura cheia
+_BLANK_START = " \xa0\ufeff\x0b\x0c"  # o que a planilha pode ignorar antes do sinal
 _PLAIN_NUMBER = re.compile(r"[+-]?(\d+([.,]\d*)?|[.,]\d+)|[+-]")
 
 
 def spreadsheet_cell(texto):
     """Uma célula de qualquer CSV que a correção grava (``notas.csv``, ``nao-corrigidos.csv``, ``moodle-notas.csv``,
     ``turma-<aula>.csv``): texto que começa com ``=``, ``+``, ``-``, ``@``, tabulação ou CR o LibreOffice/Excel
-    executaria como fórmula (``=2+3``, ``=HYPERLINK(...)``, ``@SUM(...)``), e um apóstrofo na frente evita. Um
+    executaria como fórmula (``=2+3``, ``=HYPERLINK(...)``, ``@SUM(...)``; também depois de espaços, do espaço
+    sem quebra ou da marca BOM, e os sinais de largura cheia ``＝ ＋ － ＠``), e um apóstrofo na frente evita. Um
     número simples (``-1``, ``+2,5``) ou um sinal sozinho (o ``-`` do Moodle sem nota) não é fórmula e fica como
     está; o que não é texto (números, ``None``) também."""
-    if not isinstance(texto, str) or not texto.startswith(_FORMULA_START) or _PLAIN_NUMBER.fullmatch(texto):
+    if (not isinstance(texto, str) or not texto.lstrip(_BLANK_START).startswith(_FORMULA_START)
+            or _PLAIN_NUMBER.fullmatch(texto)):
         return texto
     return "'" + texto
 
