@@ -11,7 +11,7 @@ import numpy as np
 from .. import text
 from .._validation import nfc
 from ..attention import attend, attend_checked, scaled_dot_product_attention, self_attention, softmax
-from ..embeddings import PROJECT_SENTENCES, embed, gato_felino
+from ..embeddings import HAND_MADE_VECTORS, PROJECT_SENTENCES, embed, gato_felino
 from ..multihead import MultiHeadAttention
 from ..projections import SelfAttention
 from ..text import attention_summary, strongest_attention
@@ -208,23 +208,16 @@ def projeto(c: Checker, visualizer_fn):
 
     ``destaques`` é uma lista ``(token, outro token que recebe mais atenção, peso)`` que ignora o próprio token
     (num empate exato, qualquer um dos empatados vale). Roda em três frases do projeto e numa frase com
-    vetores próprios (sorteados, na correção). Confere também que a função faz o que o enunciado pede
-    além de devolver: desenha o mapa de calor (uma figura nova com a matriz n × n) e imprime o resumo
-    (com o destaque de cada token);
-    as figuras desenhadas durante a verificação são fechadas e o texto impresso fica fora do relatório.
+    vetores próprios (na correção, frases e vetores sorteados: :func:`_project_cases`). Confere também que a
+    função faz o que o enunciado pede além de devolver: desenha o mapa de calor (uma figura nova com a matriz
+    n × n) e imprime o resumo (com o destaque de cada token); as figuras desenhadas durante a verificação são
+    fechadas e o texto impresso fica fora do relatório.
     """
     if isinstance(visualizer_fn, RemoteCall):  # na correção, a figura é desenhada no processo do aluno
         visualizer_fn.warm_up = ("matplotlib",)
     else:
         warm_up_matplotlib()
-    rng = np.random.default_rng(case_seed(0))
-    custom = {"sol": [1.0, 0.2, 0.0], "lua": [0.9, 0.3, 0.0], "mar": [0.0, 0.1, 1.0]}
-    if case_seed(0):  # na conferência da correção, vetores sorteados (uma tabela de respostas não passa)
-        custom = {w: rng.normal(size=3).round(2).tolist() for w in custom}
-    # três frases do projeto (uma com empate exato, uma com tokens repetidos) e uma com vetores próprios: cada
-    # chamada desenha uma figura, e desenhar é o que mais custa sob a vigilância
-    cases = [(s, None) for s in PROJECT_SENTENCES if not s.startswith("A menina")] + [("sol lua mar", custom)]
-    for sentence, vectors in c.cases(cases):
+    for sentence, vectors in c.cases(_project_cases()):
         label = f"“{sentence}”"
         result = (c.call(label, visualizer_fn, sentence, vectors, names=("frase", "vectors"),
                          forbidden=_FORBIDDEN_VIS)
@@ -270,6 +263,35 @@ def projeto(c: Checker, visualizer_fn):
                         "o enunciado pede o mapa com atencao.plot_attention(pesos, tokens, title=...) e um resumo "
                         "impresso por você, uma linha por token: print(f\"{token} → {outro} ({peso:.2f})\")."):
             return
+
+
+# as palavras de HAND_MADE_VECTORS com o mesmo vetor: numa frase com duas delas, a linha de cada token tem um empate
+# exato (como com um token repetido)
+_TWINS = (("ele", "ela"), ("eu", "você"), ("um", "uma"), ("olá", "oi"), ("bom", "boa"), ("no", "na"), ("do", "da"))
+
+
+def _project_cases() -> list:
+    """Os casos do projeto, ``(frase, vectors)``: três frases do vocabulário (uma com empate exato, uma com tokens
+    repetidos) e uma com vetores próprios; cada chamada desenha uma figura, e desenhar é o que mais custa sob a
+    vigilância. No notebook, três frases do projeto e “sol lua mar”; na conferência da correção, frases de 3 a 8
+    palavras sorteadas do vocabulário (uma com duas palavras de vetores iguais, outra com uma palavra repetida) e
+    vetores sorteados: uma tabela de respostas não passa."""
+    seed = case_seed(None)
+    custom = {"sol": [1.0, 0.2, 0.0], "lua": [0.9, 0.3, 0.0], "mar": [0.0, 0.1, 1.0]}
+    if seed is None:
+        return [(s, None) for s in PROJECT_SENTENCES if not s.startswith("A menina")] + [("sol lua mar", custom)]
+    rng = np.random.default_rng(seed)
+    vocabulario = sorted(HAND_MADE_VECTORS)
+
+    def frase(extra: list) -> str:
+        palavras = [str(w) for w in rng.choice(vocabulario, size=int(rng.integers(3, 9)) - len(extra))] + extra
+        palavras = [palavras[i] for i in rng.permutation(len(palavras))]
+        return " ".join(palavras).capitalize()
+
+    repetida = str(rng.choice(vocabulario))
+    frases = [frase([]), frase(list(_TWINS[int(rng.integers(len(_TWINS)))])), frase([repetida, repetida])]
+    custom = {w: rng.normal(size=3).round(2).tolist() for w in custom}
+    return [(f, None) for f in frases] + [("sol lua mar", custom)]
 
 
 def _check_highlights(c: Checker, label: str, triples: list, ref_A: np.ndarray, tokens: list) -> bool:

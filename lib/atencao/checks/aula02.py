@@ -55,21 +55,7 @@ def aquecimento_softmax(c: Checker, softmax_fn):
     e por coluna (``axis=0``); linhas em escalas muito diferentes (o máximo é o de cada linha); três eixos
     com ``axis=1``; uma lista. Fonte: Aula 2, ``02-codigo``, passo 1.
     """
-    rng = np.random.default_rng(case_seed(21))
-    M, T = rng.normal(size=(3, 4)) * 2, rng.normal(size=(2, 3, 4))
-    casos = [
-        ("vetor [1, 2, 3]", np.array([1.0, 2.0, 3.0]), None),
-        ("logits grandes [1000, 1001, 1002]", np.array([1000.0, 1001.0, 1002.0]), None),
-        ("logits muito negativos [-1000, -1001, -1002]", np.array([-1000.0, -1001.0, -1002.0]), None),
-        ("uma entrada -inf: [0, -inf, 1]", np.array([0.0, -np.inf, 1.0]), None),
-        ("matriz (3, 4), cada linha (axis=-1)", M, -1),
-        ("matriz (3, 4), cada coluna (axis=0)", M, 0),
-        ("matriz com uma linha toda -inf", np.array([[1.0, 2.0, 0.5], [-np.inf, -np.inf, -np.inf]]), -1),
-        ("linhas em escalas diferentes [[0, 1], [-1000, -999]]", np.array([[0.0, 1.0], [-1000.0, -999.0]]), -1),
-        ("três eixos (2, 3, 4), axis=1", T, 1),
-        ("uma lista [0.5, 0.5, 2.0]", [0.5, 0.5, 2.0], None),
-    ]
-    for label, z, axis in c.cases(casos):
+    for label, z, axis in c.cases(_softmax_cases()):
         kw = {} if axis is None else {"axis": axis}
         got = c.array(c.call(label, softmax_fn, z, names=("z",), forbidden=_FORBIDDEN_SOFTMAX, **kw),
                       f"{label}: devolve um array")
@@ -79,6 +65,59 @@ def aquecimento_softmax(c: Checker, softmax_fn):
         ref = softmax(zz, axis=-1 if axis is None else axis)
         if not c.close(got, ref, label, hint=_softmax_hint(zz, -1 if axis is None else axis, got, ref)):
             return
+
+
+def _softmax_cases() -> list:
+    """Os casos do aquecimento, ``(rótulo, z, axis)``. No notebook, os de sempre; na conferência da correção, os
+    escritos à mão (logits grandes, ``-inf``, linhas em escalas diferentes, a lista) também são sorteados, com o
+    mesmo papel cada um: uma tabela das respostas do notebook não passa."""
+    seed = case_seed(None)
+    rng = np.random.default_rng(21 if seed is None else seed)
+    M, T = rng.normal(size=(3, 4)) * 2, rng.normal(size=(2, 3, 4))
+    if seed is None:
+        return [
+            ("vetor [1, 2, 3]", np.array([1.0, 2.0, 3.0]), None),
+            ("logits grandes [1000, 1001, 1002]", np.array([1000.0, 1001.0, 1002.0]), None),
+            ("logits muito negativos [-1000, -1001, -1002]", np.array([-1000.0, -1001.0, -1002.0]), None),
+            ("uma entrada -inf: [0, -inf, 1]", np.array([0.0, -np.inf, 1.0]), None),
+            ("matriz (3, 4), cada linha (axis=-1)", M, -1),
+            ("matriz (3, 4), cada coluna (axis=0)", M, 0),
+            ("matriz com uma linha toda -inf", np.array([[1.0, 2.0, 0.5], [-np.inf, -np.inf, -np.inf]]), -1),
+            ("linhas em escalas diferentes [[0, 1], [-1000, -999]]", np.array([[0.0, 1.0], [-1000.0, -999.0]]), -1),
+            ("três eixos (2, 3, 4), axis=1", T, 1),
+            ("uma lista [0.5, 0.5, 2.0]", [0.5, 0.5, 2.0], None),
+        ]
+
+    def vetor(n: int, escala: float = 2.0) -> np.ndarray:
+        return np.round(escala * rng.normal(size=n), 2)
+
+    def longe(n: int) -> np.ndarray:
+        """Logits perto de ±800 a ±5000, em passos de 0,5: exatos também em float32 (uma softmax em float32,
+        válida, dá o mesmo resultado, como com 1000, 1001, 1002)."""
+        return np.round(2 * (rng.uniform(800, 5000) + 2 * rng.normal(size=n))) / 2
+
+    grande = longe(int(rng.integers(3, 6)))  # exp(grande) estoura
+    negativo = -longe(int(rng.integers(3, 6)))  # exp(negativo) some
+    com_inf = vetor(int(rng.integers(3, 7)))
+    com_inf[rng.integers(len(com_inf))] = -np.inf
+    toda_inf = vetor(int(rng.integers(2, 5)) * 3).reshape(-1, 3)
+    toda_inf[rng.integers(len(toda_inf))] = -np.inf
+    k = int(rng.integers(2, 5))  # a 2ª linha bem abaixo da 1ª: o máximo do array inteiro a zera (0/0)
+    escalas = np.stack([np.round(2 * vetor(k)) / 2, -longe(k)])
+    lista, simples = vetor(int(rng.integers(3, 6))).tolist(), vetor(int(rng.integers(2, 7)))
+    fmt = lambda a: str(np.asarray(a).tolist())  # noqa: E731
+    return [
+        (f"vetor {fmt(simples)}", simples, None),
+        (f"logits grandes {fmt(grande)}", grande, None),
+        (f"logits muito negativos {fmt(negativo)}", negativo, None),
+        (f"uma entrada -inf: {fmt(com_inf)}", com_inf, None),
+        ("matriz (3, 4), cada linha (axis=-1)", M, -1),
+        ("matriz (3, 4), cada coluna (axis=0)", M, 0),
+        (f"matriz com uma linha toda -inf: {fmt(toda_inf)}", toda_inf, -1),
+        (f"linhas em escalas diferentes {fmt(escalas)}", escalas, -1),
+        ("três eixos (2, 3, 4), axis=1", T, 1),
+        (f"uma lista {lista}", lista, None),
+    ]
 
 
 def _softmax_hint(z, axis, got, ref) -> str:
@@ -110,11 +149,11 @@ def _softmax_hint(z, axis, got, ref) -> str:
 @check("Exercício 1, passo 1 (a máscara causal)")
 def exercicio_1_passo_1(c: Checker, mask_fn):
     """Confere ``mask_fn(n) -> ndarray bool (n, n)``: a máscara causal na convenção do curso, ``True`` = pode
-    olhar (a diagonal e abaixo dela). Casos: n = 1, 2, 5, 7 e um n entre 8 e 16 (sorteado na correção).
-    Reconhece o outro triângulo, a diagonal
+    olhar (a diagonal e abaixo dela). Casos: n = 1, 2, 5, 7 e 13 no notebook; na correção, n = 1 e quatro n
+    sorteados (:func:`_mask_sizes`), até 2499. Reconhece o outro triângulo, a diagonal
     bloqueada e a convenção invertida. Fonte: Aula 2, ``04-exercicios`` (a atenção causal do decodificador).
     """
-    for n in c.cases((1, 2, 5, 7, 8 + int(np.random.default_rng(case_seed(12)).integers(0, 9)))):
+    for n in c.cases(_mask_sizes()):
         label = f"n = {n}"
         got = c.call(label, mask_fn, n, names=("n",), forbidden=(causal_mask,))
         if not c.expect(isinstance(got, np.ndarray), f"{label}: devolve um array do NumPy", "um np.ndarray",
@@ -156,6 +195,19 @@ def exercicio_1_passo_1(c: Checker, mask_fn):
             return
 
 
+def _mask_sizes() -> tuple:
+    """Os n do exercício 1, passo 1: no notebook, sempre 1, 2, 5, 7 e 13; na conferência da correção, n = 1 e um
+    n sorteado em cada faixa, 2–7, 8–64, 65–399 e 400–2499. Uma tabela de máscaras montada na célula não passa:
+    a de 1 a 64 falha nos dois últimos casos, e uma que cobrisse até 2499 teria uns 5 GB. Os casos crescem: uma
+    lista no lugar do array falha logo no primeiro (e a máscara de 2499 × 2499, 6 MB, cabe na resposta do processo
+    do aluno)."""
+    seed = case_seed(None)
+    if seed is None:
+        return 1, 2, 5, 7, 8 + int(np.random.default_rng(12).integers(0, 9))
+    rng = np.random.default_rng(seed)
+    return (1, *(int(rng.integers(lo, hi)) for lo, hi in ((2, 8), (8, 65), (65, 400), (400, 2500))))
+
+
 def _inverted_mask(c: Checker, mask_fn, n: int = 4) -> bool:
     """A máscara de ``mask_fn(n)`` é a invertida (``True`` = bloqueado, a convenção do PyTorch)? Para o caso
     n = 1, em que a invertida e a sem diagonal são a mesma ``[[False]]``; um erro com esse n conta como não."""
@@ -169,8 +221,13 @@ def _inverted_mask(c: Checker, mask_fn, n: int = 4) -> bool:
     return isinstance(outra, np.ndarray) and outra.shape == (n, n) and np.array_equal(outra, ~ref)
 
 
-def _format_mask(m) -> str:
-    return "\n" + "\n".join(" " * 17 + " ".join("1" if v else "0" for v in linha) for linha in np.atleast_2d(m))
+def _format_mask(m, limit: int = 16) -> str:
+    """A máscara como linhas de 0 e 1; acima de ``limit`` linhas ou colunas (um n sorteado na correção), só o
+    canto ``limit`` × ``limit``, com … no que fica de fora."""
+    m = np.atleast_2d(m)
+    linhas = [" " * 17 + " ".join("1" if v else "0" for v in linha[:limit]) + (" …" if len(linha) > limit else "")
+              for linha in m[:limit]]
+    return "\n" + "\n".join(linhas + ([" " * 17 + "…"] if len(m) > limit else []))
 
 
 @check("Exercício 1, passo 2 (a atenção com máscara)")
@@ -373,7 +430,7 @@ def exercicio_3(c: Checker, compare_fn):
                       hint=dica or "np.abs(pesos1 - pesos2).mean(): um número só.")
         if not ok:
             return
-    _, X3 = embed_hashed("uma frase curta")
+    _, X3 = embed_hashed(_short_sentence(len(X1)))
     c.expect_value_error("frases de tamanhos diferentes", compare_fn, attn, X1, X3, names=("attn", "X1", "X2"),
                          what="frases de tamanhos diferentes levantam o SEU ValueError, com mensagem clara",
                          expected="ValueError levantado pela sua função, com uma mensagem", with_message=True,
@@ -402,6 +459,51 @@ def _compare_hint(A1, A2, diff, ref1, ref2, saida1) -> str | None:
     return None
 
 
+# as palavras das frases sorteadas na conferência da correção (qualquer palavra tem vetor em embed_hashed) e as
+# compostas com hífen, que são uma palavra para frase.split() e dois ou três tokens para atencao.tokenize
+_WORDS = ("o", "a", "um", "uma", "gato", "cão", "menina", "menino", "livro", "porta", "janela", "mesa", "sol", "lua",
+          "mar", "rio", "casa", "praia", "dormiu", "correu", "leu", "abriu", "fechou", "molhou", "cantou", "pulou",
+          "cedo", "tarde", "hoje", "sobre", "com", "perto", "longe", "azul", "velho", "nova")
+_HYPHENATED = ("guarda-chuva", "beija-flor", "couve-flor", "arco-íris", "segunda-feira", "bem-te-vi",
+               "pé-de-moleque", "guarda-roupa", "porta-voz", "pica-pau", "sexta-feira", "mico-leão-dourado")
+
+
+def _words(rng, n: int) -> list:
+    return [str(w) for w in rng.choice(_WORDS, size=n)]
+
+
+def _short_sentence(n_other: int) -> str:
+    """A frase do exercício 3 com outro número de tokens que ``n_other``: no notebook, “uma frase curta”; na
+    conferência da correção, de 1 a 12 palavras sorteadas (um tamanho escrito à mão na função não passa)."""
+    seed = case_seed(None)
+    if seed is None:
+        return "uma frase curta"
+    rng = np.random.default_rng(seed)
+    n = int(rng.choice([k for k in range(1, 13) if k != n_other]))
+    return " ".join(_words(rng, n))
+
+
+def _length_pairs() -> list:
+    """Os pares de frases do projeto que medem o tamanho pelos tokens: o mesmo número de tokens e números de
+    palavras diferentes (não levanta), tamanhos diferentes (levanta) e o mesmo número de palavras com números de
+    tokens diferentes (levanta). No notebook, os de sempre; na conferência da correção, sorteados."""
+    seed = case_seed(None)
+    if seed is None:
+        return [("o guarda-chuva molhou", "o gato dormiu cedo"),
+                ("o gato dormiu", "uma frase bem mais comprida que a outra"),
+                ("o gato dormiu", "o guarda-chuva molhou")]
+    rng = np.random.default_rng(seed)
+    antes, depois = _words(rng, int(rng.integers(1, 3))), _words(rng, int(rng.integers(1, 3)))
+    composta = " ".join([*antes, str(rng.choice(_HYPHENATED)), *depois])
+    mesmos_tokens = " ".join(_words(rng, len(tokenize(composta))))
+    k = int(rng.integers(2, 6))
+    curta, longa = " ".join(_words(rng, k)), " ".join(_words(rng, k + int(rng.integers(1, 6))))
+    simples = _words(rng, k)
+    hifen = simples.copy()
+    hifen[int(rng.integers(k))] = str(rng.choice(_HYPHENATED))
+    return [(composta, mesmos_tokens), (curta, longa), (" ".join(simples), " ".join(hifen))]
+
+
 # as mensagens de erro da biblioteca começam pelo nome do argumento: "`query` precisa ter forma ..."
 _LIBRARY_ERROR = re.compile(r"`\w+` precisa")
 
@@ -427,7 +529,7 @@ def projeto(c: Checker, per_head_fn):
               "o cachorro dormiu sobre a cama"),
              (MultiHeadAttention(12, 3, seed=case_seed(2024)), "ela abriu a porta", "ele fechou a janela"),
              # 3 e 4 palavras, 4 tokens cada ("guarda-chuva" são dois)
-             (MultiHeadAttention(8, 2, seed=case_seed(31)), "o guarda-chuva molhou", "o gato dormiu cedo"))
+             (MultiHeadAttention(8, 2, seed=case_seed(31)), *_length_pairs()[0]))
     for mha, a, b in c.cases(casos):
         label = f"“{a}” × “{b}” (d_model={mha.d_model}, n_heads={mha.n_heads})"
         try:
@@ -463,9 +565,9 @@ def projeto(c: Checker, per_head_fn):
             return
     # dois pares de tamanhos diferentes: um com números de palavras diferentes e outro com o mesmo número de
     # palavras (3) e de tokens diferentes (3 e 4)
-    for a, b, label in (("o gato dormiu", "uma frase bem mais comprida que a outra", "frases de tamanhos diferentes"),
-                        ("o gato dormiu", "o guarda-chuva molhou",
-                         "frases com o mesmo número de palavras e números de tokens diferentes")):
+    pares = _length_pairs()[1:]
+    for (a, b), label in zip(pares, ("frases de tamanhos diferentes",
+                                     "frases com o mesmo número de palavras e números de tokens diferentes")):
         dica = "compare o número de tokens das duas frases antes de calcular e levante ValueError com uma mensagem sua."
         if len(a.split()) == len(b.split()):
             dica = (f"“{a}” × “{b}”: {_counts(a, b)}. O tamanho que importa é o número de tokens: compare "

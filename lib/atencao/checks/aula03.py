@@ -59,7 +59,7 @@ def _word_without_marker(exc: BaseException, palavras) -> str | None:
 
 def _flag_missing_marker(c: Checker, label: str, palavra: str, exc: BaseException) -> None:
     """O ❌ de quem procurou a palavra sem o ``▁`` (no lugar do ``ValueError`` cru de ``list.index``)."""
-    c.expect(False, f"{label}: acha a peça da palavra “{palavra}” em out.tokens", f"o índice de '▁{palavra}'",
+    c.expect(False, f"{label}: acha em out.tokens a peça de cada palavra", f"o índice de '▁{palavra}'",
              f"ValueError: {exc}",
              f"as peças do modelo marcam o começo de cada palavra com ▁ (o caractere U+2581, não um _): em out.tokens "
              f"está '▁{palavra}', e não '{palavra}'. Procure a peça com o ▁: out.tokens.index(\"▁\" + palavra).")
@@ -128,6 +128,106 @@ REPEATED_SENTENCE = "o gato olhou para ele e ele olhou para o gato"
 # separam a busca exata da busca por pedaço, e as saídas guardadas dos notebooks ficam como estão).
 SUBSTRING_SENTENCE = "O elefante assustou o gato porque ele era enorme"
 
+# ---------- as frases sorteadas na conferência da correção ----------
+# No notebook, as frases acima; na conferência da correção, cada caso sorteia uma frase nova, montada de um molde
+# com o mesmo papel (o pronome e o antecedente, a palavra repetida, o pedaço que vem antes) e de listas de
+# palavras: cerca de 95 mil frases simples, 48 mil com repetição e 57 mil com o pedaço, além de k, da camada e da
+# cabeça sorteados. Cada frase do modelo custa uma passada de ~20 ms, e uma tabela de respostas montada na célula
+# não cobre esse espaço. Os substantivos são peças inteiras do vocabulário (▁gato); a frase sorteada é conferida
+# pelo tokenizador (:func:`_fits`) antes de entrar num caso.
+_NOUNS = {
+    "o": ("gato", "cachorro", "menino", "homem", "pai", "rapaz", "professor", "médico", "aluno", "rato", "peixe",
+          "policial", "tio", "irmão", "amigo", "filho", "rei", "senhor", "velho", "primo", "bebê", "gerente", "diretor",
+          "advogado", "doutor", "padre", "guarda", "piloto", "dono", "marido", "jovem", "estudante", "artista",
+          "cliente", "motorista", "presidente"),
+    "a": ("mulher", "mãe", "professora", "médica", "vaca", "tia", "irmã", "amiga", "filha", "garota", "criança",
+          "esposa", "dona", "gata", "pata", "prima", "fada", "pessoa", "jovem", "estudante", "artista", "cliente",
+          "motorista", "presidente"),
+}
+_PRONOUN = {"o": "ele", "a": "ela"}
+_ACTIONS = ("pulou no muro", "abriu a porta", "fechou a janela", "subiu na mesa", "saiu da sala", "correu para casa",
+            "ficou em casa", "entrou no carro", "dormiu no sofá", "parou na rua", "voltou para casa", "caiu da escada",
+            "perdeu o ônibus", "chegou tarde", "saiu de casa", "olhou para trás", "desceu do telhado",
+            "atravessou a rua")
+_STATES = ("estava", "parecia", "ficou", "andava")
+# (masculino, feminino)
+_ADJECTIVES = (("assustado", "assustada"), ("cansado", "cansada"), ("molhado", "molhada"), ("animado", "animada"),
+               ("nervoso", "nervosa"), ("preocupado", "preocupada"), ("sozinho", "sozinha"), ("ocupado", "ocupada"),
+               ("atrasado", "atrasada"), ("irritado", "irritada"), ("com frio", "com frio"), ("com fome", "com fome"),
+               ("com medo", "com medo"), ("com sono", "com sono"), ("feliz", "feliz"), ("triste", "triste"),
+               ("doente", "doente"), ("tranquilo", "tranquila"), ("perdido", "perdida"), ("curioso", "curiosa"),
+               ("alegre", "alegre"), ("calmo", "calma"))
+_TOWARDS = ("olhou", "sorriu", "acenou", "gritou", "apontou", "correu", "ligou", "cantou", "voltou", "piscou")
+_CONNECTIVES = ("e", "mas", "e então", "e depois")
+# o antecedente começa por uma peça que CONTÉM o pronome “ele” e começa por ele (▁elefant, ▁elenco): quem procura
+# com `in` ou com t.startswith("▁" + palavra) acha essa peça
+_CONTAINING = ("elefante", "eleitor", "elevador", "elenco", "elemento", "eleito", "eleitorado", "elefantinho")
+_TRANSITIVE = ("assustou", "acordou", "empurrou", "seguiu", "chamou", "derrubou", "encontrou", "ajudou", "procurou",
+               "esperou", "visitou", "observou")
+_SIZES = (("enorme", "enorme"), ("grande", "grande"), ("barulhento", "barulhenta"), ("pesado", "pesada"),
+          ("estranho", "estranha"), ("lento", "lenta"), ("antigo", "antiga"), ("bonito", "bonita"),
+          ("pequeno", "pequena"), ("forte", "forte"))
+
+
+def _pick(rng, opcoes):
+    return opcoes[int(rng.integers(len(opcoes)))]
+
+
+def _plain_sentence(rng) -> tuple:
+    """(frase, pronome, antecedente), como as de :data:`SENTENCES`: “O gato pulou no muro porque ele estava
+    assustado”."""
+    art = _pick(rng, ("o", "a"))
+    nome, pron = _pick(rng, _NOUNS[art]), _PRONOUN[art]
+    adj = _pick(rng, _ADJECTIVES)[art == "a"]
+    return f"{art.upper()} {nome} {_pick(rng, _ACTIONS)} porque {pron} {_pick(rng, _STATES)} {adj}", pron, nome
+
+
+def _repeated_sentence(rng) -> tuple:
+    """(frase, pronome, substantivo), os dois duas vezes, como :data:`REPEATED_SENTENCE`."""
+    art = _pick(rng, ("o", "a"))
+    nome, pron = _pick(rng, _NOUNS[art]), _pick(rng, ("ele", "ela"))
+    return (f"{art} {nome} {_pick(rng, _TOWARDS)} para {pron} {_pick(rng, _CONNECTIVES)} {pron} "
+            f"{_pick(rng, _TOWARDS)} para {art} {nome}", pron, nome)
+
+
+def _containing_sentence(rng) -> tuple:
+    """(frase, “ele”, objeto), com “ele” no começo de uma peça anterior, como :data:`SUBSTRING_SENTENCE`."""
+    art = _pick(rng, ("o", "a"))
+    nome = _pick(rng, _NOUNS[art])
+    return (f"O {_pick(rng, _CONTAINING)} {_pick(rng, _TRANSITIVE)} {art} {nome} porque ele era "
+            f"{_pick(rng, _SIZES)[0]}", "ele", nome)
+
+
+def _fits(tokens: list, src: str, dst: str, kind: str) -> bool:
+    """A frase sorteada serve ao papel ``kind`` do caso? As duas palavras são peças inteiras; ``"plain"``: uma
+    vez cada, sem pedaço antes; ``"repeated"``: as duas repetidas; ``"containing"``: uma peça anterior começa pela
+    origem (``▁elefant`` para “ele”)."""
+    if "▁" + src not in tokens or "▁" + dst not in tokens:
+        return False
+    primeira = {w: _token_index(tokens, w) for w in (src, dst)}
+    if kind == "repeated":
+        return all(_last_index(tokens, w) != primeira[w] for w in (src, dst))
+    if kind == "containing":
+        pedaco = _substring_index(tokens, src)
+        return pedaco < primeira[src] and tokens[pedaco].startswith("▁" + src)
+    return all(_last_index(tokens, w) == primeira[w] == _substring_index(tokens, w) for w in (src, dst))
+
+
+_MAKERS = {"plain": _plain_sentence, "repeated": _repeated_sentence, "containing": _containing_sentence}
+
+
+def _drawn_sentence(rng, encoder, kind: str = "plain", n_tokens: int | None = None) -> tuple:
+    """Uma frase sorteada do molde ``kind`` que serve ao caso (:func:`_fits`), conferida pelo tokenizador do
+    modelo (sem passar pelo modelo), e, com ``n_tokens``, desse número de peças. Devolve (frase, origem, destino).
+    """
+    for _ in range(2000):
+        frase, src, dst = _MAKERS[kind](rng)
+        tokens = [encoder.tokenizer.pieces[i] for i in encoder.tokenizer.encode(frase)]
+        if _fits(tokens, src, dst, kind) and n_tokens in (None, len(tokens)):
+            return frase, src, dst
+    raise RuntimeError(f"nenhuma frase sorteada do molde {kind!r} serviu")  # as listas acima sempre servem
+
+
 # o modelo tem 12 camadas e 12 cabeças: trocar uma contagem pela outra só aparece num recorte com menos camadas
 TRUNCATED_LAYERS = 7
 _TRUNCATED: dict = {}
@@ -183,16 +283,15 @@ def _top_heads_hint(got: list, ref: list, attentions: np.ndarray, tokens: list, 
 def exercicio_1(c: Checker, fn, encoder):
     """Confere ``fn(encoder, frase, origem, destino, k=5) -> [(camada, cabeça), ...]`` (maior peso primeiro).
 
-    O ``k`` varia (5, 3 e 8): uma resposta que ignora ``k`` não passa. Uma frase tem a origem e o destino duas
+    O ``k`` varia (5, 3 e 8; na conferência da correção, sorteado, como as frases: :func:`_heads_cases`): uma
+    resposta que ignora ``k`` não passa. Uma frase tem a origem e o destino duas
     vezes (vale a primeira ocorrência, como pede o enunciado), e o último caso usa um recorte do modelo com
     7 camadas e 12 cabeças (trocar as contagens de camadas e de cabeças não passa). O último caso, em que “ele”
     é também um pedaço de ``▁elefant``, só aparece no relatório quando falha (a busca por pedaço, ``origem in t``,
     acha a peça errada). Aceita lista, tupla ou array (k, 2).
     """
     encoder = _trusted_encoder(encoder)
-    casos = [(*SENTENCES[0], 5, encoder), (*SENTENCES[1], 3, encoder), (REPEATED_SENTENCE, "ele", "gato", 5, encoder),
-             (*SENTENCES[0], 8, _truncated(encoder)), (SUBSTRING_SENTENCE, "ele", "gato", 5, encoder)]
-    for sentence, src, dst, k, modelo in c.cases(casos):
+    for sentence, src, dst, k, modelo in c.cases(_heads_cases(encoder)):
         label = f"“{src}” → “{dst}” em “{sentence}”, k={k}"
         if modelo is not encoder:
             label += f", num recorte do modelo ({modelo.config.n_layers} camadas × {modelo.config.n_heads} cabeças)"
@@ -217,8 +316,8 @@ def exercicio_1(c: Checker, fn, encoder):
         i, j = _token_index(out.tokens, src), _token_index(out.tokens, dst)
         ref = _top_heads(out.attentions, i, j, k)
         got = _as_pairs(bruto)
-        if sentence == SUBSTRING_SENTENCE and got == ref:
-            continue  # o caso da busca por pedaço só aparece quando falha
+        if c.case == c.n_cases and got == ref:
+            continue  # o último caso, o da busca por pedaço, só aparece quando falha
         if not c.expect(got is not None, f"{label}: devolve uma lista de pares (camada, cabeça)",
                         "[(camada, cabeça), ...]", repr(bruto)[:80] if bruto is not None else "None (nada)",
                         "faltou um `return` no fim da função?" if bruto is None else
@@ -228,6 +327,24 @@ def exercicio_1(c: Checker, fn, encoder):
         if not c.expect(got == ref, label, ref, got,
                         hint or "use out.attentions[:, :, i, j] (camadas × cabeças) e ordene pelos maiores pesos."):
             return
+
+
+def _heads_cases(encoder) -> list:
+    """Os casos do exercício 1, ``(frase, origem, destino, k, modelo)``: duas frases simples, uma com as duas
+    palavras repetidas, uma no recorte do modelo e, por último, a do pedaço (:data:`SUBSTRING_SENTENCE`). No
+    notebook, as de sempre; na conferência da correção, frases, k (de 2 a 10, nunca o 5 do padrão) e número de
+    camadas do recorte (de 2 a 11) sorteados."""
+    seed = case_seed(None)
+    if seed is None:
+        return [(*SENTENCES[0], 5, encoder), (*SENTENCES[1], 3, encoder),
+                (REPEATED_SENTENCE, "ele", "gato", 5, encoder), (*SENTENCES[0], 8, _truncated(encoder)),
+                (SUBSTRING_SENTENCE, "ele", "gato", 5, encoder)]
+    rng = np.random.default_rng(seed)
+    ks = [int(k) for k in rng.choice([2, 3, 4, 6, 7, 8, 9, 10], size=5)]
+    recorte = _truncated(encoder, int(rng.integers(2, 12)))
+    papeis = (("plain", encoder), ("plain", encoder), ("repeated", encoder), ("plain", recorte),
+              ("containing", encoder))
+    return [(*_drawn_sentence(rng, encoder, kind), k, modelo) for (kind, modelo), k in zip(papeis, ks)]
 
 
 def _shape_hint(got: np.ndarray, attentions: np.ndarray) -> str | None:
@@ -252,12 +369,14 @@ def _shape_hint(got: np.ndarray, attentions: np.ndarray) -> str | None:
 @check("Exercício 2 (distância média da atenção por camada)")
 def exercicio_2(c: Checker, fn, encoder):
     """Confere ``fn(attentions) -> ndarray (n_layers,)`` em atenções sorteadas (2 camadas × 3 cabeças e
-    3 camadas × 5 cabeças) e nas do modelo. Reconhece os enganos comuns (sem os pesos, sem o valor absoluto,
-    a distância ao quadrado, média em vez de soma sobre j, uma cabeça só, a média das camadas, soma em vez de
-    média nas cabeças, só o token de maior peso) e dá a dica de cada um."""
+    3 camadas × 5 cabeças) e nas do modelo (numa frase sorteada, na conferência da correção). Reconhece os
+    enganos comuns (sem os pesos, sem o valor absoluto, a distância ao quadrado, média em vez de soma sobre j, uma
+    cabeça só, a média das camadas, soma em vez de média nas cabeças, só o token de maior peso) e dá a dica de
+    cada um."""
     rng = np.random.default_rng(case_seed(3))
     cases = [rng.dirichlet(np.ones(n), size=(L, H, n)) for L, H, n in ((2, 3, 4), (3, 5, 7))]
-    cases.append(_trusted_encoder(encoder)(SENTENCES[0][0]).attentions)
+    modelo = _trusted_encoder(encoder)
+    cases.append(modelo(_model_sentence(modelo, same_length=True)).attentions)
     for k, att in enumerate(c.cases(cases), start=1):
         got = c.array(c.call(f"caso {k}", fn, att, names=("attentions",), forbidden=_REFERENCES),
                       f"caso {k}: devolve um array")
@@ -267,6 +386,17 @@ def exercicio_2(c: Checker, fn, encoder):
         hint = _shape_hint(got, att) or _distance_hint(got, ref, np.asarray(att, dtype=float))
         if not c.close(got, ref, f"caso {k}: atenções de forma {att.shape}", hint=hint):
             return
+
+
+def _model_sentence(encoder, same_length: bool = False) -> str:
+    """A frase que roda no modelo (exercícios 2 e 4): no notebook, a 1ª de :data:`SENTENCES`; na conferência da
+    correção, uma frase simples sorteada, com ``same_length`` do mesmo número de peças (a forma das atenções,
+    escrita no critério, é então a mesma a cada correção)."""
+    seed = case_seed(None)
+    if seed is None:
+        return SENTENCES[0][0]
+    n = len(encoder.tokenizer.encode(SENTENCES[0][0])) if same_length else None
+    return _drawn_sentence(np.random.default_rng(seed), encoder, n_tokens=n)[0]
 
 
 def _distance_hint(got: np.ndarray, ref: np.ndarray, att: np.ndarray) -> str:
@@ -298,9 +428,15 @@ def _distance_hint(got: np.ndarray, ref: np.ndarray, att: np.ndarray) -> str:
 def exercicio_3(c: Checker, fn, encoder):
     """Confere ``fn(encoder, frase) -> ndarray (n_layers,)``: fração da atenção em ``<s>`` e ``</s>``. Reconhece
     os enganos comuns (uma coluna só, as linhas em vez das colunas, a média das duas colunas, a coluna errada,
-    sem as consultas especiais, uma cabeça só, soma nas cabeças) e dá a dica de cada um."""
+    sem as consultas especiais, uma cabeça só, soma nas cabeças) e dá a dica de cada um. Duas frases: as de sempre
+    no notebook, duas sorteadas na conferência da correção."""
     encoder = _trusted_encoder(encoder)
-    for sentence in c.cases((SENTENCES[0][0], "Não deixe o coração decidir sozinho")):
+    seed = case_seed(None)  # no notebook, as frases de sempre; na conferência da correção, duas sorteadas
+    frases = (SENTENCES[0][0], "Não deixe o coração decidir sozinho")
+    if seed is not None:
+        rng = np.random.default_rng(seed)
+        frases = (_drawn_sentence(rng, encoder)[0], _drawn_sentence(rng, encoder, "repeated")[0])
+    for sentence in c.cases(frases):
         got = c.array(c.call(f"“{sentence}”", fn, encoder, sentence, names=("encoder", "frase"),
                              forbidden=_REFERENCES),
                       f"“{sentence}”: devolve um array")
@@ -350,7 +486,8 @@ def exercicio_4(c: Checker, fn, encoder):
 
     Casos: três camadas pequenas sorteadas, comparadas com :class:`~atencao.MultiHeadAttention`; depois o
     modelo inteiro, ``encoder(frase, attention_fn=fn)``, com as atenções das 12 camadas iguais às da
-    biblioteca (≤ 1e-5) e o mesmo estado final. Fonte: Aula 3, ``03-exercicios`` (exercício 4).
+    biblioteca (≤ 1e-5) e o mesmo estado final (numa frase sorteada, na conferência da correção). Fonte: Aula 3,
+    ``03-exercicios`` (exercício 4).
     """
     rng = np.random.default_rng(case_seed(4))
     for n, d_model, n_heads in c.cases(((5, 8, 2), (3, 12, 3), (1, 8, 4))):
@@ -379,7 +516,7 @@ def exercicio_4(c: Checker, fn, encoder):
         if not (ok and c.close(out, ref_out, f"{label}: saída (n, d_model)", hint=dica)):
             return
     encoder = _trusted_encoder(encoder)
-    frase = SENTENCES[0][0]
+    frase = _model_sentence(encoder)
     label = f"no modelo (12 camadas), “{frase}”"
     got = c.call(label, encoder.forward, frase, attention_fn=fn, names=("frase",), forbidden=_FORBIDDEN_MHA)
     ref = encoder(frase)  # a referência, depois: a biblioteca, sem a função do aluno
@@ -417,13 +554,11 @@ def projeto(c: Checker, fn, encoder):
     (a primeira ocorrência: um caso tem a palavra duas vezes). Reconhece a palavra procurada sem o ``▁``, a
     última ocorrência, a busca por pedaço (``palavra in t`` acha ``▁elefant`` para “ele”: esse último caso só
     aparece no relatório quando falha), a coluna em vez da linha, camada e cabeça trocadas e a média das
-    cabeças."""
+    cabeças. Na conferência da correção, os casos são sorteados (:func:`_row_cases`)."""
     encoder = _trusted_encoder(encoder)
-    for sentence, layer, head, word in c.cases(((SENTENCES[0][0], 5, 3, "ele"), (SENTENCES[1][0], 0, 0, "porta"),
-                                                (SENTENCES[1][0], 11, 11, "frio"), (REPEATED_SENTENCE, 8, 2, "ele"),
-                                                (SUBSTRING_SENTENCE, 8, 8, "ele"))):
+    for sentence, layer, head, word in c.cases(_row_cases(encoder)):
         label = f"camada {layer}, cabeça {head}, “{word}”"
-        if sentence in (REPEATED_SENTENCE, SUBSTRING_SENTENCE):
+        if sentence not in (SENTENCES[0][0], SENTENCES[1][0]):  # as outras (e todas as sorteadas) aparecem no rótulo
             label += f" em “{sentence}”"
         try:
             result = c.call(label, fn, encoder, sentence, layer, head, word,
@@ -434,8 +569,8 @@ def projeto(c: Checker, fn, encoder):
             _flag_missing_marker(c, label, word, exc)
             return
         out = encoder(sentence)
-        if sentence == SUBSTRING_SENTENCE and _same_row(result, out, layer, head, word):
-            continue  # o caso da busca por pedaço só aparece quando falha
+        if c.case == c.n_cases and _same_row(result, out, layer, head, word):
+            continue  # o último caso, o da busca por pedaço, só aparece quando falha
         itens = c.returns(result, label, "tokens", "linha")
         if itens is None:
             return
@@ -463,6 +598,23 @@ def projeto(c: Checker, fn, encoder):
             "out.attentions[camada, cabeca, i], com i o índice de '▁' + palavra em tokens (a primeira ocorrência).")
         if not c.close(got, ref, f"{label}: linha de atenção", hint=hint):
             return
+
+
+def _row_cases(encoder) -> list:
+    """Os casos do projeto, ``(frase, camada, cabeça, palavra)``: três frases simples, uma com a palavra repetida
+    e, por último, a do pedaço (:data:`SUBSTRING_SENTENCE`). No notebook, os de sempre; na conferência da
+    correção, frases, palavras e camada e cabeça (diferentes entre si: trocá-las não passa) sorteadas."""
+    seed = case_seed(None)
+    if seed is None:
+        return [(SENTENCES[0][0], 5, 3, "ele"), (SENTENCES[1][0], 0, 0, "porta"), (SENTENCES[1][0], 11, 11, "frio"),
+                (REPEATED_SENTENCE, 8, 2, "ele"), (SUBSTRING_SENTENCE, 8, 8, "ele")]
+    rng = np.random.default_rng(seed)
+    casos = []
+    for kind, papel in (("plain", None), ("plain", 1), ("plain", 0), ("repeated", None), ("containing", 0)):
+        frase, src, dst = _drawn_sentence(rng, encoder, kind)
+        layer, head = (int(x) for x in rng.choice(12, size=2, replace=False))
+        casos.append((frase, layer, head, (src, dst)[int(rng.integers(2)) if papel is None else papel]))
+    return casos
 
 
 def _same_row(result, out, layer: int, head: int, word: str) -> bool:
