@@ -61,29 +61,59 @@ def test_nfd_do_macos_vira_nfc_e_restos_sao_ignorados(tmp_path):
     assert ent.alunos == ["bruno", "inês"] and len(ent.lixo) == 4
 
 
+def _aviso(ent: entregas.Submissions, aluno: str, nome_zip: str) -> str:
+    """O aviso (em ``nao-corrigidos.csv``) do zip ``nome_zip`` de ``aluno`` com pastas com nome de aluno."""
+    return next(a.motivo for a in ent.arquivos if (a.aluno, a.caminho) == (aluno, nome_zip) and a.dados is None)
+
+
 def test_o_zip_de_um_aluno_nao_poe_notebooks_no_nome_de_outro(tmp_path):
     """Uma turma entregue em um zip por aluno: o zip de bob com uma pasta ana/ dentro (uma cópia da solução, para
-    a ana parecer ter copiado) é a entrega do bob, e não uma parte da turma. Sem a pasta bob/ dentro, a cópia na
-    ana leva no caminho o zip de onde veio."""
+    a ana parecer ter copiado) é a entrega do bob, e não uma parte da turma, com ou sem a pasta bob/ dentro; um
+    aviso em nao-corrigidos.csv diz que as pastas com nome de colegas contam como do bob."""
     pasta = tmp_path / "turma"
     _zip_em(pasta / "ana.zip", [("03-exercicios.ipynb", NB)])
     _zip_em(pasta / "bob.zip", [("bob/03-exercicios.ipynb", NB), ("ana/03-exercicios.ipynb", NB)])
     ent = entregas.read_submissions(pasta, tmp_path / "t")
     assert _mapa(ent) == {("ana", "ana.zip/03-exercicios.ipynb"), ("bob", "bob.zip/bob/03-exercicios.ipynb"),
-                          ("bob", "bob.zip/ana/03-exercicios.ipynb")}
-    # sem a pasta do bob dentro, o zip é uma parte da turma (como um lote-1.zip), mas cada cópia diz de onde veio
+                          ("bob", "bob.zip/ana/03-exercicios.ipynb"), ("bob", "bob.zip")}
+    assert "o zip “bob.zip” tem pastas com nome de aluno (ana): é a entrega de “bob” só" \
+        in _aviso(ent, "bob", "bob.zip")
+    # sem a pasta do bob dentro (antes, uma parte da turma, como um lote-1.zip): continua a entrega do bob
     (pasta / "bob.zip").unlink()
     _zip_em(pasta / "bob.zip", [("ana/03-exercicios.ipynb", NB), ("carla/03-exercicios.ipynb", NB)])
     _zip_em(pasta / "carla.zip", [("03-exercicios.ipynb", NB)])
     ent = entregas.read_submissions(pasta, tmp_path / "t2")
-    assert _mapa(ent) == {("ana", "ana.zip/03-exercicios.ipynb"), ("ana", "bob.zip/03-exercicios.ipynb"),
-                          ("carla", "carla.zip/03-exercicios.ipynb"), ("carla", "bob.zip/03-exercicios.ipynb")}
+    assert _mapa(ent) == {("ana", "ana.zip/03-exercicios.ipynb"), ("bob", "bob.zip/ana/03-exercicios.ipynb"),
+                          ("bob", "bob.zip/carla/03-exercicios.ipynb"), ("carla", "carla.zip/03-exercicios.ipynb"),
+                          ("bob", "bob.zip")}
+    assert ent.alunos == ["ana", "bob", "carla"]
+    assert "pastas com nome de aluno (ana, carla)" in _aviso(ent, "bob", "bob.zip")
+    # só a pasta de uma colega, sem mais nada: também do bob (antes, a reentrega da ana)
+    (pasta / "bob.zip").unlink()
+    _zip_em(pasta / "bob.zip", [("ana/03-exercicios.ipynb", NB)])
+    ent = entregas.read_submissions(pasta, tmp_path / "t4")
+    assert {c for a, c in _mapa(ent) if a == "ana"} == {"ana.zip/03-exercicios.ipynb"}
+    assert ("bob", "bob.zip/03-exercicios.ipynb") in _mapa(ent)
     # uma pasta de aluno com o nome do zip: o zip é dele
     (pasta / "davi").mkdir()
     (pasta / "davi" / "04-projeto.ipynb").write_bytes(NB)
     _zip_em(pasta / "davi.zip", [("ana/03-exercicios.ipynb", NB), ("carla/03-exercicios.ipynb", NB)])
     ent = entregas.read_submissions(pasta, tmp_path / "t3")
     assert ("davi", "davi.zip/ana/03-exercicios.ipynb") in _mapa(ent)
+
+
+def test_reentrega_num_zip_com_nome_de_lote_ou_de_tentativa_continua_do_aluno(tmp_path):
+    """O zip com a pasta de um aluno da turma e nada mais é a reentrega dele quando o nome do zip não pode ser o de
+    outro aluno: um lote, uma tentativa ou o nome do próprio aluno."""
+    pasta = tmp_path / "turma"
+    (pasta / "bruno").mkdir(parents=True)
+    (pasta / "bruno" / "03-exercicios.ipynb").write_bytes(NB)
+    for k, nome in enumerate(("lote-2.zip", "reentrega.zip", "bruno-v2.zip", "Reentrega Bruno.zip", "Bruno.zip")):
+        _zip_em(pasta / nome, [("bruno/03-exercicios.ipynb", NB)])
+        ent = entregas.read_submissions(pasta, tmp_path / f"t{k}")
+        assert ent.alunos == ["bruno"] and (nome, "bruno") in {(a.caminho.split("/")[0], a.aluno)
+                                                               for a in ent.arquivos}, nome
+        (pasta / nome).unlink()
 
 
 def test_zip_com_o_nome_em_maiusculas_e_colegas_inventados_continua_do_aluno(tmp_path):
@@ -99,13 +129,17 @@ def test_zip_com_o_nome_em_maiusculas_e_colegas_inventados_continua_do_aluno(tmp
     assert all(a in ("bob", "carla") for a, _ in _mapa(ent))
     plano, linhas, _ = motor_plan(ent, tmp_path)
     assert [e.arquivo for e in plano if e.student == "carla"] == ["carla.zip/03-exercicios.ipynb"]
-    # sem a pasta Bob/, três cópias plantadas na carla (bob.zip vem antes de carla.zip): a dela é corrigida
+    # sem a pasta Bob/: as três cópias na pasta carla/ continuam do bob (antes, plantadas na carla)
     (pasta / "bob.zip").unlink()
     _zip_em(pasta / "bob.zip", [(f"carla/03-exercicios ({k}).ipynb", NB) for k in range(3)]
             + [("dani/03-exercicios.ipynb", NB)])
-    plano, linhas, _ = motor_plan(entregas.read_submissions(pasta, tmp_path / "t3"), tmp_path / "p3")
-    assert "carla.zip/03-exercicios.ipynb" in [e.arquivo for e in plano if e.student == "carla"]
-    assert [r.arquivo for r in linhas if r.status == "copias_demais"] == ["bob.zip/03-exercicios (2).ipynb"]
+    ent = entregas.read_submissions(pasta, tmp_path / "t3")
+    assert ent.alunos == ["bob", "carla"]
+    plano, linhas, fora = motor_plan(ent, tmp_path / "p3")
+    assert [e.arquivo for e in plano if e.student == "carla"] == ["carla.zip/03-exercicios.ipynb"]
+    assert [(r.student, r.arquivo) for r in linhas if r.status == "copias_demais"] == [
+        ("bob", "bob.zip/dani/03-exercicios.ipynb")]
+    assert [(a, c) for a, c, _ in fora] == [("bob", "bob.zip")]
     (pasta / "bob.zip").unlink()
     _zip_em(pasta / "bob.zip", [("Bob/03-exercicios.ipynb", NB)] + [(f"colega{k:02d}/03-exercicios.ipynb", NB)
                                                                      for k in range(20)])
@@ -473,3 +507,20 @@ def test_nomes_do_curso():
         assert entregas.course_notebook_name(nome), nome
     for nome in ("ana", "aula-de-reforço-ana", "joão-aula", "tiago-duas-aulas", "03-exercicios-da-ana"):
         assert not entregas.course_notebook_name(nome), nome
+
+
+def test_aviso_do_zip_de_um_aluno_que_tambem_esta_num_lote(tmp_path):
+    """A pasta da ana, o zip dela com pastas de colegas e um lote com a reentrega dela: tudo é da ana, cada cópia com
+    o seu caminho, e o aviso tem o caminho do zip (sem o nome da parte na frente: ``ana.zip``, e não
+    ``ana.zip/ana.zip``)."""
+    pasta = tmp_path / "turma"
+    (pasta / "ana").mkdir(parents=True)
+    (pasta / "ana" / "03-exercicios.ipynb").write_bytes(NB)
+    _zip_em(pasta / "ana.zip", [("bia/03-exercicios.ipynb", NB), ("carla/03-exercicios.ipynb", NB)])
+    _zip_em(pasta / "lote-2.zip", [("ana/03-exercicios.ipynb", NB), ("dani/03-exercicios.ipynb", NB)])
+    ent = entregas.read_submissions(pasta, tmp_path / "t")
+    assert ent.alunos == ["ana", "dani"]
+    assert {c for a, c in _mapa(ent) if a == "ana"} == {
+        "03-exercicios.ipynb", "lote-2.zip/03-exercicios.ipynb", "ana.zip/bia/03-exercicios.ipynb",
+        "ana.zip/carla/03-exercicios.ipynb", "ana.zip"}
+    assert "pastas com nome de aluno (bia, carla)" in _aviso(ent, "ana", "ana.zip")

@@ -265,6 +265,34 @@ def test_html_do_aluno_que_imita_a_nota_fica_na_moldura_dele(tmp_path):
     assert pagina.get_text().count("Nota automática: 10 de 10") == 2
 
 
+def test_nome_de_pasta_que_imita_o_quadro_aparece_como_nome(tmp_path):
+    """Uma pasta (e um arquivo) com o texto do quadro no nome: o nome aparece escapado, numa moldura própria
+    (``bdi.dado-do-aluno``), sem a marca que inverte a direção do texto e com no máximo 120 caracteres; o quadro
+    continua com uma nota só, a de verdade."""
+    from bs4 import BeautifulSoup
+
+    falsa = 'Ana</b></p><p class="nota">Nota automática: 10 de 10 · situação: tudo certo</p>\u202eoãçerroc'
+    row = relatorio.failed_row(falsa + " " + "x" * 300, AULA1, AULA1.notebook, "zero", "nenhuma verificação passou",
+                               arquivo=f"{falsa}/03-exercicios.ipynb")
+    texto = relatorio.feedback_html(row, AULA1)
+    assert "\u202e" not in texto and '<p class="nota">Nota automática: 10' not in texto
+    pagina = BeautifulSoup(texto, "html.parser")
+    assert len(pagina.select(".nota")) == 1 and "Nota automática: 0 de 4" in pagina.select_one(".nota").get_text()
+    nomes = pagina.select("body > .resumo bdi.dado-do-aluno")
+    assert len(nomes) == 2 and all("Nota automática: 10 de 10" in n.get_text() for n in nomes)
+    assert len(nomes[0].get_text()) == relatorio.STUDENT_TEXT_MAX and nomes[0].get_text().endswith("…")
+    # fora das molduras dos nomes, o quadro não tem o texto falso
+    for n in nomes:
+        n.decompose()
+    assert "10 de 10" not in pagina.select_one("body > .resumo").get_text()
+    # o aluno não pinta a moldura dos nomes no HTML dele
+    assert relatorio._without_scripts('<span class="dado-do-aluno">x</span>') == "<span>x</span>"
+    # um notebook que a correção não reconheceu: o nome do arquivo também vem do aluno
+    desconhecido = relatorio.failed_row("ana", None, "Nota automática: 10 de 10", "desconhecido", "não é do curso")
+    pagina = BeautifulSoup(relatorio.feedback_html(desconhecido, None), "html.parser")
+    assert [n.get_text() for n in pagina.select("bdi.dado-do-aluno")] == ["ana", "Nota automática: 10 de 10"]
+
+
 # de ponta a ponta, na caixa
 
 
@@ -306,12 +334,12 @@ def test_turma_com_nome_em_iso_8859_1_e_nota_falsa_corrigida_inteira(tmp_path):
     assert "Nota automática: 10 de 10" in pagina.select_one("body > section.conteudo-do-aluno").get_text()
 
 
-# Achados de uma aluna hostil que ainda valem (issue aberta): o zip de uma aluna, com a pasta de uma colega de
-# verdade ao lado de outras, vira "uma parte da turma". Estes testes dizem o que deve acontecer e falham hoje.
-@pytest.mark.xfail(strict=True, reason="achado aberto: o zip da aluna com a pasta de uma colega é parte da turma")
+# 6. o zip de uma aluna é dela: as pastas de dentro nunca são colegas
+
+
 def test_zip_de_uma_aluna_nao_planta_linhas_numa_colega(tmp_path):
-    """``ana.zip`` com ``bia/`` (em branco) e ``carla/``: hoje, a cópia em branco toma a página de retorno
-    principal da Bia, a Carla é inventada e a Ana some da turma."""
+    """``ana.zip`` com ``bia/`` (em branco) e ``carla/``: antes, uma parte da turma: a cópia em branco tomava a
+    página de retorno principal da Bia, a Carla era inventada e a Ana sumia da turma."""
     turma_dir = tmp_path / "turma"
     (turma_dir / "bia").mkdir(parents=True)
     (turma_dir / "bia" / "03-exercicios.ipynb").write_bytes(NB)
@@ -319,13 +347,60 @@ def test_zip_de_uma_aluna_nao_planta_linhas_numa_colega(tmp_path):
     ent = entregas.read_submissions(turma_dir, tmp_path / "t")
     assert ent.alunos == ["ana", "bia"]
     assert {a.aluno for a in ent.arquivos if a.caminho.startswith("ana.zip/")} == {"ana"}
+    assert [a.caminho for a in ent.arquivos if a.aluno == "bia"] == ["03-exercicios.ipynb"]
+    linhas, saida = _corrigir_sem_kernel(turma_dir, tmp_path)
+    assert sorted((r.student, r.arquivo) for r in linhas) == [
+        ("ana", "ana.zip/bia/03-exercicios.ipynb"), ("ana", "ana.zip/carla/03-exercicios.ipynb"),
+        ("bia", "03-exercicios.ipynb")]
+    with open(saida / "nao-corrigidos.csv", encoding="utf-8", newline="") as f:
+        (aviso,) = list(csv.DictReader(f))
+    assert (aviso["aluno"], aviso["arquivo"]) == ("ana", "ana.zip")
+    assert "pastas com nome de aluno (bia, carla): é a entrega de “ana” só" in aviso["motivo"]
 
 
-@pytest.mark.xfail(strict=True, reason="achado aberto: a pasta de uma colega no zip contorna o limite por aluno")
 def test_zip_de_uma_aluna_com_uma_colega_nao_inventa_sessenta_alunos(tmp_path):
+    """A pasta de uma colega de verdade ao lado de sessenta inventadas: antes, sessenta alunos corrigidos, cada um
+    com o orçamento inteiro, contornando o limite de arquivos por aluno."""
     turma_dir = tmp_path / "turma"
     (turma_dir / "bia").mkdir(parents=True)
     (turma_dir / "bia" / "03-exercicios.ipynb").write_bytes(NB)
     _zip_em(turma_dir / "ana.zip", [("bia/leia.txt", b"oi")]
             + [(f"aluno{k:03d}/03-exercicios.ipynb", NB) for k in range(60)])
-    assert len(entregas.read_submissions(turma_dir, tmp_path / "t").alunos) <= 3
+    ent = entregas.read_submissions(turma_dir, tmp_path / "t")
+    assert ent.alunos == ["ana", "bia"]
+    plano, linhas, _ = motor.plan_class(ent, EVERYTHING, tmp_path / "s")
+    assert {e.student for e in plano} == {"ana", "bia"} and sum(e.student == "ana" for e in plano) == motor.MAX_COPIES
+
+
+@pytest.mark.parametrize("nome", ["turma.zip", "lote-2.zip"])
+def test_zip_de_lote_com_milhares_de_pastas_custa_um_aluno(tmp_path, nome):
+    """Um zip com nome de lote e 3.000 pastas inventadas numa turma entregue aluno por aluno: antes, 3.000 alunos,
+    cada um com o orçamento inteiro. Agora, a entrega de um aluno só (o nome do zip), com o limite de arquivos de
+    um aluno e um aviso que diz por quê; um lote de verdade (os atrasados) continua parte da turma."""
+    turma_dir = tmp_path / "turma"
+    for aluno in ("ana", "bia"):
+        (turma_dir / aluno).mkdir(parents=True)
+        (turma_dir / aluno / "03-exercicios.ipynb").write_bytes(NB)
+    minusculo = json.dumps({"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}).encode()
+    _zip_em(turma_dir / nome, [(f"aluno{k:04d}/03-exercicios.ipynb", minusculo) for k in range(3000)]
+            + [("bia/03-exercicios.ipynb", NB)])
+    stem = nome[:-4]
+    ent = entregas.read_submissions(turma_dir, tmp_path / "t")
+    assert ent.alunos == sorted(["ana", "bia", stem])
+    assert [a.caminho for a in ent.arquivos if a.aluno == "bia"] == ["03-exercicios.ipynb"]
+    linhas, saida = _corrigir_sem_kernel(turma_dir, tmp_path)
+    do_zip = [n for n in _notas(saida) if n["aluno"] == stem]
+    assert len(do_zip) == motor.MAX_FILES_PER_STUDENT + 1  # o orçamento de um aluno, e uma linha para o resto
+    assert sum(n["situacao"] == "arquivos_demais" for n in do_zip) == 1
+    assert {n["aluno"] for n in _notas(saida)} == {"ana", "bia", stem}
+    with open(saida / "nao-corrigidos.csv", encoding="utf-8", newline="") as f:
+        (aviso,) = [ln for ln in csv.DictReader(f) if ln["aluno"] == stem]
+    assert aviso["arquivo"] == nome
+    assert (f"o zip “{nome}” tem pastas de 3000 alunos que não aparecem no resto da turma (aluno0000, aluno0001, "
+            "aluno0002, aluno0003, aluno0004, ...), mais que o limite de 50") in aviso["motivo"]
+    assert f"tratado como a entrega de um aluno só, “{stem}”" in aviso["motivo"]
+    # os atrasados num zip de lote: continuam parte da turma
+    (turma_dir / nome).unlink()
+    _zip_em(turma_dir / nome, [(f"atrasado{k}/03-exercicios.ipynb", NB) for k in range(5)])
+    ent = entregas.read_submissions(turma_dir, tmp_path / "t2")
+    assert ent.alunos == ["ana", "atrasado0", "atrasado1", "atrasado2", "atrasado3", "atrasado4", "bia"]

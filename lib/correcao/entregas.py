@@ -360,8 +360,10 @@ def read_submissions(path: Path | list[Path], tmp: Path) -> Submissions:
 
     Uma turma pode chegar em várias partes: vários zips ou pastas na linha de comando, ou zips da turma
     dentro da pasta das entregas (``lote-1.zip`` com dois alunos, ``lote-2.zip`` com a reentrega de um
-    deles). Tudo é juntado por aluno: um zip com pastas de alunos é uma parte da turma, não um aluno; um zip
-    com uma pasta só, com o nome de um aluno da turma, é a entrega desse aluno. Quando um aluno aparece em
+    deles). Tudo é juntado por aluno: um zip de lote (com nome de lote, ``lote-2.zip``, ``turma-b.zip``) com
+    pastas de alunos é uma parte da turma, não um aluno; qualquer outro zip solto entre as entregas é a entrega
+    do aluno com o nome do zip, e as pastas dentro dele são tentativas ou cópias desse aluno, nunca outros
+    alunos (veja :func:`_class_parts_in_zips`). Quando um aluno aparece em
     mais de uma parte, o caminho de cada arquivo dele começa pelo nome da parte (``lote-2.zip/...``), e a
     reentrega é uma segunda cópia do notebook (o professor decide qual vale). Uma entrada ``.zip`` só com
     notebooks soltos (sem pasta de aluno) é a entrega do aluno com o nome do zip (``ana.zip`` → "ana").
@@ -381,8 +383,9 @@ def read_submissions(path: Path | list[Path], tmp: Path) -> Submissions:
     zips: dict[tuple[str, ...], list] = {}  # zip interno (solto na raiz de uma entrada) -> seus itens
     for k, entrada in enumerate(paths):
         _read_input(leitor, k, entrada, len(paths) > 1, lidos, pastas_alunos, zips)
-    turma_em_zips = _class_parts_in_zips(zips, lidos, pastas_alunos)
-    alunos_de_zip = _student_zips({c: i for c, i in zips.items() if c not in turma_em_zips}, lidos, pastas_alunos)
+    turma_em_zips, avisos = _class_parts_in_zips(zips, lidos, pastas_alunos)
+    alunos_de_zip = _student_zips({c: i for c, i in zips.items() if c not in turma_em_zips}, lidos, pastas_alunos,
+                                  avisos)
     out = Submissions(lixo=sorted(leitor.lixo), inseguros=sorted(leitor.inseguros))
     out.arquivos = _files_by_student(lidos)
     out.alunos = sorted(pastas_alunos | alunos_de_zip | {aluno for aluno, *_ in lidos if aluno})
@@ -424,63 +427,117 @@ def _read_input(leitor: _Reader, k: int, entrada: Path, several: bool, lidos: li
         lidos.append((aluno, caminho, d, m, parte))
 
 
-def _class_parts_in_zips(zips: dict, lidos: list, pastas_alunos: set) -> set:
-    """Os zips soltos com pastas de dois ou mais alunos são partes da turma: os arquivos deles vão para ``lidos``
-    por aluno. Devolve as chaves desses zips.
+def _class_parts_in_zips(zips: dict, lidos: list, pastas_alunos: set) -> tuple[set, dict]:
+    """Os zips soltos que são partes da turma: os arquivos deles vão para ``lidos`` por aluno. Devolve as chaves
+    desses zips e, para os outros (que :func:`_student_zips` dá a um aluno), o aviso a mostrar em
+    ``nao-corrigidos.csv`` quando há pastas com nome de aluno dentro deles.
 
-    Não é parte da turma, e sim a entrega de um aluno, o zip cujo nome é o de um aluno (sem diferença entre
-    maiúsculas e minúsculas): de uma pasta dentro dele (``bob.zip`` com ``Bob/`` e ``ana/``) ou de uma pasta de
-    aluno da turma. Sem isso, um aluno punha notebooks no nome de um colega. Pastas com nome de tentativa ou de
-    versão (``tentativa-1``, ``versao-final``, ``v2``) nunca são alunos: ``kleber.zip`` com ``kleber/tentativa-1/``
-    e ``kleber/tentativa-2/`` é a entrega do kleber. E numa turma entregue aluno por aluno (com pastas
-    de aluno ou zips de um aluno só), um zip só é parte da turma se tiver pastas de alunos conhecidos (de uma pasta
-    ou de um zip) ou o nome de um lote (``lote-2.zip``, ``turma-b.zip``): ``bob.zip`` com vinte pastas inventadas é
-    a entrega do bob, e não vinte alunos corrigidos. O arquivo de uma parte da turma que cai num aluno com zip
-    próprio leva no caminho o zip de onde veio (e a cópia dele, a do próprio zip, é corrigida antes: veja
-    ``correcao.motor._limit_copies``)."""
-    turma_em_zips = set()
+    Um zip solto entre as entregas só é uma parte da turma quando é claramente uma exportação da turma: tem nome de
+    lote (``lote-2.zip``, ``turma-b.zip``, ``entregas.zip``, ``2026-03-10.zip``; :data:`_BATCH_NAME`) ou de uma
+    aula ou notebook do curso (``aula-01-self-attention.zip``), e pastas de dois ou mais alunos. Qualquer outro zip
+    é a entrega do aluno com o nome dele: as pastas de dentro são tentativas ou cópias desse aluno, nunca outros
+    alunos. Sem isso, ``ana.zip`` com ``bia/`` (em branco) e ``carla/`` punha uma linha na Bia (que tomava a página
+    de retorno dela), inventava a Carla e tirava a Ana da turma; e sessenta pastas inventadas contornavam o limite
+    de arquivos por aluno (``correcao.motor.MAX_FILES_PER_STUDENT``). Pastas com nome de tentativa ou de versão
+    (``tentativa-1``, ``versao-final``, ``v2``) nunca são alunos.
+
+    Um zip de lote também não inventa uma turma: numa turma entregue aluno por aluno (pastas de aluno, ou zips de
+    um aluno só), ele traz no máximo :data:`MAX_NEW_STUDENTS_PER_ZIP` alunos que não aparecem no resto da turma, ou
+    tantos quantos a turma já tem, se forem mais; fora disso, no máximo :data:`MAX_STUDENTS_PER_ZIP`. Um zip
+    acima do limite é tratado como a entrega de um aluno só (o do nome do zip), com o orçamento de um aluno e um
+    aviso que diz por quê. O arquivo de uma parte da turma que cai num aluno com zip próprio leva no caminho o zip
+    de onde veio (e a cópia dele, a do próprio zip, é corrigida antes: veja ``correcao.motor._limit_copies``)."""
+    turma_em_zips: set = set()
+    avisos: dict = {}
     nomes_de_zip = {same_student_name(nome_zip[:-4]) for _, nome_zip, _ in zips}
     colegas = {same_student_name(a) for a in pastas_alunos}
-    dentro = {}  # chave -> (caminhos sem as pastas de embrulho, alunos das pastas de dentro)
-    for chave, itens in zips.items():
-        internos = [q[1:] for q, _, _ in itens]
-        embrulho = _common_root(internos, [])  # Downloads/turma/<aluno>/...: as pastas de embrulho saem
-        internos = [q[embrulho:] if len(q) > embrulho else q for q in internos]
-        alunos_dentro = {_owner(q)[0] for q in internos if len(q) > 1} - {""}
-        dentro[chave] = internos, {same_student_name(a) for a in alunos_dentro
-                                   if not a.lower().endswith(".zip") and not _ATTEMPT_DIR.match(same_student_name(a))}
+    dentro = {chave: _folders_inside(itens) for chave, itens in zips.items()}
     # a turma chegou aluno por aluno: pastas de aluno, ou zips (sem nome de lote) com os notebooks soltos ou na
     # pasta com o nome do zip
     por_aluno = bool(colegas) or any(
-        not _BATCH_NAME.search(same_student_name(nome_zip[:-4]))
+        not _class_export_name(nome_zip[:-4])
         and (same_student_name(raiz) == same_student_name(nome_zip[:-4])
              or (not raiz and any(len(q) == 1 for q in internos)))
         for (_, nome_zip, raiz), (internos, _) in dentro.items())
-    conhecidos = colegas | nomes_de_zip | {same_student_name(raiz) for _, _, raiz in zips if raiz}
+    lotes = {chave for chave in zips if len(dentro[chave][1]) >= 2 and _class_export_name(chave[1][:-4])
+             and not {same_student_name(chave[1][:-4])} & (set(dentro[chave][1]) | colegas)}
+    # os alunos que a turma já tem sem os zips de lote: as pastas e os zips de um aluno (e a pasta dentro deles)
+    conhecidos = colegas | {same_student_name(c[1][:-4]) for c in zips if c not in lotes} \
+        | {same_student_name(c[2]) for c in zips if c[2] and c not in lotes}
+    limite = max(MAX_NEW_STUDENTS_PER_ZIP, len(conhecidos)) if por_aluno else MAX_STUDENTS_PER_ZIP
     for chave, itens in zips.items():
         internos, alunos_dentro = dentro[chave]
-        stem = same_student_name(chave[1][:-4])
-        do_aluno = (stem in alunos_dentro or stem in colegas
-                    or (por_aluno and not alunos_dentro & (conhecidos - {stem}) and not _BATCH_NAME.search(stem)))
-        if len(alunos_dentro) >= 2 and not do_aluno:
-            turma_em_zips.add(chave)
-            for (q, d, m), interno in zip(itens, internos):
-                aluno, caminho = _owner(interno)
-                if aluno:
-                    pastas_alunos.add(aluno)
-                    if same_student_name(aluno) in nomes_de_zip - {stem}:  # o aluno tem zip próprio: diz de onde veio
-                        caminho = f"{chave[1]}/{caminho}"
-                lidos.append((aluno, caminho if aluno else "/".join(q), d, m, chave[1]))
-    return turma_em_zips
+        stem, nome_zip = same_student_name(chave[1][:-4]), chave[1]
+        if chave not in lotes:
+            outros = sorted(a for s, a in alunos_dentro.items() if s != stem)
+            if len(outros) >= 2 or any(s != stem and s in conhecidos | nomes_de_zip for s in alunos_dentro):
+                avisos[chave] = (f"o zip “{nome_zip}” tem pastas com nome de aluno ({_some(outros)}): é a entrega de "
+                                 f"“{chave[1][:-4]}” só, e as pastas contam como tentativas ou cópias desse aluno, "
+                                 "nunca como outros alunos. Um zip solto entre as entregas só é uma parte da turma com "
+                                 "nome de lote (lote-2.zip, turma-b.zip, entregas.zip); se este é uma parte da turma, "
+                                 "renomeie-o assim e corrija de novo")
+            continue
+        novos = sorted(a for s, a in alunos_dentro.items() if s not in conhecidos)
+        if len(novos) > limite:
+            avisos[chave] = (f"o zip “{nome_zip}” tem pastas de {len(novos)} alunos que não aparecem no resto da "
+                             f"turma ({_some(novos)}), mais que o limite de {limite} para um zip solto entre as "
+                             f"entregas: foi tratado como a entrega de um aluno só, “{chave[1][:-4]}” (só os primeiros "
+                             "arquivos são olhados), e não como uma parte da turma. Se é mesmo uma parte da turma, "
+                             f"tire-o da pasta das entregas e passe-o na linha de comando (corrigir {nome_zip} ...)")
+            continue
+        turma_em_zips.add(chave)
+        for (q, d, m), interno in zip(itens, internos):
+            aluno, caminho = _owner(interno)
+            if aluno:
+                pastas_alunos.add(aluno)
+                if same_student_name(aluno) in nomes_de_zip - {stem}:  # o aluno tem zip próprio: diz de onde veio
+                    caminho = f"{nome_zip}/{caminho}"
+            lidos.append((aluno, caminho if aluno else "/".join(q), d, m, nome_zip))
+    return turma_em_zips, avisos
+
+
+# um zip de lote solto entre as entregas, numa turma entregue aluno por aluno, traz no máximo este número de alunos
+# que não aparecem no resto da turma (os atrasados, a metade da turma que um monitor recolheu), ou tantos quantos a
+# turma já tem; numa pasta só com zips de lote, no máximo MAX_STUDENTS_PER_ZIP. Acima disso, o zip é de um aluno só
+MAX_NEW_STUDENTS_PER_ZIP = 50
+MAX_STUDENTS_PER_ZIP = 1000
+
+
+def _folders_inside(itens: list) -> tuple[list, dict]:
+    """(caminhos dentro do zip sem as pastas de embrulho, ``Downloads/turma/<aluno>/...``; as pastas de dentro com
+    cara de aluno, nome comparável -> nome como está). Pastas de aula, de notebook, de tentativa ou de versão e
+    zips não contam."""
+    internos = [q[1:] for q, _, _ in itens]
+    embrulho = _common_root(internos, [])
+    internos = [q[embrulho:] if len(q) > embrulho else q for q in internos]
+    alunos = {}
+    for q in internos:
+        aluno = _owner(q)[0] if len(q) > 1 else ""
+        if aluno and not aluno.lower().endswith(".zip") and not _ATTEMPT_DIR.match(same_student_name(aluno)):
+            alunos.setdefault(same_student_name(aluno), aluno)
+    return internos, alunos
+
+
+def _some(nomes: list, n: int = 5) -> str:
+    """Os primeiros ``n`` nomes, e "..." se há mais."""
+    return ", ".join(nomes[:n]) + (", ..." if len(nomes) > n else "")
+
+
+def _class_export_name(stem: str) -> bool:
+    """O nome de um zip (sem ``.zip``) é o de uma exportação da turma, e não o de um aluno: um lote
+    (:data:`_BATCH_NAME`) ou uma aula, um módulo ou um notebook do curso."""
+    return bool(_BATCH_NAME.search(same_student_name(stem))) or course_notebook_name(stem)
 
 
 # pastas de tentativas e versões dentro da entrega de um aluno (nunca um aluno): tentativa-1, versao final, v2...
 _ATTEMPT_DIR = re.compile(r"^(tentativa|attempt|try|vers[aã]o|version|v|entrega|envio|reentrega|submiss[aã]o|"
                           r"submission|rascunho|draft|final|antig[oa]|old|nov[oa]|new|c[oó]pia|copy|backup|bkp)"
                           r"[-_ .]*(\d+|final|nov[oa]|antig[oa])?$")
-# nomes de zip que são um lote da turma, e não um aluno: lote-2.zip, turma-b.zip, entregas.zip, 2026-03-10.zip
-_BATCH_NAME = re.compile(r"(^|[-_ .])(lote|lotes|turma|parte|part|entregas|envios|submissions?|batch|class|"
-                         r"downloads?|alunos|todos|moodle)([-_ .\d]|$)|^[\d\W_]+$")
+# nomes de zip que são um lote da turma, e não um aluno: lote-2.zip, turma-b.zip, entregas.zip, 2026-03-10.zip,
+# nbgrader-export.zip
+_BATCH_NAME = re.compile(r"(^|[-_ .])(lote|lotes|turma|parte|part|entregas|envios|submissions?|submitted|batch|class|"
+                         r"downloads?|alunos|todos|moodle|nbgrader|export|exporta[cç][aã]o|reentregas|atrasad[oa]s)"
+                         r"([-_ .\d]|$)|^[\d\W_]+$")
 
 
 def same_student_name(nome: str) -> str:
@@ -489,31 +546,50 @@ def same_student_name(nome: str) -> str:
     return nfc(nome).casefold().strip()
 
 
-def _student_zips(zips: dict, lidos: list, pastas_alunos: set) -> set[str]:
+def _resubmission_of(raiz: str, stem: str) -> bool:
+    """O zip ``stem``.zip, com a pasta ``raiz`` (de um aluno da turma) e nada mais, é a reentrega desse aluno, e
+    não a entrega de um aluno com o nome do zip? Só quando o nome do zip não pode ser o de outro aluno: um lote ou
+    uma aula (:func:`_class_export_name`), uma tentativa (``reentrega.zip``, ``v2.zip``) ou um nome com o do
+    próprio aluno (``Bruno.zip``, ``bruno-reentrega.zip``)."""
+    r, s = same_student_name(raiz), same_student_name(stem)
+    return (_class_export_name(stem) or _ATTEMPT_DIR.match(s) is not None
+            or re.search(rf"(^|[-_ .]){re.escape(r)}([-_ .]|$)", s) is not None)
+
+
+def _student_zips(zips: dict, lidos: list, pastas_alunos: set, avisos: dict) -> set[str]:
     """Os outros zips soltos são de um aluno: a reentrega de um aluno da turma (a pasta dentro do zip tem o nome
-    dele) ou a entrega do aluno com o nome do zip. Devolve os alunos que só existem pelo nome de um zip."""
+    dele, e o nome do zip não é o de outro aluno: :func:`_resubmission_of`) ou a entrega do aluno com o nome do
+    zip, com o aviso de :func:`_class_parts_in_zips` (se houver) numa linha de ``nao-corrigidos.csv``. Devolve
+    os alunos que só existem pelo nome de um zip."""
     alunos_de_zip: set[str] = set()
-    for (_, nome_zip, raiz), itens in zips.items():
+    for chave, itens in zips.items():
+        _, nome_zip, raiz = chave
         stem = nome_zip[:-4]
-        if raiz and raiz in pastas_alunos and raiz != stem and not course_notebook_name(raiz):
-            # lote-2.zip → bruno/03-exercicios.ipynb, e "bruno" é um aluno da turma: a reentrega dele
+        if raiz and raiz in pastas_alunos and not course_notebook_name(raiz) and _resubmission_of(raiz, stem):
+            # lote-2.zip (ou Bruno.zip) → bruno/03-exercicios.ipynb, e "bruno" é um aluno da turma: a reentrega dele
             lidos += [(raiz, "/".join(q), d, m, nome_zip) for q, d, m in itens]
-        else:  # o zip de um aluno (ana.zip): o aluno tem o nome do zip
-            alunos_de_zip.add(stem)
-            lidos += [(stem, "/".join(q), d, m, nome_zip) for q, d, m in itens]
+            continue
+        # o zip de um aluno (ana.zip): o aluno tem o nome do zip
+        alunos_de_zip.add(stem)
+        if chave in avisos:
+            lidos.append((stem, nome_zip, None, avisos[chave], nome_zip))
+        lidos += [(stem, "/".join(q), d, m, nome_zip) for q, d, m in itens]
     return alunos_de_zip
 
 
 def _files_by_student(lidos: list) -> list[SubmittedFile]:
     """Os arquivos lidos; quando um aluno aparece em mais de uma parte da turma, o caminho de cada arquivo dele
-    começa pela parte de onde veio."""
+    começa pela parte de onde veio (o aviso sobre o próprio zip, com o caminho ``ana.zip``, já diz de onde veio)."""
+    def diz_a_parte(caminho: str, parte: str) -> bool:
+        return caminho == parte or caminho.startswith(parte + "/")
+
     partes_do_aluno: dict[str, set] = {}
     for aluno, caminho, _, _, parte in lidos:
-        if aluno and not caminho.startswith(parte + "/"):  # o caminho ainda não diz de qual parte veio
+        if aluno and not diz_a_parte(caminho, parte):  # o caminho ainda não diz de qual parte veio
             partes_do_aluno.setdefault(aluno, set()).add(parte)
     arquivos = []
     for aluno, caminho, dados, motivo, parte in lidos:
-        if aluno and len(partes_do_aluno.get(aluno, ())) > 1 and not caminho.startswith(parte + "/"):
+        if aluno and len(partes_do_aluno.get(aluno, ())) > 1 and not diz_a_parte(caminho, parte):
             caminho = f"{parte}/{caminho}"  # o aluno está em mais de uma parte da turma: de qual veio
         arquivos.append(SubmittedFile(aluno, caminho, dados, motivo))
     return arquivos

@@ -148,9 +148,11 @@ def feedback_html(row: Row, g) -> str:
     manual = (f"<p>{row.manual_pending} resposta(s) escrita(s) aguardam a correção do professor.</p>"
               if row.manual_pending else "")
     body = row.corpo or (notebook_body(row.autograded) if row.autograded and row.autograded.exists() else "")
-    aluno, aula = esc(row.student or "—"), esc(row.assignment or "—")
-    arquivo = f" · <b>Arquivo:</b> {esc(row.arquivo)}" if row.arquivo else ""
+    aluno, aula = student_text(row.student) if row.student else "—", esc(row.assignment or "—")
+    arquivo = f" · <b>Arquivo:</b> {student_text(row.arquivo)}" if row.arquivo else ""
+    notebook = esc(row.notebook) if g is not None or not row.notebook else student_text(row.notebook)  # o arquivo
     situacao = esc(STATUSES.get(row.status, row.status))
+    titulo = " · ".join(_shown_name(x) for x in (row.student, row.notebook or row.arquivo) if x)
     revisao = (f"<p>Em revisão pelo professor: {format_number(sum(row.em_revisao.values()))} ponto(s) "
                f"({esc(', '.join(row.em_revisao))}), fora da nota até a revisão.</p>" if row.em_revisao else "")
     if body:  # o que veio do aluno, sempre dentro da moldura dele (veja a docstring)
@@ -160,19 +162,21 @@ def feedback_html(row: Row, g) -> str:
     return f"""<!DOCTYPE html>
 <html lang="pt-BR"><head><meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; img-src data:; style-src 'unsafe-inline'">
-<title>Retorno: {esc(" · ".join(x for x in (row.student, row.notebook or row.arquivo) if x) or "entrega")}</title>
+<title>Retorno: {esc(titulo or "entrega")}</title>
 <style>
 body {{font-family: system-ui, sans-serif; max-width: 60rem; margin: 2rem auto; padding: 0 1rem; color: #222}}
 table {{border-collapse: collapse}} td, th {{border: 1px solid #ccc; padding: .3rem .7rem; text-align: left}}
 body > .resumo {{background: #f4f7fb; border-left: 4px solid #3b6ea8; padding: .5rem 1rem; margin-bottom: 1.5rem}}
 body > .resumo > .nota {{font-size: 1.4rem; font-weight: bold}}
+bdi.dado-do-aluno {{border: 1px dashed #b36b00; background: #fffdf7; padding: 0 .25rem; font-family: monospace;
+  font-weight: normal}}
 body > .conteudo-do-aluno {{border: 3px dashed #b36b00; background: #fffdf7; padding: 0 1rem 1rem}}
 body > .conteudo-do-aluno > .aviso-do-aluno {{background: #b36b00; color: #fff; margin: 0 -1rem 1rem;
   padding: .4rem 1rem}}
 </style></head><body>
 <h1>Retorno da correção automática</h1>
 <div class="resumo">
-<p><b>Aluno(a):</b> {aluno} · <b>Aula:</b> {aula} · <b>Notebook:</b> {esc(row.notebook)}
+<p><b>Aluno(a):</b> {aluno} · <b>Aula:</b> {aula} · <b>Notebook:</b> {notebook}
 {arquivo}</p>
 <p class="nota">Nota automática: {format_number(row.total)} de {format_number(row.maximum)} · situação: {situacao}</p>
 {revisao}
@@ -183,6 +187,26 @@ body > .conteudo-do-aluno > .aviso-do-aluno {{background: #b36b00; color: #fff; 
 {body}
 </body></html>
 """
+
+
+STUDENT_TEXT_MAX = 120  # caracteres de um nome de pasta ou de arquivo mostrados no quadro da correção
+
+
+def student_text(texto: str, limite: int = STUDENT_TEXT_MAX) -> str:
+    """Um nome que veio do aluno (a pasta, o caminho do arquivo), para o quadro da correção: escapado, numa
+    moldura própria (``<bdi class="dado-do-aluno">``, com a borda tracejada do conteúdo do aluno), sem caracteres
+    de controle nem de formatação (uma marca de direção do texto, ``U+202E``, invertia o resto da linha) e com no
+    máximo ``limite`` caracteres. Uma pasta chamada ``Nota automática: 10 de 10 · situação: tudo certo`` aparece
+    como o nome que é, e não como uma linha do quadro."""
+    return f'<bdi class="dado-do-aluno">{html.escape(_shown_name(texto, limite))}</bdi>'
+
+
+def _shown_name(texto: str, limite: int = STUDENT_TEXT_MAX) -> str:
+    """``texto`` sem caracteres de controle nem de formatação (viram ``�``) e com no máximo ``limite`` caracteres."""
+    import unicodedata
+
+    limpo = "".join("\ufffd" if unicodedata.category(c) in ("Cc", "Cf") else c for c in str(texto))
+    return limpo[:limite - 1] + "…" if len(limpo) > limite else limpo
 
 
 def notebook_body(path: Path) -> str:
@@ -279,7 +303,7 @@ _ATTRIBUTES = {"*": ["class", "id", "title"], "a": ["href", "class", "id"], "img
 
 
 # as classes dos quadros da própria correção: no HTML do aluno, o atributo class que tiver uma delas sai
-_GRADER_CLASSES = frozenset({"resumo", "nota", "conteudo-do-aluno", "aviso-do-aluno"})
+_GRADER_CLASSES = frozenset({"resumo", "nota", "conteudo-do-aluno", "aviso-do-aluno", "dado-do-aluno"})
 
 
 def _allowed_attribute(tag: str, name: str, value: str) -> bool:

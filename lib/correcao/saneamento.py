@@ -30,6 +30,7 @@ Cada arrumação vira uma nota, em pt-BR, na linha de ``notas.csv`` e no ``valid
 from __future__ import annotations
 
 import copy
+import functools
 import hashlib
 import textwrap
 
@@ -327,15 +328,20 @@ def copied_from_solutions(nb: dict, g: Gradable) -> tuple[list[str], list[str]]:
     """Respostas iguais às de ``solutions/`` (de hoje ou de uma versão anterior do curso): código com a mesma
     árvore sintática (comentários, docstrings e formatação não contam), texto igual sem a formatação.
 
-    Só quando mais da metade das respostas que o aluno preencheu (as que não são o esboço) são iguais às
-    soluções: uma resposta curta pode coincidir por acaso; a entrega inteira, não (o próprio notebook de
+    Cada resposta de código igual à solução conta sozinha, sejam quais forem as outras respostas: copiar os dois
+    exercícios de código e escrever as respostas de texto com as próprias palavras não esconde a cópia. A exceção
+    são as respostas curtas, que podem coincidir por acaso: as de texto (uma frase curta) e as de código em que a
+    parte do aluno é uma instrução só (``return np.tril(np.ones((n, n), dtype=bool))``, a forma de sempre de
+    escrever a máscara causal; veja :func:`_short_answers`). Uma resposta curta igual à solução só conta junto
+    com outras: quando a entrega já tem uma resposta de código longa igual à solução, ou quando mais da metade
+    das respostas que o aluno preencheu (as que não são o esboço) são iguais às soluções (o próprio notebook de
     ``solutions/`` entregue como está, por exemplo).
 
     Returns
     -------
     (respostas, verificacoes)
-        Os ``grade_id`` das respostas iguais às soluções e das verificações que conferem essas respostas
-        (listas vazias se a entrega não é uma cópia das soluções).
+        Os ``grade_id`` das respostas iguais às soluções, na ordem do notebook, e das verificações que conferem
+        as de código (listas vazias se nenhuma resposta conta como cópia).
     """
     from .catalogo import CODE_STUB, TEXT_STUB, answer_fingerprint, checks_of_answers, solution_fingerprints
     from .nomes_antigos import answers_of_all_versions
@@ -343,8 +349,9 @@ def copied_from_solutions(nb: dict, g: Gradable) -> tuple[list[str], list[str]]:
     conhecidas = answers_of_all_versions(g.assignment, g.notebook)
     atuais = solution_fingerprints(g.source)
     originais = original_cells(g.source)
+    curtas = _short_answers(g.source)
     esbocos = {answer_fingerprint(CODE_STUB), answer_fingerprint(TEXT_STUB, "markdown"), ""}
-    preenchidas, iguais, vistas = [], [], set()
+    preenchidas, iguais, longas, vistas = [], [], [], set()
     for cell in nb.get("cells", []):
         meta = nbgrader_meta(cell)
         gid = meta.get("grade_id")
@@ -359,7 +366,41 @@ def copied_from_solutions(nb: dict, g: Gradable) -> tuple[list[str], list[str]]:
         preenchidas.append(gid)
         if digital == atuais[gid] or digital in conhecidas.get(gid, ()):
             iguais.append(gid)
-    if not iguais or 2 * len(iguais) <= len(preenchidas):
+            if tipo == "code" and gid not in curtas:
+                longas.append(gid)
+    if not longas and 2 * len(iguais) <= len(preenchidas):
         return [], []
     por_resposta = checks_of_answers(g.source)
     return iguais, [c for gid in iguais for c in por_resposta.get(gid, ())]
+
+
+@functools.lru_cache(maxsize=None)
+def _short_answers(source) -> frozenset:
+    """As respostas de ``solutions/`` (``source``) que podem coincidir por acaso com a de um aluno honesto: as de
+    texto e as de código cuja parte do aluno (entre ``### BEGIN SOLUTION`` e ``### END SOLUTION``, ou a célula
+    inteira se não há marcas) é uma instrução simples só (uma atribuição, um ``return``; nunca um ``def``, um laço
+    ou um ``if``)."""
+    import ast
+    import json
+    from pathlib import Path
+
+    from .catalogo import _SOLUTION_MARK
+
+    curtas = set()
+    for cell in json.loads(Path(source).read_text(encoding="utf-8"))["cells"]:
+        meta = nbgrader_meta(cell)
+        if not meta.get("solution") or not meta.get("grade_id"):
+            continue
+        if cell.get("cell_type") != "code":
+            curtas.add(meta["grade_id"])
+            continue
+        linhas = cell_source(cell).splitlines()
+        marcas = [k for k, ln in enumerate(linhas) if _SOLUTION_MARK.match(ln)]
+        partes = [linhas[a + 1:b] for a, b in zip(marcas[::2], marcas[1::2])] or [linhas]
+        try:
+            corpo = [st for parte in partes for st in ast.parse(textwrap.dedent("\n".join(parte))).body]
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            continue
+        if len(corpo) == 1 and not hasattr(corpo[0], "body"):
+            curtas.add(meta["grade_id"])
+    return frozenset(curtas)
