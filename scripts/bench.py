@@ -376,7 +376,8 @@ def bench_grading_steps(rounds: int = 2) -> dict:
     from correcao import motor
     from correcao.catalogo import catalog
     from correcao.entregas import read_submissions
-    from correcao.isolamento import Limits, bwrap_available, kill_sandbox, remove_cgroups
+    from correcao.isolamento import bwrap_available, kill_sandbox, remove_cgroups
+    from correcao.politica import GradingPolicy
 
     root = Path(__file__).resolve().parents[1]
     code = ("import time; t = time.perf_counter(); import correcao.motor, nbgrader.apps, nbconvert; "
@@ -394,13 +395,13 @@ def bench_grading_steps(rounds: int = 2) -> dict:
         (task,) = plan
         if task.g.assignment != "aula-01-self-attention":
             raise RuntimeError(f"{HONEST_NOTEBOOK}: esperado um notebook da Aula 1, recebido {task.g.assignment}")
-        limites = Limits(memoria_mb=2048, cpu_s=180, relogio_s=180.0, memoria_total_mb=3072, disco_mb=512)
-        marca, isolar = secrets.token_hex(8), bwrap_available()
+        politica = GradingPolicy(isolate=bwrap_available())  # os limites da correção do professor
+        marca = secrets.token_hex(8)
         t0 = time.perf_counter()
         mpl = motor._matplotlib_cache(tmp)
         t_mpl = time.perf_counter() - t0
         t0 = time.perf_counter()
-        motor._WORKER = w = motor.Worker(tmp / "processo-0", [task.g], 0, limites, isolar, 30, marca)
+        motor._WORKER = w = motor.Worker(tmp / "processo-0", [task.g], 0, politica, marca)
         w.mpl_cache = mpl
         worker = time.perf_counter() - t0
         try:
@@ -415,7 +416,7 @@ def bench_grading_steps(rounds: int = 2) -> dict:
     if row.status != "ok":
         raise RuntimeError(f"o notebook honesto não saiu ok: {row.status} ({row.reasons})")
     return {"imports": imports, "worker": worker, "mpl": t_mpl, "leitura": leitura, "total": total,
-            "isolar": isolar, "rounds": rounds, **w.tempos}
+            "isolar": politica.isolate, "rounds": rounds, **w.tempos}
 
 
 def print_grading_steps(t: dict) -> None:

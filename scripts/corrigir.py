@@ -5,6 +5,9 @@ Uso (ou ``make corrigir ENTREGAS=... [SAIDA=...]``):
     python scripts/corrigir.py ENTREGAS [ENTREGAS...] [--saida PASTA] [--tempo-celula S] [--tempo-notebook S]
                                [--memoria MiB] [--processos N] [--sem-isolamento]
 
+Os padrões dos limites estão num lugar só, :class:`correcao.politica.GradingPolicy` (o ``validar`` do aluno usa os
+mesmos); cada opção dada muda só o seu limite.
+
 ``ENTREGAS`` é uma pasta (ou um ``.zip``) no formato do nbgrader: ``<aluno>/<notebook>.ipynb``; uma turma que
 chegou em partes (dois zips, um zip e uma pasta) vai toda de uma vez, e as partes são juntadas por aluno.
 Cada entrega roda isolada numa caixa do bubblewrap; veja ``lib/correcao/__init__.py``.
@@ -26,31 +29,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def _positive(tipo):
-    """Um tipo do argparse: número maior que zero, com a mensagem em português (um tempo de célula 0 ou negativo
-    reprovava alunos certos com "a função passou do tempo limite")."""
-    def converter(texto: str):
-        try:
-            valor = tipo(texto)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"esperado um número, recebido {texto!r}") from None
-        if not valor > 0:
-            raise argparse.ArgumentTypeError(f"esperado um número maior que zero, recebido {texto}")
-        return valor
-
-    return converter
-
-
-def _grade(grade_class, args, parte):
+def _grade(grade_class, args, politica, parte):
     """Corrige a turma; devolve as linhas, ou o código de saída (com a mensagem já impressa) quando a correção não
     pôde rodar: 3 sem a caixa, 4 com a máquina falhando, 2 com uma entrada recusada antes de corrigir."""
     from correcao.isolamento import BwrapMissing
     from correcao.motor import MachineFailure
 
     try:
-        return grade_class(args.entregas, args.saida, cell_timeout=args.tempo_celula,
-                           notebook_timeout=args.tempo_notebook, workers=args.processos, memoria_mb=args.memoria,
-                           isolar=not args.sem_isolamento, parte=parte)
+        return grade_class(args.entregas, args.saida, politica=politica, parte=parte)
     except BwrapMissing as exc:
         print(exc, file=sys.stderr)
         return 3
@@ -63,6 +49,8 @@ def _grade(grade_class, args, parte):
 
 
 def main(argv=None) -> int:
+    from correcao import politica
+
     parser = argparse.ArgumentParser(description="Corrige uma turma com o nbgrader (notas.csv + retorno em HTML).")
     parser.add_argument("entregas", type=Path, nargs="*",
                         help="pasta(s) ou .zip(s) com <aluno>/<notebook>.ipynb (partes da mesma turma)")
@@ -71,15 +59,7 @@ def main(argv=None) -> int:
     parser.add_argument("--juntar", type=Path, nargs="+", default=None, metavar="PASTA_PARTE",
                         help="junta as pastas das N partes (de --parte) em SAIDA, como uma correção única")
     parser.add_argument("--saida", type=Path, default=ROOT / "build" / "correcao")
-    parser.add_argument("--tempo-celula", type=_positive(int), default=30,
-                        help="segundos por célula (padrão 30)")
-    parser.add_argument("--tempo-notebook", type=_positive(float), default=180,
-                        help="segundos por notebook (padrão 180)")
-    parser.add_argument("--memoria", type=_positive(int), default=2048,
-                        help="MiB de memória por processo do aluno (padrão 2048)")
-    parser.add_argument("--processos", type=_positive(int), default=None, help="correções em paralelo (padrão: 2)")
-    parser.add_argument("--sem-isolamento", action="store_true",
-                        help="corrige sem a caixa do bubblewrap (só para entregas em que você confia)")
+    politica.add_arguments(parser)
     parser.add_argument("--moodle-idioma", choices=["pt_br", "en"], default="pt_br",
                         help="download do Moodle: o idioma do Moodle, para os cabeçalhos de moodle-notas.csv")
     parser.add_argument("--planilha-moodle", type=Path, default=None,
@@ -118,7 +98,7 @@ def main(argv=None) -> int:
 
     t0 = time.perf_counter()
     print(f"Corrigindo {', '.join(str(e) for e in args.entregas)} ...")
-    rows = _grade(grade_class, args, parte)
+    rows = _grade(grade_class, args, politica.from_args(args), parte)
     if isinstance(rows, int):
         return rows
     if parte is not None:

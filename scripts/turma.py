@@ -3,12 +3,14 @@
 Uso (o professor, no terminal do JupyterLab dele no hub, ou ``python3 curso.py turma ...``):
 
     python scripts/turma.py liberar AULA [--notebooks 03-exercicios ...] [--prazo "2026-03-10 23:59 -0300"]
-    python scripts/turma.py corrigir AULA [--saida PASTA] [--memoria MiB] [--tempo-notebook S]
+    python scripts/turma.py corrigir AULA [--saida PASTA] [--memoria MiB] [--tempo-notebook S] [--tempo-celula S]
+                                          [--processos N]
 
 Opções comuns: ``--pasta`` (a pasta do curso no nbgrader, padrão ``~/curso-nbgrader``), ``--curso-id``
 (padrão ``$CURSO_HUB_ID`` ou ``atencao``) e ``--exchange`` (padrão ``$CURSO_HUB_EXCHANGE`` ou
 ``/srv/nbgrader/exchange``). ``corrigir`` coleta, corrige cada entrega na caixa do curso, grava as notas no
-gradebook do nbgrader e devolve o retorno pelo exchange (:mod:`correcao.hub`).
+gradebook do nbgrader e devolve o retorno pelo exchange (:mod:`correcao.hub`), com os limites da correção da linha
+de comando (:mod:`correcao.politica`: os mesmos padrões e as mesmas opções de ``scripts/corrigir.py``).
 
 ``--prazo`` precisa do fuso: ``"2026-03-10 23:59 -0300"``, ``"2026-03-10 23:59 -03:00"``,
 ``"2026-03-10 23:59 America/Sao_Paulo"``, ``"2026-03-11 02:59 UTC"`` (ou ``Z``); uma hora sem fuso é recusada
@@ -36,8 +38,9 @@ def main(argv=None) -> int:
                         help='liberar: o prazo, com o fuso, ex.: "2026-03-10 23:59 -0300" ou '
                              '"2026-03-10 23:59 America/Sao_Paulo"')
     parser.add_argument("--saida", type=Path, default=None, help="corrigir: a pasta de notas.csv e dos retornos")
-    parser.add_argument("--memoria", type=int, default=2048, help="corrigir: MiB por processo do aluno")
-    parser.add_argument("--tempo-notebook", type=float, default=180, help="corrigir: segundos por notebook")
+    from correcao import politica
+
+    politica.add_arguments(parser, prefixo="corrigir: ")
     args = parser.parse_args(argv)
     from correcao import hub
     from correcao.isolamento import BwrapMissing
@@ -47,8 +50,7 @@ def main(argv=None) -> int:
         if args.acao == "liberar":
             hub.release(turma, args.aula, args.notebooks, args.prazo)
         else:
-            hub.grade(turma, args.aula, args.saida, memoria_mb=args.memoria,
-                         notebook_timeout=args.tempo_notebook)
+            hub.grade(turma, args.aula, args.saida, politica=politica.from_args(args))
     except (ValueError, RuntimeError) as exc:
         print(f"Erro: {exc}", file=sys.stderr)
         return 2

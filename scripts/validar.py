@@ -1,22 +1,30 @@
 """Confere um notebook antes da entrega, com o mesmo motor da correção (``lib/correcao/validar.py``).
 
 Uso: ``python scripts/validar.py CAMINHO.ipynb`` (ou ``make validar NB=CAMINHO.ipynb``). O notebook
-original não é alterado. Sai com código 0 se estiver pronto para entregar, 1 caso contrário, 2 no uso errado e
-3 quando a conferência não roda nesta máquina (a caixa ou o kernel não começaram).
+original não é alterado. Os limites são os da correção do professor (:mod:`correcao.politica`), e as mesmas opções
+de ``scripts/corrigir.py`` os mudam (``--tempo-celula``, ``--tempo-notebook``, ``--memoria``...): para conferir com
+os limites que o professor anunciou, se forem outros. Sai com código 0 se estiver pronto para entregar, 1 caso
+contrário, 2 no uso errado e 3 quando a conferência não roda nesta máquina (a caixa ou o kernel não começaram).
 """
 
 from __future__ import annotations
 
+import argparse
 import sys
 from pathlib import Path
 
 
 def main(argv=None) -> int:
-    args = argv if argv is not None else sys.argv[1:]
-    if len(args) != 1:
+    from correcao import politica
+
+    parser = argparse.ArgumentParser(description="Confere um notebook antes da entrega, com o motor da correção.")
+    parser.add_argument("notebook", nargs="?", default=None, help="o notebook (a sua cópia em trabalho/)")
+    politica.add_arguments(parser)
+    args = parser.parse_args(argv)
+    if not args.notebook:
         print("Uso: make validar NB=caminho/do/notebook.ipynb")
         return 2
-    path = Path(args[0])
+    path = Path(args.notebook)
     if path.is_dir():
         print(f"❌ {path} é uma pasta: passe o notebook (.ipynb) que você vai entregar, por exemplo "
               "trabalho/modulo-06/aula-01-self-attention/03-exercicios.ipynb")
@@ -34,7 +42,7 @@ def main(argv=None) -> int:
     from correcao.validar import validate
 
     try:
-        ok, lines = validate(path)
+        ok, lines = validate(path, politica.from_args(args))
     except (BwrapMissing, MachineFailure) as exc:  # a máquina, e não o notebook: nada a dizer dele
         print(f"❌ Não consegui conferir o notebook nesta máquina: {exc}")
         return 3

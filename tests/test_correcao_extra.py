@@ -16,6 +16,7 @@ import nbformat
 import pytest
 
 from correcao import catalogo, isolamento, motor, varredura
+from correcao.politica import GradingPolicy
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
@@ -73,7 +74,7 @@ def test_zip_baguncado_da_as_mesmas_notas_que_a_turma_arrumada(tmp_path, turma, 
 def test_solucoes_servem_de_fonte_ao_nbgrader_sem_edicao(tmp_path):
     """generate_assignment do nbgrader sobre solutions/ dá exatamente os notebooks de aluno do curso."""
     everything = catalogo.catalog()
-    w = motor.Worker(tmp_path, list(everything.values()), 0, isolamento.Limits(), False, 5, "teste")
+    w = motor.Worker(tmp_path, list(everything.values()), 0, GradingPolicy(cell_timeout=5, isolate=False), "teste")
     course = w.course
     for g in everything.values():
         release = json.loads((course / "release" / g.assignment / f"{g.notebook}.ipynb").read_text(encoding="utf-8"))
@@ -325,7 +326,8 @@ def test_sessenta_mil_celulas_recusado_cedo(tmp_path):
     assert catalogo.too_large(1000, {"cells": [{}] * 39}) is None
 
 
-def test_recorrecao_so_quando_a_maquina_estava_disputada():
+def test_aviso_de_maquina_ocupada_so_quando_a_cpu_estava_disputada():
+    """O aviso no log (a entrega nunca é corrigida de novo: veja tests/test_politica.py)."""
     from correcao.relatorio import Row
 
     def linha(**kw):

@@ -441,7 +441,7 @@ def test_revisao_do_banco_do_nbgrader_sem_processo_novo_e_a_mesma_do_comando_ale
 
     from correcao import motor
     from correcao.catalogo import catalog
-    from correcao.isolamento import Limits
+    from correcao.politica import GradingPolicy
 
     with _temp_alembic_ini("sqlite:////tmp/gradebook.db") as ini:
         saida = subprocess.run([sys.executable, "-m", "alembic", "-c", ini, "heads"], capture_output=True, text=True,
@@ -449,7 +449,7 @@ def test_revisao_do_banco_do_nbgrader_sem_processo_novo_e_a_mesma_do_comando_ale
     do_comando = saida.split()[0]
     assert motor.alembic_head() == do_comando and len(do_comando) == 12
     g = next(iter(catalog().values()))
-    w = motor.Worker(tmp_path / "p", [g], 0, Limits(), False, 30, "teste-alembic")
+    w = motor.Worker(tmp_path / "p", [g], 0, GradingPolicy(isolate=False), "teste-alembic")
     try:
         with sqlite3.connect(w.course / "gradebook.db") as db:
             assert db.execute("SELECT version_num FROM alembic_version").fetchall() == [(do_comando,)]

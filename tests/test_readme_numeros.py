@@ -98,14 +98,14 @@ MEDIDAS = [
 
 # O número do README -> de onde ele vem no código (valor conferido abaixo).
 LIMITES = {
-    "2 GiB": "correcao.motor.grade_class(memoria_mb=2048)",
+    "2 GiB": "correcao.politica.GradingPolicy.memory_mb",
     "256 MiB": "correcao._caixa.MAX_FILE_MIB",
     "(256)": "correcao.isolamento.Limits.processos",
-    "30 s": "correcao.motor.grade_class(cell_timeout=30)",
-    "180 s": "correcao.motor.grade_class(notebook_timeout=180)",
+    "30 s": "correcao.politica.GradingPolicy.cell_timeout",
+    "180 s": "correcao.politica.GradingPolicy.notebook_timeout",
     "50 MB": "correcao.entregas.MAX_FILE_BYTES",
-    "(512 MiB)": "correcao.isolamento.Limits.disco_mb",
-    "(3 GiB,": "correcao.isolamento.Limits.memoria_total_mb",
+    "(512 MiB)": "correcao.politica.GradingPolicy.disk_mb",
+    "(3 GiB,": "correcao.politica.GradingPolicy.notebook_memory_mb",
     "5 s para voltar": "correcao._executar.INTERRUPT_WAIT_S",
     "(cada envio a ele tem 5 s)": "correcao._executar.SEND_TIMEOUT_MS",
     "encerrado 3 s depois": "correcao._aluno.ALARM_RETRIES (o alarme se repete a cada segundo)",
@@ -153,19 +153,17 @@ def test_medidas_de_tempo_dizem_a_maquina():
 
 
 def test_limites_do_readme_sao_os_do_codigo():
-    import inspect
+    from correcao import _caixa, entregas, isolamento
+    from correcao.politica import GradingPolicy
 
-    from correcao import _caixa, entregas, isolamento, motor
-
-    padrao = inspect.signature(motor.grade_class).parameters
-    assert padrao["memoria_mb"].default == 2048
-    assert padrao["cell_timeout"].default == 30 and padrao["notebook_timeout"].default == 180
+    padrao = GradingPolicy()  # os limites de corrigir, validar, do hub e das partes (tests/test_politica.py)
+    assert padrao.memory_mb == 2048
+    assert padrao.cell_timeout == 30 and padrao.notebook_timeout == 180
     assert _caixa.MAX_FILE_MIB == 256 and isolamento.Limits.processos == 256
     assert entregas.MAX_FILE_BYTES == 50 * 2**20
     from correcao import _executar, catalogo
 
-    assert isolamento.Limits.disco_mb == 512 and isolamento.Limits.memoria_total_mb == 3 * 1024
-    assert padrao["disco_mb"].default == 512 and padrao["memoria_total_mb"].default == 3 * 1024
+    assert padrao.disk_mb == 512 and padrao.notebook_memory_mb == 3 * 1024
     assert _executar.INTERRUPT_WAIT_S == 5 and catalogo.READ_TIMEOUT_S == 20
     assert _executar.SEND_TIMEOUT_MS == 5000
     from correcao import _aluno

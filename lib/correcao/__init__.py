@@ -7,6 +7,8 @@ Um módulo por parte, do arquivo recebido ao relatório:
   notebook do curso é cada arquivo (pelas células, mesmo renomeado);
 - :mod:`correcao.saneamento`: acidentes de edição (células coladas duas vezes ou de outro notebook)
   arrumados antes da correção;
+- :mod:`correcao.politica`: a política da correção, todos os limites e opções com os padrões num lugar só (a
+  mesma no ``corrigir``, no ``validar``, no hub e nas partes);
 - :mod:`correcao.isolamento`: a caixa do bubblewrap e os limites de cada execução;
 - :mod:`correcao.varredura`: código do aluno que mexe na correção (situação ``revisar``);
 - :mod:`correcao.motor`: o nbgrader, as duas caixas (kernel e conferência independente) e a nota;

@@ -337,10 +337,12 @@ def _atraso(segundos: float) -> str:
     return f"{h} h {m:02d} min" if h else (f"{m} min {s:02d} s" if m else f"{s} s")
 
 
-def grade(turma: HubCourse, aula: str, saida: Path | None = None, log=print, **kwargs) -> list:  # noqa: PLR0915 — os passos do nbgrader em ordem (coletar, corrigir, gradebook, retorno), um roteiro linear
+def grade(turma: HubCourse, aula: str, saida: Path | None = None, log=print, politica=None, **kwargs) -> list:  # noqa: PLR0915 — os passos do nbgrader em ordem (coletar, corrigir, gradebook, retorno), um roteiro linear
     """Coleta as entregas de ``aula`` (``nbgrader collect``), corrige cada uma na caixa do curso
-    (:func:`correcao.motor.grade_class`, ``kwargs`` vão para ela), grava as notas das verificações no gradebook
-    (a melhor cópia, quando o aluno entregou duas do mesmo notebook) e devolve o retorno em pt-BR pelo exchange
+    (:func:`correcao.motor.grade_class`, com a ``politica`` da correção, :class:`correcao.politica.GradingPolicy`,
+    montada uma vez aqui: sem ela, a padrão, com os ``kwargs`` de nome antigo por cima; os outros ``kwargs`` vão
+    para ela), grava as notas das verificações no gradebook (a melhor cópia, quando o aluno entregou duas do mesmo
+    notebook) e devolve o retorno em pt-BR pelo exchange
     (``release_feedback``).
 
     As respostas escritas ficam para o Formgrader (*Manual Grading*): o notebook entregue vai para
@@ -365,7 +367,10 @@ def grade(turma: HubCourse, aula: str, saida: Path | None = None, log=print, **k
     from nbgrader.api import Gradebook, MissingEntry
 
     from correcao.motor import grade_class
+    from correcao.politica import LEGACY_NAMES, GradingPolicy
     from correcao.relatorio import CSV_FIXED, CSV_TAIL, spreadsheet_cell
+
+    politica = GradingPolicy.build(politica, **{k: kwargs.pop(k) for k in list(kwargs) if k in LEGACY_NAMES})
 
     gs = _aula(aula)
     pasta = Path(turma.pasta).resolve()
@@ -374,7 +379,7 @@ def grade(turma: HubCourse, aula: str, saida: Path | None = None, log=print, **k
     _ok(api.collect(aula, update=True), "collect")
     with tempfile.TemporaryDirectory(prefix="turma-") as tmp:
         alunos = _entregas(pasta / "submitted", aula, Path(tmp) / "entregas")
-        rows = grade_class(Path(tmp) / "entregas", saida, log=log, **kwargs) if alunos else []
+        rows = grade_class(Path(tmp) / "entregas", saida, politica=politica, log=log, **kwargs) if alunos else []
     maximos = {n: assignment_max_points(g) for n, g in gs.items()}
     for r in rows:  # um só máximo: o da tarefa (automático + escrito), como no gradebook
         if r.assignment == aula and r.notebook in maximos:

@@ -56,8 +56,9 @@ from .catalogo import (  # noqa: E402
     too_large,
 )
 from .entregas import Submissions, read_submissions, same_student_name
-from .isolamento import Limits, NotebookBudget, Sandbox, kill_sandbox, remove_cgroups
+from .isolamento import NotebookBudget, Sandbox, kill_sandbox, remove_cgroups
 from .nomes_antigos import recognize_version, translate_ids, version_note
+from .politica import GradingPolicy
 from .relatorio import Row, failed_row, format_number, notebook_body, readable_error, withhold, write_outputs
 from .saneamento import copied_from_solutions, sanitize
 from .varredura import imported_modules, scan_cell
@@ -125,35 +126,42 @@ def _cell_name(nb, index: int) -> str:
     return cell_label(nb.cells, index)
 
 
+def _box_numbers(numero: int) -> tuple[int, int, int]:
+    """Os números das três caixas do trabalhador ``numero`` (o kernel, o lado do aluno e o verificador), com uids
+    diferentes: 64 uids por correção (veja :class:`correcao.isolamento.Sandbox`)."""
+    uid = numero % 21
+    return 3 * uid, 3 * uid + 1, 3 * uid + 2
+
+
 class Worker:
     """Um curso nbgrader e uma caixa; corrige uma entrega por vez (há um por processo paralelo)."""
 
-    def __init__(self, pasta: Path, gradables: list[Gradable], numero: int, limites: Limits, isolar: bool,
-                 tempo_celula: int, marca: str):
-        self._boxes(pasta, numero, limites, isolar, tempo_celula, marca)
+    def __init__(self, pasta: Path, gradables: list[Gradable], numero: int, politica: GradingPolicy, marca: str):
+        self._boxes(pasta, numero, politica, marca)
         self._nbgrader_course(gradables)
 
     @classmethod
-    def boxes_only(cls, pasta: Path, numero: int, limites: Limits, isolar: bool, tempo_celula: int,
-                   marca: str) -> "Worker":
+    def boxes_only(cls, pasta: Path, numero: int, politica: GradingPolicy, marca: str) -> "Worker":
         """Só as três caixas, sem o curso do nbgrader (que custa ~1,5 s de import): :meth:`execute` roda um notebook
         como na correção (usado por :func:`preflight`)."""
         w = cls.__new__(cls)
-        w._boxes(pasta, numero, limites, isolar, tempo_celula, marca)
+        w._boxes(pasta, numero, politica, marca)
         return w
 
-    def _boxes(self, pasta: Path, numero: int, limites: Limits, isolar: bool, tempo_celula: int,
-               marca: str) -> None:
+    def _boxes(self, pasta: Path, numero: int, politica: GradingPolicy, marca: str) -> None:
+        """As três caixas, com os limites de ``politica`` (a da correção: veja :mod:`correcao.politica`)."""
         self.pasta = pasta
         self.course = pasta / "curso-nbgrader"
-        self.tempo_celula = tempo_celula
-        self.limites = limites
+        self.politica = politica
+        self.tempo_celula = politica.cell_timeout
+        self.limites = limites = politica.limits()
+        isolar = politica.isolate
         # três caixas por trabalhador, com uids diferentes: o kernel, e a conferência (o lado do aluno e o
         # verificador, ligados por um par de pipes) rodam ao mesmo tempo
-        uid = numero % 21  # 64 uids por correção (veja isolamento.Sandbox)
-        self.caixa = Sandbox(limites, numero=3 * uid, isolar=isolar, marca=marca)
-        self.caixa_aluno = Sandbox(limites, numero=3 * uid + 1, isolar=isolar, marca=marca)
-        self.caixa_conferencia = Sandbox(limites, numero=3 * uid + 2, isolar=isolar, marca=marca)
+        kernel, aluno, conferencia = _box_numbers(numero)
+        self.caixa = Sandbox(limites, numero=kernel, isolar=isolar, marca=marca)
+        self.caixa_aluno = Sandbox(limites, numero=aluno, isolar=isolar, marca=marca)
+        self.caixa_conferencia = Sandbox(limites, numero=conferencia, isolar=isolar, marca=marca)
         self.numero = numero
         self.marca = marca
         self.isolar = isolar
@@ -300,6 +308,11 @@ class Worker:
         if not pendentes:
             return
         inicio_veredito = time.monotonic()
+        from .biblioteca_aluno import lessons_in, student_library
+
+        # o processo do aluno importa uma biblioteca sem as contas que as verificações proíbem: elas são feitas
+        # pelo verificador, que sabe qual verificação está rodando (correcao.biblioteca_aluno)
+        self.caixa_aluno.biblioteca = student_library(lessons_in(v["fonte"] for v in verificacoes))
         codigo = [{"fonte": c["fonte"]} if c["tipo"] == "codigo" else {"verificacao": c["grade_id"]} for c in celulas]
         nonce = secrets.token_hex(16)
         work_aluno = self._workdir(f"{ident}-aluno", self.caixa_aluno)
@@ -725,8 +738,7 @@ PREFLIGHT = ("aula-01-self-attention", "03-exercicios")  # o notebook de aluno c
 PREFLIGHT_S = 120.0  # o prazo mínimo dele (s): numa máquina disputada, o kernel pode levar segundos para começar
 
 
-def preflight(pasta: Path, limites: Limits, isolar: bool, tempo_celula: int, marca: str,
-              mpl: Path | None = None) -> None:
+def preflight(pasta: Path, politica: GradingPolicy, marca: str, mpl: Path | None = None) -> None:
     """Prova, antes de corrigir a turma, que a correção funciona nesta máquina: o notebook de aluno
     :data:`PREFLIGHT` (sem nada resolvido) roda como numa correção, nas mesmas três caixas: o kernel começa e roda
     as células, e o verificador isolado devolve um veredito para cada verificação (⏳, nenhuma aprovada).
@@ -745,13 +757,14 @@ def preflight(pasta: Path, limites: Limits, isolar: bool, tempo_celula: int, mar
     aluno = ROOT / "notebooks" / g.source.relative_to(ROOT / "solutions")
     nb = nbformat.read(aluno, as_version=4)
     # o prazo é o da máquina, e não o orçamento do professor: um orçamento pequeno demais é escolha dele (cada linha
-    # sai tempo_esgotado), e não uma máquina quebrada; a memória e os processos são os da correção
-    folga = max(limites.relogio_s, PREFLIGHT_S)
-    limites = dataclasses.replace(limites, relogio_s=folga, cpu_s=max(limites.cpu_s, int(folga)))
-    tempo_celula = max(tempo_celula, 30)
-    w = Worker.boxes_only(pasta, 20, limites, isolar, tempo_celula, marca)
+    # sai tempo_esgotado), e não uma máquina quebrada; a memória e os processos são os da correção, e o tempo de cada
+    # célula, ao menos o padrão da política
+    politica = dataclasses.replace(politica, notebook_timeout=max(politica.notebook_timeout, PREFLIGHT_S),
+                                   cell_timeout=max(politica.cell_timeout, GradingPolicy.cell_timeout))
+    w = Worker.boxes_only(pasta, 20, politica, marca)
     w.mpl_cache = mpl
-    with NotebookBudget(f"{marca}-sonda", limites, limites.relogio_s, isolar=isolar) as grupo:
+    limites = w.limites
+    with NotebookBudget(f"{marca}-sonda", limites, limites.relogio_s, isolar=politica.isolate) as grupo:
         w.grupo = w.caixa.grupo = w.caixa_aluno.grupo = w.caixa_conferencia.grupo = grupo
         res = w.execute(nb, "sonda")
     sem_veredito = [gid for gid in g.checks
@@ -828,19 +841,17 @@ def _matplotlib_cache(pasta: Path) -> Path:
     return cache
 
 
-def grade_class(entregas: Path, saida: Path, cell_timeout: int = 30, notebook_timeout: float = 180.0,
-                workers: int | None = None, log=print, memoria_mb: int = 2048, isolar: bool = True,
-                marca: str | None = None, guardar_notebooks: bool = False, memoria_total_mb: int = 3072,
-                disco_mb: int = 512, parte: tuple[int, int] | None = None, anexo_parte: dict | None = None,
-                preflight_check: bool = True) -> list[Row]:
+def grade_class(entregas: Path, saida: Path, politica: GradingPolicy | None = None, *, log=print,
+                marca: str | None = None, guardar_notebooks: bool = False, parte: tuple[int, int] | None = None,
+                anexo_parte: dict | None = None, preflight_check: bool = True, **limites) -> list[Row]:
     """Corrige a turma de ``entregas`` (pasta ou .zip, ou uma lista delas: as partes da mesma turma, juntadas
     por aluno por :func:`correcao.entregas.read_submissions`) e escreve ``notas.csv`` e os retornos em ``saida``.
 
-    ``memoria_mb``: limite de memória por processo do aluno; ``memoria_total_mb``: a soma de todos os processos
-    (e tmpfs) das caixas de um notebook; ``disco_mb``: o tamanho de cada pasta gravável da caixa (a de
-    trabalho e ``/tmp``, em memória); ``notebook_timeout``: o orçamento de relógio de cada notebook, da
-    leitura ao retorno (veja :func:`_grade_parallel`); ``isolar=False`` corrige sem caixa (só com
-    o aviso em cada linha); ``marca`` identifica os processos desta correção (veja
+    ``politica``: os limites e as opções da correção (:class:`correcao.politica.GradingPolicy`; sem ela, a padrão).
+    ``limites``: por cima dela, pelos nomes antigos (``cell_timeout``, ``notebook_timeout``, ``workers``,
+    ``memoria_mb``, ``memoria_total_mb``, ``disco_mb``, ``isolar``; veja :meth:`GradingPolicy.build`); o orçamento de
+    relógio de cada notebook vai da leitura ao retorno (veja :func:`_grade_parallel`); sem isolamento, cada linha
+    leva o aviso. ``marca`` identifica os processos desta correção (veja
     :func:`correcao.isolamento.leftover_pids`); ``guardar_notebooks`` guarda os notebooks executados em
     ``saida/notebooks-corrigidos/`` (o :mod:`correcao.validar` os lê). ``parte=(K, N)`` corrige só os alunos da
     parte ``K`` de ``N`` (:func:`correcao.partes.part_of`) e, em vez de ``notas.csv``, grava ``saida/parte.json``
@@ -852,23 +863,20 @@ def grade_class(entregas: Path, saida: Path, cell_timeout: int = 30, notebook_ti
     """
     if parte is not None and guardar_notebooks:
         raise ValueError("guardar_notebooks: não vale com parte (os notebooks corrigidos ficam em cada máquina)")
+    politica = GradingPolicy.build(politica, **limites)
     everything = catalog()
-    workers = workers or min(2, os.cpu_count() or 1)
-    limites = Limits(memoria_mb=memoria_mb, cpu_s=int(notebook_timeout), relogio_s=notebook_timeout,
-                     memoria_total_mb=memoria_total_mb, disco_mb=disco_mb)
     marca = marca or secrets.token_hex(8)
-    if isolar:
-        Sandbox(limites, isolar=True, marca=marca)  # falha cedo, com a mensagem de instalação, sem o bwrap
+    if politica.isolate:  # falha cedo, com a mensagem de instalação, sem o bwrap
+        Sandbox(politica.limits(), isolar=True, marca=marca)
     saida = Path(saida).resolve()
     with tempfile.TemporaryDirectory(prefix="correcao-") as tmp_name:
         tmp = Path(tmp_name)
         # os processos de correção e o cache de fontes começam já: importam o nbgrader (~1,5 s) e montam o cache
         # enquanto este processo lê e planeja a turma
-        pool = _GradingPool(tmp, cell_timeout, notebook_timeout, limites, isolar, marca, log)
+        pool = _GradingPool(tmp, politica, marca, log)
         try:
             teste = _start_preflight(pool, tmp, preflight_check)
-            rows, fora, entregas_lidas = _grade_with_pool(pool, entregas, tmp, everything, parte, workers, log,
-                                                          teste)
+            rows, fora, entregas_lidas = _grade_with_pool(pool, entregas, tmp, everything, parte, log, teste)
         finally:
             pool.close()
         _machine_failures(rows, saida, written=False)
@@ -881,10 +889,8 @@ def grade_class(entregas: Path, saida: Path, cell_timeout: int = 30, notebook_ti
         if parte is not None:
             from .partes import class_fingerprint, write_part
 
-            opcoes = {"tempo_celula": cell_timeout, "tempo_notebook": notebook_timeout, "memoria_mb": memoria_mb,
-                      "memoria_total_mb": memoria_total_mb, "disco_mb": disco_mb, "isolar": isolar}
-            write_part(saida, parte, rows, fora, class_fingerprint(entregas_lidas), entregas_lidas.alunos, opcoes,
-                       anexo_parte)
+            write_part(saida, parte, rows, fora, class_fingerprint(entregas_lidas), entregas_lidas.alunos,
+                       politica.part_options(), anexo_parte)
             _machine_failures(rows, saida, written=True)
             return rows
         write_outputs(rows, everything, saida, fora)
@@ -911,7 +917,7 @@ def _start_preflight(pool: "_GradingPool", tmp: Path, on: bool):
     def rodar() -> None:
         try:
             _wait_matplotlib_cache(pool._mpl_proc)
-            preflight(tmp / "sonda", pool.limites, pool.isolar, pool.cell_timeout, pool.marca, pool.mpl)
+            preflight(tmp / "sonda", pool.politica, pool.marca, pool.mpl)
         except BaseException as exc:  # noqa: BLE001 - levantado de novo em espera()
             erro.append(exc)
 
@@ -926,12 +932,15 @@ def _start_preflight(pool: "_GradingPool", tmp: Path, on: bool):
     return espera
 
 
-def _grade_with_pool(pool: _GradingPool, entregas, tmp: Path, everything: dict, parte, workers: int,
-                     log, preflight_wait=lambda: None) -> tuple[list[Row], list[tuple], Submissions]:
-    """O miolo de :func:`grade_class`: lê a turma, começa os processos de ``pool`` (até ``workers``, um por
-    notebook a corrigir), planeja a turma enquanto eles sobem, corrige e, com mais de um processo, corrige de
-    novo, sozinhas, as entregas com tempo esgotado que foi da máquina (:func:`_timed_out`). Devolve as linhas,
-    os não corrigidos e as entregas lidas."""
+def _grade_with_pool(pool: _GradingPool, entregas, tmp: Path, everything: dict, parte, log,
+                     preflight_wait=lambda: None) -> tuple[list[Row], list[tuple], Submissions]:
+    """O miolo de :func:`grade_class`: lê a turma, começa os processos de ``pool`` (até os ``workers`` da política,
+    um por notebook a corrigir), planeja a turma enquanto eles sobem e corrige cada entrega uma vez só. Uma entrega
+    com tempo esgotado custa o orçamento dela uma vez e nunca é corrigida de novo (de novo, sozinha, um notebook que
+    dorme custaria outro orçamento inteiro a cada cópia); quando o tempo parece ter sido da máquina
+    (:func:`_timed_out`), o log diz isso ao professor (:func:`_busy_machine_note`). Devolve as linhas, os não
+    corrigidos e as entregas lidas."""
+    workers = pool.politica.resolved_workers()
     entregas_lidas = read_submissions(entregas, tmp)  # cópia interna: o nbgrader e o aluno não veem o original
     da_parte = None
     if parte is not None:  # a turma toda foi lida (a impressão digital é dela); só os alunos da parte vão ao kernel
@@ -943,39 +952,47 @@ def _grade_with_pool(pool: _GradingPool, entregas, tmp: Path, everything: dict, 
                      and (da_parte is None or a.aluno in da_parte))
     for _ in range(min(workers, candidatos)):  # ler é rápido; o plano (que lê cada notebook) não
         pool.start_worker()
-    plan, rows, fora = plan_class(entregas_lidas, everything, tmp / "saneados", alunos=da_parte)
+    plan, rows, fora = plan_class(entregas_lidas, everything, tmp / "saneados", alunos=da_parte,
+                                  politica=pool.politica)
     if entregas_lidas.lixo:
         log(f"  {len(entregas_lidas.lixo)} resto(s) do macOS/Windows/Jupyter ignorado(s) (__MACOSX, ._*, "
             ".DS_Store, .ipynb_checkpoints...)")
     preflight_wait()  # a correção funciona nesta máquina (senão, nenhuma entrega vai ao kernel)
     graded = _grade_parallel(pool, plan, workers)
-    again = [k for k, row in enumerate(graded) if workers > 1 and _timed_out(row)]
-    if again:  # com outra correção ao lado, um colega que ocupa a CPU pode atrasar esta: de novo, sozinha
-        log(f"  corrigindo de novo, uma por vez, {len(again)} entrega(s) com tempo esgotado")
-        pool.close()
-        sozinha = _GradingPool(tmp / "de-novo", pool.cell_timeout, pool.notebook_timeout, pool.limites, pool.isolar,
-                               pool.marca, log, mpl=pool.mpl)
-        try:
-            redo = _grade_parallel(sozinha, [plan[k] for k in again], 1)
-        finally:
-            sozinha.close()
-        for k, row in zip(again, redo):
-            graded[k] = row
+    for row in graded:
+        if _timed_out(row):
+            log(_busy_machine_note(row, pool.politica))
     return rows + graded, fora, entregas_lidas
 
 
-def plan_class(ent: Submissions, everything: dict, pasta: Path,
-               alunos: set[str] | None = None) -> tuple[list[GradingTask], list[Row], list[tuple]]:
+def _busy_machine_note(row: Row, politica: GradingPolicy) -> str:
+    """O aviso, no log da correção, de um tempo esgotado que pode ter sido da máquina (:func:`_timed_out`): a linha
+    fica ``tempo_esgotado``, sem outra correção (e ``notas.csv`` não muda com a carga da máquina), e o professor
+    decide se corrige de novo esse notebook sozinho."""
+    cpu = f"só {row.cpu_ratio:.0%} do tempo" if row.cpu_ratio is not None else "pouco tempo"
+    return (f"  {row.student} · {row.notebook} ({row.arquivo}): tempo esgotado com a máquina ocupada: as caixas "
+            f"usaram {cpu} em CPU, enquanto outros processos ocupavam a máquina (ou o código dormiu ou esperou); não "
+            "foi recorrigida: se o código não dorme nem espera, corrija só este notebook outra vez, com a máquina "
+            f"livre (--processos 1) ou com limites maiores que os de agora: --tempo-celula {politica.cell_timeout}, "
+            f"--tempo-notebook {politica.notebook_timeout:g}.")
+
+
+def plan_class(ent: Submissions, everything: dict, pasta: Path, alunos: set[str] | None = None,
+               politica: GradingPolicy | None = None) -> tuple[list[GradingTask], list[Row], list[tuple]]:
     """O que corrigir (notebooks reconhecidos, arrumados em ``pasta``), as linhas que não vão ao kernel
     (arquivo inválido, desconhecido, fora da pasta de um aluno, aluno sem notebook) e os arquivos que não são
     notebooks, para ``nao-corrigidos.csv`` (aluno, arquivo, motivo). Com ``alunos``, só os desses alunos
     (``""``: os soltos na raiz), com a mesma numeração interna da turma inteira.
 
-    Cada aluno tem um orçamento (:data:`MAX_FILES_PER_STUDENT`): só os primeiros notebooks dele (pela ordem do
-    caminho) são lidos, e só os primeiros outros arquivos vão para ``nao-corrigidos.csv``; o resto vira uma linha
-    só, ``arquivos_demais`` (e uma só em ``nao-corrigidos.csv``), com quantos eram. Um aluno com 5.000
-    notebooks minúsculos no zip não enche ``notas.csv`` e ``retorno/`` nem ocupa a correção da turma."""
+    Cada aluno tem um orçamento (``max_files_per_student`` da ``politica``, :data:`MAX_FILES_PER_STUDENT` na padrão):
+    só os primeiros notebooks dele (pela ordem do caminho) são lidos, e só os primeiros outros arquivos vão para
+    ``nao-corrigidos.csv``; o resto vira uma linha só, ``arquivos_demais`` (e uma só em ``nao-corrigidos.csv``), com
+    quantos eram. Um aluno com 5.000 notebooks minúsculos no zip não enche ``notas.csv`` e ``retorno/`` nem ocupa a
+    correção da turma."""
     from collections import Counter
+
+    politica = politica or GradingPolicy()
+    max_files = politica.max_files_per_student
 
     pasta.mkdir(parents=True, exist_ok=True)
     plan: list[GradingTask] = []
@@ -991,7 +1008,7 @@ def plan_class(ent: Submissions, everything: dict, pasta: Path,
         vistos[chave] += 1
         if a.aluno and a.looks_like_notebook:
             com_notebook.add(a.aluno)
-        if a.aluno and vistos[chave] > MAX_FILES_PER_STUDENT:
+        if a.aluno and vistos[chave] > max_files:
             demais.setdefault(chave, []).append(a.caminho)
             continue
         if not a.looks_like_notebook:
@@ -1013,11 +1030,11 @@ def plan_class(ent: Submissions, everything: dict, pasta: Path,
             plan.append(item)
         else:
             rows.append(item)
-    plan, rows = _limit_copies(plan, rows)
+    plan, rows = _limit_copies(plan, rows, politica.max_copies)
     for (aluno, notebook), caminhos in sorted(demais.items()):
         exemplos = ", ".join(f"“{c}”" for c in caminhos[:3]) + (", ..." if len(caminhos) > 3 else "")
         tipo = "notebooks" if notebook else "outros arquivos"
-        motivo = (f"o aluno entregou {MAX_FILES_PER_STUDENT + len(caminhos)} {tipo}; só os {MAX_FILES_PER_STUDENT} "
+        motivo = (f"o aluno entregou {max_files + len(caminhos)} {tipo}; só os {max_files} "
                   f"primeiros (pela ordem do caminho) foram olhados, e os outros {len(caminhos)} não foram lidos nem "
                   f"corrigidos ({exemplos}): entregue só os notebooks do curso")
         if notebook:
@@ -1035,14 +1052,16 @@ def plan_class(ent: Submissions, everything: dict, pasta: Path,
     return plan, rows, fora
 
 
-MAX_COPIES = 3  # cópias do mesmo notebook corrigidas por aluno (a entrega e duas reentregas)
-# notebooks (e, à parte, outros arquivos) olhados por aluno: as 3 cópias de cada um dos 10 notebooks do curso, com
-# folga; o resto vira uma linha ``arquivos_demais`` só (veja plan_class), nunca uma linha e um retorno para cada
-MAX_FILES_PER_STUDENT = 40
+# os padrões da política (correcao.politica), com os nomes de antes: cópias do mesmo notebook corrigidas por aluno (a
+# entrega e duas reentregas) e notebooks (e, à parte, outros arquivos) olhados por aluno (as 3 cópias de cada um dos 10
+# notebooks do curso, com folga; o resto vira uma linha ``arquivos_demais`` só, nunca uma linha e um retorno para cada)
+MAX_COPIES = GradingPolicy.max_copies
+MAX_FILES_PER_STUDENT = GradingPolicy.max_files_per_student
 
 
-def _limit_copies(plan: list[GradingTask], rows: list[Row]) -> tuple[list[GradingTask], list[Row]]:
-    """Corrige no máximo :data:`MAX_COPIES` cópias do mesmo notebook de cada aluno (as primeiras, na ordem do
+def _limit_copies(plan: list[GradingTask], rows: list[Row],
+                  max_copies: int = MAX_COPIES) -> tuple[list[GradingTask], list[Row]]:
+    """Corrige no máximo ``max_copies`` cópias do mesmo notebook de cada aluno (as primeiras, na ordem do
     plano: a do caminho mais curto primeiro, e por último as que vieram do zip de outro aluno); as outras viram
     linhas ``copias_demais``, sem pontos. Sem isso, um aluno com 40 cópias renomeadas de um notebook que dorme
     ocupava a correção da turma por horas (cada cópia gasta o orçamento inteiro do notebook)."""
@@ -1056,11 +1075,11 @@ def _limit_copies(plan: list[GradingTask], rows: list[Row]) -> tuple[list[Gradin
     for e in sorted(plan, key=lambda e: _from_another_zip(e.student, e.arquivo)):
         chave = (e.student, e.g.assignment, e.g.notebook)
         vistas[chave] += 1
-        if vistas[chave] <= MAX_COPIES:
+        if vistas[chave] <= max_copies:
             mantidas.add(id(e))
             continue
         rows.append(failed_row(e.student, e.g, e.g.notebook, "copias_demais",
-                               f"o aluno entregou {quantas[chave]} cópias deste notebook e só as {MAX_COPIES} "
+                               f"o aluno entregou {quantas[chave]} cópias deste notebook e só as {max_copies} "
                                "primeiras (pela ordem do caminho) são corrigidas: esta não foi, e vale 0 (apague as "
                                "cópias que não valem e entregue de novo)", arquivo=e.arquivo))
     return [e for e in plan if id(e) in mantidas], rows
@@ -1173,8 +1192,7 @@ _WORKER: Worker | None = None  # um por processo de correção
 BUDGET_MARGIN_S = 5.0  # depois do orçamento, o processo de correção inteiro é morto (SIGKILL)
 
 
-def _grading_process(conn, tmp: Path, limites: Limits, isolar: bool, cell_timeout: int, marca: str, k: int,
-                     mpl: Path) -> None:
+def _grading_process(conn, tmp: Path, politica: GradingPolicy, marca: str, k: int, mpl: Path) -> None:
     """Um processo de correção: importa o nbgrader, recebe a lista de :class:`Gradable` da turma (ou ``None``:
     não há o que corrigir), monta o seu curso nbgrader e as suas caixas, avisa ``("pronto", None)`` e corrige cada
     :class:`GradingTask` recebida (responde ``("linha", (row, segundos))``) até receber ``None``."""
@@ -1185,7 +1203,7 @@ def _grading_process(conn, tmp: Path, limites: Limits, isolar: bool, cell_timeou
         gradables = conn.recv()
         if gradables is None:
             os._exit(0)
-        _WORKER = Worker(tmp / f"processo-{k}", gradables, k, limites, isolar, cell_timeout, marca)
+        _WORKER = Worker(tmp / f"processo-{k}", gradables, k, politica, marca)
         _WORKER.mpl_cache = mpl
     except Exception as exc:  # noqa: BLE001 - o processo principal mostra o erro
         conn.send(("erro", f"{type(exc).__name__}: {exc}"))
@@ -1199,13 +1217,15 @@ def _grading_process(conn, tmp: Path, limites: Limits, isolar: bool, cell_timeou
 
 
 def _timed_out(row: Row) -> bool:
-    """Tempo esgotado que foi da máquina, não do aluno: vale corrigir de novo, sozinha.
+    """Tempo esgotado que pode ter sido da máquina, e não do aluno: o log diz isso (:func:`_busy_machine_note`), mas
+    a entrega não é corrigida de novo (as medidas não separam um notebook que dorme de um que esperou pela CPU, e
+    cada recorreção custaria outro orçamento inteiro).
 
     Só quando há as duas medidas e as duas apontam a máquina: as caixas do notebook usaram menos da metade
     do tempo em CPU (um laço infinito de verdade usa quase todo) **e** outros processos ocuparam pelo menos
     meio núcleo no mesmo período (CPU disputada). Nunca quando o tempo foi do aluno (``row.tempo_do_aluno``:
     um kernel que ignorou a interrupção, saída cortada por excesso, memória do notebook esgotada), nem sem
-    medida (na dúvida, não: a recorreção custaria outro orçamento inteiro)."""
+    medida."""
     esgotou = row.status == "tempo_esgotado" or any("tempo esgotado" in r for r in row.reasons)
     return (esgotou and not row.tempo_do_aluno and row.cpu_ratio is not None and row.cpu_ratio < 0.5
             and row.cpu_others is not None and row.cpu_others >= 0.5)
@@ -1254,13 +1274,12 @@ class _GradingPool:
     """Os processos de correção de :func:`_grade_parallel`: cada um recebe uma entrega por vez; o estado de cada
     um (por conexão) é ``{"proc", "k", "pronto", "tarefa", "t0"}``."""
 
-    def __init__(self, tmp: Path, cell_timeout: int, notebook_timeout: float, limites: Limits, isolar: bool,
-                 marca: str, log, mpl: Path | None = None):
+    def __init__(self, tmp: Path, politica: GradingPolicy, marca: str, log, mpl: Path | None = None):
         import multiprocessing
         from collections import deque
 
-        self.tmp, self.cell_timeout, self.notebook_timeout = tmp, cell_timeout, notebook_timeout
-        self.limites, self.isolar, self.marca, self.log = limites, isolar, marca, log
+        self.tmp, self.politica, self.marca, self.log = tmp, politica, marca, log
+        self.notebook_timeout, self.isolar = politica.notebook_timeout, politica.isolate
         self.plan: list = []
         self.gradables: list | None = None  # None até start(): os processos começados antes esperam a lista
         self.ctx = multiprocessing.get_context("spawn")
@@ -1270,7 +1289,7 @@ class _GradingPool:
         self.pendentes = deque()
         self.estado: dict = {}  # conexão -> {"proc", "k", "pronto", "tarefa", "t0"}
         self.proximo = 0
-        self.limite_duro = notebook_timeout + BUDGET_MARGIN_S
+        self.limite_duro = politica.notebook_timeout + BUDGET_MARGIN_S
 
     def start(self, plan: list, workers: int) -> None:
         """O plano a corrigir: a lista de :class:`Gradable` vai aos processos já começados (e aos que vierem); os
@@ -1293,8 +1312,7 @@ class _GradingPool:
         k = self.proximo
         self.proximo += 1
         proc = self.ctx.Process(target=_grading_process, daemon=True,
-                                args=(b, self.tmp, self.limites, self.isolar, self.cell_timeout, self.marca, k,
-                                      self.mpl))
+                                args=(b, self.tmp, self.politica, self.marca, k, self.mpl))
         proc.start()
         b.close()
         self.estado[a] = {"proc": proc, "k": k, "pronto": False, "tarefa": None, "t0": 0.0}
@@ -1309,9 +1327,8 @@ class _GradingPool:
             st["proc"].kill()
         st["proc"].join(10)
         conn.close()
-        uid = st["k"] % 32
-        kill_sandbox(f"{self.marca}.{2 * uid}")
-        kill_sandbox(f"{self.marca}.{2 * uid + 1}")
+        for numero in _box_numbers(st["k"]):  # as três caixas dele, e não as de outro processo ainda corrigindo
+            kill_sandbox(f"{self.marca}.{numero}")
         remove_cgroups(f"{self.marca}-p{st['k']}-")
 
     def replace(self, conn) -> None:

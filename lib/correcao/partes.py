@@ -113,7 +113,8 @@ def write_part(pasta: Path, parte: tuple[int, int], rows: list[Row], fora: list,
 
     ``rows``: as linhas da parte, já na ordem de :func:`correcao.motor.grade_class`; ``fora``: os arquivos não
     corrigidos dos alunos da parte; ``impressao``: :func:`class_fingerprint` da turma inteira; ``alunos``: os
-    alunos da turma inteira (a junção confere que as partes cobrem todos); ``opcoes``: as opções da correção;
+    alunos da turma inteira (a junção confere que as partes cobrem todos); ``opcoes``: as opções da correção que
+    mudam a nota (:meth:`correcao.politica.GradingPolicy.part_options`: a junção recusa partes com outras);
     ``anexo``: o que mais a junção precisa (o Moodle guarda ali os participantes). Devolve o caminho gravado.
     """
     k, n = parte
@@ -172,7 +173,7 @@ def _check(partes: list[tuple[Path, dict]]) -> int:
         raise PartsError("partes corrigidas com versões diferentes do curso (solutions/ ou lib/): "
                          + ", ".join(f"{d['parte']}/{n} ({p.name}: {d['curso'][:12]})" for p, d in partes))
     if len({json.dumps(d["opcoes"], sort_keys=True) for _, d in partes}) > 1:
-        raise PartsError("partes corrigidas com opções diferentes (tempo, memória, isolamento): "
+        raise PartsError("partes corrigidas com opções diferentes (tempo, memória, isolamento, cópias): "
                          + "; ".join(f"{d['parte']}/{n}: {d['opcoes']}" for _, d in partes))
     if len({bool(d["anexo"].get("moodle")) for _, d in partes}) > 1:
         raise PartsError("há partes de um download do Moodle e partes que não são: "
