@@ -63,9 +63,43 @@ def _dtype(a: np.ndarray) -> str:
     return a.dtype.kind + str(a.dtype.itemsize) if a.dtype.kind != "b" else "b1"
 
 
-def encode_value(valor, fundo: int = 0):
+def object_digest(obj, fundo: int = 0) -> str | None:
+    """Uma impressão digital dos dados de um objeto da biblioteca (a classe e cada atributo: arrays pelo tipo,
+    forma e bytes), ou ``None`` se ele tem algo que não é dado simples. O verificador guarda os objetos que já
+    recebeu por ela, e o processo do aluno manda só a impressão da segunda vez em diante (os pesos de um modelo
+    não viajam a cada chamada)."""
+    import hashlib
+
+    if fundo > MAX_FUNDO:
+        return None
+    h = hashlib.blake2b(digest_size=16)
+    h.update(f"{type(obj).__module__}:{type(obj).__qualname__}".encode())
+    for k, v in vars(obj).items():
+        h.update(b"\x00" + str(k).encode())
+        if isinstance(v, np.ndarray):
+            if v.dtype.hasobject:
+                return None
+            h.update(f"{v.dtype.str}{v.shape}".encode())
+            h.update(np.ascontiguousarray(v).tobytes())
+        elif v is None or type(v) in (bool, int, float, str):
+            h.update(f"{type(v).__name__}:{v!r}".encode())
+        elif hasattr(v, "__dict__") and (type(v).__module__ or "").startswith("atencao."):
+            dentro = object_digest(v, fundo + 1)
+            if dentro is None:
+                return None
+            h.update(dentro.encode())
+        else:
+            return None
+    return h.hexdigest()
+
+
+def encode_value(valor, fundo: int = 0, objetos: bool = False, refs: set | None = None):
     """``valor`` como JSON (veja o módulo). Levanta :class:`InvalidMessage` para o que não é dado simples
-    (o lado do aluno troca o retorno por ``{"__tipo__": nome}``, veja :func:`encode_return`)."""
+    (o lado do aluno troca o retorno por ``{"__tipo__": nome}``, veja :func:`encode_return`).
+
+    ``objetos=True`` (as contas que o verificador faz para o processo do aluno, :mod:`correcao._calculo_remoto`):
+    qualquer objeto de uma classe de ``atencao`` (fora ``atencao.checks``) vai pelos seus dados, com o nome
+    ``"modulo:Classe"``, e os dados podem ter outros objetos assim."""
     if fundo > MAX_FUNDO:
         raise InvalidMessage("aninhamento fundo demais")
     if valor is None or isinstance(valor, (bool, str)):
@@ -81,13 +115,19 @@ def encode_value(valor, fundo: int = 0):
             raise InvalidMessage(f"array de tipo {a.dtype}")
         return {"__nd__": codigo, "forma": list(a.shape), "dados": base64.b64encode(a.tobytes()).decode("ascii")}
     if type(valor) in (list, tuple):
-        itens = [encode_value(v, fundo + 1) for v in valor]
+        itens = [encode_value(v, fundo + 1, objetos, refs) for v in valor]
         return itens if type(valor) is list else {"__tupla__": itens}
     if type(valor) is dict:
         if not all(isinstance(k, str) for k in valor):
             raise InvalidMessage("dicionário com chaves que não são strings")
-        return {"__dict__": {k: encode_value(v, fundo + 1) for k, v in valor.items()}}
+        return {"__dict__": {k: encode_value(v, fundo + 1, objetos, refs) for k, v in valor.items()}}
+    if objetos and _dtype_name(valor) is not None:  # dtype=np.float64 (o padrão de muitas funções da biblioteca)
+        return {"__dtype__": _dtype_name(valor)}
     nome = type(valor).__name__
+    modulo = getattr(type(valor), "__module__", "") or ""
+    if (objetos and nome != ENCODER and modulo.startswith("atencao.") and not modulo.startswith("atencao.checks")
+            and hasattr(valor, "__dict__") and not isinstance(valor, type)):
+        return _encode_object(valor, fundo, refs)
     if nome in CLASSES and type(valor).__module__ == CLASSES[nome]:
         dados = {k: v for k, v in vars(valor).items()
                  if v is None or isinstance(v, (np.ndarray, int, float, str, bool))}
@@ -95,6 +135,36 @@ def encode_value(valor, fundo: int = 0):
     if nome == ENCODER:  # o modelo (ou um recorte dele, com as primeiras camadas): refeito do outro lado
         return {"__objeto__": ENCODER, "dados": encode_value({"n_layers": int(valor.config.n_layers)}, fundo + 1)}
     raise InvalidMessage(f"um valor do tipo {nome}")
+
+
+def _encode_object(valor, fundo: int, refs: set | None) -> dict:
+    """Um objeto de ``atencao`` pelos seus dados (``"modulo:Classe"``); com ``refs``, só a impressão digital se o
+    outro lado já o recebeu (:func:`object_digest`)."""
+    digital = object_digest(valor) if refs is not None else None
+    if digital is not None and digital in refs:
+        return {"__ref__": digital}
+    codificado = {"__objeto__": f"{type(valor).__module__}:{type(valor).__qualname__}",
+                  "dados": encode_value({k: v for k, v in vars(valor).items() if k != "__class__"}, fundo + 1, True,
+                                        refs)}
+    if digital is not None:
+        codificado["ref"] = digital
+        refs.add(digital)
+    return codificado
+
+
+_DTYPES = ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16", "float32",
+           "float64", "complex64", "complex128")
+
+
+def _dtype_name(valor) -> str | None:
+    """O nome de um tipo numérico (``np.float64``, ``np.dtype("float32")``, ``float``), ou ``None``."""
+    if not isinstance(valor, (np.dtype, type)):
+        return None
+    try:
+        nome = np.dtype(valor).name
+    except TypeError:
+        return None
+    return nome if nome in _DTYPES else None
 
 
 def encode_return(valor):
@@ -163,11 +233,20 @@ def _decode_tagged(dados: dict, objetos: bool, refazer, _fundo: int, conta: _Con
         conta.item(len(dados["__dict__"]))
         return {str(k)[:200]: decode_value(v, objetos, refazer, _fundo + 1, conta)
                 for k, v in dados["__dict__"].items()}
+    if "__dtype__" in dados and objetos:
+        if dados["__dtype__"] not in _DTYPES:
+            raise InvalidMessage("tipo numérico fora do formato")
+        return np.dtype(dados["__dtype__"])
     if "__tipo__" in dados and isinstance(dados["__tipo__"], str):
         return UnsupportedValue(dados["__tipo__"])
+    if "__ref__" in dados and objetos and hasattr(refazer, "lookup"):  # um objeto que o verificador já recebeu
+        return refazer.lookup(str(dados["__ref__"])[:64])
     if "__objeto__" in dados and objetos and refazer is not None:
-        interno = decode_value(dados.get("dados"), False, None, _fundo + 1, conta)
-        return refazer(str(dados["__objeto__"]), interno)
+        interno = decode_value(dados.get("dados"), objetos, refazer, _fundo + 1, conta)
+        obj = refazer(str(dados["__objeto__"]), interno)
+        if isinstance(dados.get("ref"), str) and hasattr(refazer, "store"):
+            refazer.store(dados["ref"][:64], obj)
+        return obj
     raise InvalidMessage("valor fora do formato")
 
 

@@ -103,6 +103,191 @@ def _changed(valor) -> list:
     return out
 
 
+class _Context:
+    """O que a verificação em curso proíbe (objetos) e o que o processo do aluno pediu disso até agora."""
+
+    def __init__(self, refused: frozenset = frozenset()):
+        self.forbidden: tuple = ()
+        self.used: set[str] = set()
+        # fora das verificações (na hora das células): as funções que alguma verificação da aula proíbe não são
+        # feitas (uma tabela pedida na célula, como causal_mask(2500), serviria de resposta depois)
+        self.refused = refused
+
+
+_CONTEXTO = _Context()
+
+
+def _resolve(nomes) -> tuple:
+    """As funções e classes ``"modulo:qualname"`` desta biblioteca (as que não existem ficam de fora)."""
+    out = []
+    for nome in nomes:
+        modulo, _, qual = str(nome).partition(":")
+        if not modulo.startswith("atencao"):
+            continue
+        try:
+            obj = importlib.import_module(modulo)
+            for parte in qual.split("."):
+                obj = getattr(obj, parte)
+        except (ImportError, AttributeError):
+            continue
+        out.append(obj)
+    return tuple(out)
+
+
+def _served_names() -> frozenset:
+    """Os nomes que a biblioteca do aluno de alguma aula troca por pedidos (:mod:`correcao.biblioteca_aluno`):
+    só esses o verificador calcula."""
+    global _SERVIDOS
+    if _SERVIDOS is None:
+        from .biblioteca_aluno import proxied_names
+        from .catalogo import lesson_modules
+
+        checks = Path(importlib.import_module("atencao").__file__).parent / "checks"
+        _SERVIDOS = frozenset(n for m in sorted(lesson_modules(checks))
+                              for n in proxied_names(importlib.import_module(f"atencao.checks.{m}")))
+    return _SERVIDOS
+
+
+_SERVIDOS = None
+
+
+def _bind(fn, params: dict) -> tuple[list, dict]:
+    """Os argumentos de ``fn`` a partir dos parâmetros por nome (os ``locals()`` do começo da função trocada)."""
+    import inspect
+
+    args, kwargs = [], {}
+    for p in inspect.signature(fn).parameters.values():
+        if p.name not in params:
+            continue
+        if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD):
+            args.append(params[p.name])
+        elif p.kind == p.VAR_POSITIONAL:
+            args.extend(params[p.name] if isinstance(params[p.name], (list, tuple)) else ())
+        elif p.kind == p.KEYWORD_ONLY:
+            kwargs[p.name] = params[p.name]
+        elif isinstance(params[p.name], dict):
+            kwargs.update(params[p.name])
+    return args, kwargs
+
+
+def _state(obj) -> dict:
+    import numpy as np
+
+    return {k: (v, v.copy() if isinstance(v, np.ndarray) else None) for k, v in vars(obj).items()}
+
+
+def _changed_state(obj, antes: dict) -> bool:
+    import numpy as np
+
+    agora = vars(obj)
+    if agora.keys() != antes.keys():
+        return True
+    for k, (v, copia) in antes.items():
+        atual = agora[k]
+        if atual is not v or (copia is not None and not np.array_equal(atual, copia, equal_nan=True)):
+            return True
+        if hasattr(atual, "__dict__") and type(atual).__module__.startswith("atencao."):
+            return True  # um objeto da biblioteca dentro deste (um bloco com a sua atenção): vai de novo
+    return False
+
+
+class _ObjectCache:
+    """Refaz os objetos da biblioteca que o processo do aluno manda e guarda os últimos pela impressão digital
+    (:func:`correcao._remoto.object_digest`), para a próxima chamada mandar só ela."""
+
+    MAX = 48
+
+    def __init__(self):
+        from collections import OrderedDict
+
+        self.guardados: "OrderedDict[str, object]" = OrderedDict()
+
+    def __call__(self, nome: str, dados):
+        from . import _calculo_remoto
+
+        return _calculo_remoto.rebuild(nome, dados)
+
+    def store(self, digital: str, obj) -> None:
+        self.guardados[digital] = obj
+        self.guardados.move_to_end(digital)
+        while len(self.guardados) > self.MAX:
+            self.guardados.popitem(last=False)
+
+    def lookup(self, digital: str):
+        if digital not in self.guardados:
+            raise _ObjectUnknown(digital)
+        self.guardados.move_to_end(digital)
+        return self.guardados[digital]
+
+    def forget(self, obj) -> None:
+        for k in [k for k, v in self.guardados.items() if v is obj]:
+            del self.guardados[k]
+
+
+class _ObjectUnknown(Exception):
+    """Uma impressão digital que o verificador não guardou (o processo do aluno manda os dados de novo)."""
+
+
+_OBJETOS = _ObjectCache()
+
+
+def serve_calculation(canal: _remoto.Channel, msg: dict, contexto: _Context) -> None:
+    """Faz aqui, com a biblioteca de verdade, a conta pronta que o processo do aluno pediu (a biblioteca dele não
+    a tem, veja :mod:`correcao.biblioteca_aluno`) e responde. Se a verificação em curso proíbe a função (ou uma
+    que ela chama por dentro), o uso fica anotado em ``contexto.used``: a verificação o aponta, seja o que for
+    que o processo do aluno diga."""
+    from atencao.checks.watcher import Watcher, run_watched
+
+    from . import _calculo_remoto
+
+    nome = str(msg.get("calcular"))[:200]
+    try:
+        classe = nome.rsplit(".", 1)[0] if "." in nome.partition(":")[2] else None
+        if nome not in _served_names() and classe not in _served_names():
+            raise _remoto.InvalidMessage(f"conta desconhecida: {nome}")
+        if nome in contexto.refused or classe in contexto.refused:
+            raise RuntimeError(f"{nome.replace(':', '.')}: na correção, esta função pronta só roda dentro das "
+                               "verificações que a permitem (o exercício pede a conta escrita por você)")
+        (fn,) = _resolve([nome]) or (None,)
+        params = _remoto.decode_value(msg.get("params"), objetos=True, refazer=_OBJETOS)
+        if fn is None or not isinstance(params, dict):
+            raise _remoto.InvalidMessage(f"conta desconhecida: {nome}")
+        args, kwargs = _bind(fn, params)
+        alvo = params.get("self")
+        antes = _state(alvo) if hasattr(alvo, "__dict__") else None
+        with contextlib.redirect_stdout(io.StringIO()):
+            if contexto.forbidden:
+                vigia = Watcher(contexto.forbidden)
+                valor = run_watched(vigia, fn, args, kwargs)
+                contexto.used |= vigia.used
+            else:
+                valor = fn(*args, **kwargs)
+        resposta = {"calculado": _remoto.encode_value(valor, objetos=True)}
+        if antes is not None and _changed_state(alvo, antes):
+            _OBJETOS.forget(alvo)  # guardado com os dados de antes
+            resposta["self"] = _remoto.encode_value(dict(vars(alvo)), objetos=True)
+    except _ObjectUnknown:
+        resposta = {"erro_calculo": {"tipo": _calculo_remoto.REF_UNKNOWN, "mensagem": "objeto desconhecido"}}
+    except _remoto.InvalidMessage as exc:
+        resposta = {"erro_calculo": {"tipo": "TypeError", "mensagem": f"{nome}: {str(exc)[:300]}"}}
+    except Exception as exc:  # noqa: BLE001 - o erro da biblioteca (forma errada...) volta ao aluno
+        resposta = {"erro_calculo": {"tipo": type(exc).__name__[:80], "mensagem": str(exc)[:2000]}}
+    canal.send(resposta)
+
+
+def receive_serving(canal: _remoto.Channel, prazo_s: float, contexto: _Context):
+    """A próxima mensagem do processo do aluno que não é um pedido de conta (esses são atendidos no caminho,
+    por :func:`serve_calculation`); ``None`` se o prazo passou ou o canal fechou."""
+    import time
+
+    limite = time.monotonic() + prazo_s
+    while True:
+        msg = canal.receive(max(0.0, limite - time.monotonic()))
+        if not (isinstance(msg, dict) and "calcular" in msg):
+            return msg
+        serve_calculation(canal, msg, contexto)
+
+
 def _make_remote_base():
     from atencao.checks.framework import RemoteCall
 
@@ -123,12 +308,15 @@ def _make_remote_base():
             pedido = {"id": self._proximo, "funcao": self.__name__, "args": _remoto.encode_value(list(args)),
                       "kwargs": _remoto.encode_value(kwargs), "nomes": list(names), "proibidas": list(forbidden),
                       "tempo": self.tempo, "aquecer": list(self.warm_up)}
+            _CONTEXTO.forbidden, _CONTEXTO.used = _resolve(forbidden), set()
             try:
                 self.canal.send(pedido)
-                dados = self.canal.receive(self.tempo + 10)
+                dados = receive_serving(self.canal, self.tempo + 10, _CONTEXTO)
             except (OSError, _remoto.InvalidMessage) as exc:
                 self.canal.parou = True
                 raise StudentProcessStopped(f"resposta inválida do processo do aluno ({exc})") from None
+            finally:
+                _CONTEXTO.forbidden = ()
             if not isinstance(dados, dict) or dados.get("id") != self._proximo:
                 self.canal.parou = True
                 raise StudentProcessStopped("o processo do aluno não respondeu a tempo")
@@ -137,7 +325,7 @@ def _make_remote_base():
                 resposta = RemoteAnswer(
                     printed=str(dados.get("impresso", ""))[:_remoto.MAX_TEXTO],
                     figures=_figures(_remoto.decode_value(dados.get("figuras", []))),
-                    forbidden_used=_text_list(dados.get("proibidas_usadas")),
+                    forbidden_used=sorted(_CONTEXTO.used) + _text_list(dados.get("proibidas_usadas")),
                     mutated=_changed(dados.get("alteradas")))
                 if isinstance(erro, dict):
                     resposta.error = _exception(erro)
@@ -149,7 +337,16 @@ def _make_remote_base():
 
         def __call__(self, *args, **kwargs):
             """Chamada direta (a biblioteca chamando a função do aluno, ex.: ``encoder(frase, attention_fn=f)``)."""
-            resposta = self.call_checked(args, kwargs, [f"argumento {i + 1}" for i in range(len(args))], [])
+            from atencao.checks import watcher
+
+            # chamada pela biblioteca dentro de uma verificação (``c.call(..., encoder.forward, ...,
+            # attention_fn=f, forbidden=...)``): valem as proibições dela
+            ativa = watcher._ACTIVE[-1] if watcher._ACTIVE else None
+            proibidas = [f"{getattr(f, '__module__', '')}:{getattr(f, '__qualname__', '')}"
+                         for f in (ativa.forbidden if ativa is not None else ())]
+            resposta = self.call_checked(args, kwargs, [f"argumento {i + 1}" for i in range(len(args))], proibidas)
+            if ativa is not None and resposta.forbidden_used:
+                ativa.used.update(resposta.forbidden_used)  # a verificação em curso aponta
             if resposta.error is not None:
                 raise resposta.error
             return resposta.value
@@ -219,12 +416,18 @@ def main() -> None:
     tempo = float(pedido.get("tempo_celula", 20))
     espera = float(pedido.get("tempo_pronto", 600))
     vivo = True
+    from .biblioteca_aluno import forbidden_of_lesson, lessons_in
+
+    proibidas_da_aula = frozenset(
+        f"{f.__module__}:{f.__qualname__}" for m in lessons_in(c["fonte"] for c in pedido.get("verificacoes", []))
+        for f in (getattr(g, "__func__", g) for g in forbidden_of_lesson(modulos[m])))
+    fora = _Context(proibidas_da_aula)
     for celula in pedido.get("verificacoes", []):
         gid = celula["grade_id"]
         send({"inicio": gid})
         if vivo:  # o processo do aluno rodou as células até esta verificação?
             try:
-                pronto = canal.receive(espera)
+                pronto = receive_serving(canal, espera, fora)
             except _remoto.InvalidMessage:
                 pronto = None
             vivo = isinstance(pronto, dict) and pronto.get("pronto") == gid

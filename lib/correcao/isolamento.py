@@ -683,6 +683,9 @@ class Sandbox:
         base = UID_BASE + 64 * (int(hashlib.sha256(marca.encode()).hexdigest()[:8], 16) % 1_000_000)
         self.uid = base + numero if self.root else os.geteuid()
         self.python, self._paths = sandbox_python()
+        # a biblioteca que esta caixa monta e importa (padrão: a de library_dir()); a do processo do aluno, na
+        # conferência, é uma cópia sem as contas proibidas (correcao.biblioteca_aluno), posta pelo Worker
+        self.biblioteca: str | None = None
 
     # ---------- ambiente ----------
     def environment(self, home: str, extra: dict | None = None) -> dict:
@@ -700,7 +703,7 @@ class Sandbox:
             "JUPYTER_DATA_DIR": f"{home}/.jupyter-data", "PYTHONDONTWRITEBYTECODE": "1",
             "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
             "MALLOC_ARENA_MAX": "2", "PYDEVD_DISABLE_FILE_VALIDATION": "1",
-            "CORRECAO_CAIXA": self.marca, "PYTHONPATH": library_dir(),
+            "CORRECAO_CAIXA": self.marca, "PYTHONPATH": self.biblioteca or library_dir(),
             "CORRECAO_LIMITES": f"{self.limites.memoria_mb},{self.limites.cpu_s},{processos}",
         }
         if self.isolar:
@@ -716,14 +719,14 @@ class Sandbox:
     def command(self, workdir: Path, modulo: str, extra_env: dict | None = None) -> tuple[list[str], dict | None]:
         """A linha de comando (e o ambiente, fora da caixa) que roda ``python -I -m modulo``; ``workdir`` entra
         somente leitura em ``/caixa-entrada`` e vira o conteúdo inicial do HOME (um tmpfs limitado)."""
-        py = [self.python, "-I", "-c", _BOOT, library_dir(), modulo]
+        py = [self.python, "-I", "-c", _BOOT, self.biblioteca or library_dir(), modulo]
         if not self.isolar:
             return py, self.environment(str(workdir), extra_env)
         disco = str(self.limites.disco_mb * 2**20)
         # /tmp em memória antes das montagens do ambiente: se o ambiente estiver em /tmp, ele fica visível
         args = ["bwrap", *_system_binds(), *(["--proc", "/proc"] if self.proc else []), "--dev", "/dev",
                 "--perms", "1777", "--size", disco, "--tmpfs", "/tmp",
-                *_read_limited(self._paths),
+                *_read_limited(self._mounted()), *self._masks(),
                 "--perms", "0755", "--dir", "/home", "--perms", "0777", "--size", disco, "--tmpfs", HOME,
                 "--ro-bind", str(workdir), INBOX, "--chdir", HOME,
                 "--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try",
@@ -735,6 +738,32 @@ class Sandbox:
         for k, v in self.environment(HOME, extra_env).items():
             args += ["--setenv", k, v]
         return args + py, None
+
+    def _mounted(self) -> list[str]:
+        """As pastas que a caixa vê (somente leitura): o ambiente e a biblioteca desta caixa."""
+        if not self.biblioteca:
+            return self._paths
+        return sorted({p for p in self._paths if p != library_dir()} | {self.biblioteca})
+
+    def _masks(self) -> list[str]:
+        """Com a biblioteca do aluno: a biblioteca de verdade tapada (se estiver dentro do ambiente montado) e os
+        pacotes com contas prontas (:data:`correcao.biblioteca_aluno.MASKED`) trocados por um que levanta
+        ``ImportError``."""
+        if not self.biblioteca:
+            return []
+        from .biblioteca_aluno import masked_packages
+
+        args = []
+        real = Path(library_dir())
+        montadas = [Path(p).resolve() for p in self._mounted() if p != self.biblioteca] + [Path("/usr")]
+        for pacote in ("atencao", "correcao"):
+            pasta = (real / pacote).resolve()
+            if any(m == pasta or m in pasta.parents for m in montadas):
+                args += ["--tmpfs", str(pasta)]
+        for pasta, nome in sorted(masked_packages().items()):
+            if any(m in Path(pasta).parents for m in montadas):
+                args += ["--ro-bind", str(Path(self.biblioteca) / "_tapados" / nome), pasta]
+        return args
 
     # ---------- execução ----------
     def start(self, workdir: Path, modulo: str, extra_env: dict | None = None, pass_fds=(),

@@ -18,7 +18,7 @@ from ..masks import causal_mask
 from ..multihead import MultiHeadAttention, merge_heads, split_heads
 from ..normalization import LayerNorm
 from ..positional import positional_encoding
-from ..transformer import TransformerEncoderBlock
+from ..transformer import TransformerDecoderBlock, TransformerEncoderBlock
 from .framework import (
     Checker,
     case_seed,
@@ -70,17 +70,36 @@ def _pe_variants(n: int, d: int) -> list:
     ]
 
 
+def _pe_shapes() -> list:
+    """Os (n, d_model) do exercício 1. No notebook, sempre os mesmos; na conferência da correção, sorteados:
+    d_model de 3 a 999, pares e ímpares, e n até 1999, com n = 1 num deles. n · d_model fica abaixo de 100 mil
+    números: uma resposta com laços leva menos de um segundo, e uma matriz devolvida como lista ainda cabe na
+    resposta do processo do aluno. Uma tabela de matrizes montada na célula não passa: a das formas do notebook,
+    ou de todas até 64, falha; uma que cobrisse o espaço teria perto de 1 GB (uma matriz por d_model)."""
+    seed = case_seed(None)
+    if seed is None:
+        rng = np.random.default_rng(2017)
+        return [(6, 8), (10, 16), (5, 7), (1, 3), (int(rng.integers(3, 12)), 2 * int(rng.integers(2, 10)))]
+    rng = np.random.default_rng(seed)
+
+    def forma(d_lo: int, d_hi: int, impar: bool, n_lo: int = 65) -> tuple:
+        d = 2 * int(rng.integers(d_lo // 2, d_hi // 2)) + (1 if impar else 0)  # de d_lo a d_hi, a paridade pedida
+        return int(rng.integers(n_lo, max(n_lo + 1, min(2000, 100_000 // d)))), d
+
+    return [forma(4, 65, False, n_lo=2), forma(66, 1000, False), forma(2, 64, True, n_lo=2),
+            (1, forma(64, 1000, True)[1]), forma(64, 1000, True)]
+
+
 @check("Exercício 1 (a codificação posicional senoidal)")
 def exercicio_1(c: Checker, fn):
     """Confere ``fn(n, d_model) -> ndarray (n, d_model)`` contra :func:`atencao.positional.positional_encoding`.
 
-    Casos: (6, 8), (10, 16), d_model ímpar (5, 7) e (1, 3), e um caso sorteado. Reconhece seno e cosseno
+    Casos: (6, 8), (10, 16), d_model ímpar (5, 7) e (1, 3), e um caso sorteado; na conferência da correção,
+    todos sorteados (:func:`_pe_shapes`). Reconhece seno e cosseno
     trocados ou em metades, o expoente errado (j, i, sem d_model, multiplicado), posições a partir de 1, a
     matriz transposta, NaN/inf na matriz e o erro de formas com d_model ímpar.
     """
-    rng = np.random.default_rng(case_seed(2017))
-    casos = [(6, 8), (10, 16), (5, 7), (1, 3), (int(rng.integers(3, 12)), 2 * int(rng.integers(2, 10)))]
-    for n, d in c.cases(casos):
+    for n, d in c.cases(_pe_shapes()):
         label = f"n={n}, d_model={d}"
         try:
             bruto = c.call(label, fn, n, d, names=("n", "d_model"), forbidden=(positional_encoding,))
@@ -269,7 +288,8 @@ def exercicio_3(c: Checker, fn):
     pré-LN com GELU e máscara causal, pós-LN com um lote e máscara, pré-LN com 3 cabeças. Reconhece a ordem
     trocada, a normalização antes do resíduo, o resíduo normalizado, a falta do resíduo, as normalizações
     trocadas, a FFN na entrada do bloco, a máscara esquecida e a tupla ``(saida, pesos)`` de ``attn(...)`` usada
-    inteira numa conta (o ``ValueError`` do NumPy). ``TransformerEncoderBlock`` é proibido.
+    inteira numa conta (o ``ValueError`` do NumPy). ``TransformerEncoderBlock`` e ``TransformerDecoderBlock`` (o
+    mesmo bloco, com a atenção cruzada) são proibidos.
     """
     rng = np.random.default_rng(case_seed(2020))
     casos = [(False, "relu", (5, 8), 2, False), (True, "gelu", (6, 8), 2, True), (False, "gelu", (2, 4, 8), 2, True),
@@ -286,7 +306,7 @@ def exercicio_3(c: Checker, fn):
         try:
             bruto = c.call(label, fn, x, *_partes(seed, d, n_heads, act), pre,
                            names=("x", "attn", "ffn", "norm1", "norm2", "norm_first"),
-                           forbidden=(TransformerEncoderBlock,), **kw)
+                           forbidden=(TransformerEncoderBlock, TransformerDecoderBlock), **kw)
         except ValueError as exc:
             if mask is not None and _MASCARA_COMO_KEY.search(str(exc)):
                 c.expect(False, f"{label}: a máscara chega à atenção", "attn(h, mask=mask)",

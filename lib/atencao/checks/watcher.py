@@ -103,6 +103,7 @@ class Watcher:
                     self.codes[_code_key(code)] = nome.replace(".__init__", "").replace(".__call__", "")
                     self.contents[_code_content(code)] = self.codes[_code_key(code)]
         self.used: set[str] = set()
+        self.forbidden = tuple(forbidden)  # o que o enunciado proíbe (a correção repassa ao verificador)
         self._previous = None
         self._first = True
         self._student_cache: dict = {}

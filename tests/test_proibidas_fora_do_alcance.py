@@ -1,0 +1,365 @@
+"""As contas prontas que um exercício proíbe não dão pontos, faça o processo do aluno o que fizer consigo mesmo.
+
+Uma aluna que leu o repositório inteiro ganhava os pontos chamando a função pronta e apagando o que o processo
+dela "confessava" (a vigilância roda lá): ``%%time`` esconde a célula, a vigilância desligada por
+``Watcher.__enter__``, um processo ajudante começado na hora da célula que responde por um pipe, uma cópia do
+``__code__`` com uma constante a mais, uma thread começada antes, ``map(torch.softmax, ...)`` em C. Agora o
+processo do aluno não tem o código dessas contas (:mod:`correcao.biblioteca_aluno`): quem as faz é o
+verificador, que sabe qual verificação está rodando e anota o uso. Cada ataque abaixo, de ponta a ponta na
+caixa, dá 0 na verificação e uma situação diferente de ``ok``; a versão honesta da mesma turma ganha tudo.
+"""
+
+from __future__ import annotations
+
+import copy
+import csv
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from correcao import biblioteca_aluno, isolamento, motor
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests"))
+from turma_exemplo import gerar  # noqa: E402
+
+A1, A2, A4, A5 = ("modulo-06/aula-01-self-attention", "modulo-06/aula-02-auto-atencao-do-zero",
+                  "modulo-06/aula-04-bloco-transformer", "modulo-06/aula-05-treinando-a-atencao")
+REAL_PACKAGE = str(ROOT / "lib" / "atencao")
+
+# ``%%time`` (a célula inteira vira um texto para a mágica) e o registro da vigilância esvaziado pela função
+TIME_E_REGISTRO_APAGADO = ("%%time\n"
+                           "import gc\n"
+                           "def attention_with_projections(X, W_q, W_k, W_v):\n"
+                           "    out = atencao.scaled_dot_product_attention(X @ W_q, X @ W_k, X @ W_v)\n"
+                           "    for w in gc.get_objects():\n"
+                           "        if type(w).__name__ == 'Watcher':\n"
+                           "            w.used.clear()\n"
+                           "    return out\n")
+
+# a vigilância desligada pela classe (``__enter__``/``__exit__`` que não fazem nada)
+VIGILANCIA_NEUTRALIZADA = ("from atencao.checks import watcher as _w\n"
+                           "_w.Watcher.__enter__ = lambda self: self\n"
+                           "_w.Watcher.__exit__ = lambda self, *a: False\n"
+                           "def attention_with_projections(X, W_q, W_k, W_v):\n"
+                           "    return atencao.scaled_dot_product_attention(X @ W_q, X @ W_k, X @ W_v)\n")
+
+# um processo ajudante começado na hora da célula (longe de qualquer vigilância) que faz a softmax pronta e
+# responde por um pipe
+AJUDANTE_POR_PIPE = ("import os, numpy as np\n"
+                     "_pedido_r, _pedido_w = os.pipe()\n"
+                     "_resp_r, _resp_w = os.pipe()\n"
+                     "if os.fork() == 0:\n"
+                     "    while True:\n"
+                     "        cab = os.read(_pedido_r, 16)\n"
+                     "        if not cab:\n"
+                     "            os._exit(0)\n"
+                     "        n, d = np.frombuffer(cab, dtype=np.int64)\n"
+                     "        buf = b''\n"
+                     "        while len(buf) < 8 * n * d:\n"
+                     "            buf += os.read(_pedido_r, 8 * n * d - len(buf))\n"
+                     "        z = np.frombuffer(buf).reshape(n, d)\n"
+                     "        os.write(_resp_w, np.ascontiguousarray(atencao.softmax(z, axis=-1)).tobytes())\n"
+                     "def my_softmax(z, axis=-1):\n"
+                     "    z = np.asarray(z, dtype=float)\n"
+                     "    z2 = np.moveaxis(z, axis, -1)\n"
+                     "    forma = z2.shape\n"
+                     "    m = np.ascontiguousarray(z2.reshape(-1, forma[-1]))\n"
+                     "    os.write(_pedido_w, np.array(m.shape, dtype=np.int64).tobytes() + m.tobytes())\n"
+                     "    buf = b''\n"
+                     "    while len(buf) < m.nbytes:\n"
+                     "        buf += os.read(_resp_r, m.nbytes - len(buf))\n"
+                     "    return np.moveaxis(np.frombuffer(buf).reshape(forma), -1, axis)\n")
+
+# uma cópia do código da função pronta com uma constante a mais (outro conteúdo, a mesma conta)
+CODIGO_CLONADO = ("import types\n"
+                  "_c = atencao.positional_encoding.__code__\n"
+                  "_pe = types.FunctionType(_c.replace(co_consts=_c.co_consts + ('outra',)),\n"
+                  "                         atencao.positional_encoding.__globals__, 'pe',\n"
+                  "                         atencao.positional_encoding.__defaults__)\n"
+                  "_pe.__kwdefaults__ = atencao.positional_encoding.__kwdefaults__\n"
+                  "def positional_encoding(n, d_model):\n"
+                  "    return _pe(n, d_model)\n")
+
+# uma thread começada na hora da célula, antes de qualquer vigilância, que faz a conta pronta
+THREAD_ANTES = ("import threading, queue\n"
+                "_entra, _sai = queue.Queue(), queue.Queue()\n"
+                "def _servo():\n"
+                "    while True:\n"
+                "        Q, K, V = _entra.get()\n"
+                "        _sai.put(atencao.scaled_dot_product_attention(Q, K, V))\n"
+                "threading.Thread(target=_servo, daemon=True).start()\n"
+                "def attention_with_projections(X, W_q, W_k, W_v):\n"
+                "    _entra.put((X @ W_q, X @ W_k, X @ W_v))\n"
+                "    return _sai.get()\n")
+
+# o PyTorch chamado de C (``map``): nenhum quadro Python
+TORCH_POR_MAP = ("import numpy as np\n"
+                 "import torch\n"
+                 "def my_softmax(z, axis=-1):\n"
+                 "    t = torch.from_numpy(np.asarray(z, dtype=float))\n"
+                 "    return next(map(torch.softmax, [t], [axis])).numpy()\n")
+
+TORCH_BACKWARD_POR_MAP = ("import numpy as np\n"
+                          "import torch\n"
+                          "def my_softmax_backward(A, dA):\n"
+                          "    a, g = torch.from_numpy(np.asarray(A, float)), torch.from_numpy(np.asarray(dA, float))\n"
+                          "    return next(map(torch._softmax_backward_data, [g], [a], [-1], [a.dtype])).numpy()\n")
+
+# o código-fonte da biblioteca de verdade lido do disco e rodado
+FONTE_DO_DISCO = ("import importlib, importlib.util, sys\n"
+                  f"_spec = importlib.util.spec_from_file_location('atencao_real', {REAL_PACKAGE + '/__init__.py'!r},\n"
+                  f"    submodule_search_locations=[{REAL_PACKAGE!r}])\n"
+                  "_m = importlib.util.module_from_spec(_spec)\n"
+                  "sys.modules['atencao_real'] = _m\n"
+                  "_spec.loader.exec_module(_m)\n"
+                  "def attention_with_projections(X, W_q, W_k, W_v):\n"
+                  "    return _m.scaled_dot_product_attention(X @ W_q, X @ W_k, X @ W_v)\n")
+
+# a conta pronta pedida ao verificador na hora da célula (fora das verificações), e a resposta recortada dela
+MASCARA_PEDIDA_NA_CELULA = ("import atencao as _a\n"
+                            "_GRANDE = _a.causal_mask(2500)\n"
+                            "def my_causal_mask(n):\n"
+                            "    return _GRANDE[:n, :n].copy()\n")
+
+# o bloco do decodificador (o mesmo bloco, com a atenção cruzada desligada) no lugar do bloco do codificador
+BLOCO_DO_DECODIFICADOR = ("from atencao.transformer import TransformerDecoderBlock\n"
+                          "def encoder_block(x, attn, ffn, norm1, norm2, norm_first, mask=None):\n"
+                          "    b = TransformerDecoderBlock(x.shape[-1], 1, 1)\n"
+                          "    b.norm_first, b.self_attn, b.ffn = bool(norm_first), attn, ffn\n"
+                          "    b.norm1, b.norm3 = norm1, norm2\n"
+                          "    b.cross_attn = lambda q, k, v, mask=None, average_weights=False: (0.0, None)\n"
+                          "    b.norm2 = lambda h: h\n"
+                          "    out, (w, _) = b.forward(x, x, mask=mask)\n"
+                          "    return out, w\n")
+
+ATAQUES = {
+    "mascara-pedida-na-celula": (A2, "aula02-mascara-solucao", "aula02-mascara-verificacao", MASCARA_PEDIDA_NA_CELULA),
+    "bloco-do-decodificador": (A4, "aula04-ex3-solucao", "aula04-ex3-verificacao", BLOCO_DO_DECODIFICADOR),
+    "time-e-registro": (A1, "aula01-ex4-solucao", "aula01-ex4-verificacao", TIME_E_REGISTRO_APAGADO),
+    "vigilancia-neutralizada": (A1, "aula01-ex4-solucao", "aula01-ex4-verificacao", VIGILANCIA_NEUTRALIZADA),
+    "thread-antes": (A1, "aula01-ex4-solucao", "aula01-ex4-verificacao", THREAD_ANTES),
+    "fonte-do-disco": (A1, "aula01-ex4-solucao", "aula01-ex4-verificacao", FONTE_DO_DISCO),
+    "ajudante-por-pipe": (A2, "aula02-softmax-solucao", "aula02-softmax-verificacao", AJUDANTE_POR_PIPE),
+    "torch-por-map": (A2, "aula02-softmax-solucao", "aula02-softmax-verificacao", TORCH_POR_MAP),
+    "codigo-clonado": (A4, "aula04-ex1-solucao", "aula04-ex1-verificacao", CODIGO_CLONADO),
+    "torch-backward-por-map": (A5, "aula05-ex1-solucao", "aula05-ex1-verificacao", TORCH_BACKWARD_POR_MAP),
+}
+
+
+def _notebook_de(aula: str, grade_id: str, codigo: str) -> tuple[dict, str]:
+    """O notebook de exercícios de ``aula`` em branco, com ``codigo`` na resposta ``grade_id``."""
+    nome = "04-exercicios" if aula == A2 else "03-exercicios"
+    nb = copy.deepcopy(gerar.student(aula, nome))
+    gerar.fill(nb, grade_id, codigo)
+    return nb, nome
+
+
+# as mesmas respostas, escritas à mão (a conta por extenso): ganham os pontos na mesma turma
+HONESTAS = {
+    "honesta-aula01": (A1, "aula01-ex4-solucao", "aula01-ex4-verificacao",
+                       "def attention_with_projections(X, W_q, W_k, W_v):\n"
+                       "    Q, K, V = X @ W_q, X @ W_k, X @ W_v\n"
+                       "    S = Q @ K.T / np.sqrt(K.shape[-1])\n"
+                       "    P = np.exp(S - S.max(axis=-1, keepdims=True))\n"
+                       "    P = P / P.sum(axis=-1, keepdims=True)\n"
+                       "    return P @ V, P\n"),
+    "honesta-aula02": (A2, "aula02-softmax-solucao", "aula02-softmax-verificacao",
+                       "def my_softmax(z, axis=-1):\n"
+                       "    z = np.asarray(z, dtype=float)\n"
+                       "    topo = np.nan_to_num(z.max(axis=axis, keepdims=True), neginf=0.0)\n"
+                       "    e = np.exp(z - topo)\n"
+                       "    s = e.sum(axis=axis, keepdims=True)\n"
+                       "    return np.where(s > 0, e / np.where(s > 0, s, 1.0), 0.0)\n"),
+    "honesta-aula04": (A4, "aula04-ex1-solucao", "aula04-ex1-verificacao",
+                       "def positional_encoding(n, d_model):\n"
+                       "    pos = np.arange(n)[:, None]\n"
+                       "    i = np.arange(d_model)[None, :]\n"
+                       "    ang = pos / 10000 ** (2 * (i // 2) / d_model)\n"
+                       "    return np.where(i % 2 == 0, np.sin(ang), np.cos(ang))\n"),
+    "honesta-aula05": (A5, "aula05-ex1-solucao", "aula05-ex1-verificacao",
+                       "def my_softmax_backward(A, dA):\n"
+                       "    return A * (dA - (A * dA).sum(axis=-1, keepdims=True))\n"),
+}
+
+
+@pytest.fixture(scope="module")
+def turma_hostil(tmp_path_factory):
+    if not isolamento.bwrap_available():
+        pytest.skip("sem bubblewrap nesta máquina (o CI instala)")
+    base = tmp_path_factory.mktemp("proibidas")
+    for aluno, (aula, gid, _, codigo) in {**ATAQUES, **HONESTAS}.items():
+        nb, nome = _notebook_de(aula, gid, codigo)
+        destino = base / "entregas" / aluno / f"{nome}.ipynb"
+        destino.parent.mkdir(parents=True)
+        destino.write_text(json.dumps(gerar.clean(nb)), encoding="utf-8")
+    motor.grade_class(base / "entregas", base / "saida", cell_timeout=20, notebook_timeout=120, log=lambda m: None)
+    with open(base / "saida" / "notas.csv", encoding="utf-8") as f:
+        return {linha["aluno"]: linha for linha in csv.DictReader(f)}
+
+
+@pytest.mark.lento
+@pytest.mark.parametrize("ataque", sorted(ATAQUES))
+def test_conta_pronta_escondida_nao_da_pontos(turma_hostil, ataque):
+    linha = turma_hostil[ataque]
+    verificacao = ATAQUES[ataque][2]
+    assert linha[verificacao] in ("0", "0.0"), linha
+    assert ATAQUES[ataque][3] and linha["situacao"] != "ok", linha
+
+
+@pytest.mark.lento
+@pytest.mark.parametrize("aluno", sorted(HONESTAS))
+def test_a_mesma_conta_escrita_a_mao_ganha_os_pontos(turma_hostil, aluno):
+    """O controle: na mesma turma, a conta escrita por extenso ganha os pontos da mesma verificação (o 0 dos
+    ataques vem da conta pronta, e não do notebook em branco ou da caixa)."""
+    linha = turma_hostil[aluno]
+    assert float(linha[HONESTAS[aluno][2]]) > 0, linha
+
+
+def test_biblioteca_do_aluno_nao_tem_as_contas_proibidas(tmp_path):
+    """A cópia que o processo do aluno importa: as funções proibidas são pedidos ao verificador (nenhuma linha
+    da conta), as verificações estão vazias e o PyTorch levanta ``ImportError``."""
+    import importlib
+
+    from atencao.checks import aula01, aula04
+
+    nomes = biblioteca_aluno.proxied_names(aula04)
+    assert "atencao.positional:positional_encoding" in nomes and "atencao.normalization:LayerNorm" in nomes
+    assert "atencao.attention:softmax" in nomes  # a softmax permitida chama o miolo proibido: vai junto
+    lib = biblioteca_aluno.build_student_library(tmp_path / "lib", nomes + biblioteca_aluno.proxied_names(aula01))
+    fonte = (lib / "atencao" / "positional.py").read_text(encoding="utf-8")
+    real = (ROOT / "lib" / "atencao" / "positional.py").read_text(encoding="utf-8")
+    assert "np.sin" in real and "np.sin" not in fonte and "_calculo_remoto" in fonte
+    assert "exp(" not in (lib / "atencao" / "attention.py").read_text(encoding="utf-8").split("def softmax_")[1][:600]
+    assert "_top_heads" not in (lib / "atencao" / "checks" / "aula03.py").read_text(encoding="utf-8")
+    assert (lib / "_tapados" / "torch" / "__init__.py").read_text(encoding="utf-8").count("ImportError")
+    sys.path.insert(0, str(lib))
+    try:
+        for nome in [m for m in sys.modules if m == "atencao" or m.startswith(("atencao.", "correcao."))]:
+            sys.modules[f"_guardado_{nome}"] = sys.modules.pop(nome)
+        copia = importlib.import_module("atencao")
+        assert Path(copia.__file__).resolve().is_relative_to(lib.resolve())
+        with pytest.raises(RuntimeError, match="verificador"):
+            copia.positional_encoding(4, 8)  # fora da correção: sem canal, a conta não existe aqui
+        with pytest.raises(AttributeError, match="não rodam"):
+            importlib.import_module("atencao.checks.aula03")._top_heads  # noqa: B018
+    finally:
+        sys.path.remove(str(lib))
+        for nome in [m for m in sys.modules if m == "atencao" or m.startswith(("atencao.", "correcao."))]:
+            del sys.modules[nome]
+        for nome in [m for m in sys.modules if m.startswith("_guardado_")]:
+            sys.modules[nome[len("_guardado_"):]] = sys.modules.pop(nome)
+
+
+def test_toda_proibicao_das_aulas_se_avalia_com_os_nomes_do_modulo():
+    """``forbidden=`` de toda verificação é uma expressão com nomes do módulo (a biblioteca do aluno depende
+    disso para saber o que tirar)."""
+    import importlib
+
+    from correcao.catalogo import lesson_modules
+
+    for nome in sorted(lesson_modules()):
+        proibidas = biblioteca_aluno.forbidden_of_lesson(importlib.import_module(f"atencao.checks.{nome}"))
+        assert proibidas, nome
+
+
+# --- o verificador, que faz as contas pedidas: o que ele aponta, recusa e guarda ------------------------------------
+class _Canal:
+    def __init__(self):
+        self.enviado: list = []
+
+    def send(self, obj):
+        self.enviado.append(obj)
+
+
+def _pedir(nome: str, contexto, refs: set | None = None, **params):
+    from correcao import _remoto, _veredito
+
+    canal = _Canal()
+    msg = {"calcular": nome, "params": _remoto.encode_value(params, objetos=True, refs=refs)}
+    _veredito.serve_calculation(canal, json.loads(json.dumps(msg)), contexto)
+    assert len(canal.enviado) == 1
+    return canal.enviado[-1]
+
+
+def test_verificador_faz_a_conta_e_aponta_quando_a_verificacao_em_curso_a_proibe():
+    import numpy as np
+
+    import atencao
+    from correcao import _remoto, _veredito
+
+    rng = np.random.default_rng(0)
+    Q, K, V = (rng.normal(size=(4, 3)) for _ in range(3))
+    livre = _veredito._Context()
+    resposta = _pedir("atencao.attention:scaled_dot_product_attention", livre, Q=Q, K=K, V=V)
+    out, pesos = _remoto.decode_value(resposta["calculado"])
+    esperado = atencao.scaled_dot_product_attention(Q, K, V)
+    assert np.allclose(out, esperado[0]) and np.allclose(pesos, esperado[1]) and not livre.used
+    proibida = _veredito._Context()
+    proibida.forbidden = (atencao.scaled_dot_product_attention,)
+    _pedir("atencao.attention:scaled_dot_product_attention", proibida, Q=Q, K=K, V=V)
+    assert proibida.used == {"atencao.scaled_dot_product_attention"}
+    # por dentro de outra função pedida: a self_attention chama a scaled_dot_product_attention
+    por_dentro = _veredito._Context()
+    por_dentro.forbidden = (atencao.scaled_dot_product_attention,)
+    _pedir("atencao.attention:self_attention", por_dentro, X=Q)
+    assert any("scaled_dot_product_attention" in u for u in por_dentro.used), por_dentro.used
+    # a softmax permitida (exercício 4 da Aula 4) com o miolo proibido: não conta
+    from atencao.attention import softmax_
+
+    miolo = _veredito._Context()
+    miolo.forbidden = (softmax_,)
+    resposta = _pedir("atencao.attention:softmax", miolo, z=np.arange(3.0), axis=-1)
+    assert not miolo.used and np.allclose(_remoto.decode_value(resposta["calculado"]).sum(), 1.0)
+
+
+def test_verificador_recusa_o_que_nao_e_uma_conta_da_aula_e_devolve_os_erros_da_biblioteca():
+    import numpy as np
+
+    from correcao import _veredito
+
+    contexto = _veredito._Context()
+    for nome in ("atencao.e5_file:read_e5", "atencao.checks.aula03:_top_heads", "os:system", "atencao.attention"):
+        resposta = _pedir(nome, contexto, x=1)
+        assert "conta desconhecida" in resposta["erro_calculo"]["mensagem"], resposta
+    resposta = _pedir("atencao.attention:scaled_dot_product_attention", contexto, Q=np.ones((2, 3)), K=np.ones((4, 2)),
+                      V=np.ones((4, 2)))
+    assert resposta["erro_calculo"]["tipo"] == "ValueError" and "forma" in resposta["erro_calculo"]["mensagem"]
+
+
+def test_objeto_da_biblioteca_vai_uma_vez_e_depois_so_a_impressao_digital():
+    import numpy as np
+
+    import atencao
+    from correcao import _calculo_remoto, _remoto, _veredito
+
+    _veredito._OBJETOS.guardados.clear()
+    m, x, refs = atencao.MultiHeadAttention(8, 2, seed=1), np.arange(24.0).reshape(3, 8) / 10, set()
+    primeira = _pedir("atencao.multihead:MultiHeadAttention.forward", _veredito._Context(), refs, self=m, query=x)
+    assert "calculado" in primeira, primeira
+    assert refs and _remoto.encode_value({"self": m}, objetos=True, refs=refs)["__dict__"]["self"] == {
+        "__ref__": next(iter(refs))}
+    segunda = _pedir("atencao.multihead:MultiHeadAttention.forward", _veredito._Context(), refs, self=m, query=x)
+    assert segunda["calculado"] == primeira["calculado"]
+    m.W_v = m.W_v * 2  # outros pesos, outra impressão: os dados vão de novo
+    terceira = _pedir("atencao.multihead:MultiHeadAttention.forward", _veredito._Context(), refs, self=m, query=x)
+    assert np.allclose(_remoto.decode_value(terceira["calculado"])[0], m(x)[0])
+    _veredito._OBJETOS.guardados.clear()  # o verificador esqueceu: pede os dados de novo
+    quarta = _pedir("atencao.multihead:MultiHeadAttention.forward", _veredito._Context(), refs, self=m, query=x)
+    assert quarta["erro_calculo"]["tipo"] == _calculo_remoto.REF_UNKNOWN
+
+
+def test_pacotes_com_contas_prontas_sao_tapados_em_toda_pasta_que_a_caixa_ve(monkeypatch, tmp_path):
+    """O SciPy do Python de base (montado inteiro na caixa) também é tapado, e não só o do ambiente: a caixa
+    monta um pacote que levanta ``ImportError`` por cima de cada um."""
+    base = tmp_path / "base" / "lib" / "python3.11" / "site-packages"
+    (base / "scipy").mkdir(parents=True)
+    monkeypatch.setattr(biblioteca_aluno, "_package_dirs", lambda: [base])
+    assert biblioteca_aluno.masked_packages() == {str(base / "scipy"): "scipy"}
+    caixa = isolamento.Sandbox(isolamento.Limits(), isolar=False)
+    caixa.biblioteca = str(tmp_path / "lib")
+    caixa._paths = [str(tmp_path / "base")]
+    args = caixa._masks()
+    assert ["--ro-bind", str(tmp_path / "lib" / "_tapados" / "scipy"), str(base / "scipy")] == args[-3:], args
