@@ -16,8 +16,9 @@
    ``python scripts/bench.py passos``. Uma turma grande e honesta (200 cópias do mesmo notebook da Aula 1), em
    segundos por notebook e em segundos de CPU da máquina por notebook: só ela, ``python scripts/bench.py
    turma-grande``.
-8. Aula 5: o treino padrão do ``04-projeto`` (tarefa "anterior", 120 passos, lote 32, com um backward de uma
-   sequência por vez, como o do aluno) e o mesmo treino com o backward em lote da biblioteca.
+8. Aula 5: o treino padrão do ``04-projeto`` (tarefa "anterior", 120 passos, lote 32, com a
+   ``my_attention_backward`` da solução, uma sequência por vez, como o aluno o roda) e o mesmo treino com o
+   backward em lote da biblioteca. Só ele: ``python scripts/bench.py treino``.
 9. O curso no navegador (``make site``, se ``build/site/`` existe): tamanho do site e, num Chromium sem tela e sem
    internet, o tempo até a interface, até o kernel pronto, até a primeira figura e o *Run All* da Aula 1,
    ``02-codigo``, num perfil novo (primeira visita).
@@ -205,22 +206,40 @@ def bench_model_explorer(repeat: int = 11) -> tuple[float, float]:
     return first, statistics.median(times)
 
 
-def bench_training(repeat: int = 3) -> tuple[float, float]:
-    """Aula 5: o treino padrão do ``04-projeto``, com o backward por sequência (o do aluno) e em lote."""
-    import atencao
-    from atencao.backward import attention_backward
-    from atencao.training import TASKS, TinyAttentionModel, per_example, train
+def student_backward():
+    """A ``my_attention_backward`` da solução do ``04-projeto`` da Aula 5 (e a ``my_softmax_backward`` que ela
+    chama), lida do notebook e rodada como no kernel do aluno: o treino mede o código que ele escreve."""
+    import json
 
-    def por_sequencia(dO, Q, K, V, mask=None):  # como a my_attention_backward do aluno: refaz a ida
-        _, A = atencao.scaled_dot_product_attention(Q, K, V, mask=mask)
-        return attention_backward(dO, Q, K, V, A)
+    import atencao
+
+    notebook = Path(__file__).resolve().parents[1] / "solutions" / "modulo-06" / "aula-05-treinando-a-atencao" / \
+        "04-projeto.ipynb"
+    cells = json.loads(notebook.read_text(encoding="utf-8"))["cells"]
+    (source,) = ["".join(c["source"]) for c in cells
+                 if c["cell_type"] == "code" and "def my_attention_backward" in "".join(c["source"])]
+    namespace = {"np": np, "atencao": atencao}
+    exec(compile(source, str(notebook), "exec"), namespace)  # noqa: S102 (o código da solução, do repositório)
+    return namespace["my_attention_backward"]
+
+
+def bench_training(repeat: int = 3) -> tuple[float, float]:
+    """Aula 5: o treino padrão do ``04-projeto`` como o aluno o roda (a função da solução, uma sequência por vez) e
+    com o backward em lote da biblioteca."""
+    from atencao.training import TASKS, TinyAttentionModel, per_example, train
 
     task = TASKS["anterior"]
     kw = {"steps": 120, "lr": 0.005, "every": 4}
     aluno = median_time(lambda: train(TinyAttentionModel(seed=0), task, attention_backward=per_example(
-        por_sequencia, task.mask()), **kw), repeat, warmup=1)
+        student_backward(), task.mask()), **kw), repeat, warmup=1)
     lote = median_time(lambda: train(TinyAttentionModel(seed=0), task, **kw), repeat, warmup=1)
     return aluno, lote
+
+
+def print_training() -> None:
+    aluno, lote = bench_training()
+    print(f"Aula 5, treino padrão do 04-projeto (120 passos): {aluno:.1f} s com o backward da solução, uma sequência "
+          f"por vez (como o do aluno; meta ≤ 30 s), {lote:.1f} s com o backward em lote da biblioteca")
 
 
 def bench_lab(repeat: int = 3) -> list[float]:
@@ -466,6 +485,9 @@ if __name__ == "__main__":
     if sys.argv[1:] == ["turma-grande"]:  # só a turma grande
         print_big_class()
         sys.exit(0)
+    if sys.argv[1:] == ["treino"]:  # só o treino da Aula 5
+        print_training()
+        sys.exit(0)
     print(f"import atencao: {bench_import() * 1000:.0f} ms (mediana de 7 processos; meta < 300 ms)")
     r = bench_mha()
     print(f"Multicabeça (lote 4, n 512, d_model 512, 8 cabeças, float32, {r['threads']} threads):")
@@ -491,9 +513,7 @@ if __name__ == "__main__":
               + (" (meta ≤ 50 ms)" if n == 12 else ""))
     for name, t in bench_heatmaps().items():
         print(f"Mapa de calor, {name}: {t * 1000:.0f} ms para desenhar e gerar o PNG")
-    aluno, lote = bench_training()
-    print(f"Aula 5, treino padrão do 04-projeto (120 passos): {aluno:.1f} s com o backward por sequência (o do aluno; "
-          f"meta ≤ 30 s), {lote:.1f} s com o backward em lote da biblioteca")
+    print_training()
     lab = bench_lab()
     print(f"make lab (curso.py lab) até o JupyterLab responder: {min(lab):.1f} a {max(lab):.1f} s "
           f"({len(lab)} vezes, com tudo instalado)")
