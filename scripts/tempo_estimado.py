@@ -6,7 +6,8 @@ A regra ("Tempos estimados" no CONTRIBUTING.md) conta o que o aluno lê, roda e 
   dos links e as fórmulas; uma fórmula dentro da linha, ``$...$``, conta como uma palavra);
 - cada fórmula em destaque (``$$...$$``), ``MINUTES_PER_EQUATION`` minutos;
 - cada célula de código que o aluno só lê e roda, ``MINUTES_PER_CODE_CELL`` minuto, mais um minuto a cada
-  ``CODE_LINES_PER_MINUTE`` linhas não vazias, mais ``MINUTES_PER_FIGURE`` por figura guardada na saída;
+  ``CODE_LINES_PER_MINUTE`` linhas não vazias, mais ``MINUTES_PER_FIGURE`` por figura guardada na saída (nos
+  exercícios e projetos, na saída da solução: as demonstrações só desenham depois do exercício feito);
 - cada exercício de código (célula com ``"solution": true``), ``MINUTES_PER_EXERCISE`` minutos, mais
   ``MINUTES_PER_SOLUTION_LINE`` por linha de código da resposta de ``solutions/`` (sem comentários nem linhas
   vazias): escrever, rodar a verificação e corrigir;
@@ -142,11 +143,18 @@ def estimate(path: Path, solution: Path | None = None) -> Estimate:
                 continue
             est.code_cells += 1
             est.code_lines += sum(1 for line in src.splitlines() if line.strip())
-            est.figures += sum(1 for out in cell.get("outputs", []) if "image/png" in out.get("data", {}))
     if solution is None and path.is_relative_to(ROOT / "notebooks"):
         solution = ROOT / "solutions" / path.relative_to(ROOT / "notebooks")
-    est.solution_lines = _solution_lines(solution) if solution is not None else 0
+    has_solution = solution is not None and solution.exists()
+    est.solution_lines = _solution_lines(solution) if has_solution else 0
+    # as figuras que o aluno vê: as da solução executada (as demonstrações só desenham depois do exercício feito)
+    est.figures = _figures(solution if has_solution else path)
     return est
+
+
+def _figures(path: Path) -> int:
+    return sum(1 for cell in nbformat.read(path, as_version=4).cells for out in cell.get("outputs", [])
+               if "image/png" in out.get("data", {}))
 
 
 def rounded(minutes: float) -> int:
