@@ -554,15 +554,16 @@ def pronto_para_treinar(attention_backward_fn) -> bool:
         print(wrap_report(f"{MARKS['falhou']} — o que a célula passou não é uma função: rode a célula do passo 1 "
                           "(a do def) e esta de novo."))
         return False
+    status = None
     if not grading():  # na correção as células rodam em ordem, e a verificação do passo 1 já rodou
         import contextlib
         import io
 
         with contextlib.redirect_stdout(io.StringIO()):  # o relatório completo é o da célula do passo 1
-            exercicio_2(attention_backward_fn)
-        if passou(attention_backward_fn, avisar=False):
+            resultado = exercicio_2(attention_backward_fn)
+        if resultado:
             return True
-    status = _status_de(attention_backward_fn)
+        status = resultado.status
     if status == "nao_feito":
         texto = (f"{MARKS['nao_feito']} — o treino usa a sua {nome}, que ainda levanta NotImplementedError: cole no "
                  "passo 1 a sua função do notebook 03, rode a célula dela, a verificação logo abaixo e esta.")
@@ -571,16 +572,6 @@ def pronto_para_treinar(attention_backward_fn) -> bool:
                  "para ver o que falta, corrija a função, rode a célula dela, a verificação e esta de novo.")
     print(wrap_report(texto))
     return False
-
-
-def _status_de(fn) -> str | None:
-    """O último resultado da verificação de ``fn`` (``"ok"``, ``"falhou"``, ``"nao_feito"`` ou ``None``)."""
-    from .framework import _LAST_STATUS
-
-    try:
-        return _LAST_STATUS.get(fn)
-    except TypeError:
-        return None
 
 
 def sua_tarefa(task_fn):
@@ -603,7 +594,7 @@ def sua_tarefa(task_fn):
 
     Fonte: Módulo 6, Aula 5, ``04-projeto`` (passo 4).
     """
-    from ..training import Task, _positions, make_task
+    from ..training import Task, make_task
 
     nome = getattr(task_fn, "__name__", "a sua função")
     try:
@@ -612,9 +603,8 @@ def sua_tarefa(task_fn):
         print(f"{MARKS['nao_feito']} — escreva a sua tarefa em {nome}() e rode a célula dela e esta de novo.")
         return None
     except (ValueError, TypeError) as exc:
-        codigos = {make_task.__code__, _positions.__code__}
-        tb = exc.__traceback__
-        while tb is not None and tb.tb_frame.f_code not in codigos:
+        tb = exc.__traceback__  # o erro passou pelo make_task (ou pelo que ele chama para conferir o source)?
+        while tb is not None and tb.tb_frame.f_code is not make_task.__code__:
             tb = tb.tb_next
         if tb is None:  # não veio do make_task: o rastro completo ajuda mais
             raise
