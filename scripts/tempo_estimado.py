@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import functools
+import json
 import re
 import sys
 from dataclasses import dataclass
@@ -109,14 +110,20 @@ def prose_words(markdown: str) -> tuple[int, int]:
 
 
 def _source(cell) -> str:
-    return cell.source if isinstance(cell.source, str) else "".join(cell.source)
+    source = cell["source"]
+    return source if isinstance(source, str) else "".join(source)
+
+
+def _cells(path: Path) -> list:
+    """As células de um notebook, lidas como JSON (sem a validação do nbformat, que só deixaria a leitura lenta)."""
+    return json.loads(Path(path).read_text(encoding="utf-8"))["cells"]
 
 
 def _solution_lines(solution: Path) -> int:
     if not solution.exists():
         return 0
     count = 0
-    for cell in nbformat.read(solution, as_version=4).cells:
+    for cell in _cells(solution):
         for region in _SOLUTION.findall(_source(cell)):
             count += sum(1 for line in region.splitlines() if line.strip() and not line.strip().startswith("#"))
     return count
@@ -127,17 +134,17 @@ def estimate(path: Path, solution: Path | None = None) -> Estimate:
     o notebook de mesmo caminho em ``solutions/``, se ``path`` está em ``notebooks/``)."""
     path = Path(path).resolve()
     est = Estimate()
-    for cell in nbformat.read(path, as_version=4).cells:
+    for cell in _cells(path):
         is_solution = bool(cell.get("metadata", {}).get("nbgrader", {}).get("solution"))
         src = _source(cell)
-        if cell.cell_type == "markdown":
+        if cell["cell_type"] == "markdown":
             if is_solution:
                 est.written_answers += 1
             else:
                 words, equations = prose_words(src)
                 est.words += words
                 est.equations += equations
-        elif cell.cell_type == "code":
+        elif cell["cell_type"] == "code":
             if is_solution:
                 est.exercises += 1
                 continue
@@ -153,7 +160,7 @@ def estimate(path: Path, solution: Path | None = None) -> Estimate:
 
 
 def _figures(path: Path) -> int:
-    return sum(1 for cell in nbformat.read(path, as_version=4).cells for out in cell.get("outputs", [])
+    return sum(1 for cell in _cells(path) for out in cell.get("outputs", [])
                if "image/png" in out.get("data", {}))
 
 
@@ -211,7 +218,7 @@ def lesson_minutes(lesson: Path) -> int:
 def printed_times(path: Path) -> list[tuple[str, int, int]]:
     """Os tempos impressos num notebook de aula: ``(o que é, impresso, calculado)``, para a conferência."""
     path = Path(path).resolve()
-    text = "\n".join(_source(c) for c in nbformat.read(path, as_version=4).cells if c.cell_type == "markdown")
+    text = "\n".join(_source(c) for c in _cells(path) if c["cell_type"] == "markdown")
     found = []
     for match in NOTEBOOK_TIME.finditer(text):
         found.append(("notebook", parse_minutes(match), notebook_minutes(student_path(path))))
@@ -222,7 +229,7 @@ def printed_times(path: Path) -> list[tuple[str, int, int]]:
 
 def home_page_times() -> list[tuple[str, int, int]]:
     """Os tempos de cada aula na página inicial: ``(aula, impresso, calculado)``."""
-    text = "\n".join(_source(c) for c in nbformat.read(HOME_PAGE, as_version=4).cells)
+    text = "\n".join(_source(c) for c in _cells(HOME_PAGE))
     by_number = {int(p.name.split("-")[1]): p for p in lessons()}
     return [(f"Aula {m.group('aula')}", parse_minutes(m), lesson_minutes(by_number[int(m.group("aula"))]))
             for m in HOME_LESSON_TIME.finditer(text)]

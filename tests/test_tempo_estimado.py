@@ -115,3 +115,9 @@ def test_a_regra_esta_escrita_no_contributing_com_as_mesmas_constantes():
                    f"| {te.MINUTES_PER_WRITTEN_ANSWER} minutos |"]:
         assert phrase in text, f"CONTRIBUTING.md não diz {phrase!r}: a regra escrita e a do script divergiram"
     assert te.MINUTES_PER_SOLUTION_LINE == 0.5  # "meio minuto por linha"
+    # o exemplo do texto (a Aula 4 inteira) também segue a regra
+    match = te.re.search(r"a Aula 4 inteira dá " + te._TIME, text)
+    assert match, "CONTRIBUTING.md: o exemplo 'a Aula 4 inteira dá cerca de N h M min' sumiu"
+    aula4 = next(p for p in te.lessons() if p.name.startswith("aula-04-"))
+    assert te.within_tolerance(te.parse_minutes(match), te.lesson_minutes(aula4)), (
+        f"CONTRIBUTING.md diz {match.group(0)!r}; a regra dá {te.format_minutes(te.lesson_minutes(aula4))}")
