@@ -16,10 +16,6 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = sorted(p for d in ("notebooks", "solutions") for p in (ROOT / d).rglob("*.ipynb")
                    if ".ipynb_checkpoints" not in p.parts)
-# A Aula 5 é revista em paralelo; o que estes testes acusam nela fica marcado até a revisão dela (não estrito:
-# passa a valer sozinho quando o texto for corrigido).
-PENDING = {"numero": {"notebooks/modulo-06/aula-05-treinando-a-atencao/02-codigo.ipynb"}}
-
 # termo proibido na prosa → o que usar no lugar
 FORBIDDEN = {
     "Resposta modelo": "Resposta de referência",
@@ -48,11 +44,8 @@ _DECIMAL = re.compile(r"(?<![\d,.])\d+,\d+(?![\d,])")
 _MATH = re.compile(r"\$\$.*?\$\$|\$[^$\n]*\$", re.S)
 
 
-def _param(path: Path, test: str = ""):
-    name = str(path.relative_to(ROOT))
-    marks = [pytest.mark.xfail(reason="Aula 5: revisão da prosa em andamento", strict=False)] \
-        if name in PENDING.get(test, ()) else []
-    return pytest.param(path, id=name, marks=marks)
+def _param(path: Path):
+    return pytest.param(path, id=str(path.relative_to(ROOT)))
 
 
 def _joined(value):
@@ -94,7 +87,7 @@ def test_sem_decalques_nem_termos_trocados(path):
     assert not found, f"{path.relative_to(ROOT)}: termos a trocar (termo → o que usar): {found}"
 
 
-@pytest.mark.parametrize("path", [_param(p, "numero") for p in NOTEBOOKS if p.parent.parent.name == "modulo-06"])
+@pytest.mark.parametrize("path", [_param(p) for p in NOTEBOOKS if p.parent.parent.name == "modulo-06"])
 def test_numero_citado_na_prosa_e_o_que_o_notebook_imprime(path):
     """Um número decimal no texto (fora das fórmulas e das respostas escritas) aparece numa saída ou no código do
     notebook, com ponto ou com vírgula: o texto descreve o que a célula mostra, e não uma execução antiga."""
@@ -140,3 +133,12 @@ def test_eixo_logaritmico_com_marcas_escolhidas(path):
         if cell["cell_type"] == "code" and re.search(r"\.(loglog|semilogx)\(|set_xscale\(\s*['\"]log", cell["source"]):
             assert "set_xticks" in cell["source"], (
                 f"{path.relative_to(ROOT)}: eixo x logarítmico sem set_xticks:\n{cell['source'][:300]}")
+
+
+@pytest.mark.parametrize("path", sorted((ROOT / "lib").rglob("*.py")) + [ROOT / "docs" / "professor.md"],
+                         ids=lambda p: str(p.relative_to(ROOT)))
+def test_sem_decalques_na_biblioteca_nem_no_guia(path):
+    """As docstrings e mensagens da biblioteca (e o guia do professor) seguem os mesmos termos dos notebooks."""
+    text = path.read_text(encoding="utf-8").lower()
+    found = {term: fix for term, fix in FORBIDDEN.items() if term.lower() in text}
+    assert not found, f"{path.relative_to(ROOT)}: termos a trocar (termo → o que usar): {found}"

@@ -13,19 +13,8 @@ import tempo_estimado as te  # noqa: E402
 
 NOTEBOOKS = [p for lesson in te.lessons() for p in te.lesson_notebooks(lesson)]
 SOLUTIONS = sorted((ROOT / "solutions" / "modulo-06").rglob("[0-9][0-9]-*.ipynb"))
-# A Aula 5 muda em paralelo e reaplica a regra depois (scripts/tempo_estimado.py --aplicar aula-05); até lá, os
-# tempos dela ficam marcados aqui (não estrito: passa a valer sozinho quando os números forem reescritos).
-PENDING = ("aula-05-",)
-
-
-def _marks(path: Path):
-    if any(part.startswith(PENDING) for part in path.parts):
-        return [pytest.mark.xfail(reason="Aula 5: tempos ainda não recalculados pela regra", strict=False)]
-    return []
-
-
-def _param(path: Path, pending: bool = False):
-    return pytest.param(path, id=str(path.relative_to(ROOT)), marks=_marks(path) if pending else [])
+def _param(path: Path):
+    return pytest.param(path, id=str(path.relative_to(ROOT)))
 
 
 def _markdown(path: Path) -> str:
@@ -33,7 +22,7 @@ def _markdown(path: Path) -> str:
     return "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
 
 
-@pytest.mark.parametrize("path", [_param(p, pending=True) for p in NOTEBOOKS + SOLUTIONS])
+@pytest.mark.parametrize("path", [_param(p) for p in NOTEBOOKS + SOLUTIONS])
 def test_cada_tempo_impresso_bate_com_a_regra(path):
     times = te.printed_times(path)
     kinds = [kind for kind, _, _ in times]
@@ -57,7 +46,7 @@ def test_nenhum_tempo_escrito_fora_do_formato_conferido(path):
 def test_a_pagina_inicial_da_o_tempo_de_cada_aula_pela_regra():
     times = te.home_page_times()
     assert sorted(int(name.split()[1]) for name, _, _ in times) == list(range(1, len(te.lessons()) + 1)), times
-    wrong = [t for t in times if not te.within_tolerance(t[1], t[2]) and t[0] != "Aula 5"]
+    wrong = [t for t in times if not te.within_tolerance(t[1], t[2])]
     assert not wrong, f"tempos da página inicial longe da regra (aula, impresso, calculado): {wrong}"
 
 
