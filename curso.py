@@ -299,7 +299,9 @@ def install_packages(runner: Runner, py: Path, *args) -> int:
     configuração do pip, :func:`uv_sources`), e pelo pip se o uv falha ou falta (um ``.venv`` de antes dele)."""
     uv = Path(py).parent / ("uv.exe" if os.name == "nt" else "uv")
     if runner.dry_run or uv.exists():
-        code = runner.run([py, "-m", "uv", "pip", "install", "--quiet", "--python", py, *uv_sources(), *args])
+        # como o pip, a melhor versão entre todos os índices (o padrão do uv é só o primeiro índice que tem o pacote)
+        code = runner.run([py, "-m", "uv", "pip", "install", "--quiet", "--python", py, "--index-strategy",
+                           "unsafe-best-match", *uv_sources(), *args])
         if code == 0 or runner.dry_run:
             return code
         print("O uv não conseguiu instalar; o mesmo pedido vai ao pip (mais lento).", flush=True)
