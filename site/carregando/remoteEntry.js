@@ -126,21 +126,66 @@
     return esperas.get(sc);
   }
 
-  function celulasEsperamOKernel(cells) {
+  // Enquanto a sessão do notebook não tem kernel, o JupyterLab descarta a célula rodada (runCell espera o
+  // startKernel e desiste). Os comandos de rodar, nesse intervalo, põem as células na fila: cada uma mostra [*] e,
+  // quando o kernel existe, roda na ordem pedida (CodeCell.execute, o mesmo que o JupyterLab chama).
+  var RODAR = {
+    "notebook:run-cell": "selecionadas",
+    "notebook:run-cell-and-select-next": "selecionadas",
+    "notebook:run-all-cells": "todas",
+    "notebook:run-all-above": "acima",
+    "notebook:run-all-below": "abaixo"
+  };
+  var fila = Promise.resolve();
+
+  function alvos(notebook, modo) {
+    var ativa = notebook.activeCellIndex;
+    return notebook.widgets.filter(function (c, i) {
+      if (modo === "todas") return true;
+      if (modo === "acima") return i < ativa;
+      if (modo === "abaixo") return i >= ativa;
+      return notebook.isSelectedOrActive(c);
+    });
+  }
+
+  function celulasEsperamOKernel(app, cells) {
     var CodeCell = cells && cells.CodeCell;
-    if (!CodeCell || CodeCell._cursoEspera) return;
-    var executar = CodeCell.execute;
-    CodeCell.execute = async function (cell, sessionContext) {
-      var args = arguments;
-      var self = this;
-      if (sessionContext && !sessionContext.isDisposed && !kernelDe(sessionContext) &&
-          cell.model.sharedModel.getSource().trim()) {
-        cell.setPrompt("*");
-        await esperarKernel(sessionContext);
-      }
-      return executar.apply(self, args);
-    };
-    CodeCell._cursoEspera = true;
+    var registro = app.commands && app.commands._commands;
+    if (!CodeCell || !registro) return;
+    Object.keys(RODAR).forEach(function (id) {
+      var comando = registro.get(id);
+      if (!comando || comando._cursoFila) return;
+      var executar = comando.execute;
+      comando.execute = function (args) {
+        var w = app.shell.currentWidget;
+        var sc = w && w.sessionContext;
+        var notebook = w && w.content;
+        if (!sc || !notebook || !notebook.widgets || sc.isDisposed || kernelDe(sc)) {
+          return executar.apply(this, arguments);
+        }
+        var celulas = alvos(notebook, RODAR[id]);
+        celulas.forEach(function (c) {
+          if (c.model.type === "markdown") c.rendered = true;
+          else if (c.model.type === "code" && c.model.sharedModel.getSource().trim()) c.setPrompt("*");
+        });
+        if (id === "notebook:run-cell-and-select-next" && notebook.activeCellIndex < notebook.widgets.length - 1) {
+          notebook.activeCellIndex = notebook.activeCellIndex + 1;
+        }
+        var codigo = celulas.filter(function (c) { return c.model.type === "code"; });
+        fila = fila.then(function () { return esperarKernel(sc); }).then(async function () {
+          for (var i = 0; i < codigo.length; i++) {
+            if (sc.isDisposed || codigo[i].isDisposed) return;
+            try {
+              await CodeCell.execute(codigo[i], sc);
+            } catch (erro) {
+              console.error("curso: a célula da fila não rodou", erro);
+            }
+          }
+        });
+        return fila;
+      };
+      comando._cursoFila = true;
+    });
   }
 
   // --- uma sessão (um kernel) por caminho ---------------------------------------------------------------------
@@ -217,7 +262,9 @@
     autoStart: true,
     activate: function (app) {
       sessaoPorCaminho(app);
-      modulo("@jupyterlab/cells").then(celulasEsperamOKernel).catch(function (erro) {
+      Promise.all([modulo("@jupyterlab/cells"), app.restored]).then(function (r) {
+        celulasEsperamOKernel(app, r[0]);
+      }).catch(function (erro) {
         console.error("curso: sem o módulo das células", erro);
       });
       acompanharCarregamento(app);

@@ -129,8 +129,18 @@ def test_curso_no_navegador_sem_internet(site, tmp_path):  # noqa: PLR0915 — o
             lite.executar("docmanager:download")
         arquivo = tmp_path / "03-exercicios.ipynb"
         baixado.value.save_as(arquivo)
-        fontes = ["".join(c["source"]) for c in json.loads(arquivo.read_text(encoding="utf-8"))["cells"]]
+        baixado_nb = json.loads(arquivo.read_text(encoding="utf-8"))
+        fontes = ["".join(c["source"]) for c in baixado_nb["cells"]]
         assert any("resposta do aluno no navegador" in f for f in fontes), "o notebook baixado sem a edição"
+        # o texto que o navegador imprimiu e gravou é o do kernel local (sem as vírgulas de antes), célula a célula
+        local = _esperadas(_site_py().juntar_linhas(json.loads(
+            (ROOT / "notebooks" / AULA1 / "03-exercicios.ipynb").read_text(encoding="utf-8"))))
+        mudadas = {baixado_nb["cells"][i]["id"], baixado_nb["cells"][i + 1]["id"]}
+        no_navegador = _esperadas(_site_py().juntar_linhas(baixado_nb))
+        comparadas = [k for k in local if k not in mudadas and any(local[k])]
+        assert len(comparadas) >= 4
+        for k in comparadas:
+            assert no_navegador[k] == local[k], f"célula {k}: {no_navegador[k]} != {local[k]}"
         validar = subprocess.run([sys.executable, str(ROOT / "scripts" / "validar.py"), str(arquivo)], cwd=ROOT,
                                  capture_output=True, text=True, timeout=600)
         assert validar.returncode in (0, 1), validar.stdout + validar.stderr
