@@ -299,9 +299,11 @@ def install_packages(runner: Runner, py: Path, *args) -> int:
     configuração do pip, :func:`uv_sources`), e pelo pip se o uv falha ou falta (um ``.venv`` de antes dele)."""
     uv = Path(py).parent / ("uv.exe" if os.name == "nt" else "uv")
     if runner.dry_run or uv.exists():
-        # como o pip, a melhor versão entre todos os índices (o padrão do uv é só o primeiro índice que tem o pacote)
+        # como o pip: a melhor versão entre todos os índices (o padrão do uv é só o primeiro índice que tem o pacote)
+        # e os .pyc compilados na instalação (sem eles, cada processo compila de novo o que importa se o ambiente
+        # não pode gravá-los, como com PYTHONDONTWRITEBYTECODE)
         code = runner.run([py, "-m", "uv", "pip", "install", "--quiet", "--python", py, "--index-strategy",
-                           "unsafe-best-match", *uv_sources(), *args])
+                           "unsafe-best-match", "--compile-bytecode", *uv_sources(), *args])
         if code == 0 or runner.dry_run:
             return code
         print("O uv não conseguiu instalar; o mesmo pedido vai ao pip (mais lento).", flush=True)

@@ -284,8 +284,8 @@ def test_sem_o_uv_ou_com_ele_falhando_o_pip_instala(tmp_path, monkeypatch, capsy
     certo = _Falha(0)
     assert curso.install_packages(certo, py, "-r", "requirements.txt") == 0
     assert certo.comandos == [[str(py), "-m", "uv", "pip", "install", "--quiet", "--python", str(py),
-                               "--index-strategy", "unsafe-best-match", "--find-links", "/rodas", "-r",
-                               "requirements.txt"]]
+                               "--index-strategy", "unsafe-best-match", "--compile-bytecode", "--find-links",
+                               "/rodas", "-r", "requirements.txt"]]
     falha = _Falha(2)
     assert curso.install_packages(falha, py, "-r", "requirements.txt") == 0
     assert falha.comandos == [*certo.comandos, [str(py), "-m", "pip", "install", "--quiet", "-r", "requirements.txt"]]
