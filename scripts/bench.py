@@ -22,6 +22,8 @@
 9. O curso no navegador (``make site``, se ``build/site/`` existe): tamanho do site e, num Chromium sem tela e sem
    internet, o tempo até a interface, até o kernel pronto, até a primeira figura e o *Run All* da Aula 1,
    ``02-codigo``, num perfil novo (primeira visita).
+10. A sondagem do índice de CPU do PyTorch que a instalação faz no Linux: quanto ela espera antes de seguir sem ele
+    (só ela: ``python scripts/bench.py sondagem``).
 """
 
 from __future__ import annotations
@@ -255,6 +257,22 @@ def print_training() -> None:
           f"uma sequência por vez (como o do aluno; meta ≤ 30 s), {aluno:.1f} s no relógio; {lote_cpu:.1f} s de CPU "
           f"com o backward em lote da biblioteca, {lote:.1f} s no relógio" + (
               f" (carga da máquina: {os.getloadavg()[0]:.1f})" if hasattr(os, "getloadavg") else ""))
+
+
+def print_probe() -> None:
+    """Quanto a instalação espera pelo índice de CPU do PyTorch (curso.probe_index) antes de seguir sem ele."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("curso", Path(__file__).resolve().parents[1] / "curso.py")
+    curso = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(curso)
+    t0 = time.perf_counter()
+    reason = curso.probe_index()
+    took = time.perf_counter() - t0
+    print(f"Índice de CPU do PyTorch ({curso.TORCH_CPU_INDEX}): "
+          + (f"respondeu em {took * 1000:.0f} ms" if reason is None else
+             f"sem resposta ({reason}), a instalação segue sem ele depois de {took * 1000:.0f} ms "
+             f"(limite {curso.PROBE_TIMEOUT_S} s)"))
 
 
 def bench_lab(repeat: int = 3) -> list[float]:
@@ -503,6 +521,10 @@ if __name__ == "__main__":
     if sys.argv[1:] == ["treino"]:  # só o treino da Aula 5
         print_training()
         sys.exit(0)
+    if sys.argv[1:] == ["sondagem"]:  # só a sondagem do índice de CPU do PyTorch
+        print_probe()
+        sys.exit(0)
+    print_probe()
     print(f"import atencao: {bench_import() * 1000:.0f} ms (mediana de 7 processos; meta < 300 ms)")
     r = bench_mha()
     print(f"Multicabeça (lote 4, n 512, d_model 512, 8 cabeças, float32, {r['threads']} threads):")
