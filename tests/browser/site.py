@@ -155,7 +155,12 @@ class Lite:
             " && w.context.isReady && w.content && w.content.widgets.length > 0; }", arg=caminho, timeout=TIMEOUT)
 
     def fechar_todos(self) -> None:
-        self.page.evaluate("async () => { await window.jupyterapp.commands.execute('application:close-all'); }")
+        """Fecha os notebooks abertos sem salvar (abrir um notebook no site já o marca como mudado: o kernel do
+        Pyodide troca o ``kernelspec`` dos metadados)."""
+        self.page.evaluate(
+            "async () => { for (const w of Array.from(window.jupyterapp.shell.widgets('main')))"
+            " { if (w.context) w.context.model.dirty = false; }"
+            " await window.jupyterapp.commands.execute('application:close-all'); }")
         self.page.wait_for_timeout(500)
 
     def kernels(self) -> list[dict]:

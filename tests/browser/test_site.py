@@ -6,7 +6,11 @@ inicial, vê a faixa de progresso enquanto o Python carrega (e a interface em po
 notebook de cada aula (a Aula 2 pelo ``03-uso``, o do PyTorch, que mostra as saídas guardadas com a nota),
 escreve uma resposta errada e depois a certa num exercício das Aulas 1, 4 e 5 (❌ e depois ✅), mexe em dois
 controles do explorador, recarrega a página e acha a edição, baixa o notebook e o passa no ``validar``. Nenhuma
-saída pode dizer que o matplotlib refez o cache de fontes (ele vem pronto do site).
+saída pode dizer que o matplotlib refez o cache de fontes (ele vem pronto do site). Os outros testes abrem cada
+notebook das aulas e comparam o texto de cada saída guardada na tela com o do arquivo; abrem o ``03-exercicios``
+das Aulas 1 e 4 lado a lado (um kernel para cada), rodam uma célula antes de o kernel existir (ela espera com
+[*]), conferem a faixa com o download, o texto impresso e o F5; e rodam cada solução de ``solutions/`` de cima a
+baixo (toda verificação ✅; no projeto da Aula 5, o PyTorch com a saída guardada e a nota).
 As capturas de tela ficam em ``build/navegador/site-*.png``.
 """
 
