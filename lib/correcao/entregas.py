@@ -446,7 +446,7 @@ def _class_parts_in_zips(zips: dict, lidos: list, pastas_alunos: set) -> tuple[s
     tantos quantos a turma já tem, se forem mais; fora disso, no máximo :data:`MAX_STUDENTS_PER_ZIP`. Um zip
     acima do limite é tratado como a entrega de um aluno só (o do nome do zip), com o orçamento de um aluno e um
     aviso que diz por quê. O arquivo de uma parte da turma que cai num aluno com zip próprio leva no caminho o zip
-    de onde veio (e a cópia dele, a do próprio zip, é corrigida antes: veja ``correcao.motor._limit_copies``)."""
+    de onde veio (e a cópia dele, a do próprio zip, é corrigida antes: veja ``correcao.planning.limit_copies``)."""
     turma_em_zips: set = set()
     avisos: dict = {}
     nomes_de_zip = {same_student_name(nome_zip[:-4]) for _, nome_zip, _ in zips}
