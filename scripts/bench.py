@@ -355,7 +355,7 @@ print(dict(collections.Counter(r.status for r in rows)))
 """
 
 
-def _nbgrader_course(pasta: Path, assignment: str, notebook: str, source: Path) -> list[str]:
+def _nbgrader_course(pasta: Path, assignment: str, notebook: str, source: Path, env: dict) -> list[str]:
     """Um curso do nbgrader em ``pasta`` com a tarefa gerada de ``solutions/`` (como o professor faria sem o curso:
     os mesmos esboços), e os argumentos de linha de comando que apontam para ele."""
     from correcao.catalogo import CODE_STUB, TEXT_STUB
@@ -367,7 +367,7 @@ def _nbgrader_course(pasta: Path, assignment: str, notebook: str, source: Path) 
         f"c.ClearSolutions.code_stub = {{'python': {CODE_STUB!r}}}\nc.ClearSolutions.text_stub = {TEXT_STUB!r}\n"
         f"c.Exchange.root = {str(pasta / 'exchange')!r}\n", encoding="utf-8")
     nbgrader = [sys.executable, "-m", "nbgrader"]
-    subprocess.run([*nbgrader, "generate_assignment", assignment, "--force"], cwd=pasta, check=True,
+    subprocess.run([*nbgrader, "generate_assignment", assignment, "--force"], cwd=pasta, env=env, check=True,
                    capture_output=True)
     return nbgrader
 
@@ -437,7 +437,8 @@ def bench_vs_nbgrader(n: int = 30, rounds: int = 3) -> dict:
     (source,) = root.glob(f"solutions/*/{assignment}/{notebook}.ipynb")
     with zipfile.ZipFile(root / "tests" / "turma-exemplo.zip") as z:
         dados = z.read(HONEST_NOTEBOOK)
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(root / "lib"), os.environ.get("PYTHONPATH", "")])}
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(root / "lib"), os.environ.get("PYTHONPATH", "")]),
+           "PATH": os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])}  # o `alembic`
     env.pop("MPLBACKEND", None)
     out: dict = {"n": n, "curso": [], "nbgrader": [], "cgroup": _cgroup_cpu_available()}
     with tempfile.TemporaryDirectory() as tmp:
@@ -453,7 +454,7 @@ def bench_vs_nbgrader(n: int = 30, rounds: int = 3) -> dict:
                 raise RuntimeError(f"correção do curso: esperado {n} ok, recebido {texto.strip()}")
             out["curso"].append((wall / n, None if cpu is None else cpu / n))
             curso_nb = tmp / f"nbgrader-{r}"
-            nbgrader = _nbgrader_course(curso_nb, assignment, notebook, source)
+            nbgrader = _nbgrader_course(curso_nb, assignment, notebook, source, env)
             for k in range(n):
                 dest = curso_nb / "submitted" / f"aluno-{k:03d}" / assignment
                 dest.mkdir(parents=True)
@@ -463,6 +464,8 @@ def bench_vs_nbgrader(n: int = 30, rounds: int = 3) -> dict:
             if feitos != n:
                 raise RuntimeError(f"nbgrader autograde: {feitos} de {n} notebooks corrigidos")
             out["nbgrader"].append((wall / n, None if cpu is None else cpu / n))
+            print(f"  (rodada {r + 1}: curso {out['curso'][-1]}, nbgrader {out['nbgrader'][-1]})", file=sys.stderr,
+                  flush=True)
     out["razoes"] = [c[0] / g[0] for c, g in zip(out["curso"], out["nbgrader"])]
     return out
 
