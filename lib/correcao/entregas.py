@@ -156,7 +156,7 @@ class _Reader:
     def _add(self, p: tuple[str, ...], dados: bytes | None, motivo: str = "") -> None:
         self.itens.append((p, self._store(dados) if dados is not None else None, motivo))
 
-    def zip(self, arquivo, prefixo: tuple[str, ...] = (), profundidade: int = 0) -> None:
+    def zip(self, arquivo, prefixo: tuple[str, ...] = (), profundidade: int = 0) -> None:  # noqa: C901 — cada recusa de um membro do zip (caminho, tamanho, zip dentro de zip)
         """Lê um zip (caminho ou bytes); um zip dentro dele é aberto também (um nível)."""
         with zipfile.ZipFile(arquivo) as z:
             for info in z.infolist():
@@ -212,7 +212,7 @@ class _Reader:
             self.itens[inicio:] = [(q[:n] + q[n + 1:], d, m) for q, d, m in novos]
             self.raiz_tirada[prefixo] = raizes.pop()
 
-    def pasta(self, raiz: Path, prefixo: tuple[str, ...] = ()) -> None:
+    def pasta(self, raiz: Path, prefixo: tuple[str, ...] = ()) -> None:  # noqa: C901 — cada recusa de um arquivo da pasta, como em zip
         for atual, dirs, files in os.walk(raiz, followlinks=False):
             base = Path(atual).relative_to(raiz).parts
             p_base = prefixo + tuple(nfc(x) for x in base)

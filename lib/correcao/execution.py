@@ -275,7 +275,7 @@ class Worker:
                 celulas.append({"tipo": "codigo", "fonte": cell.source})
         return celulas
 
-    def _verify(self, celulas: list[dict], ident: str, res: ExecutionResult) -> None:
+    def _verify(self, celulas: list[dict], ident: str, res: ExecutionResult) -> None:  # noqa: C901 — começar, esperar e encerrar as duas caixas da conferência, em ordem
         """A conferência que dá os pontos: o lado do aluno (:mod:`correcao._aluno`) roda as células de código,
         e o verificador (:mod:`correcao._veredito`, outra caixa, sem código do aluno) chama as funções dele
         por um par de pipes e julga o que volta. Só o verificador fala com este processo."""

@@ -338,7 +338,7 @@ def _atraso(segundos: float) -> str:
     return f"{h} h {m:02d} min" if h else (f"{m} min {s:02d} s" if m else f"{s} s")
 
 
-def grade(turma: HubCourse, aula: str, saida: Path | None = None, log=print, politica=None, **kwargs) -> list:  # noqa: PLR0915 — os passos do nbgrader em ordem (coletar, corrigir, gradebook, retorno), um roteiro linear
+def grade(turma: HubCourse, aula: str, saida: Path | None = None, log=print, politica=None, **kwargs) -> list:  # noqa: C901, PLR0915 — os passos do nbgrader em ordem (coletar, corrigir, gradebook, retorno), um roteiro linear
     """Coleta as entregas de ``aula`` (``nbgrader collect``), corrige cada uma na caixa do curso
     (:func:`correcao.motor.grade_class`, com a ``politica`` da correção, :class:`correcao.politica.GradingPolicy`,
     montada uma vez aqui: sem ela, a padrão, com os ``kwargs`` de nome antigo por cima; os outros ``kwargs`` vão

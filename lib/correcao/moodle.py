@@ -385,7 +385,7 @@ class Worksheet:
 SEPARATOR_NAMES = {",": "Vírgula", ";": "Ponto e vírgula", "\t": "Tabulação", ":": "Dois pontos"}
 
 
-def read_worksheet(planilha: Path) -> Worksheet:
+def read_worksheet(planilha: Path) -> Worksheet:  # noqa: C901 — cada codificação e separador que o Excel grava
     """Lê a planilha baixada do Moodle como veio (UTF-8, separada por vírgulas) ou como o Excel em português a
     salva (Windows-1252 ou UTF-8 com BOM, separada por ponto e vírgula; ou "Texto Unicode", UTF-16 com
     tabulações). O separador é o do :class:`csv.Sniffer`, conferido pelas colunas do Moodle no cabeçalho.

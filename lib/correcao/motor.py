@@ -29,7 +29,7 @@ from .execution import ExecutionResult, Worker, alembic_head
 from .isolamento import NotebookBudget, Sandbox, kill_sandbox, remove_cgroups
 from .planning import MAX_COPIES, MAX_FILES_PER_STUDENT, GradingTask, plan_class
 from .politica import GradingPolicy
-from .pool import BUDGET_MARGIN_S, GradingPool, grade_parallel, wait_matplotlib_cache
+from .pool import BUDGET_MARGIN_S, GradingPool, grade_parallel
 from .relatorio import Row, write_outputs
 from .scoring import busy_machine_note, mark_copies, timed_out_by_machine
 
@@ -196,7 +196,7 @@ def _start_preflight(pool: "GradingPool", tmp: Path, on: bool):
 
     def rodar() -> None:
         try:
-            wait_matplotlib_cache(pool._mpl_proc)
+            pool.wait_matplotlib()
             preflight(tmp / "sonda", pool.politica, pool.marca, pool.mpl)
         except BaseException as exc:  # noqa: BLE001 - levantado de novo em espera()
             erro.append(exc)

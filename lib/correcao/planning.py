@@ -58,7 +58,7 @@ def _warm_up_imports() -> None:
     from nbgrader.preprocessors import ClearSolutions  # noqa: F401
 
 
-def plan_class(ent: Submissions, everything: dict, pasta: Path, alunos: set[str] | None = None,
+def plan_class(ent: Submissions, everything: dict, pasta: Path, alunos: set[str] | None = None,  # noqa: C901 — o orçamento de arquivos por aluno e as linhas de quem não vai às caixas
                politica: GradingPolicy | None = None) -> tuple[list[GradingTask], list[Row], list[tuple]]:
     """O que corrigir (notebooks reconhecidos, arrumados em ``pasta``), as linhas que não vão ao kernel
     (arquivo inválido, desconhecido, fora da pasta de um aluno, aluno sem notebook) e os arquivos que não são
@@ -211,7 +211,7 @@ def _deadline(segundos: float):
         signal.signal(signal.SIGALRM, anterior)
 
 
-def _plan_one(k: int, a, everything: dict, pasta: Path):
+def _plan_one(k: int, a, everything: dict, pasta: Path):  # noqa: C901 — uma recusa por passo da leitura de uma entrega
     """Uma entrega: a :class:`GradingTask` arrumada para corrigir, ou a :class:`Row` que diz por que não."""
     dados = None if (a.motivo or a.dados is None) else a.dados.read_bytes()
     excesso = too_large(len(dados)) if dados is not None else None

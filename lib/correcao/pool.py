@@ -150,6 +150,10 @@ class GradingPool:
             if k >= workers:
                 self.finish(conn)
 
+    def wait_matplotlib(self) -> None:
+        """Espera o cache de fontes do matplotlib desta correção ficar pronto (veja :func:`start_matplotlib_cache`)."""
+        wait_matplotlib_cache(self._mpl_proc)
+
     def busy(self) -> bool:
         return bool(self.pendentes) or any(st["tarefa"] is not None for st in self.estado.values())
 
