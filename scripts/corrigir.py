@@ -65,7 +65,7 @@ def main(argv=None) -> int:
     parser.add_argument("--planilha-moodle", type=Path, default=None,
                         help="download do Moodle: a planilha baixada dele (\"Baixar planilha de notas\"), preenchida")
     args = parser.parse_args(argv)
-    from correcao import lms, partes
+    from correcao import exporters, lms, partes
     from correcao.motor import grade_class
 
     opcoes_ava = {"idioma": args.moodle_idioma, "planilha": args.planilha_moodle}  # as opções dos exportadores
@@ -74,7 +74,7 @@ def main(argv=None) -> int:
         if args.entregas or args.parte:
             parser.error("--juntar recebe só as pastas das partes (sem ENTREGAS nem --parte)")
         try:
-            lms.join_parts_with(lms.exporters(**opcoes_ava), args.juntar, args.saida)
+            lms.join_parts_with(exporters.exporters(**opcoes_ava), args.juntar, args.saida)
         except partes.PartsError as exc:
             print(f"Não juntei as partes: {exc}", file=sys.stderr)
             return 2
@@ -89,12 +89,12 @@ def main(argv=None) -> int:
             parser.error(str(exc))
 
     try:  # as opções dos exportadores (a planilha do Moodle), conferidas antes de corrigir a turma, e não depois
-        for exportador in lms.exporters(**opcoes_ava):
+        for exportador in exporters.exporters(**opcoes_ava):
             exportador.check_options()
     except (OSError, ValueError) as exc:
         print(f"--planilha-moodle: {exc}", file=sys.stderr)
         return 2
-    exportador = lms.exporter_for(args.entregas, **opcoes_ava)  # o download de um AVA (o Moodle), ou None
+    exportador = exporters.exporter_for(args.entregas, **opcoes_ava)  # o download de um AVA (o Moodle), ou None
     if exportador is not None:
         grade_class = functools.partial(lms.grade_with, exportador)  # noqa: N806
 

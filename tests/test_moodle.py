@@ -516,7 +516,7 @@ def test_um_ava_novo_e_uma_classe_so(tmp_path, monkeypatch):
     """Um AVA que não é o Moodle entra na correção com uma classe (:class:`correcao.lms.LMSExporter`): o mesmo
     :func:`correcao.lms.grade_with` converte o download, corrige (aqui, uma correção de mentira), guarda os
     participantes em ``parte.json`` numa parte e, na turma inteira, chama a exportação dele com as linhas."""
-    from correcao import lms, motor
+    from correcao import exporters, lms, motor
     from correcao.relatorio import Row
 
     class Planilha(lms.LMSExporter):
@@ -552,7 +552,7 @@ def test_um_ava_novo_e_uma_classe_so(tmp_path, monkeypatch):
         return [Row(p.name, "aula", "nb", total=len(p.name)) for p in sorted(Path(pasta).iterdir())]
 
     monkeypatch.setattr(motor, "grade_class", corrige)
-    assert lms.exporter_for([download]) is None  # só o Moodle é conhecido: o download não é dele
+    assert exporters.exporter_for([download]) is None  # só o Moodle é conhecido: o download não é dele
     exportador = Planilha()
     assert exportador.detects(download)
     rows = lms.grade_with(exportador, [download], tmp_path / "saida", log=lambda *_: None)

@@ -3,9 +3,9 @@
 Um AVA entra na correção por um :class:`LMSExporter`: ele reconhece o download do AVA, converte-o nas pastas de
 alunos que :func:`correcao.motor.grade_class` corrige, guarda quem é quem numa parte de uma turma dividida
 (``parte.json``) e, no fim, escreve o que o AVA aceita de volta (as notas e os retornos). :func:`grade_with` e
-:func:`join_parts_with` fazem o resto, iguais para todo AVA; :func:`exporter_for` escolhe o exportador de um
-download. O Moodle (:class:`correcao.moodle.MoodleExporter`) é o primeiro; um AVA novo é uma classe nova, acrescentada
-a :func:`exporters`, e nada mais muda na correção.
+:func:`join_parts_with` fazem o resto, iguais para todo AVA; :func:`correcao.exporters.exporter_for` escolhe o
+exportador de um download. O Moodle (:class:`correcao.moodle.MoodleExporter`) é o primeiro; um AVA novo é uma classe
+nova, acrescentada à lista de :func:`correcao.exporters.exporters`, e nada mais muda na correção.
 """
 
 from __future__ import annotations
@@ -46,21 +46,6 @@ class LMSExporter:
         """Escreve em ``saida`` o que o AVA aceita de volta, a partir das linhas corrigidas (:class:`Row`) e das
         páginas de retorno já escritas (``saida / row.retorno``)."""
         raise NotImplementedError
-
-
-def exporters(**opcoes) -> list[LMSExporter]:
-    """Os exportadores conhecidos, com as ``opcoes`` da linha de comando (``idioma``, ``planilha``...)."""
-    from .moodle import MoodleExporter
-
-    return [MoodleExporter(idioma=opcoes.get("idioma", "pt_br"), planilha=opcoes.get("planilha"))]
-
-
-def exporter_for(entradas: list[Path], **opcoes) -> LMSExporter | None:
-    """O exportador do AVA de onde ``entradas`` vieram, ou ``None`` (pastas ou zips de alunos, sem AVA)."""
-    for exporter in exporters(**opcoes):
-        if any(exporter.detects(Path(e)) for e in entradas):
-            return exporter
-    return None
 
 
 def grade_with(exporter: LMSExporter, entradas: list[Path], saida: Path, log=print, **kwargs) -> list:
