@@ -193,6 +193,7 @@ class Worker:
                                    f"{result.get('error', '')[-2000:]}{result.get('log', '')[-2000:]}")
 
     def close(self) -> None:
+        """Tira este trabalhador do registro do pré-processador do nbgrader."""
         if "correcao._preprocessador" in sys.modules:
             from ._preprocessador import WORKERS_BY_KEY
 

@@ -155,9 +155,11 @@ class GradingPool:
         wait_matplotlib_cache(self._mpl_proc)
 
     def busy(self) -> bool:
+        """Ainda há entregas na fila ou em algum processo."""
         return bool(self.pendentes) or any(st["tarefa"] is not None for st in self.estado.values())
 
     def start_worker(self) -> None:
+        """Começa mais um processo de correção (ele recebe a lista de notebooks assim que houver um plano)."""
         a, b = self.ctx.Pipe()
         k = self.proximo
         self.proximo += 1
@@ -188,6 +190,7 @@ class GradingPool:
             self.start_worker()
 
     def record(self, k: int, row: Row, seconds: float) -> None:
+        """Guarda a linha da entrega ``k`` do plano e a anota no log."""
         self.log(f"  {row.student} · {row.notebook}: {format_number(row.total)}/{format_number(row.maximum)} "
                  f"{row.status} ({seconds:.1f} s)")
         self.rows[k] = row

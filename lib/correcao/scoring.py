@@ -85,6 +85,8 @@ def withhold_solution_copies(row: Row, respostas, verificacoes) -> None:
 
 
 def last_error(log: str) -> str:
+    """A última linha de erro do ``log`` do nbgrader (ou a última linha, ou ``"sem detalhes"``), em até 300
+    caracteres e sem os caminhos temporários desta máquina: o motivo de um ``erro_na_correcao``."""
     lines = [ln.strip() for ln in log.splitlines() if ln.strip() and "IPKernelApp" not in ln]
     errors = [ln for ln in lines if "ERROR" in ln or "Error" in ln]
     text = (errors or lines or ["sem detalhes"])[-1][:300]
