@@ -12,7 +12,7 @@
 6. ``make lab`` com tudo instalado: do comando (``curso.py lab``) até o JupyterLab responder em ``/lab``.
 7. A correção da turma de exemplo (vazão, com e sem a caixa) e, em passos, a de UM notebook honesto da Aula 1
    (início do processo e da caixa, imports, início do kernel, cada célula, o veredito, o retorno em HTML), com
-   as marcas de tempo que o motor anota quando pedido (``Worker.tempos``). Só a de um notebook:
+   as marcas de tempo que o motor anota quando pedido (``Worker.timings``). Só a de um notebook:
    ``python scripts/bench.py passos``. Uma turma grande e honesta (200 cópias do mesmo notebook da Aula 1), em
    segundos por notebook e em segundos de CPU da máquina por notebook: só ela, ``python scripts/bench.py
    turma-grande``.
@@ -517,7 +517,7 @@ def print_big_class() -> None:
 
 def bench_grading_steps(rounds: int = 2) -> dict:
     """A correção de UM notebook honesto da Aula 1 (:data:`HONEST_NOTEBOOK`), passo a passo, pelas marcas de tempo
-    que o motor anota com ``Worker.tempos`` (veja ``correcao.execution.kernel_times``): ``rounds`` correções
+    que o motor anota com ``Worker.timings`` (veja ``correcao.execution.kernel_times``): ``rounds`` correções
     seguidas no mesmo processo de correção (a primeira aquece os caches do disco); devolve as da última, mais
     o que acontece uma vez por processo (imports, curso do nbgrader e caixas) e a leitura com o saneamento."""
     import secrets
@@ -557,7 +557,7 @@ def bench_grading_steps(rounds: int = 2) -> dict:
         worker = time.perf_counter() - t0
         try:
             for _ in range(rounds):
-                w.tempos = {}
+                w.timings = {}
                 row, total = pool.run_task(w, task)
         finally:
             w.close()
@@ -566,7 +566,7 @@ def bench_grading_steps(rounds: int = 2) -> dict:
     if row.status != "ok":
         raise RuntimeError(f"o notebook honesto não saiu ok: {row.status} ({row.reasons})")
     return {"imports": imports, "worker": worker, "mpl": t_mpl, "leitura": leitura, "total": total,
-            "isolar": politica.isolate, "rounds": rounds, **w.tempos}
+            "isolar": politica.isolate, "rounds": rounds, **w.timings}
 
 
 def print_grading_steps(t: dict) -> None:

@@ -409,7 +409,7 @@ def test_processo_substituido_encerra_so_as_proprias_caixas(tmp_path, monkeypatc
         caixas[k] = set(mortas)
         mortas.clear()
         w = motor.Worker.boxes_only(tmp_path / f"w{k}", k, GradingPolicy(isolate=False), "m")
-        assert caixas[k] == {w.caixa.marca, w.caixa_aluno.marca, w.caixa_conferencia.marca}, caixas
+        assert caixas[k] == {w.kernel_box.marca, w.student_box.marca, w.verifier_box.marca}, caixas
     assert not caixas[0] & caixas[1]
 
 

@@ -110,44 +110,50 @@ def box_numbers(numero: int) -> tuple[int, int, int]:
 
 
 class Worker:
-    """Um curso nbgrader e uma caixa; corrige uma entrega por vez (há um por processo paralelo)."""
+    """Um curso nbgrader e as três caixas de um processo de correção; corrige uma entrega por vez.
 
-    def __init__(self, pasta: Path, gradables: list[Gradable], numero: int, politica: GradingPolicy, marca: str):
-        self._boxes(pasta, numero, politica, marca)
+    Atributos: ``folder`` (a pasta do processo), ``policy`` (a :class:`correcao.politica.GradingPolicy` da correção),
+    ``limits`` (os das caixas), ``kernel_box``, ``student_box`` e ``verifier_box`` (as caixas), ``budget`` (o
+    :class:`correcao.isolamento.NotebookBudget` do notebook sendo corrigido, ou ``None``), ``results`` (o
+    :class:`ExecutionResult` de cada entrega executada, até :func:`correcao.grading.grade_one` o ler) e ``timings``
+    (``None``, ou um dicionário onde a correção anota os segundos de cada passo: veja :func:`kernel_times`)."""
+
+    def __init__(self, folder: Path, gradables: list[Gradable], number: int, policy: GradingPolicy, tag: str):
+        self._boxes(folder, number, policy, tag)
         self._nbgrader_course(gradables)
 
     @classmethod
-    def boxes_only(cls, pasta: Path, numero: int, politica: GradingPolicy, marca: str) -> "Worker":
+    def boxes_only(cls, folder: Path, number: int, policy: GradingPolicy, tag: str) -> "Worker":
         """Só as três caixas, sem o curso do nbgrader (que custa ~1,5 s de import): :meth:`execute` roda um notebook
-        como na correção (usado por :func:`preflight`)."""
+        como na correção (usado por :func:`correcao.motor.preflight`)."""
         w = cls.__new__(cls)
-        w._boxes(pasta, numero, politica, marca)
+        w._boxes(folder, number, policy, tag)
         return w
 
-    def _boxes(self, pasta: Path, numero: int, politica: GradingPolicy, marca: str) -> None:
-        """As três caixas, com os limites de ``politica`` (a da correção: veja :mod:`correcao.politica`)."""
-        self.pasta = pasta
-        self.course = pasta / "curso-nbgrader"
-        self.politica = politica
-        self.tempo_celula = politica.cell_timeout
-        self.limites = limites = politica.limits()
-        isolar = politica.isolate
+    def _boxes(self, folder: Path, number: int, policy: GradingPolicy, tag: str) -> None:
+        """As três caixas, com os limites de ``policy`` (a da correção: veja :mod:`correcao.politica`)."""
+        self.folder = folder
+        self.course = folder / "curso-nbgrader"
+        self.policy = policy
+        self.cell_timeout = policy.cell_timeout
+        self.limits = limits = policy.limits()
+        isolate = policy.isolate
         # três caixas por trabalhador, com uids diferentes: o kernel, e a conferência (o lado do aluno e o
         # verificador, ligados por um par de pipes) rodam ao mesmo tempo
-        kernel, aluno, conferencia = box_numbers(numero)
-        self.caixa = Sandbox(limites, numero=kernel, isolar=isolar, marca=marca)
-        self.caixa_aluno = Sandbox(limites, numero=aluno, isolar=isolar, marca=marca)
-        self.caixa_conferencia = Sandbox(limites, numero=conferencia, isolar=isolar, marca=marca)
-        self.numero = numero
-        self.marca = marca
-        self.isolar = isolar
-        self.grupo: NotebookBudget | None = None  # o orçamento do notebook sendo corrigido (grade_one)
-        self.chave = f"{marca}-{numero}"
-        self.resultados: dict[str, ExecutionResult] = {}
+        kernel, student, verifier = box_numbers(number)
+        self.kernel_box = Sandbox(limits, numero=kernel, isolar=isolate, marca=tag)
+        self.student_box = Sandbox(limits, numero=student, isolar=isolate, marca=tag)
+        self.verifier_box = Sandbox(limits, numero=verifier, isolar=isolate, marca=tag)
+        self.number = number
+        self.tag = tag
+        self.isolate = isolate
+        self.budget: NotebookBudget | None = None  # o orçamento do notebook sendo corrigido (grade_one)
+        self.key = f"{tag}-{number}"
+        self.results: dict[str, ExecutionResult] = {}
         self.mpl_cache: Path | None = None
         # Com um dicionário aqui, a correção anota onde vai o tempo (segundos por passo; veja kernel_times);
         # com None (o padrão), nada é medido nem pedido às caixas
-        self.tempos: dict | None = None
+        self.timings: dict | None = None
 
     def _nbgrader_course(self, gradables: list[Gradable]) -> None:
         """O curso descartável do nbgrader, com as tarefas de ``gradables`` geradas de ``solutions/``."""
@@ -166,7 +172,7 @@ class Worker:
 
         from ._preprocessador import WORKERS_BY_KEY, ExecutePreprocessor
 
-        WORKERS_BY_KEY[self.chave] = self
+        WORKERS_BY_KEY[self.key] = self
 
         (self.course / "source").mkdir(parents=True)
         c = Config()
@@ -178,8 +184,8 @@ class Worker:
         c.LimitOutput.max_traceback = 50
         c.Autograde.autograde_preprocessors = [ExecutePreprocessor, IgnorePattern, ClearMetadataPreprocessor,
                                                LimitOutput, SaveAutoGrades, AssignLatePenalties, CheckCellMetadata]
-        c.ExecutePreprocessor.chave = self.chave
-        c.Exchange.root = str(self.pasta / "exchange")  # não usada; evita o aviso sobre a pasta do sistema
+        c.ExecutePreprocessor.chave = self.key
+        c.Exchange.root = str(self.folder / "exchange")  # não usada; evita o aviso sobre a pasta do sistema
         nbgrader.api.get_alembic_version = alembic_head  # o mesmo valor, sem um processo novo (veja alembic_head)
         self.api = NbGraderAPI(coursedir=CourseDirectory(config=c), config=c)
         for assignment in sorted({g.assignment for g in gradables}):
@@ -197,11 +203,11 @@ class Worker:
         if "correcao._preprocessador" in sys.modules:
             from ._preprocessador import WORKERS_BY_KEY
 
-            WORKERS_BY_KEY.pop(self.chave, None)
+            WORKERS_BY_KEY.pop(self.key, None)
 
     # ---------- as duas caixas ----------
     def _workdir(self, nome: str, caixa: Sandbox) -> Path:
-        work = self.pasta / "caixas" / nome
+        work = self.folder / "caixas" / nome
         if work.exists():
             shutil.rmtree(work)
         (work / ".config" / "matplotlib").mkdir(parents=True)
@@ -228,9 +234,9 @@ class Worker:
         paralela.start()
         self._kernel(nb, ident, res)
         paralela.join()
-        if self.tempos is not None:
-            self.tempos["execucao"] = time.monotonic() - t0
-        self.resultados[ident] = res
+        if self.timings is not None:
+            self.timings["execucao"] = time.monotonic() - t0
+        self.results[ident] = res
         return res
 
     def _kernel(self, nb, ident: str, res: ExecutionResult) -> None:
@@ -238,22 +244,22 @@ class Worker:
         morto) em ``res``. Três passos: ler as mensagens da caixa, classificar o desfecho e marcar as
         verificações que reprovaram ou não rodaram."""
         nonce = secrets.token_hex(16)
-        work = self._workdir(f"{ident}-kernel", self.caixa)
-        pedido = {"nonce": nonce, "notebook": nb, "tempo_celula": self.tempo_celula,
+        work = self._workdir(f"{ident}-kernel", self.kernel_box)
+        pedido = {"nonce": nonce, "notebook": nb, "tempo_celula": self.cell_timeout,
                   "env": {"NBGRADER_EXECUTION": "autograde"}}
-        if self.tempos is not None:
+        if self.timings is not None:
             pedido["tempos"] = True
         lancado = time.monotonic()
-        run = self.caixa.run(work, "correcao._executar", json.dumps(pedido).encode("utf-8"))
+        run = self.kernel_box.run(work, "correcao._executar", json.dumps(pedido).encode("utf-8"))
         voltou = time.monotonic()
         shutil.rmtree(work, ignore_errors=True)
         res.killed_by = run.killed_by
         mensagens = read_messages(run.stdout, nonce)
-        if self.tempos is not None:
-            self.tempos.update(kernel_times(nb, mensagens, lancado, voltou))
+        if self.timings is not None:
+            self.timings.update(kernel_times(nb, mensagens, lancado, voltou))
         executed, end = _apply_kernel_messages(nb, mensagens, res)
         res.kernel_started = any(m.get("kernel_pronto") is True for m in mensagens)
-        group_memory = self.grupo is not None and self.grupo.memory_exhausted()
+        group_memory = self.budget is not None and self.budget.memory_exhausted()
         _classify_kernel_outcome(nb, executed, end, run.tempo_esgotado, group_memory, res)
         if not res.kernel_started and res.outcome == "kernel_morreu":
             # nenhum código do aluno rodou: a caixa ou o kernel não começaram nesta máquina
@@ -289,22 +295,22 @@ class Worker:
 
         # o processo do aluno importa uma biblioteca sem as contas que as verificações proíbem: elas são feitas
         # pelo verificador, que sabe qual verificação está rodando (correcao.biblioteca_aluno)
-        self.caixa_aluno.biblioteca = student_library(lessons_in(v["fonte"] for v in verificacoes))
+        self.student_box.biblioteca = student_library(lessons_in(v["fonte"] for v in verificacoes))
         codigo = [{"fonte": c["fonte"]} if c["tipo"] == "codigo" else {"verificacao": c["grade_id"]} for c in celulas]
         nonce = secrets.token_hex(16)
-        work_aluno = self._workdir(f"{ident}-aluno", self.caixa_aluno)
-        work_ver = self._workdir(f"{ident}-verificador", self.caixa_conferencia)
+        work_aluno = self._workdir(f"{ident}-aluno", self.student_box)
+        work_ver = self._workdir(f"{ident}-verificador", self.verifier_box)
         pedidos_ler, pedidos_escrever = os.pipe()  # verificador -> aluno
         respostas_ler, respostas_escrever = os.pipe()  # aluno -> verificador
-        limite = self.grupo.remaining() if self.grupo is not None else self.limites.relogio_s
+        limite = self.budget.remaining() if self.budget is not None else self.limits.relogio_s
         t0 = time.monotonic()
         try:
-            aluno = _start_in_sandbox(self.caixa_aluno, work_aluno, "correcao._aluno",
-                             {"nonce": secrets.token_hex(16), "celulas": codigo, "tempo_celula": self.tempo_celula},
+            aluno = _start_in_sandbox(self.student_box, work_aluno, "correcao._aluno",
+                             {"nonce": secrets.token_hex(16), "celulas": codigo, "tempo_celula": self.cell_timeout},
                              {"CORRECAO_FD_LER": str(pedidos_ler), "CORRECAO_FD_ESCREVER": str(respostas_escrever)},
                              (pedidos_ler, respostas_escrever), subprocess.DEVNULL)
-            verificador = _start_in_sandbox(self.caixa_conferencia, work_ver, "correcao._veredito",
-                                   {"nonce": nonce, "verificacoes": verificacoes, "tempo_celula": self.tempo_celula,
+            verificador = _start_in_sandbox(self.verifier_box, work_ver, "correcao._veredito",
+                                   {"nonce": nonce, "verificacoes": verificacoes, "tempo_celula": self.cell_timeout,
                                     "tempo_pronto": limite},
                                    {"CORRECAO_FD_LER": str(respostas_ler),
                                     "CORRECAO_FD_ESCREVER": str(pedidos_escrever)},
@@ -316,13 +322,13 @@ class Worker:
         leitor = threading.Thread(target=lambda: lido.append(verificador.stdout.read()), daemon=True)
         leitor.start()
         leitor.join(max(1.0, limite - (time.monotonic() - t0)))
-        tempo_esgotado = leitor.is_alive() or (self.grupo is not None and self.grupo.motivo == "tempo")
-        for proc, caixa in ((verificador, self.caixa_conferencia), (aluno, self.caixa_aluno)):
+        tempo_esgotado = leitor.is_alive() or (self.budget is not None and self.budget.motivo == "tempo")
+        for proc, caixa in ((verificador, self.verifier_box), (aluno, self.student_box)):
             if proc.poll() is None:
                 caixa._kill(proc)
         leitor.join(10)  # morto o verificador, o que ele já tinha dito chega ao fim
-        self.caixa_conferencia.kill_leftovers()
-        self.caixa_aluno.kill_leftovers()
+        self.verifier_box.kill_leftovers()
+        self.student_box.kill_leftovers()
         shutil.rmtree(work_aluno, ignore_errors=True)
         shutil.rmtree(work_ver, ignore_errors=True)
         saida = b"".join(lido)
@@ -334,15 +340,15 @@ class Worker:
                 passou = msg.get("passou")
                 res.verdicts[msg["grade_id"]] = (passou is True, str(msg.get("detalhe", ""))[:300])
                 iniciada = None
-        morta = self.grupo.motivo if self.grupo is not None else ""
+        morta = self.budget.motivo if self.budget is not None else ""
         motivo = ("tempo esgotado" if tempo_esgotado else
                   "memória do notebook esgotada" if morta == "memoria" else "o processo parou")
         for gid in pendentes:
             if gid not in res.verdicts:
                 onde = "nesta verificação" if gid == iniciada else "antes desta verificação"
                 res.verdicts[gid] = (False, f"a conferência parou {onde} ({motivo})")
-        if self.tempos is not None:
-            self.tempos["veredito"] = time.monotonic() - inicio_veredito
+        if self.timings is not None:
+            self.timings["veredito"] = time.monotonic() - inicio_veredito
 
 
 def kernel_times(nb, mensagens: list[dict], lancado: float, voltou: float) -> dict:

@@ -46,14 +46,14 @@ FEEDBACK_RESERVE_S = 15.0  # do orçamento do notebook, o que fica para as notas
 def grade_one(w: Worker, e: GradingTask) -> Row:
     """Corrige um notebook (``e.ident`` é o id do nbgrader; ``e.student``, o nome mostrado), dentro do
     orçamento dele (:class:`correcao.isolamento.NotebookBudget`): o prazo das caixas é o orçamento
-    (``w.limites.relogio_s``) menos o que a leitura já gastou e a reserva para o retorno."""
-    prazo = max(1.0, w.limites.relogio_s - e.segundos_leitura - min(FEEDBACK_RESERVE_S, 0.1 * w.limites.relogio_s))
-    with NotebookBudget(f"{w.marca}-p{w.numero}-{e.ident}", w.limites, prazo, isolar=w.isolar) as grupo:
-        w.grupo = w.caixa.grupo = w.caixa_aluno.grupo = w.caixa_conferencia.grupo = grupo
+    (``w.limits.relogio_s``) menos o que a leitura já gastou e a reserva para o retorno."""
+    prazo = max(1.0, w.limits.relogio_s - e.segundos_leitura - min(FEEDBACK_RESERVE_S, 0.1 * w.limits.relogio_s))
+    with NotebookBudget(f"{w.tag}-p{w.number}-{e.ident}", w.limits, prazo, isolar=w.isolate) as grupo:
+        w.budget = w.kernel_box.grupo = w.student_box.grupo = w.verifier_box.grupo = grupo
         try:
             row = _grade_one(w, e, grupo)
         finally:
-            w.grupo = w.caixa.grupo = w.caixa_aluno.grupo = w.caixa_conferencia.grupo = None
+            w.budget = w.kernel_box.grupo = w.student_box.grupo = w.verifier_box.grupo = None
     # medidas depois de fechar o grupo (tudo morto, o cgroup lido e removido)
     cpu, decorrido = grupo.cpu_s(), time.monotonic() - grupo.inicio
     if cpu is not None:
@@ -66,7 +66,7 @@ def grade_one(w: Worker, e: GradingTask) -> Row:
 def _grade_one(w: Worker, e: GradingTask, grupo: NotebookBudget) -> Row:
     g = e.g
     row = Row(e.student, g.assignment, g.notebook, maximum=g.max_auto, arquivo=e.arquivo, reasons=list(e.notas),
-              isolation=f"bwrap+{grupo.tipo}" if w.caixa.isolar else "sem_isolamento")
+              isolation=f"bwrap+{grupo.tipo}" if w.kernel_box.isolar else "sem_isolamento")
     dest = w.course / "submitted" / e.ident / g.assignment
     dest.mkdir(parents=True, exist_ok=True)
     shutil.copy(e.path, dest / f"{g.notebook}.ipynb")
@@ -75,18 +75,18 @@ def _grade_one(w: Worker, e: GradingTask, grupo: NotebookBudget) -> Row:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # avisos internos do SQLAlchemy do nbgrader, sem ação para o professor
         result = w.api.autograde(g.assignment, e.ident, force=True, create=True)
-    if w.tempos is not None:
-        w.tempos["autograde"] = time.monotonic() - t0
+    if w.timings is not None:
+        w.timings["autograde"] = time.monotonic() - t0
     log = result.get("log", "") + result.get("error", "")
     autograded = w.course / "autograded" / e.ident / g.assignment / f"{g.notebook}.ipynb"
-    res = w.resultados.pop(e.ident, None)
+    res = w.results.pop(e.ident, None)
     if not result.get("success") or not autograded.exists() or res is None:
         row.status, row.scores = "erro_na_correcao", g.zero_scores()
         row.reasons.append("o nbgrader não conseguiu corrigir: " + last_error(log))
         if os.environ.get("CORRECAO_DEPURAR"):
             print(log, file=sys.stderr)
         return row
-    keep = w.pasta / "corrigidos" / f"{e.ident}.ipynb"  # um por arquivo: nada sobrescreve o retorno de outro
+    keep = w.folder / "corrigidos" / f"{e.ident}.ipynb"  # um por arquivo: nada sobrescreve o retorno de outro
     keep.parent.mkdir(parents=True, exist_ok=True)
     shutil.copy(autograded, keep)
     row.autograded = keep

@@ -75,9 +75,9 @@ def preflight(pasta: Path, politica: GradingPolicy, marca: str, mpl: Path | None
                                    cell_timeout=max(politica.cell_timeout, GradingPolicy.cell_timeout))
     w = Worker.boxes_only(pasta, 20, politica, marca)
     w.mpl_cache = mpl
-    limites = w.limites
+    limites = w.limits
     with NotebookBudget(f"{marca}-sonda", limites, limites.relogio_s, isolar=politica.isolate) as grupo:
-        w.grupo = w.caixa.grupo = w.caixa_aluno.grupo = w.caixa_conferencia.grupo = grupo
+        w.budget = w.kernel_box.grupo = w.student_box.grupo = w.verifier_box.grupo = grupo
         res = w.execute(nb, "sonda")
     sem_veredito = [gid for gid in g.checks
                     if gid not in res.verdicts or res.verdicts[gid][1].startswith("a conferência parou")]
@@ -197,7 +197,7 @@ def _start_preflight(pool: "GradingPool", tmp: Path, on: bool):
     def rodar() -> None:
         try:
             pool.wait_matplotlib()
-            preflight(tmp / "sonda", pool.politica, pool.marca, pool.mpl)
+            preflight(tmp / "sonda", pool.policy, pool.tag, pool.mpl)
         except BaseException as exc:  # noqa: BLE001 - levantado de novo em espera()
             erro.append(exc)
 
@@ -220,7 +220,7 @@ def _grade_with_pool(pool: GradingPool, entregas, tmp: Path, everything: dict, p
     dorme custaria outro orçamento inteiro a cada cópia); quando o tempo parece ter sido da máquina
     (:func:`timed_out_by_machine`), o log diz isso ao professor (:func:`busy_machine_note`). Devolve as linhas, os não
     corrigidos e as entregas lidas."""
-    workers = pool.politica.resolved_workers()
+    workers = pool.policy.resolved_workers()
     entregas_lidas = read_submissions(entregas, tmp)  # cópia interna: o nbgrader e o aluno não veem o original
     da_parte = None
     if parte is not None:  # a turma toda foi lida (a impressão digital é dela); só os alunos da parte vão ao kernel
@@ -233,7 +233,7 @@ def _grade_with_pool(pool: GradingPool, entregas, tmp: Path, everything: dict, p
     for _ in range(min(workers, candidatos)):  # ler é rápido; o plano (que lê cada notebook) não
         pool.start_worker()
     plan, rows, fora = plan_class(entregas_lidas, everything, tmp / "saneados", alunos=da_parte,
-                                  politica=pool.politica)
+                                  politica=pool.policy)
     if entregas_lidas.lixo:
         log(f"  {len(entregas_lidas.lixo)} resto(s) do macOS/Windows/Jupyter ignorado(s) (__MACOSX, ._*, "
             ".DS_Store, .ipynb_checkpoints...)")
@@ -241,5 +241,5 @@ def _grade_with_pool(pool: GradingPool, entregas, tmp: Path, everything: dict, p
     graded = grade_parallel(pool, plan, workers)
     for row in graded:
         if timed_out_by_machine(row):
-            log(busy_machine_note(row, pool.politica))
+            log(busy_machine_note(row, pool.policy))
     return rows + graded, fora, entregas_lidas

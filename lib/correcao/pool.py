@@ -52,7 +52,7 @@ def matplotlib_cache(pasta: Path) -> Path:
     return cache
 
 
-def _grading_process(conn, tmp: Path, politica: GradingPolicy, marca: str, k: int, mpl: Path) -> None:
+def _grading_process(conn, tmp: Path, policy: GradingPolicy, tag: str, k: int, mpl: Path) -> None:
     """Um processo de correção: importa o nbgrader, recebe a lista de :class:`Gradable` da turma (ou ``None``:
     não há o que corrigir), monta o seu curso nbgrader e as suas caixas, avisa ``("pronto", None)`` e corrige cada
     :class:`GradingTask` recebida (responde ``("linha", (row, segundos))``) até receber ``None``."""
@@ -62,7 +62,7 @@ def _grading_process(conn, tmp: Path, politica: GradingPolicy, marca: str, k: in
         gradables = conn.recv()
         if gradables is None:
             os._exit(0)
-        worker = Worker(tmp / f"processo-{k}", gradables, k, politica, marca)
+        worker = Worker(tmp / f"processo-{k}", gradables, k, policy, tag)
         worker.mpl_cache = mpl
     except Exception as exc:  # noqa: BLE001 - o processo principal mostra o erro
         conn.send(("erro", f"{type(exc).__name__}: {exc}"))
@@ -84,9 +84,9 @@ def run_task(worker: Worker, e: GradingTask) -> tuple[Row, float]:
         t_html = time.perf_counter()
         if row.autograded and row.autograded.exists():  # o HTML do retorno, aqui: os processos rodam em paralelo
             row.corpo = notebook_body(row.autograded)
-        if worker.tempos is not None:
-            worker.tempos["nota"] = t_html - t0
-            worker.tempos["retorno_html"] = time.perf_counter() - t_html
+        if worker.timings is not None:
+            worker.timings["nota"] = t_html - t0
+            worker.timings["retorno_html"] = time.perf_counter() - t_html
     except Exception as exc:  # noqa: BLE001 - uma entrega nunca derruba a correção da turma
         row = failed_row(e.student, e.g, e.g.notebook, "erro_na_correcao",
                          f"erro interno da correção ({type(exc).__name__})", arquivo=e.arquivo)
@@ -120,12 +120,12 @@ class GradingPool:
     """Os processos de correção de :func:`grade_parallel`: cada um recebe uma entrega por vez; o estado de cada
     um (por conexão) é ``{"proc", "k", "pronto", "tarefa", "t0"}``."""
 
-    def __init__(self, tmp: Path, politica: GradingPolicy, marca: str, log, mpl: Path | None = None):
+    def __init__(self, tmp: Path, policy: GradingPolicy, tag: str, log, mpl: Path | None = None):
         import multiprocessing
         from collections import deque
 
-        self.tmp, self.politica, self.marca, self.log = tmp, politica, marca, log
-        self.notebook_timeout, self.isolar = politica.notebook_timeout, politica.isolate
+        self.tmp, self.policy, self.tag, self.log = tmp, policy, tag, log
+        self.notebook_timeout, self.isolate = policy.notebook_timeout, policy.isolate
         self.plan: list = []
         self.gradables: list | None = None  # None até start(): os processos começados antes esperam a lista
         self.ctx = multiprocessing.get_context("spawn")
@@ -135,7 +135,7 @@ class GradingPool:
         self.pendentes = deque()
         self.estado: dict = {}  # conexão -> {"proc", "k", "pronto", "tarefa", "t0"}
         self.proximo = 0
-        self.limite_duro = politica.notebook_timeout + BUDGET_MARGIN_S
+        self.limite_duro = policy.notebook_timeout + BUDGET_MARGIN_S
 
     def start(self, plan: list, workers: int) -> None:
         """O plano a corrigir: a lista de :class:`Gradable` vai aos processos já começados (e aos que vierem); os
@@ -164,7 +164,7 @@ class GradingPool:
         k = self.proximo
         self.proximo += 1
         proc = self.ctx.Process(target=_grading_process, daemon=True,
-                                args=(b, self.tmp, self.politica, self.marca, k, self.mpl))
+                                args=(b, self.tmp, self.policy, self.tag, k, self.mpl))
         proc.start()
         b.close()
         self.estado[a] = {"proc": proc, "k": k, "pronto": False, "tarefa": None, "t0": 0.0}
@@ -180,8 +180,8 @@ class GradingPool:
         st["proc"].join(10)
         conn.close()
         for numero in box_numbers(st["k"]):  # as três caixas dele, e não as de outro processo ainda corrigindo
-            kill_sandbox(f"{self.marca}.{numero}")
-        remove_cgroups(f"{self.marca}-p{st['k']}-")
+            kill_sandbox(f"{self.tag}.{numero}")
+        remove_cgroups(f"{self.tag}-p{st['k']}-")
 
     def replace(self, conn) -> None:
         """Encerra o processo de ``conn`` e, se ainda há entregas, começa outro no lugar dele."""
@@ -246,7 +246,7 @@ class GradingPool:
                                  f"a correção deste notebook passou do orçamento de {self.notebook_timeout:.0f} s "
                                  "(leitura, saneamento, execução e retorno) e foi interrompida; 0 pontos",
                                  arquivo=e.arquivo)
-                row.isolation = "bwrap" if self.isolar else "sem_isolamento"  # o grupo morreu junto com o processo
+                row.isolation = "bwrap" if self.isolate else "sem_isolamento"  # o grupo morreu junto com o processo
                 row.tempo_do_aluno = True
                 self.record(st["tarefa"], row, agora - st["t0"])
                 self.replace(conn)
