@@ -12,7 +12,7 @@
 6. ``make lab`` com tudo instalado: do comando (``curso.py lab``) até o JupyterLab responder em ``/lab``.
 7. A correção da turma de exemplo (vazão, com e sem a caixa) e, em passos, a de UM notebook honesto da Aula 1
    (início do processo e da caixa, imports, início do kernel, cada célula, o veredito, o retorno em HTML), com
-   as marcas de tempo que o motor anota quando pedido (``Worker.tempos``). Só a de um notebook:
+   as marcas de tempo que o motor anota quando pedido (``Worker.timings``). Só a de um notebook:
    ``python scripts/bench.py passos``. Uma turma grande e honesta (200 cópias do mesmo notebook da Aula 1), em
    segundos por notebook e em segundos de CPU da máquina por notebook: só ela, ``python scripts/bench.py
    turma-grande``.
@@ -398,6 +398,157 @@ def bench_turma_grande(n: int = 200, workers: int = 2) -> tuple[float, int, floa
     return total, ok, gasto
 
 
+_COURSE_GRADER = """
+import collections, sys
+from pathlib import Path
+from correcao.motor import grade_class
+rows = grade_class(Path(sys.argv[1]), Path(sys.argv[2]), log=lambda *_: None)
+print(dict(collections.Counter(r.status for r in rows)))
+"""
+
+
+def _nbgrader_course(pasta: Path, assignment: str, notebook: str, source: Path, env: dict) -> list[str]:
+    """Um curso do nbgrader em ``pasta`` com a tarefa gerada de ``solutions/`` (como o professor faria sem o curso:
+    os mesmos esboços), e os argumentos de linha de comando que apontam para ele."""
+    from correcao.catalogo import CODE_STUB, TEXT_STUB
+
+    (pasta / "source" / assignment).mkdir(parents=True)
+    (pasta / "source" / assignment / f"{notebook}.ipynb").write_bytes(source.read_bytes())
+    (pasta / "nbgrader_config.py").write_text(
+        f"c = get_config()\nc.CourseDirectory.root = {str(pasta)!r}\nc.CourseDirectory.course_id = 'bench'\n"
+        f"c.ClearSolutions.code_stub = {{'python': {CODE_STUB!r}}}\nc.ClearSolutions.text_stub = {TEXT_STUB!r}\n"
+        f"c.Exchange.root = {str(pasta / 'exchange')!r}\n", encoding="utf-8")
+    nbgrader = [sys.executable, "-m", "nbgrader"]
+    subprocess.run([*nbgrader, "generate_assignment", assignment, "--force"], cwd=pasta, env=env, check=True,
+                   capture_output=True)
+    return nbgrader
+
+
+def _cgroup_cpu():
+    """``(preparar, ler)`` para medir a CPU de um processo e de todos os seus descendentes (caixas e kernels
+    inclusive, mesmo os que ninguém espera): um cgroup ``cpuacct`` novo (v1, como root) onde o processo entra
+    antes do ``exec``; ``ler()`` devolve os segundos e apaga o cgroup. ``None`` se esta máquina não deixa: aí vale a
+    CPU da máquina inteira (:func:`machine_cpu`), que outros trabalhos inflam."""
+    import secrets
+
+    base = Path("/sys/fs/cgroup/cpuacct")
+    if os.geteuid() != 0 or not (base / "cpuacct.usage").exists():
+        return None
+    d = base / f"bench-{secrets.token_hex(6)}"
+    try:
+        d.mkdir()
+    except OSError:
+        return None
+
+    def preparar() -> None:
+        (d / "cgroup.procs").write_text(str(os.getpid()))
+
+    def ler() -> float:
+        segundos = int((d / "cpuacct.usage").read_text()) / 1e9
+        for _ in range(100):
+            try:
+                d.rmdir()
+                break
+            except OSError:
+                time.sleep(0.1)
+        return segundos
+
+    return preparar, ler
+
+
+def _timed_run(cmd: list, cwd: Path, env: dict) -> tuple[float, float | None, str]:
+    """Roda ``cmd``; devolve ``(segundos de relógio, segundos de CPU dele e dos descendentes, saída)``."""
+    cg = _cgroup_cpu()
+    c0 = machine_cpu() if cg is None else None
+    t0 = time.perf_counter()
+    proc = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True,
+                          preexec_fn=cg[0] if cg else None)
+    wall = time.perf_counter() - t0
+    if cg is not None:
+        cpu = cg[1]()
+    else:
+        c1 = machine_cpu()
+        cpu = c1 - c0 if c0 is not None and c1 is not None else None
+    if proc.returncode != 0:
+        raise RuntimeError(f"{cmd[:4]}... saiu com {proc.returncode}:\n{proc.stderr[-3000:]}")
+    return wall, cpu, proc.stdout
+
+
+def bench_vs_nbgrader(n: int = 30, rounds: int = 3) -> dict:
+    """A correção do curso lado a lado com o ``nbgrader autograde`` puro, nos mesmos ``n`` notebooks honestos
+    (cópias do :data:`HONEST_NOTEBOOK`, Aula 1): ``rounds`` rodadas intercaladas (curso, nbgrader, curso,
+    nbgrader...), cada lado num processo novo, como o professor o chamaria (o curso: ``grade_class`` com a
+    política padrão, 2 processos e a caixa; o nbgrader: ``nbgrader autograde``, 1 processo, sem caixa nem
+    conferência). Numa máquina disputada por outros trabalhos, a razão de cada rodada compara os dois lados sob a
+    mesma carga. Devolve, por lado, os segundos de relógio e de CPU por notebook de cada rodada, e as razões."""
+    import tempfile
+    import zipfile
+
+    root = Path(__file__).resolve().parents[1]
+    assignment, notebook = "aula-01-self-attention", "03-exercicios"
+    (source,) = root.glob(f"solutions/*/{assignment}/{notebook}.ipynb")
+    with zipfile.ZipFile(root / "tests" / "turma-exemplo.zip") as z:
+        dados = z.read(HONEST_NOTEBOOK)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(root / "lib"), os.environ.get("PYTHONPATH", "")]),
+           "PATH": os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])}  # o `alembic`
+    env.pop("MPLBACKEND", None)
+    out: dict = {"n": n, "curso": [], "nbgrader": [], "cgroup": _cgroup_cpu_available()}
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
+        for k in range(n):
+            (tmp / "turma" / f"aluno-{k:03d}").mkdir(parents=True)
+            (tmp / "turma" / f"aluno-{k:03d}" / f"{notebook}.ipynb").write_bytes(dados)
+        for r in range(rounds):
+            saida = tmp / f"saida-{r}"
+            wall, cpu, texto = _timed_run([sys.executable, "-c", _COURSE_GRADER, str(tmp / "turma"), str(saida)],
+                                          tmp, env)
+            if texto.strip() != repr({"ok": n}):
+                raise RuntimeError(f"correção do curso: esperado {n} ok, recebido {texto.strip()}")
+            out["curso"].append((wall / n, None if cpu is None else cpu / n))
+            curso_nb = tmp / f"nbgrader-{r}"
+            nbgrader = _nbgrader_course(curso_nb, assignment, notebook, source, env)
+            for k in range(n):
+                dest = curso_nb / "submitted" / f"aluno-{k:03d}" / assignment
+                dest.mkdir(parents=True)
+                (dest / f"{notebook}.ipynb").write_bytes(dados)
+            wall, cpu, _ = _timed_run([*nbgrader, "autograde", assignment, "--force"], curso_nb, env)
+            feitos = len(list((curso_nb / "autograded").glob(f"*/{assignment}/{notebook}.ipynb")))
+            if feitos != n:
+                raise RuntimeError(f"nbgrader autograde: {feitos} de {n} notebooks corrigidos")
+            out["nbgrader"].append((wall / n, None if cpu is None else cpu / n))
+            print(f"  (rodada {r + 1}: curso {out['curso'][-1]}, nbgrader {out['nbgrader'][-1]})", file=sys.stderr,
+                  flush=True)
+    out["razoes"] = [c[0] / g[0] for c, g in zip(out["curso"], out["nbgrader"])]
+    return out
+
+
+def _cgroup_cpu_available() -> bool:
+    cg = _cgroup_cpu()
+    if cg is None:
+        return False
+    cg[1]()
+    return True
+
+
+def print_vs_nbgrader(r: dict | None = None) -> None:
+    """A tabela de :func:`bench_vs_nbgrader`."""
+    r = r or bench_vs_nbgrader()
+    onde = ("CPU do processo e dos descendentes, por um cgroup cpuacct" if r["cgroup"]
+            else "CPU da máquina inteira no período (outros trabalhos entram na conta)")
+    print(f"Correção do curso × nbgrader autograde, {r['n']} notebooks honestos (03-exercicios da Aula 1), "
+          f"{len(r['razoes'])} rodadas intercaladas ({onde}):")
+    print(f"  {'rodada':<8} {'curso s/nb':>11} {'curso CPU/nb':>13} {'nbgrader s/nb':>14} {'nbgrader CPU/nb':>16} "
+          f"{'razão':>7}")
+    for k, ((cw, cc), (gw, gc), razao) in enumerate(zip(r["curso"], r["nbgrader"], r["razoes"]), 1):
+        def fmt(x):
+            return "—" if x is None else f"{x:.2f} s"
+        print(f"  {k:<8} {fmt(cw):>11} {fmt(cc):>13} {fmt(gw):>14} {fmt(gc):>16} {razao:>6.2f}x")
+    cpus = [c for _, c in r["curso"] if c is not None]
+    print(f"  razão curso / nbgrader: mediana {statistics.median(r['razoes']):.2f}x (meta ≤ 0,35x); CPU do curso por "
+          f"notebook: mediana {statistics.median(cpus):.2f} s (meta ≤ 1,0 s)" if cpus else
+          f"  razão curso / nbgrader: mediana {statistics.median(r['razoes']):.2f}x (meta ≤ 0,35x)")
+
+
 def machine_cpu() -> float | None:
     """Segundos de CPU ocupada da máquina inteira desde o boot (``/proc/stat``: tudo menos ``idle`` e ``iowait``), ou
     ``None`` fora do Linux."""
@@ -418,14 +569,14 @@ def print_big_class() -> None:
 
 def bench_grading_steps(rounds: int = 2) -> dict:
     """A correção de UM notebook honesto da Aula 1 (:data:`HONEST_NOTEBOOK`), passo a passo, pelas marcas de tempo
-    que o motor anota com ``Worker.tempos`` (veja ``correcao.motor._kernel_times``): ``rounds`` correções
+    que o motor anota com ``Worker.timings`` (veja ``correcao.execution.kernel_times``): ``rounds`` correções
     seguidas no mesmo processo de correção (a primeira aquece os caches do disco); devolve as da última, mais
     o que acontece uma vez por processo (imports, curso do nbgrader e caixas) e a leitura com o saneamento."""
     import secrets
     import tempfile
     import zipfile
 
-    from correcao import motor
+    from correcao import motor, pool
     from correcao.catalogo import catalog
     from correcao.entregas import read_submissions
     from correcao.isolamento import bwrap_available, kill_sandbox, remove_cgroups
@@ -450,25 +601,24 @@ def bench_grading_steps(rounds: int = 2) -> dict:
         politica = GradingPolicy(isolate=bwrap_available())  # os limites da correção do professor
         marca = secrets.token_hex(8)
         t0 = time.perf_counter()
-        mpl = motor._matplotlib_cache(tmp)
+        mpl = pool.matplotlib_cache(tmp)
         t_mpl = time.perf_counter() - t0
         t0 = time.perf_counter()
-        motor._WORKER = w = motor.Worker(tmp / "processo-0", [task.g], 0, politica, marca)
+        w = motor.Worker(tmp / "processo-0", [task.g], 0, politica, marca)
         w.mpl_cache = mpl
         worker = time.perf_counter() - t0
         try:
             for _ in range(rounds):
-                w.tempos = {}
-                row, total = motor._task(task)
+                w.timings = {}
+                row, total = pool.run_task(w, task)
         finally:
             w.close()
-            motor._WORKER = None
             kill_sandbox(marca)
             remove_cgroups(f"{marca}-")
     if row.status != "ok":
         raise RuntimeError(f"o notebook honesto não saiu ok: {row.status} ({row.reasons})")
     return {"imports": imports, "worker": worker, "mpl": t_mpl, "leitura": leitura, "total": total,
-            "isolar": politica.isolate, "rounds": rounds, **w.tempos}
+            "isolar": politica.isolate, "rounds": rounds, **w.timings}
 
 
 def print_grading_steps(t: dict) -> None:
@@ -514,6 +664,9 @@ def print_grading_steps(t: dict) -> None:
 if __name__ == "__main__":
     if sys.argv[1:] == ["passos"]:  # só a correção de um notebook, em passos
         print_grading_steps(bench_grading_steps())
+        sys.exit(0)
+    if sys.argv[1:2] == ["nbgrader"]:  # só a correção lado a lado com o nbgrader autograde
+        print_vs_nbgrader(bench_vs_nbgrader(*(int(x) for x in sys.argv[2:4])))
         sys.exit(0)
     if sys.argv[1:] == ["turma-grande"]:  # só a turma grande
         print_big_class()
@@ -571,5 +724,6 @@ if __name__ == "__main__":
         if modo in c:
             t, k = c[modo]
             print(f"  subconjunto honesto ({k} notebooks), {modo.replace('_', ' ')}: {t / k:.1f} s por notebook")
+    print_vs_nbgrader()
     print_big_class()
     print_grading_steps(bench_grading_steps())

@@ -65,14 +65,16 @@ def main(argv=None) -> int:
     parser.add_argument("--planilha-moodle", type=Path, default=None,
                         help="download do Moodle: a planilha baixada dele (\"Baixar planilha de notas\"), preenchida")
     args = parser.parse_args(argv)
-    from correcao import moodle, partes
+    from correcao import exporters, lms, partes
     from correcao.motor import grade_class
+
+    opcoes_ava = {"idioma": args.moodle_idioma, "planilha": args.planilha_moodle}  # as opções dos exportadores
 
     if args.juntar is not None:
         if args.entregas or args.parte:
             parser.error("--juntar recebe só as pastas das partes (sem ENTREGAS nem --parte)")
         try:
-            moodle.join_parts(args.juntar, args.saida, idioma=args.moodle_idioma, planilha=args.planilha_moodle)
+            lms.join_parts_with(exporters.exporters(**opcoes_ava), args.juntar, args.saida)
         except partes.PartsError as exc:
             print(f"Não juntei as partes: {exc}", file=sys.stderr)
             return 2
@@ -86,15 +88,15 @@ def main(argv=None) -> int:
         except ValueError as exc:
             parser.error(str(exc))
 
-    if args.planilha_moodle is not None:  # conferida antes de corrigir a turma, e não depois
-        try:
-            moodle.check_worksheet(args.planilha_moodle)
-        except (OSError, ValueError) as exc:
-            print(f"--planilha-moodle: {exc}", file=sys.stderr)
-            return 2
-    if any(moodle.is_moodle_download(e) for e in args.entregas):  # o zip do "Baixar todas as tarefas" do Moodle
-        grade_class = functools.partial(moodle.grade_moodle, idioma=args.moodle_idioma,  # noqa: N806
-                                        planilha=args.planilha_moodle)
+    try:  # as opções dos exportadores (a planilha do Moodle), conferidas antes de corrigir a turma, e não depois
+        for exportador in exporters.exporters(**opcoes_ava):
+            exportador.check_options()
+    except (OSError, ValueError) as exc:
+        print(f"--planilha-moodle: {exc}", file=sys.stderr)
+        return 2
+    exportador = exporters.exporter_for(args.entregas, **opcoes_ava)  # o download de um AVA (o Moodle), ou None
+    if exportador is not None:
+        grade_class = functools.partial(lms.grade_with, exportador)  # noqa: N806
 
     t0 = time.perf_counter()
     print(f"Corrigindo {', '.join(str(e) for e in args.entregas)} ...")

@@ -4,7 +4,7 @@ pontos das verificações dela retidos, sejam quais forem as outras respostas da
 Antes, só a entrega com mais da metade das respostas iguais às soluções ia para revisão: uma aluna que copiava os
 dois exercícios de código e escrevia as três respostas de texto com as próprias palavras tirava 4 de 4, ``ok``,
 sem motivo nenhum. Nada aqui executa um notebook: a correção de verdade dá os pontos; aqui, a linha começa com os
-pontos todos e recebe a cópia como a correção faria (:func:`correcao.motor._solutions_copy`)."""
+pontos todos e recebe a cópia como a correção faria (:func:`correcao.scoring.withhold_solution_copies`)."""
 
 import copy
 import csv
@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from correcao import catalogo, entregas, motor, nomes_antigos, relatorio, saneamento
+from correcao import catalogo, entregas, motor, nomes_antigos, relatorio, saneamento, scoring
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
@@ -59,7 +59,7 @@ def _corrigida(nb: dict, g: catalogo.Gradable, tmp_path: Path, aluno: str = "ana
     e = plano[0]
     row = relatorio.Row(e.student, g.assignment, g.notebook, arquivo=e.arquivo, maximum=g.max_auto,
                         scores={gid: g.cells[gid][1] for gid in g.checks}, total=g.max_auto)
-    motor._solutions_copy(row, *e.copiadas)
+    scoring.withhold_solution_copies(row, *e.copiadas)
     saida = tmp_path / "saida"
     relatorio.write_outputs([row], EVERYTHING, saida)
     with open(saida / "notas.csv", encoding="utf-8", newline="") as f:

@@ -15,7 +15,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from correcao import catalogo, isolamento, motor, varredura
+from correcao import catalogo, isolamento, motor, scoring, varredura
 from correcao.politica import GradingPolicy
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -270,7 +270,7 @@ def test_hostis_terminam_no_orcamento_sem_recorrecao_e_sem_sobras(hostis):
         assert s <= ORCAMENTO_S + 10, (aluno, s)
     assert not any("de novo" in linha for linha in hostis["log"]), hostis["log"]
     for r in hostis["rows"].values():
-        assert not motor._timed_out(r), r
+        assert not scoring.timed_out_by_machine(r), r
         if r.status not in ("grande_demais",):
             assert r.isolation.startswith("bwrap+"), r.isolation
     assert isolamento.leftover_pids(hostis["marca"]) == []
@@ -336,12 +336,13 @@ def test_aviso_de_maquina_ocupada_so_quando_a_cpu_estava_disputada():
             setattr(r, k, v)
         return r
 
-    assert motor._timed_out(linha(cpu_ratio=0.2, cpu_others=1.5))  # esperou pela CPU, com outros ocupando
-    assert not motor._timed_out(linha(cpu_ratio=0.2, cpu_others=0.1))  # máquina livre: o tempo foi do aluno
-    assert not motor._timed_out(linha(cpu_ratio=0.95, cpu_others=1.5))  # laço infinito de verdade
-    assert not motor._timed_out(linha(cpu_ratio=None, cpu_others=1.5))  # sem medida: não
-    assert not motor._timed_out(linha(cpu_ratio=0.2, cpu_others=1.5, tempo_do_aluno=True))  # ignorou/inundou
-    assert not motor._timed_out(linha(status="ok", cpu_ratio=0.2, cpu_others=1.5))
+    da_maquina = scoring.timed_out_by_machine
+    assert da_maquina(linha(cpu_ratio=0.2, cpu_others=1.5))  # esperou pela CPU, com outros ocupando
+    assert not da_maquina(linha(cpu_ratio=0.2, cpu_others=0.1))  # máquina livre: o tempo foi do aluno
+    assert not da_maquina(linha(cpu_ratio=0.95, cpu_others=1.5))  # laço infinito de verdade
+    assert not da_maquina(linha(cpu_ratio=None, cpu_others=1.5))  # sem medida: não
+    assert not da_maquina(linha(cpu_ratio=0.2, cpu_others=1.5, tempo_do_aluno=True))  # ignorou/inundou
+    assert not da_maquina(linha(status="ok", cpu_ratio=0.2, cpu_others=1.5))
 
 
 @pytest.mark.lento  # corrige notebooks de verdade (make test-lento)

@@ -142,20 +142,22 @@ def test_aula_desconhecida_e_recusada(tmp_path):
 
 def test_retorno_com_maximo_e_atraso_e_os_arquivos_do_exchange(tmp_path):
     """A página que vai para o aluno diz o máximo da tarefa e o atraso, e vai para ``feedback/<aluno>/<aula>/``
-    com o nome do notebook entregue e os dois arquivos com que o ``release_feedback`` acha o aluno."""
+    com o nome do notebook entregue e os dois arquivos com que o ``release_feedback`` acha o aluno. A página é feita
+    de novo pela lacuna do quadro da correção (``$assignment_notes``), com a nota automática de 0 ao máximo das
+    verificações, e nunca remendada: o que o notebook do aluno mostra fica na moldura dele."""
     from correcao.catalogo import catalog
-    from correcao.relatorio import Row
+    from correcao.relatorio import Row, format_number
 
     g = catalog()[("aula-01-self-attention", "03-exercicios")]
     saida, curso = tmp_path / "saida", tmp_path / "curso"
     (saida / "retorno" / "ana").mkdir(parents=True)
-    (saida / "retorno" / "ana" / "p.html").write_text('<body><div class="resumo">\n<p>nota</p></div>', "utf-8")
     entregue = tmp_path / "submitted" / "ana" / "aula-01-self-attention"
     entregue.mkdir(parents=True)
     (entregue / "timestamp.txt").write_text("2026-03-01 12:00:00 UTC", encoding="utf-8")
     (entregue / "submission_secret.txt").write_text("segredo", encoding="utf-8")
-    r = Row("ana", g.assignment, g.notebook, total=4, maximum=5, retorno="retorno/ana/p.html",
-            arquivo="aula-01-self-attention/03-exercicios (1).ipynb")
+    r = Row("ana", g.assignment, g.notebook, total=4, maximum=hub.assignment_max_points(g),
+            retorno="retorno/ana/p.html", arquivo="aula-01-self-attention/03-exercicios (1).ipynb",
+            corpo='<p class="tarefa">Máximo da tarefa: 999 ponto(s)</p><p>Entregue com 9 h de atraso.</p>')
     hub._retorno(r, saida, curso, g.assignment, {"pasta": entregue}, 3725, hub.assignment_max_points(g), g)
     destino = curso / "feedback" / "ana" / g.assignment
     assert sorted(p.name for p in destino.iterdir()) == ["03-exercicios (1).html", "submission_secret.txt",
@@ -163,10 +165,14 @@ def test_retorno_com_maximo_e_atraso_e_os_arquivos_do_exchange(tmp_path):
     pagina = (destino / "03-exercicios (1).html").read_text(encoding="utf-8")
     assert f"Máximo da tarefa: {hub.assignment_max_points(g):g} ponto(s)" in pagina
     assert "Entregue com 1 h 02 min de atraso." in pagina
-    assert pagina.index("Máximo da tarefa") < pagina.index("<p>nota</p>")  # no resumo, antes da nota
-    hub._retorno(r, saida, tmp_path / "outro", g.assignment, {"pasta": entregue}, 0, 5, g)
-    assert "atraso" not in (tmp_path / "outro" / "feedback" / "ana" / g.assignment / "03-exercicios (1).html"
-                            ).read_text(encoding="utf-8")
+    assert pagina.index("Máximo da tarefa") < pagina.index("Nota automática")  # no quadro, antes da nota
+    assert f"Nota automática: 4 de {format_number(g.max_auto)} ·" in pagina
+    assert pagina == (saida / r.retorno).read_text(encoding="utf-8")
+    hub._retorno(r, saida, tmp_path / "outro", g.assignment, {"pasta": entregue}, 0, hub.assignment_max_points(g), g)
+    outra = (tmp_path / "outro" / "feedback" / "ana" / g.assignment / "03-exercicios (1).html").read_text("utf-8")
+    quadro, moldura = outra.split('<section class="conteudo-do-aluno">')
+    assert "atraso" not in quadro and quadro.count("Máximo da tarefa") == 1  # sem o atraso, e a lacuna uma vez só
+    assert "Entregue com 9 h de atraso." in moldura  # o que o aluno escreveu fica na moldura dele
 
 
 # --- A turma corrigida com o nbgrader de verdade (gradebook, exchange e Formgrader), sem a caixa -------------------

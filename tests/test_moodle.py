@@ -510,3 +510,54 @@ def test_planilha_de_outra_tarefa_e_recusada_antes_de_dar_zero_a_todos(tmp_path,
     with pytest.raises(ValueError, match="outra tarefa"):
         moodle.grade_moodle([_moodle_soltos(tmp_path)], tmp_path / "saida", planilha=baixada, log=lambda *_: None)
     assert corrigidas == []
+
+
+def test_um_ava_novo_e_uma_classe_so(tmp_path, monkeypatch):
+    """Um AVA que não é o Moodle entra na correção com uma classe (:class:`correcao.lms.LMSExporter`): o mesmo
+    :func:`correcao.lms.grade_with` converte o download, corrige (aqui, uma correção de mentira), guarda os
+    participantes em ``parte.json`` numa parte e, na turma inteira, chama a exportação dele com as linhas."""
+    from correcao import exporters, lms, motor
+    from correcao.relatorio import Row
+
+    class Planilha(lms.LMSExporter):
+        name = "planilha"
+
+        def detects(self, entrada):
+            return (Path(entrada) / "alunos.txt").exists()
+
+        def convert(self, entradas, destino):
+            nomes = (Path(entradas[0]) / "alunos.txt").read_text(encoding="utf-8").split()
+            for nome in nomes:
+                (destino / nome).mkdir()
+            return destino, {nome: k for k, nome in enumerate(nomes)}
+
+        def to_attachment(self, participantes):
+            return sorted(participantes.items())
+
+        def from_attachment(self, dados):
+            return dict(dados)
+
+        def export(self, rows, participantes, saida, log=print):
+            saida.mkdir(parents=True, exist_ok=True)
+            (saida / "ava.txt").write_text("\n".join(f"{participantes[r.student]};{r.total:g}" for r in rows),
+                                           encoding="utf-8")
+
+    download = tmp_path / "download"
+    download.mkdir()
+    (download / "alunos.txt").write_text("ana bia", encoding="utf-8")
+    chamadas = []
+
+    def corrige(pasta, saida, log=print, **kw):
+        chamadas.append(kw)
+        return [Row(p.name, "aula", "nb", total=len(p.name)) for p in sorted(Path(pasta).iterdir())]
+
+    monkeypatch.setattr(motor, "grade_class", corrige)
+    assert exporters.exporter_for([download]) is None  # só o Moodle é conhecido: o download não é dele
+    exportador = Planilha()
+    assert exportador.detects(download)
+    rows = lms.grade_with(exportador, [download], tmp_path / "saida", log=lambda *_: None)
+    assert [r.student for r in rows] == ["ana", "bia"]
+    assert (tmp_path / "saida" / "ava.txt").read_text(encoding="utf-8") == "0;3\n1;3"
+    lms.grade_with(exportador, [download], tmp_path / "parte", log=lambda *_: None, parte=(1, 2))
+    assert chamadas[-1]["anexo_parte"] == {"planilha": [("ana", 0), ("bia", 1)]}
+    assert not (tmp_path / "parte" / "ava.txt").exists()  # numa parte, a exportação sai na junção

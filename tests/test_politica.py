@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from correcao import catalogo, motor, partes
+from correcao import catalogo, motor, partes, pool
 from correcao.politica import DEFAULT, GradingPolicy, add_arguments, from_args
 from correcao.relatorio import Row
 
@@ -355,7 +355,7 @@ def test_copias_que_dormem_custam_o_orcamento_uma_vez_so(tmp_path, monkeypatch):
     corrigida uma vez (tempo_esgotado, com o motivo), e nunca de novo, sozinha, mesmo quando as medidas dizem que
     a máquina estava ocupada: o log avisa o professor (antes, cada cópia era corrigida de novo: 667 s com o
     orçamento de 180 s)."""
-    monkeypatch.setattr(motor, "_timed_out", lambda row: row.status == "tempo_esgotado")  # "máquina ocupada"
+    monkeypatch.setattr(motor, "timed_out_by_machine", lambda row: row.status == "tempo_esgotado")  # "máquina ocupada"
     politica = GradingPolicy(notebook_timeout=8, workers=2)
     honesta = _ana_correta()
     dorme = _com_celula(honesta, "import time\ntime.sleep(10_000)")
@@ -386,8 +386,8 @@ def test_processo_substituido_encerra_so_as_proprias_caixas(tmp_path, monkeypatc
     nenhuma de outro processo que ainda corrige (antes, o processo 1 encerrava o verificador do processo 0: a
     entrega honesta corrigida ao lado de uma que dorme perdia os pontos)."""
     mortas: list[str] = []
-    monkeypatch.setattr(motor, "kill_sandbox", mortas.append)
-    monkeypatch.setattr(motor, "remove_cgroups", lambda prefixo: None)
+    monkeypatch.setattr(pool, "kill_sandbox", mortas.append)
+    monkeypatch.setattr(pool, "remove_cgroups", lambda prefixo: None)
 
     class Processo:
         def is_alive(self):
@@ -400,16 +400,16 @@ def test_processo_substituido_encerra_so_as_proprias_caixas(tmp_path, monkeypatc
         def close(self):
             return None
 
-    pool = motor._GradingPool(tmp_path, DEFAULT, "m", lambda *_: None, mpl=tmp_path)
+    processos = pool.GradingPool(tmp_path, DEFAULT, "m", lambda *_: None, mpl=tmp_path)
     caixas = {}
     for k in (0, 1):
         conn = Conexao()
-        pool.estado[conn] = {"proc": Processo(), "k": k, "pronto": True, "tarefa": None, "t0": 0.0}
-        pool.finish(conn)
+        processos.estado[conn] = {"proc": Processo(), "k": k, "pronto": True, "tarefa": None, "t0": 0.0}
+        processos.finish(conn)
         caixas[k] = set(mortas)
         mortas.clear()
         w = motor.Worker.boxes_only(tmp_path / f"w{k}", k, GradingPolicy(isolate=False), "m")
-        assert caixas[k] == {w.caixa.marca, w.caixa_aluno.marca, w.caixa_conferencia.marca}, caixas
+        assert caixas[k] == {w.kernel_box.marca, w.student_box.marca, w.verifier_box.marca}, caixas
     assert not caixas[0] & caixas[1]
 
 

@@ -215,7 +215,7 @@ def _run_cells(client, nb, send, tempos: bool) -> str:
 def main() -> None:
     pedido, send = _caixa.open_channel()
     # com "tempos" no pedido, marcas de time.monotonic() (o relógio do sistema, o mesmo fora da caixa) para
-    # correcao.motor._kernel_times; sem ele, nada é medido
+    # correcao.execution.kernel_times; sem ele, nada é medido
     tempos = bool(pedido.get("tempos"))
     marca = _marker(send, tempos)  # já manda as marcas do início do processo e da caixa pronta
 

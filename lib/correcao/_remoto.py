@@ -93,7 +93,7 @@ def object_digest(obj, fundo: int = 0) -> str | None:
     return h.hexdigest()
 
 
-def encode_value(valor, fundo: int = 0, objetos: bool = False, refs: set | None = None):
+def encode_value(valor, fundo: int = 0, objetos: bool = False, refs: set | None = None):  # noqa: C901 — um ramo por tipo do formato do canal (a tabela dos tipos aceitos, lida de cima a baixo)
     """``valor`` como JSON (veja o módulo). Levanta :class:`InvalidMessage` para o que não é dado simples
     (o lado do aluno troca o retorno por ``{"__tipo__": nome}``, veja :func:`encode_return`).
 
@@ -212,7 +212,7 @@ def _decode_simple(dados):
     return dados
 
 
-def _decode_tagged(dados: dict, objetos: bool, refazer, _fundo: int, conta: _Contador):
+def _decode_tagged(dados: dict, objetos: bool, refazer, _fundo: int, conta: _Contador):  # noqa: C901 — um ramo por marca do formato do canal, o inverso de encode_value
     """Um dicionário com uma marca (``__nd__``, ``__escalar__``, ``__float__``, ``__tupla__``, ``__dict__``,
     ``__tipo__``, ``__objeto__``): o valor que ele descreve."""
     if "__nd__" in dados:

@@ -160,7 +160,7 @@ def _copy_tree(origem: Path, destino: Path) -> None:
     shutil.copytree(origem, destino, ignore=shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info"))
 
 
-def build_student_library(dest: Path, nomes: tuple[str, ...], lib: Path | None = None) -> Path:
+def build_student_library(dest: Path, nomes: tuple[str, ...], lib: Path | None = None) -> Path:  # noqa: C901 — os passos da cópia da biblioteca, em ordem
     """Escreve em ``dest`` a biblioteca do aluno (``atencao/`` e ``correcao/``) com ``nomes`` trocados por
     pedidos ao verificador e as verificações vazias; pastas 0755 e arquivos 0644 (o uid da caixa lê).
 

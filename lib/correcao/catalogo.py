@@ -323,7 +323,7 @@ def _without_docstrings(tree):
     return tree
 
 
-_SOLUTION_MARK = re.compile(r"^\s*#+\s*(BEGIN|END) SOLUTION\s*$")
+SOLUTION_MARK = re.compile(r"^\s*#+\s*(BEGIN|END) SOLUTION\s*$")
 
 
 def answer_fingerprint(fonte: str, cell_type: str = "code") -> str:
@@ -340,7 +340,7 @@ def answer_fingerprint(fonte: str, cell_type: str = "code") -> str:
     import ast
     import hashlib
 
-    fonte = "\n".join(ln for ln in str(fonte).splitlines() if not _SOLUTION_MARK.match(ln))
+    fonte = "\n".join(ln for ln in str(fonte).splitlines() if not SOLUTION_MARK.match(ln))
     if cell_type == "code":
         try:
             normal = ast.dump(_without_docstrings(ast.parse(fonte)), annotate_fields=False)

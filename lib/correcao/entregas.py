@@ -156,7 +156,7 @@ class _Reader:
     def _add(self, p: tuple[str, ...], dados: bytes | None, motivo: str = "") -> None:
         self.itens.append((p, self._store(dados) if dados is not None else None, motivo))
 
-    def zip(self, arquivo, prefixo: tuple[str, ...] = (), profundidade: int = 0) -> None:
+    def zip(self, arquivo, prefixo: tuple[str, ...] = (), profundidade: int = 0) -> None:  # noqa: C901 — cada recusa de um membro do zip (caminho, tamanho, zip dentro de zip)
         """Lê um zip (caminho ou bytes); um zip dentro dele é aberto também (um nível)."""
         with zipfile.ZipFile(arquivo) as z:
             for info in z.infolist():
@@ -212,7 +212,7 @@ class _Reader:
             self.itens[inicio:] = [(q[:n] + q[n + 1:], d, m) for q, d, m in novos]
             self.raiz_tirada[prefixo] = raizes.pop()
 
-    def pasta(self, raiz: Path, prefixo: tuple[str, ...] = ()) -> None:
+    def pasta(self, raiz: Path, prefixo: tuple[str, ...] = ()) -> None:  # noqa: C901 — cada recusa de um arquivo da pasta, como em zip
         for atual, dirs, files in os.walk(raiz, followlinks=False):
             base = Path(atual).relative_to(raiz).parts
             p_base = prefixo + tuple(nfc(x) for x in base)
@@ -446,7 +446,7 @@ def _class_parts_in_zips(zips: dict, lidos: list, pastas_alunos: set) -> tuple[s
     tantos quantos a turma já tem, se forem mais; fora disso, no máximo :data:`MAX_STUDENTS_PER_ZIP`. Um zip
     acima do limite é tratado como a entrega de um aluno só (o do nome do zip), com o orçamento de um aluno e um
     aviso que diz por quê. O arquivo de uma parte da turma que cai num aluno com zip próprio leva no caminho o zip
-    de onde veio (e a cópia dele, a do próprio zip, é corrigida antes: veja ``correcao.motor._limit_copies``)."""
+    de onde veio (e a cópia dele, a do próprio zip, é corrigida antes: veja ``correcao.planning.limit_copies``)."""
     turma_em_zips: set = set()
     avisos: dict = {}
     nomes_de_zip = {same_student_name(nome_zip[:-4]) for _, nome_zip, _ in zips}

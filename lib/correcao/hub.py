@@ -25,6 +25,7 @@ Fonte: a documentação do nbgrader ("Exchanging assignment files", "Using nbgra
 from __future__ import annotations
 
 import csv
+import dataclasses
 import html
 import os
 import re
@@ -337,7 +338,7 @@ def _atraso(segundos: float) -> str:
     return f"{h} h {m:02d} min" if h else (f"{m} min {s:02d} s" if m else f"{s} s")
 
 
-def grade(turma: HubCourse, aula: str, saida: Path | None = None, log=print, politica=None, **kwargs) -> list:  # noqa: PLR0915 — os passos do nbgrader em ordem (coletar, corrigir, gradebook, retorno), um roteiro linear
+def grade(turma: HubCourse, aula: str, saida: Path | None = None, log=print, politica=None, **kwargs) -> list:  # noqa: C901, PLR0915 — os passos do nbgrader em ordem (coletar, corrigir, gradebook, retorno), um roteiro linear
     """Coleta as entregas de ``aula`` (``nbgrader collect``), corrige cada uma na caixa do curso
     (:func:`correcao.motor.grade_class`, com a ``politica`` da correção, :class:`correcao.politica.GradingPolicy`,
     montada uma vez aqui: sem ela, a padrão, com os ``kwargs`` de nome antigo por cima; os outros ``kwargs`` vão
@@ -553,13 +554,16 @@ def _reescrever_notas(rows, saida: Path, fixed, tail) -> None:
 def _retorno(r, saida: Path, pasta: Path, aula: str, info: dict, atraso: float, maximo: float, g) -> None:
     """A página de retorno do curso em ``feedback/<aluno>/<aula>/<notebook>.html``, com o máximo da tarefa e o
     atraso, e os arquivos do exchange que o ``release_feedback`` lê (a página vai para o aluno que a entregou)."""
-    pagina = re.sub(r'<p class="(?:tarefa|atraso)">.*?</p>', "", (saida / r.retorno).read_text(encoding="utf-8"))
     escritas = maximo - g.max_auto
     extra = (f'<p class="tarefa">Máximo da tarefa: {_num(maximo)} ponto(s): {_num(g.max_auto)} das verificações '
              f"automáticas e {_num(escritas)} das respostas escritas, corrigidas pelo professor no Formgrader.</p>")
     if atraso > 0:
         extra += f'<p class="atraso">Entregue com {html.escape(_atraso(atraso))} de atraso.</p>'
-    pagina = pagina.replace('<div class="resumo">\n', '<div class="resumo">\n' + extra, 1)
+    # a página de novo, pela lacuna do quadro (nunca remendando o HTML pronto); a nota automática, de 0 ao máximo das
+    # verificações (o de r é o da tarefa, com as respostas escritas: veja grade)
+    from correcao.relatorio import feedback_html
+
+    pagina = feedback_html(dataclasses.replace(r, maximum=r.maximum - escritas), g, assignment_notes=extra)
     (saida / r.retorno).write_text(pagina, encoding="utf-8")
     destino = pasta / "feedback" / r.student / aula
     destino.mkdir(parents=True, exist_ok=True)

@@ -177,7 +177,7 @@ class _Cgroup:
         self.dirs = dirs
 
     @classmethod
-    def create(cls, nome: str, limites: Limits) -> "_Cgroup | None":
+    def create(cls, nome: str, limites: Limits) -> "_Cgroup | None":  # noqa: C901 — o cgroup v2 e, sem ele, o v1, cada passo com a sua recusa
         """O cgroup ``correcao-<nome>`` com os limites, ou ``None`` se esta máquina não deixa."""
         mont, meu = _mounts(), _own_cgroup()
         memoria = str(limites.memoria_total_mb * 2**20)
@@ -804,7 +804,7 @@ class Sandbox:
             grupo._register(self, proc)
         return proc
 
-    def run(self, workdir: Path, modulo: str, entrada: bytes, extra_env: dict | None = None,
+    def run(self, workdir: Path, modulo: str, entrada: bytes, extra_env: dict | None = None,  # noqa: C901 — começar a caixa, vigiar os prazos e ler o desfecho, em ordem
             relogio_s: float | None = None) -> SandboxRun:
         """Roda ``modulo`` na caixa, com ``entrada`` na entrada padrão; mata tudo ao passar de ``relogio_s``
         (padrão: ``limites.relogio_s``) ou do prazo do :attr:`grupo`, o que vier antes. A saída padrão lida

@@ -41,6 +41,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from correcao.entregas import is_junk, path_parts, zip_member_name
+from correcao.lms import LMSExporter
 
 # "Nome Completo_123456_assignsubmission_file" + ("_" + resto): o nome do Moodle não tem "_" (vira espaço)
 SUBMISSION_PATTERN = re.compile(
@@ -384,7 +385,7 @@ class Worksheet:
 SEPARATOR_NAMES = {",": "Vírgula", ";": "Ponto e vírgula", "\t": "Tabulação", ":": "Dois pontos"}
 
 
-def read_worksheet(planilha: Path) -> Worksheet:
+def read_worksheet(planilha: Path) -> Worksheet:  # noqa: C901 — cada codificação e separador que o Excel grava
     """Lê a planilha baixada do Moodle como veio (UTF-8, separada por vírgulas) ou como o Excel em português a
     salva (Windows-1252 ou UTF-8 com BOM, separada por ponto e vírgula; ou "Texto Unicode", UTF-16 com
     tabulações). O separador é o do :class:`csv.Sniffer`, conferido pelas colunas do Moodle no cabeçalho.
@@ -563,16 +564,9 @@ def join_parts(pastas: list[Path], saida: Path, idioma: str = "pt_br", planilha:
     correcao.partes.PartsError
         Veja :func:`correcao.partes.join_parts`.
     """
-    from correcao import partes
+    from .lms import join_parts_with
 
-    saida = Path(saida).resolve()
-    rows, anexo = partes.join_parts(pastas, saida, log=log)
-    if anexo.get("moodle"):
-        pessoas = {aluno: Participant(nome, ident) for aluno, (nome, ident) in anexo["moodle"].items()}
-        write_worksheet(rows, pessoas, saida / "moodle-notas.csv", idioma=idioma, planilha=planilha, log=log)
-        write_feedback_zip(rows, pessoas, saida, saida / "moodle-retornos.zip")
-        log(upload_hint(saida, planilha))
-    return rows
+    return join_parts_with([MoodleExporter(idioma, planilha)], pastas, saida, log=log)
 
 
 def upload_hint(saida: Path, planilha: Path | None) -> str:
@@ -584,33 +578,56 @@ def upload_hint(saida: Path, planilha: Path | None) -> str:
             "arquivos de feedback em um zip)")
 
 
+class MoodleExporter(LMSExporter):
+    """O Moodle como AVA da correção (:class:`correcao.lms.LMSExporter`): o download do "Baixar todas as tarefas"
+    (:func:`convert`), a planilha de notas (:func:`write_worksheet`, no ``idioma`` do Moodle e, com ``planilha``, a
+    baixada dele, preenchida) e o zip de retornos (:func:`write_feedback_zip`)."""
+
+    name = "moodle"
+
+    def __init__(self, idioma: str = "pt_br", planilha: Path | None = None):
+        self.idioma, self.planilha = idioma, planilha
+
+    def detects(self, entrada: Path) -> bool:
+        return is_moodle_download(entrada)
+
+    def check_options(self) -> None:
+        if self.planilha is not None:
+            check_worksheet(self.planilha)
+
+    def convert(self, entradas: list[Path], destino: Path) -> tuple[Path, dict]:
+        return convert(entradas, destino)
+
+    def before_grading(self, participantes: dict) -> None:
+        if self.planilha is not None:
+            check_same_task(read_worksheet(self.planilha).linhas, {p.id for p in participantes.values()},
+                            Path(self.planilha).name)
+
+    def to_attachment(self, participantes: dict) -> dict:
+        return {a: [p.nome, p.id] for a, p in sorted(participantes.items())}
+
+    def from_attachment(self, dados) -> dict:
+        return {aluno: Participant(nome, ident) for aluno, (nome, ident) in dados.items()}
+
+    def export(self, rows: list, participantes: dict, saida: Path, log=print) -> None:
+        write_worksheet(rows, participantes, saida / "moodle-notas.csv", idioma=self.idioma, planilha=self.planilha,
+                        log=log)
+        write_feedback_zip(rows, participantes, saida, saida / "moodle-retornos.zip")
+        log(upload_hint(saida, self.planilha))
+
+
 def grade_moodle(entradas: list[Path], saida: Path, idioma: str = "pt_br", planilha: Path | None = None,
                  log=print, **kwargs) -> list:
     """Corrige um download do Moodle (zips ou pastas) com :func:`correcao.motor.grade_class` (``kwargs`` vão
     para ela) e escreve ``moodle-notas.csv`` e ``moodle-retornos.zip`` em ``saida``, ao lado de ``notas.csv``.
     Com ``parte=(K, N)`` nos ``kwargs``, só a parte (``parte.json``, com os participantes): a planilha e o zip
-    saem na junção (:func:`join_parts`).
+    saem na junção (:func:`join_parts`). É :func:`correcao.lms.grade_with` com o :class:`MoodleExporter`.
 
     Raises
     ------
     ValueError
         Veja :func:`convert` e :func:`write_worksheet`.
     """
-    import tempfile
+    from .lms import grade_with
 
-    from correcao.motor import grade_class
-
-    saida = Path(saida).resolve()
-    with tempfile.TemporaryDirectory(prefix="moodle-") as tmp:
-        convertido, pessoas = convert([Path(e) for e in entradas], Path(tmp))
-        log(f"  Moodle: {len(pessoas)} participante(s)")
-        if planilha is not None:  # antes de corrigir a turma, e não depois
-            check_same_task(read_worksheet(planilha).linhas, {p.id for p in pessoas.values()}, Path(planilha).name)
-        if kwargs.get("parte") is not None:  # uma parte: a planilha e o zip de retornos saem na junção
-            anexo = {"moodle": {a: [p.nome, p.id] for a, p in sorted(pessoas.items())}}
-            return grade_class(convertido, saida, log=log, anexo_parte=anexo, **kwargs)
-        rows = grade_class(convertido, saida, log=log, **kwargs)
-    write_worksheet(rows, pessoas, saida / "moodle-notas.csv", idioma=idioma, planilha=planilha, log=log)
-    write_feedback_zip(rows, pessoas, saida, saida / "moodle-retornos.zip")
-    log(upload_hint(saida, planilha))
-    return rows
+    return grade_with(MoodleExporter(idioma, planilha), entradas, saida, log=log, **kwargs)

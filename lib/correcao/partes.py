@@ -157,7 +157,7 @@ def read_part(pasta: Path) -> dict:
     return dados
 
 
-def _check(partes: list[tuple[Path, dict]]) -> int:
+def _check(partes: list[tuple[Path, dict]]) -> int:  # noqa: C901 — uma recusa por conferência das partes, em sequência
     """Confere que ``partes`` formam uma turma inteira; devolve N. Levanta :class:`PartsError` com o problema."""
     ns = sorted({d["partes"] for _, d in partes})
     if len(ns) > 1:

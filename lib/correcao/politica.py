@@ -4,7 +4,7 @@ Uma :class:`GradingPolicy` é montada uma vez, por quem começa a correção (a 
 ``scripts/corrigir.py``, ``scripts/validar.py`` e ``scripts/turma.py``, por :func:`from_args`; o JupyterHub, em
 :func:`correcao.hub.grade`; cada parte de uma turma dividida, que a grava em ``parte.json`` por
 :meth:`GradingPolicy.part_options`), e passada adiante sem mudar: :func:`correcao.motor.grade_class`, os
-processos de correção, o :class:`correcao.motor.Worker` e :func:`correcao.validar.validate`. O ``validar`` do aluno
+processos de correção, o :class:`correcao.execution.Worker` e :func:`correcao.validar.validate`. O ``validar`` do aluno
 usa a mesma política do professor: o que passa nele passa na correção, com os mesmos tempos e a mesma memória.
 
 Este módulo só usa a biblioteca padrão (os limites da caixa, :class:`correcao.isolamento.Limits`, são montados

@@ -6,6 +6,7 @@ import csv
 import html
 import re
 import shutil
+import string
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -128,7 +129,40 @@ def failed_row(student: str, g, notebook: str, status: str, reason: str, arquivo
                maximum=g.max_auto, status=status, reasons=[reason], arquivo=arquivo)
 
 
-def feedback_html(row: Row, g) -> str:
+# A página de retorno, com lacunas nomeadas ($nome): :func:`feedback_html` as preenche, cada uma com HTML já escapado
+# (o que veio do aluno, só dentro de $body, na moldura dele); quem acrescenta algo ao quadro da correção (o JupyterHub:
+# o máximo da tarefa, o atraso) passa o HTML de $assignment_notes, e nunca remenda a página pronta.
+FEEDBACK_PAGE = string.Template("""<!DOCTYPE html>
+<html lang="pt-BR"><head><meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; img-src data:; style-src 'unsafe-inline'">
+<title>Retorno: $title</title>
+<style>
+body {font-family: system-ui, sans-serif; max-width: 60rem; margin: 2rem auto; padding: 0 1rem; color: #222}
+table {border-collapse: collapse} td, th {border: 1px solid #ccc; padding: .3rem .7rem; text-align: left}
+body > .resumo {background: #f4f7fb; border-left: 4px solid #3b6ea8; padding: .5rem 1rem; margin-bottom: 1.5rem}
+body > .resumo > .nota {font-size: 1.4rem; font-weight: bold}
+bdi.dado-do-aluno {border: 1px dashed #b36b00; background: #fffdf7; padding: 0 .25rem; font-family: monospace;
+  font-weight: normal}
+body > .conteudo-do-aluno {border: 3px dashed #b36b00; background: #fffdf7; padding: 0 1rem 1rem}
+body > .conteudo-do-aluno > .aviso-do-aluno {background: #b36b00; color: #fff; margin: 0 -1rem 1rem;
+  padding: .4rem 1rem}
+</style></head><body>
+<h1>Retorno da correção automática</h1>
+<div class="resumo">
+$assignment_notes<p><b>Aluno(a):</b> $student · <b>Aula:</b> $assignment · <b>Notebook:</b> $notebook
+$file</p>
+<p class="nota">Nota automática: $score de $maximum · situação: $status</p>
+$review
+$manual
+<table><tr><th>Verificação</th><th>Pontos</th><th>Máximo</th></tr>$checks</table>
+<h3>O que a correção encontrou</h3><ul>$reasons</ul>
+</div>
+$body
+</body></html>
+""")
+
+
+def feedback_html(row: Row, g, assignment_notes: str = "") -> str:
     """A página de retorno de ``row``: o quadro da correção (a nota, as verificações, os motivos) e, numa moldura
     à parte, o notebook do aluno como foi executado.
 
@@ -139,7 +173,10 @@ def feedback_html(row: Row, g) -> str:
     que não é da correção. Sem isso, um ``<div class="resumo"><p class="nota">`` numa saída aparecia como uma
     "Nota automática: 10 de 10" oficial numa página de 0. (Um ``<iframe srcdoc sandbox>`` também isolaria, mas a
     política de segurança da página, ``default-src 'none'``, o bloquearia, o tamanho dele não se ajusta ao conteúdo
-    sem JavaScript, e o Moodle e os leitores de e-mail costumam tirar iframes.)"""
+    sem JavaScript, e o Moodle e os leitores de e-mail costumam tirar iframes.)
+
+    ``assignment_notes``: HTML (já escapado) da lacuna ``$assignment_notes`` de :data:`FEEDBACK_PAGE`, no alto do
+    quadro da correção (o JupyterHub põe ali o máximo da tarefa e o atraso: :func:`correcao.hub.grade`)."""
     esc = html.escape
     rows = "".join(
         f"<tr><td>{esc(gid)}</td><td>{format_number(row.scores.get(gid))}</td><td>{format_number(points)}</td></tr>"
@@ -159,34 +196,10 @@ def feedback_html(row: Row, g) -> str:
         body = (f'<section class="conteudo-do-aluno">\n<p class="aviso-do-aluno">Daqui até o fim da moldura, o '
                 f'conteúdo é do notebook do aluno (código, saídas e respostas escritas), não da correção: a nota é só '
                 f'a do quadro lá em cima.</p>\n{body}\n</section>')
-    return f"""<!DOCTYPE html>
-<html lang="pt-BR"><head><meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; img-src data:; style-src 'unsafe-inline'">
-<title>Retorno: {esc(titulo or "entrega")}</title>
-<style>
-body {{font-family: system-ui, sans-serif; max-width: 60rem; margin: 2rem auto; padding: 0 1rem; color: #222}}
-table {{border-collapse: collapse}} td, th {{border: 1px solid #ccc; padding: .3rem .7rem; text-align: left}}
-body > .resumo {{background: #f4f7fb; border-left: 4px solid #3b6ea8; padding: .5rem 1rem; margin-bottom: 1.5rem}}
-body > .resumo > .nota {{font-size: 1.4rem; font-weight: bold}}
-bdi.dado-do-aluno {{border: 1px dashed #b36b00; background: #fffdf7; padding: 0 .25rem; font-family: monospace;
-  font-weight: normal}}
-body > .conteudo-do-aluno {{border: 3px dashed #b36b00; background: #fffdf7; padding: 0 1rem 1rem}}
-body > .conteudo-do-aluno > .aviso-do-aluno {{background: #b36b00; color: #fff; margin: 0 -1rem 1rem;
-  padding: .4rem 1rem}}
-</style></head><body>
-<h1>Retorno da correção automática</h1>
-<div class="resumo">
-<p><b>Aluno(a):</b> {aluno} · <b>Aula:</b> {aula} · <b>Notebook:</b> {notebook}
-{arquivo}</p>
-<p class="nota">Nota automática: {format_number(row.total)} de {format_number(row.maximum)} · situação: {situacao}</p>
-{revisao}
-{manual}
-<table><tr><th>Verificação</th><th>Pontos</th><th>Máximo</th></tr>{rows}</table>
-<h3>O que a correção encontrou</h3><ul>{reasons}</ul>
-</div>
-{body}
-</body></html>
-"""
+    return FEEDBACK_PAGE.substitute(
+        title=esc(titulo or "entrega"), student=aluno, assignment=aula, notebook=notebook, file=arquivo,
+        assignment_notes=assignment_notes, score=format_number(row.total), maximum=format_number(row.maximum),
+        status=situacao, review=revisao, manual=manual, checks=rows, reasons=reasons, body=body)
 
 
 STUDENT_TEXT_MAX = 120  # caracteres de um nome de pasta ou de arquivo mostrados no quadro da correção

@@ -384,7 +384,7 @@ def _short_answers(source) -> frozenset:
     import json
     from pathlib import Path
 
-    from .catalogo import _SOLUTION_MARK
+    from .catalogo import SOLUTION_MARK
 
     curtas = set()
     for cell in json.loads(Path(source).read_text(encoding="utf-8"))["cells"]:
@@ -395,7 +395,7 @@ def _short_answers(source) -> frozenset:
             curtas.add(meta["grade_id"])
             continue
         linhas = cell_source(cell).splitlines()
-        marcas = [k for k, ln in enumerate(linhas) if _SOLUTION_MARK.match(ln)]
+        marcas = [k for k, ln in enumerate(linhas) if SOLUTION_MARK.match(ln)]
         partes = [linhas[a + 1:b] for a, b in zip(marcas[::2], marcas[1::2])] or [linhas]
         try:
             corpo = [st for parte in partes for st in ast.parse(textwrap.dedent("\n".join(parte))).body]

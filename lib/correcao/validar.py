@@ -161,7 +161,7 @@ def _report_lines(text: str) -> list[str]:
     return linhas
 
 
-def _report(path: Path, row, nb: dict | None) -> tuple[bool, list[str]]:
+def _report(path: Path, row, nb: dict | None) -> tuple[bool, list[str]]:  # noqa: C901 — uma mensagem por situação da entrega, para o aluno
     if row.status in ("arquivo_invalido", "desconhecido", "sem_notebooks"):
         return False, [f"❌ {path.name}: {' | '.join(row.reasons)}."]
     from .catalogo import catalog

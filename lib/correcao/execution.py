@@ -1,0 +1,471 @@
+"""Rodar um notebook nas caixas: o kernel (as saídas do retorno) e a conferência independente (o veredito).
+
+Um :class:`Worker` por processo de correção, com as três caixas do bubblewrap (o kernel, o lado do aluno e o
+verificador; :mod:`correcao.isolamento`) e o curso descartável do nbgrader, montado a partir de ``solutions/``.
+:meth:`Worker.execute` varre o código do aluno (:mod:`correcao.varredura`), executa o notebook no kernel da caixa
+(:mod:`correcao._executar`: as saídas voltam para o notebook saneado, que fica deste lado) e, ao mesmo tempo,
+confere cada verificação no verificador isolado (:mod:`correcao._veredito`, que chama as funções do aluno no
+processo dele, :mod:`correcao._aluno`). O que as caixas disseram fica num :class:`ExecutionResult`; quem dá os
+pontos é :mod:`correcao.scoring`.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import secrets
+import shutil
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ._importacao_rapida import sem_rfc3987
+
+sem_rfc3987()  # o jsonschema importaria um verificador de IRIs (~3 s) que o nbformat não usa
+
+from .catalogo import (  # noqa: E402
+    CODE_STUB,
+    TEXT_STUB,
+    Gradable,
+    cell_label,
+    is_check,
+    nbgrader_meta,
+)
+from .isolamento import NotebookBudget, Sandbox  # noqa: E402
+from .politica import GradingPolicy  # noqa: E402
+from .varredura import imported_modules, scan_cell  # noqa: E402
+
+COURSE_ID = "self-attention-do-zero"
+
+
+_BINDIR = str(Path(sys.executable).parent)  # o nbgrader chama `alembic` ao criar o banco de notas
+if _BINDIR not in os.environ.get("PATH", "").split(os.pathsep):
+    os.environ["PATH"] = _BINDIR + os.pathsep + os.environ.get("PATH", "")
+
+
+@functools.cache
+def alembic_head() -> str:
+    """A revisão mais nova do banco de notas do nbgrader (``str``, ex.: ``"e43177bfe90b"``), lida das migrações que
+    vêm no pacote ``nbgrader`` pela biblioteca do alembic, neste processo e uma vez só.
+
+    É o valor de ``nbgrader.api.get_alembic_version``, que o nbgrader pede ao comando ``alembic`` num processo novo
+    a cada banco criado (um por trabalhador da correção): de 1,5 s a 6 s nesta máquina de 2 núcleos, mais que o
+    resto de montar o curso do nbgrader. :class:`Worker` troca uma função pela outra; um teste confere que as duas
+    dão a mesma revisão."""
+    import nbgrader
+    from alembic.config import Config
+    from alembic.script import ScriptDirectory
+
+    config = Config()
+    config.set_main_option("script_location", str(Path(nbgrader.__file__).parent / "alembic"))
+    return ScriptDirectory.from_config(config).get_current_head()
+
+
+@dataclass
+class ExecutionResult:
+    """O que as duas caixas disseram de um notebook."""
+
+    flags: list = field(default_factory=list)  # motivos da varredura
+    verdicts: dict = field(default_factory=dict)  # grade_id -> (passou: bool | None, detalhe)
+    changed_modules: list = field(default_factory=list)  # módulos alterados, vistos na conferência
+    outcome: str = ""  # "", tempo_esgotado, memoria_esgotada, kernel_morreu, falha_da_maquina
+    kernel_started: bool = False  # o kernel da caixa começou e atendeu antes da primeira célula
+    machine_error: str = ""  # com falha_da_maquina: o que a caixa disse (o fim do executor), para o professor
+    cpu_ratio: float | None = None  # tempo de CPU / tempo de relógio do kernel (None: não informado)
+    where: str = ""  # a célula em que a execução parou
+    continued: bool = False  # tempo esgotado numa célula só: ela foi interrompida e o resto do notebook rodou
+    failed_in_kernel: set = field(default_factory=set)  # verificações que rodaram no kernel e reprovaram
+    truncated: list = field(default_factory=list)  # (célula, "celula"/"notebook"): saídas cortadas por excesso
+    ignored_interrupt: str = ""  # a célula em que o kernel ignorou a interrupção (e foi encerrado)
+    notebook_memory: bool = False  # a soma da memória do notebook passou do limite (não a de um processo)
+    killed_by: str = ""  # "tempo"/"memoria": o orçamento do notebook matou as caixas
+
+
+def read_messages(stdout: bytes, nonce: str) -> list[dict]:
+    """As mensagens ``<nonce> <json>`` da caixa (o resto, que o aluno possa ter escrito, é ignorado)."""
+    out = []
+    prefix = nonce + " "
+    for line in stdout.decode("utf-8", "replace").splitlines():
+        if line.startswith(prefix):
+            try:
+                out.append(json.loads(line[len(prefix):]))
+            except json.JSONDecodeError:
+                continue
+    return out
+
+
+def _cell_name(nb, index: int) -> str:
+    return cell_label(nb.cells, index)
+
+
+def box_numbers(numero: int) -> tuple[int, int, int]:
+    """Os números das três caixas do trabalhador ``numero`` (o kernel, o lado do aluno e o verificador), com uids
+    diferentes: 64 uids por correção (veja :class:`correcao.isolamento.Sandbox`)."""
+    uid = numero % 21
+    return 3 * uid, 3 * uid + 1, 3 * uid + 2
+
+
+class Worker:
+    """Um curso nbgrader e as três caixas de um processo de correção; corrige uma entrega por vez.
+
+    Atributos: ``folder`` (a pasta do processo), ``policy`` (a :class:`correcao.politica.GradingPolicy` da correção),
+    ``limits`` (os das caixas), ``kernel_box``, ``student_box`` e ``verifier_box`` (as caixas), ``budget`` (o
+    :class:`correcao.isolamento.NotebookBudget` do notebook sendo corrigido, ou ``None``), ``results`` (o
+    :class:`ExecutionResult` de cada entrega executada, até :func:`correcao.grading.grade_one` o ler) e ``timings``
+    (``None``, ou um dicionário onde a correção anota os segundos de cada passo: veja :func:`kernel_times`)."""
+
+    def __init__(self, folder: Path, gradables: list[Gradable], number: int, policy: GradingPolicy, tag: str):
+        self._boxes(folder, number, policy, tag)
+        self._nbgrader_course(gradables)
+
+    @classmethod
+    def boxes_only(cls, folder: Path, number: int, policy: GradingPolicy, tag: str) -> "Worker":
+        """Só as três caixas, sem o curso do nbgrader (que custa ~1,5 s de import): :meth:`execute` roda um notebook
+        como na correção (usado por :func:`correcao.motor.preflight`)."""
+        w = cls.__new__(cls)
+        w._boxes(folder, number, policy, tag)
+        return w
+
+    def _boxes(self, folder: Path, number: int, policy: GradingPolicy, tag: str) -> None:
+        """As três caixas, com os limites de ``policy`` (a da correção: veja :mod:`correcao.politica`)."""
+        self.folder = folder
+        self.course = folder / "curso-nbgrader"
+        self.policy = policy
+        self.cell_timeout = policy.cell_timeout
+        self.limits = limits = policy.limits()
+        isolate = policy.isolate
+        # três caixas por trabalhador, com uids diferentes: o kernel, e a conferência (o lado do aluno e o
+        # verificador, ligados por um par de pipes) rodam ao mesmo tempo
+        kernel, student, verifier = box_numbers(number)
+        self.kernel_box = Sandbox(limits, numero=kernel, isolar=isolate, marca=tag)
+        self.student_box = Sandbox(limits, numero=student, isolar=isolate, marca=tag)
+        self.verifier_box = Sandbox(limits, numero=verifier, isolar=isolate, marca=tag)
+        self.number = number
+        self.tag = tag
+        self.isolate = isolate
+        self.budget: NotebookBudget | None = None  # o orçamento do notebook sendo corrigido (grade_one)
+        self.key = f"{tag}-{number}"
+        self.results: dict[str, ExecutionResult] = {}
+        self.mpl_cache: Path | None = None
+        # Com um dicionário aqui, a correção anota onde vai o tempo (segundos por passo; veja kernel_times);
+        # com None (o padrão), nada é medido nem pedido às caixas
+        self.timings: dict | None = None
+
+    def _nbgrader_course(self, gradables: list[Gradable]) -> None:
+        """O curso descartável do nbgrader, com as tarefas de ``gradables`` geradas de ``solutions/``."""
+        import nbgrader.api
+        from nbconvert.preprocessors import ClearMetadataPreprocessor
+        from nbgrader.apps import NbGraderAPI
+        from nbgrader.coursedir import CourseDirectory
+        from nbgrader.preprocessors import (
+            AssignLatePenalties,
+            CheckCellMetadata,
+            IgnorePattern,
+            LimitOutput,
+            SaveAutoGrades,
+        )
+        from traitlets.config import Config
+
+        from ._preprocessador import WORKERS_BY_KEY, ExecutePreprocessor
+
+        WORKERS_BY_KEY[self.key] = self
+
+        (self.course / "source").mkdir(parents=True)
+        c = Config()
+        c.CourseDirectory.course_id = COURSE_ID
+        c.CourseDirectory.root = str(self.course)
+        c.ClearSolutions.code_stub = {"python": CODE_STUB}
+        c.ClearSolutions.text_stub = TEXT_STUB
+        c.LimitOutput.max_lines = 200
+        c.LimitOutput.max_traceback = 50
+        c.Autograde.autograde_preprocessors = [ExecutePreprocessor, IgnorePattern, ClearMetadataPreprocessor,
+                                               LimitOutput, SaveAutoGrades, AssignLatePenalties, CheckCellMetadata]
+        c.ExecutePreprocessor.chave = self.key
+        c.Exchange.root = str(self.folder / "exchange")  # não usada; evita o aviso sobre a pasta do sistema
+        nbgrader.api.get_alembic_version = alembic_head  # o mesmo valor, sem um processo novo (veja alembic_head)
+        self.api = NbGraderAPI(coursedir=CourseDirectory(config=c), config=c)
+        for assignment in sorted({g.assignment for g in gradables}):
+            (self.course / "source" / assignment).mkdir()
+            for g in gradables:
+                if g.assignment == assignment:
+                    shutil.copy(g.source, self.course / "source" / assignment / f"{g.notebook}.ipynb")
+            result = self.api.generate_assignment(assignment, force=True)
+            if not result.get("success"):
+                raise RuntimeError(f"nbgrader generate_assignment falhou para {assignment}:\n"
+                                   f"{result.get('error', '')[-2000:]}{result.get('log', '')[-2000:]}")
+
+    def close(self) -> None:
+        """Tira este trabalhador do registro do pré-processador do nbgrader."""
+        if "correcao._preprocessador" in sys.modules:
+            from ._preprocessador import WORKERS_BY_KEY
+
+            WORKERS_BY_KEY.pop(self.key, None)
+
+    # ---------- as duas caixas ----------
+    def _workdir(self, nome: str, caixa: Sandbox) -> Path:
+        work = self.folder / "caixas" / nome
+        if work.exists():
+            shutil.rmtree(work)
+        (work / ".config" / "matplotlib").mkdir(parents=True)
+        if self.mpl_cache:  # o cache de fontes do matplotlib, feito uma vez (sem ele, cada import leva segundos)
+            for f in self.mpl_cache.glob("fontlist-*.json"):
+                shutil.copy(f, work / ".config" / "matplotlib" / f.name)
+        if caixa.root:
+            for path in (work, work / ".config", work / ".config" / "matplotlib", *work.rglob("*.json")):
+                os.chown(path, caixa.uid, caixa.uid)
+        return work
+
+    def execute(self, nb, ident: str) -> ExecutionResult:
+        """Varredura, execução no kernel (as saídas entram em ``nb``) e conferência independente."""
+        res = ExecutionResult()
+        codigo = [c for c in nb.cells if c.cell_type == "code"]
+        modulos = imported_modules([c.source for c in codigo])
+        for index, cell in enumerate(nb.cells):
+            if cell.cell_type == "code" and not nbgrader_meta(cell).get("locked"):
+                res.flags += scan_cell(cell.source, modulos, _cell_name(nb, index))
+        celulas = self._code_cells(nb)  # lidas antes: a conferência roda ao mesmo tempo que o kernel
+
+        t0 = time.monotonic()
+        paralela = threading.Thread(target=self._verify, args=(celulas, ident, res))
+        paralela.start()
+        self._kernel(nb, ident, res)
+        paralela.join()
+        if self.timings is not None:
+            self.timings["execucao"] = time.monotonic() - t0
+        self.results[ident] = res
+        return res
+
+    def _kernel(self, nb, ident: str, res: ExecutionResult) -> None:
+        """Executa ``nb`` no kernel da caixa: as saídas entram em ``nb`` e o desfecho (tempo, memória, kernel
+        morto) em ``res``. Três passos: ler as mensagens da caixa, classificar o desfecho e marcar as
+        verificações que reprovaram ou não rodaram."""
+        nonce = secrets.token_hex(16)
+        work = self._workdir(f"{ident}-kernel", self.kernel_box)
+        pedido = {"nonce": nonce, "notebook": nb, "tempo_celula": self.cell_timeout,
+                  "env": {"NBGRADER_EXECUTION": "autograde"}}
+        if self.timings is not None:
+            pedido["tempos"] = True
+        lancado = time.monotonic()
+        run = self.kernel_box.run(work, "correcao._executar", json.dumps(pedido).encode("utf-8"))
+        voltou = time.monotonic()
+        shutil.rmtree(work, ignore_errors=True)
+        res.killed_by = run.killed_by
+        mensagens = read_messages(run.stdout, nonce)
+        if self.timings is not None:
+            self.timings.update(kernel_times(nb, mensagens, lancado, voltou))
+        executed, end = _apply_kernel_messages(nb, mensagens, res)
+        res.kernel_started = any(m.get("kernel_pronto") is True for m in mensagens)
+        group_memory = self.budget is not None and self.budget.memory_exhausted()
+        _classify_kernel_outcome(nb, executed, end, run.tempo_esgotado, group_memory, res)
+        if not res.kernel_started and res.outcome == "kernel_morreu":
+            # nenhum código do aluno rodou: a caixa ou o kernel não começaram nesta máquina
+            res.outcome, res.where = "falha_da_maquina", ""
+            res.machine_error = str(end or "a caixa não respondeu")[:300]
+        _mark_checks(nb, executed, res)
+
+
+    @staticmethod
+    def _code_cells(nb) -> list[dict]:
+        """As células de código do notebook saneado, na ordem: verificações (originais) e código."""
+        celulas = []
+        for cell in nb.cells:
+            if cell.cell_type != "code":
+                continue
+            if is_check(cell):
+                celulas.append({"tipo": "verificacao", "grade_id": nbgrader_meta(cell)["grade_id"],
+                                "fonte": cell.source})
+            else:
+                celulas.append({"tipo": "codigo", "fonte": cell.source})
+        return celulas
+
+    def _verify(self, celulas: list[dict], ident: str, res: ExecutionResult) -> None:  # noqa: C901 — começar, esperar e encerrar as duas caixas da conferência, em ordem
+        """A conferência que dá os pontos: o lado do aluno (:mod:`correcao._aluno`) roda as células de código,
+        e o verificador (:mod:`correcao._veredito`, outra caixa, sem código do aluno) chama as funções dele
+        por um par de pipes e julga o que volta. Só o verificador fala com este processo."""
+        verificacoes = [{"grade_id": c["grade_id"], "fonte": c["fonte"]} for c in celulas if c["tipo"] == "verificacao"]
+        pendentes = [v["grade_id"] for v in verificacoes]
+        if not pendentes:
+            return
+        inicio_veredito = time.monotonic()
+        from .biblioteca_aluno import lessons_in, student_library
+
+        # o processo do aluno importa uma biblioteca sem as contas que as verificações proíbem: elas são feitas
+        # pelo verificador, que sabe qual verificação está rodando (correcao.biblioteca_aluno)
+        self.student_box.biblioteca = student_library(lessons_in(v["fonte"] for v in verificacoes))
+        codigo = [{"fonte": c["fonte"]} if c["tipo"] == "codigo" else {"verificacao": c["grade_id"]} for c in celulas]
+        nonce = secrets.token_hex(16)
+        work_aluno = self._workdir(f"{ident}-aluno", self.student_box)
+        work_ver = self._workdir(f"{ident}-verificador", self.verifier_box)
+        pedidos_ler, pedidos_escrever = os.pipe()  # verificador -> aluno
+        respostas_ler, respostas_escrever = os.pipe()  # aluno -> verificador
+        limite = self.budget.remaining() if self.budget is not None else self.limits.relogio_s
+        t0 = time.monotonic()
+        try:
+            aluno = _start_in_sandbox(self.student_box, work_aluno, "correcao._aluno",
+                             {"nonce": secrets.token_hex(16), "celulas": codigo, "tempo_celula": self.cell_timeout},
+                             {"CORRECAO_FD_LER": str(pedidos_ler), "CORRECAO_FD_ESCREVER": str(respostas_escrever)},
+                             (pedidos_ler, respostas_escrever), subprocess.DEVNULL)
+            verificador = _start_in_sandbox(self.verifier_box, work_ver, "correcao._veredito",
+                                   {"nonce": nonce, "verificacoes": verificacoes, "tempo_celula": self.cell_timeout,
+                                    "tempo_pronto": limite},
+                                   {"CORRECAO_FD_LER": str(respostas_ler),
+                                    "CORRECAO_FD_ESCREVER": str(pedidos_escrever)},
+                                   (respostas_ler, pedidos_escrever), subprocess.PIPE)
+        finally:
+            for fd in (pedidos_ler, pedidos_escrever, respostas_ler, respostas_escrever):
+                os.close(fd)
+        lido: list[bytes] = []
+        leitor = threading.Thread(target=lambda: lido.append(verificador.stdout.read()), daemon=True)
+        leitor.start()
+        leitor.join(max(1.0, limite - (time.monotonic() - t0)))
+        tempo_esgotado = leitor.is_alive() or (self.budget is not None and self.budget.motivo == "tempo")
+        for proc, caixa in ((verificador, self.verifier_box), (aluno, self.student_box)):
+            if proc.poll() is None:
+                caixa._kill(proc)
+        leitor.join(10)  # morto o verificador, o que ele já tinha dito chega ao fim
+        self.verifier_box.kill_leftovers()
+        self.student_box.kill_leftovers()
+        shutil.rmtree(work_aluno, ignore_errors=True)
+        shutil.rmtree(work_ver, ignore_errors=True)
+        saida = b"".join(lido)
+        iniciada = None
+        for msg in read_messages(saida, nonce):
+            if "inicio" in msg:
+                iniciada = msg["inicio"]
+            elif "grade_id" in msg and msg["grade_id"] in pendentes and msg["grade_id"] not in res.verdicts:
+                passou = msg.get("passou")
+                res.verdicts[msg["grade_id"]] = (passou is True, str(msg.get("detalhe", ""))[:300])
+                iniciada = None
+        morta = self.budget.motivo if self.budget is not None else ""
+        motivo = ("tempo esgotado" if tempo_esgotado else
+                  "memória do notebook esgotada" if morta == "memoria" else "o processo parou")
+        for gid in pendentes:
+            if gid not in res.verdicts:
+                onde = "nesta verificação" if gid == iniciada else "antes desta verificação"
+                res.verdicts[gid] = (False, f"a conferência parou {onde} ({motivo})")
+        if self.timings is not None:
+            self.timings["veredito"] = time.monotonic() - inicio_veredito
+
+
+def kernel_times(nb, mensagens: list[dict], lancado: float, voltou: float) -> dict:
+    """Os passos da execução no kernel, em segundos, a partir das marcas (``time.monotonic()``, o mesmo relógio
+    dentro e fora da caixa) que :mod:`correcao._executar` manda quando o pedido tem ``"tempos"``: o início do
+    processo e da caixa (do ``bwrap`` até o Python da caixa pronto, com os limites e o pedido lido), os imports
+    (nbformat, nbclient), o início do kernel, cada célula ``(rótulo, id, s)`` e o fim (desligar o kernel e sair
+    da caixa). Uma marca que falta (a caixa morreu antes) deixa o passo de fora."""
+    marcas = {m["marca"]: m["t"] for m in mensagens if isinstance(m.get("marca"), str)
+              and isinstance(m.get("t"), (int, float))}
+    celulas = [(_cell_name(nb, m["celula"]), nb.cells[m["celula"]].get("id", ""), m["t1"] - m["t0"])
+               for m in mensagens if isinstance(m.get("celula"), int) and 0 <= m["celula"] < len(nb.cells)
+               and isinstance(m.get("t0"), (int, float)) and isinstance(m.get("t1"), (int, float))]
+    out: dict = {"celulas": celulas}
+    anterior = lancado
+    for nome, chave in (("processo", "caixa_processo"), ("pronta", "caixa_pronta"), ("imports", "imports"),
+                        ("kernel", "kernel_inicio")):
+        if nome in marcas:
+            out[chave] = marcas[nome] - anterior
+            anterior = marcas[nome]
+    if "fim" in marcas:
+        out["kernel_fim"] = voltou - marcas["fim"]
+    out["kernel_caixa"] = voltou - lancado
+    return out
+
+
+def _apply_kernel_messages(nb, messages: list[dict], res: ExecutionResult) -> tuple[set[int], object]:
+    """Põe em ``nb`` as saídas que o kernel mandou (``{"celula": i, "outputs": ...}``) e devolve os índices das
+    células executadas e a mensagem de fim (``None`` se o kernel não chegou ao fim). Anota em ``res`` a razão
+    CPU/relógio e as saídas cortadas por excesso. Mensagens de forma errada são ignoradas."""
+    from nbformat import from_dict
+
+    from ._sem_figuras import replace_undrawn
+
+    executed, end = set(), None
+    for msg in messages:
+        if "fim" in msg:
+            end = msg["fim"]
+            cpu, clock = msg.get("cpu"), msg.get("relogio")
+            if isinstance(cpu, (int, float)) and isinstance(clock, (int, float)) and clock > 0:
+                res.cpu_ratio = float(cpu) / float(clock)
+            break
+        index = msg.get("celula")
+        if isinstance(index, int) and 0 <= index < len(nb.cells) and nb.cells[index].cell_type == "code":
+            saidas = replace_undrawn([o for o in msg.get("outputs", []) if isinstance(o, dict)])
+            nb.cells[index].outputs = [from_dict(o) for o in saidas]
+            count = msg.get("execution_count")
+            nb.cells[index].execution_count = count if isinstance(count, int) else None
+            executed.add(index)
+            if msg.get("cortada") in ("celula", "notebook"):
+                res.truncated.append((index, msg["cortada"]))
+    return executed, end
+
+
+def _cells_with_error(nb, executed: set[int], *names: str) -> list[int]:
+    """As células executadas cuja saída tem um erro de um dos tipos ``names``, em ordem."""
+    return sorted({i for i in executed for o in nb.cells[i].outputs
+                   if o.get("output_type") == "error" and o.get("ename") in names})
+
+
+def _classify_kernel_outcome(nb, executed: set[int], end, timed_out: bool, group_memory: bool,
+                             res: ExecutionResult) -> None:
+    """A situação da execução no kernel (``res.outcome``, ``res.where`` e afins), a partir da mensagem de fim
+    ``end``, do tempo da caixa e da memória do notebook inteiro (``group_memory``)."""
+    last = max(executed) if executed else -1
+    # o nbclient interrompe a célula que passou do tempo: o erro é o KeyboardInterrupt da interrupção
+    memory = _cells_with_error(nb, executed, "MemoryError")
+    timeout = _cells_with_error(nb, executed, "CellTimeoutError", "KeyboardInterrupt")
+    end_text = end if isinstance(end, str) else ""
+    if end_text.startswith("ignorou_interrupcao:"):
+        index = int(end_text.split(":")[1]) if end_text.split(":")[1].isdigit() else last
+        res.outcome, res.where, res.ignored_interrupt = "tempo_esgotado", _cell_name(nb, index), _cell_name(nb, index)
+    elif group_memory and (timed_out or end is None or str(end).startswith("kernel_morreu")):
+        res.outcome, res.where, res.notebook_memory = "memoria_esgotada", _cell_name(nb, last + 1), True
+    elif timed_out:
+        res.outcome, res.where = "tempo_esgotado", _cell_name(nb, last + 1)
+    elif timeout:  # uma célula passou do tempo e foi interrompida; o resto do notebook rodou
+        res.outcome, res.where, res.continued = "tempo_esgotado", _cell_name(nb, timeout[0]), True
+    elif end_text.startswith("kernel_morreu"):
+        index = int(end_text.split(":")[1]) if ":" in end_text else last + 1
+        res.outcome, res.where = "kernel_morreu", _cell_name(nb, index)
+    elif end is None or end_text.startswith("erro"):
+        res.outcome, res.where = "kernel_morreu", _cell_name(nb, last + 1)
+    if memory and not res.notebook_memory:
+        res.outcome = "memoria_esgotada"
+        res.where = _cell_name(nb, memory[0])
+
+
+def _mark_checks(nb, executed: set[int], res: ExecutionResult) -> None:
+    """As verificações que rodaram no kernel e reprovaram (no modo de correção, AssertionError) vão para
+    ``res.failed_in_kernel``: se o verificador isolado aprovar uma delas, os dois discordam e a linha vai para
+    revisão. Uma verificação que não rodou ganha um erro, porque não pode valer ponto (o nbgrader daria, por não
+    ter erro)."""
+    from nbformat import from_dict
+
+    for index in executed:
+        cell = nb.cells[index]
+        if is_check(cell) and any(o.get("output_type") == "error" and o.get("ename") == "AssertionError"
+                                  for o in cell.outputs):
+            res.failed_in_kernel.add(nbgrader_meta(cell)["grade_id"])
+    for index, cell in enumerate(nb.cells):
+        if cell.cell_type == "code" and index not in executed and is_check(cell):
+            cell.outputs = [from_dict({"output_type": "error", "ename": "NaoExecutada", "evalue":
+                                       "a execução parou antes desta célula", "traceback": []})]
+
+
+def _start_in_sandbox(caixa: Sandbox, workdir: Path, modulo: str, pedido: dict, env: dict, pass_fds: tuple, saida):
+    """Inicia ``modulo`` na caixa (sem esperar) com o ``pedido`` (JSON) na entrada padrão, escrito numa thread."""
+    proc = caixa.start(workdir, modulo, env, pass_fds=pass_fds, stdout=saida)
+    dados = json.dumps(pedido).encode("utf-8")
+
+    def feed():
+        try:
+            proc.stdin.write(dados)
+            proc.stdin.close()
+        except OSError:
+            pass
+
+    threading.Thread(target=feed, daemon=True).start()
+    return proc
