@@ -448,11 +448,85 @@ def amostra_biblioteca(logits, temperature=1.0, top_k=None):
     return next_token_probs(logits, temperature, top_k)
 
 
+# ---------- projeto: a pontuação de indução ----------
+def inducao_certa(weights, half):
+    i = np.arange(half, 2 * half)
+    return weights[:, :, i, i - half + 1].mean(axis=(0, 2))
+
+
+def inducao_diagonal(weights, half):
+    # a diagonal deslocada de −(half − 1), só nas linhas da segunda metade
+    diag = np.diagonal(weights, offset=-(half - 1), axis1=2, axis2=3)  # (B, H, half + 1)
+    return diag[..., 1:].mean(axis=(0, 2))
+
+
+def inducao_em_lacos(weights, half):
+    B, H, n, _ = weights.shape
+    scores = np.zeros(H)
+    for h in range(H):
+        total = 0.0
+        for b in range(B):
+            for i in range(half, n):
+                total += weights[b, h, i, i - half + 1]
+        scores[h] = total / (B * half)
+    return scores
+
+
+def _cols(weights, linhas, colunas):
+    return weights[:, :, linhas, colunas]
+
+
+def inducao_token_repetido(weights, half):
+    i = np.arange(half, 2 * half)
+    return _cols(weights, i, i - half).mean(axis=(0, 2))
+
+
+def inducao_menos_1(weights, half):
+    i = np.arange(half, 2 * half)
+    return _cols(weights, i, i - half - 1).mean(axis=(0, 2))
+
+
+def inducao_token_anterior(weights, half):
+    j = np.arange(1, 2 * half)
+    return _cols(weights, j, j - 1).mean(axis=(0, 2))
+
+
+def inducao_todas_as_linhas(weights, half):
+    j = np.arange(2 * half)
+    return _cols(weights, j, j - half + 1).mean(axis=(0, 2))
+
+
+def inducao_eixo_errado(weights, half):
+    i = np.arange(half, 2 * half)
+    return _cols(weights, i, i - half + 1).mean(axis=(0, 1))
+
+
+def inducao_maximo(weights, half):
+    i = np.arange(half, 2 * half)
+    return _cols(weights, i, i - half + 1).max(axis=(0, 2))
+
+
+def inducao_soma(weights, half):
+    i = np.arange(half, 2 * half)
+    return _cols(weights, i, i - half + 1).sum(axis=2).mean(axis=0)
+
+
+def inducao_media_de_tudo(weights, half):
+    i = np.arange(half, 2 * half)
+    return np.full(weights.shape[1], _cols(weights, i, i - half + 1).mean())
+
+
+def inducao_so_o_primeiro_exemplo(weights, half):
+    i = np.arange(half, 2 * half)
+    return weights[0][:, i, i - half + 1].mean(axis=-1)
+
+
 VALIDAS = {
     aula06.exercicio_1: [ce_certa, ce_com_onehot_e_softmax_do_curso, ce_em_lacos],
     aula06.exercicio_2: [ln_certa, ln_tres_caminhos, ln_jacobiano_por_linha],
     aula06.exercicio_3: [adamw_certo, adamw_decai_primeiro, adamw_passo_corrigido_junto],
     aula06.exercicio_4: [amostra_certa, amostra_potencia_das_probabilidades, amostra_com_argsort],
+    aula06.projeto: [inducao_certa, inducao_diagonal, inducao_em_lacos],
 }
 
 ERRADAS = {
@@ -482,6 +556,12 @@ ERRADAS = {
         (amostra_k_menores, "top-k = 3"), (amostra_sem_top_k_maior_que_v, "levantou IndexError"),
         (amostra_softmax_ingenua, "logits grandes"), (amostra_divide_por_zero, "T = 0"),
         (amostra_devolve_logits, "T = 1"), (amostra_biblioteca, "a conta é sua"),
+    ],
+    aula06.projeto: [
+        (inducao_token_repetido, "a pontuação"), (inducao_menos_1, "a pontuação"),
+        (inducao_token_anterior, "a pontuação"), (inducao_todas_as_linhas, "a pontuação"),
+        (inducao_eixo_errado, "a pontuação"), (inducao_maximo, "a pontuação"), (inducao_soma, "a pontuação"),
+        (inducao_media_de_tudo, "a pontuação"), (inducao_so_o_primeiro_exemplo, "a pontuação"),
     ],
 }
 
@@ -524,6 +604,13 @@ DICAS = [
     (aula06.exercicio_4, amostra_softmax_ingenua, "subtraia o máximo"),
     (aula06.exercicio_4, amostra_divide_por_zero, "não divida por T"),
     (aula06.exercicio_4, amostra_devolve_logits, "devolveu os logits"),
+    (aula06.projeto, inducao_token_repetido, "MESMO token"),
+    (aula06.projeto, inducao_menos_1, "não i − half − 1"),
+    (aula06.projeto, inducao_token_anterior, "token anterior"),
+    (aula06.projeto, inducao_todas_as_linhas, "SEGUNDA metade"),
+    (aula06.projeto, inducao_eixo_errado, "forma (n_heads,)"),
+    (aula06.projeto, inducao_maximo, "não o máximo"),
+    (aula06.projeto, inducao_soma, "não a soma"),
 ]
 
 test_validas_passam, test_erradas_falham_com_dica = corpus.testes(VALIDAS, ERRADAS)

@@ -20,7 +20,7 @@ from ..schedule import AdamW, adamw_step
 from ..training import TinyAttentionModel
 from .framework import Checker, case_seed, check, frozen_copy, passou, protect
 
-__all__ = ["passou", "exercicio_1", "exercicio_2", "exercicio_3", "exercicio_4"]
+__all__ = ["passou", "exercicio_1", "exercicio_2", "exercicio_3", "exercicio_4", "projeto"]
 
 # o enunciado de cada exercício: a conta é do aluno; as respostas prontas da biblioteca servem só para conferir
 _PRONTAS_CE = (cross_entropy, softmax_backward, TinyAttentionModel)
@@ -483,6 +483,77 @@ def exercicio_4(c: Checker, sampling_distribution_fn):
             hint = (_match(p, _sampling_mistakes(z, T, k), ref, atol=1e-12)
                     or "com T > 0: softmax(logits / T), dando −inf antes aos logits menores que o k-ésimo maior.")
         if not c.close(p, ref, f"{label}: as probabilidades", atol=1e-10, rtol=1e-8, hint=hint):
+            return
+
+
+# ---------- projeto: a pontuação de indução ----------
+def _induction_reference(A: np.ndarray, half: int) -> np.ndarray:
+    """Para cada cabeça, a média (lote e posições i = half … 2·half − 1) de A[..., i, i − half + 1]."""
+    i = np.arange(half, 2 * half)
+    return A[..., i, i - half + 1].mean(axis=(0, 2))
+
+
+def _induction_mistakes(A: np.ndarray, half: int) -> list:
+    i = np.arange(half, 2 * half)
+    n = 2 * half
+    todas = np.arange(1, n)
+    por = lambda linhas, colunas: A[..., linhas, colunas].mean(axis=(0, 2))  # noqa: E731
+    return [
+        ("você mediu a atenção para a posição i − half, a ocorrência anterior do MESMO token (a de uma cabeça de "
+         "\"token repetido\"). A cabeça de indução olha para o token que veio DEPOIS dela: a coluna i − half + 1.",
+         por(i, i - half)),
+        ("a coluna é i − half + 1 (o token depois da ocorrência anterior), não i − half − 1.", por(i, i - half - 1)),
+        ("você mediu a atenção para o token anterior (coluna i − 1): essa é a cabeça de token anterior. A de "
+         "indução olha para a coluna i − half + 1.", por(todas, todas - 1)),
+        ("as linhas são só as da SEGUNDA metade, i = half … 2·half − 1: na primeira, o token ainda não apareceu "
+         "antes (e i − half + 1 sai negativo, dando a volta no array).", por(np.arange(n), np.arange(n) - half + 1)),
+        ("a média é sobre o lote e as posições, uma pontuação por cabeça: o resultado tem forma (n_heads,).",
+         A[..., i, i - half + 1].mean(axis=(0, 1))),
+        ("use a média, não o máximo: a pontuação é o peso médio que a cabeça põe na posição de indução.",
+         A[..., i, i - half + 1].max(axis=(0, 2))),
+        ("a pontuação é a média das linhas i = half … 2·half − 1 (half linhas), não a soma.",
+         A[..., i, i - half + 1].sum(axis=2).mean(axis=0)),
+    ]
+
+
+def _random_attention(rng: np.random.Generator, B: int, H: int, n: int) -> np.ndarray:
+    return _softmax_rows(np.where(np.tril(np.ones((n, n), dtype=bool)), 2 * rng.normal(size=(B, H, n, n)), -np.inf))
+
+
+@check("Projeto (a pontuação de indução de cada cabeça)")
+def projeto(c: Checker, induction_scores_fn):
+    """Confere ``induction_scores_fn(weights, half) -> scores``: com ``weights`` (B, n_heads, n, n) os pesos de
+    uma camada em sequências de ``n = 2·half`` tokens cuja segunda metade repete a primeira, a pontuação de cada
+    cabeça é a média, sobre o lote e as posições ``i = half … n − 1``, de ``weights[b, h, i, i − half + 1]``.
+
+    Casos: pesos causais sorteados de formas (4, 2, 10, 10), (3, 4, 16, 16) e (1, 3, 6, 6), e uma camada em que
+    a cabeça 1 é uma cabeça de indução perfeita. Reconhece: a coluna i − half (o token repetido), i − half − 1 ou
+    i − 1 (a cabeça de token anterior), as linhas da primeira metade, a média no eixo errado, o máximo ou a soma
+    no lugar da média. Fonte: Olsson et al. (2022), seção 3; Aula 6, ``04-projeto``.
+    """
+    rng = np.random.default_rng(case_seed(65))
+    perfeita = _random_attention(rng, 2, 3, 12)
+    i = np.arange(6, 12)
+    perfeita[:, 1, 6:, :] = 0.0
+    perfeita[:, 1, i, i - 5] = 1.0  # a cabeça 1 só olha para o token depois da ocorrência anterior
+    casos = [("pesos (4, 2, 10, 10), half = 5", _random_attention(rng, 4, 2, 10), 5),
+             ("pesos (3, 4, 16, 16), half = 8", _random_attention(rng, 3, 4, 16), 8),
+             ("pesos (1, 3, 6, 6), half = 3", _random_attention(rng, 1, 3, 6), 3),
+             ("pesos (2, 3, 12, 12), half = 6, a cabeça 1 é de indução", perfeita, 6)]
+    for label, A, half in c.cases(casos):
+        A = frozen_copy(A)
+        got = c.array(c.call(label, induction_scores_fn, A, half, names=("weights", "half")),
+                      f"{label}: devolve um array de pontuações")
+        if got is None:
+            return
+        ref = _induction_reference(A, half)
+        if got.shape != ref.shape:
+            hint = next((dica for dica, cand in _induction_mistakes(A, half) if np.shape(cand) == got.shape),
+                        "uma pontuação por cabeça: forma (n_heads,).")
+        else:
+            hint = (_match(got, _induction_mistakes(A, half), ref, atol=1e-12)
+                    or "para cada cabeça, a média de weights[b, h, i, i − half + 1] sobre o lote e i = half … n − 1.")
+        if not c.close(got, ref, f"{label}: a pontuação de cada cabeça", atol=1e-12, rtol=1e-10, hint=hint):
             return
 
 
