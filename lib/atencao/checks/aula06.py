@@ -13,20 +13,21 @@ import numpy as np
 from ..attention import softmax
 from ..backward import softmax_backward
 from ..gpt_backward import cross_entropy, layer_norm_backward
-from ..normalization import LayerNorm
-from ..optim import Adam
-from ..sampling import generate, next_token_probs, sample_next
-from ..schedule import AdamW, adamw_step
+from ..sampling import next_token_probs
+from ..schedule import adamw_step
 from ..training import TinyAttentionModel
 from .framework import Checker, case_seed, check, frozen_copy, passou, protect
 
 __all__ = ["passou", "exercicio_1", "exercicio_2", "exercicio_3", "exercicio_4", "projeto"]
 
-# o enunciado de cada exercício: a conta é do aluno; as respostas prontas da biblioteca servem só para conferir
+# o enunciado de cada exercício: a conta é do aluno; as respostas prontas da biblioteca servem só para conferir.
+# Só as respostas em si: na correção, uma função proibida em alguma verificação da aula também é recusada fora
+# das verificações, e o GPT, o treino e a geração dos notebooks usam a LayerNorm, o AdamW (com o passo do aluno),
+# o Adam e a geração (com a distribuição do aluno) por dentro.
 _PRONTAS_CE = (cross_entropy, softmax_backward, TinyAttentionModel)
-_PRONTAS_LN = (layer_norm_backward, LayerNorm)
-_PRONTAS_ADAM = (adamw_step, AdamW, Adam)
-_PRONTAS_AMOSTRA = (next_token_probs, sample_next, generate)
+_PRONTAS_LN = (layer_norm_backward,)
+_PRONTAS_ADAM = (adamw_step,)
+_PRONTAS_AMOSTRA = (next_token_probs,)
 
 
 def _match(got: np.ndarray, candidates, ref, atol: float, rtol: float = 1e-9) -> str | None:
