@@ -123,7 +123,8 @@ def _ce_loss_mistakes(Z: np.ndarray, y: np.ndarray) -> list:
 
 
 def _ce_cases(rng: np.random.Generator) -> list:
-    grandes = 300 * rng.normal(size=(3, 5))  # exp(300) estoura: a softmax precisa subtrair o máximo
+    grandes = 300 * rng.normal(size=(3, 5))
+    grandes[np.arange(3), rng.integers(0, 5, size=3)] = 800 + 50 * rng.random(3)  # exp(800) estoura: sem o máximo, NaN
     return [
         ("N = 4 posições, V = 6", rng.normal(size=(4, 6)), rng.integers(0, 6, size=4)),
         ("lote (B, n, V) = (2, 3, 7)", 2 * rng.normal(size=(2, 3, 7)), rng.integers(0, 7, size=(2, 3))),
@@ -438,6 +439,13 @@ def _kept(z, T, mantidos) -> np.ndarray:
     return softmax(np.where(mantidos, z / T, -np.inf)) if mantidos.any() else np.zeros_like(z)
 
 
+def _big(z: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """``z`` com um logit entre 40 e 50: dividido por T = 0,05, passa de 800, e o exp sem o máximo estoura."""
+    z = np.array(z)
+    z[rng.integers(0, z.size)] = 40 + 10 * rng.random()
+    return frozen_copy(z)
+
+
 def _sampling_cases(rng: np.random.Generator) -> list:
     V = 8
     z = lambda escala=2.0: frozen_copy(escala * rng.normal(size=V))  # noqa: E731
@@ -448,7 +456,7 @@ def _sampling_cases(rng: np.random.Generator) -> list:
         ("T = 0,7, top-k = 5", z(), 0.7, 5),
         ("T = 1, top-k = 1", z(), 1.0, 1),
         ("T = 1, top-k = 20 (mais que o vocabulário)", z(), 1.0, 20),
-        ("T = 0,05, logits grandes (±50): a softmax estável", z(25.0), 0.05, None),
+        ("T = 0,05, logits grandes (±50): a softmax estável", _big(z(20.0), rng), 0.05, None),
         ("T = 0 (gulosa)", z(), 0.0, None),
     ]
 
