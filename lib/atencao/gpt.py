@@ -31,12 +31,12 @@ import numpy as np
 from ._validation import check_dim, check_seed, shape_str
 from ._weights import project
 from .attention import attend
-from .backward import attention_backward, linear_backward
 from .feedforward import FeedForward
 from .gpt_backward import (
-    cross_entropy as _cross_entropy,
-)
-from .gpt_backward import (
+    _attention_backward,
+    _layer_norm_backward,
+    _linear_backward,
+    _project,
     dropout_mask,
     embedding_backward,
     ffn_backward,
@@ -44,9 +44,7 @@ from .gpt_backward import (
     gelu_tanh,
     layer_norm,
 )
-from .gpt_backward import (
-    layer_norm_backward as _layer_norm_backward,
-)
+from .gpt_backward import cross_entropy as _cross_entropy
 from .masks import causal_mask
 from .multihead import MultiHeadAttention, merge_heads, split_heads
 from .normalization import LayerNorm
@@ -304,23 +302,28 @@ class GPT:
         return t.astype(np.int64, copy=False)
 
     def _attn_forward(self, a: MultiHeadAttention, s, allowed):
-        Q = split_heads(project(s, a.W_q, a.b_q), a.n_heads)  # (B, n_heads, n, d_k)
-        K = split_heads(project(s, a.W_k, a.b_k), a.n_heads)  # (B, n_heads, n, d_k)
-        V = split_heads(project(s, a.W_v, a.b_v), a.n_heads)  # (B, n_heads, n, d_k)
-        heads, A = attend(Q, K, V, allowed, 1.0 / np.sqrt(a.d_k))  # (B, n_heads, n, d_k), (B, n_heads, n, n)
+        d = a.d_model
+        W = np.concatenate((a.W_q, a.W_k, a.W_v), axis=1)  # (d_model, 3·d_model): as três projeções de uma vez
+        b = np.concatenate((a.b_q, a.b_k, a.b_v))
+        qkv = _project(s, W, b)  # (B, n, 3·d_model)
+        Q = split_heads(qkv[..., :d], a.n_heads)  # (B, n_heads, n, d_k)
+        K = split_heads(qkv[..., d:2 * d], a.n_heads)  # (B, n_heads, n, d_k)
+        V = split_heads(qkv[..., 2 * d:], a.n_heads)  # (B, n_heads, n, d_k)
+        scale = float(1.0 / np.sqrt(a.d_k))
+        heads, A = attend(Q, K, V, np.broadcast_to(allowed, Q.shape[:-1] + (K.shape[-2],)), scale)
         concat = merge_heads(heads)  # (B, n, d_model)
-        return project(concat, a.W_o, a.b_o), {"s": s, "Q": Q, "K": K, "V": V, "A": A, "concat": concat}
+        return _project(concat, a.W_o, a.b_o), {"s": s, "W": W, "Q": Q, "K": K, "V": V, "A": A, "concat": concat}
 
     def _attn_backward(self, a: MultiHeadAttention, dout, c) -> tuple[np.ndarray, dict]:
-        dconcat, dW_o, db_o = linear_backward(dout, c["concat"], a.W_o, bias=True)
-        dQ, dK, dV = attention_backward(split_heads(dconcat, a.n_heads), c["Q"], c["K"], c["V"], c["A"],
-                                        scale=1.0 / np.sqrt(a.d_k))
-        ds_q, dW_q, db_q = linear_backward(merge_heads(dQ), c["s"], a.W_q, bias=True)
-        ds_k, dW_k, db_k = linear_backward(merge_heads(dK), c["s"], a.W_k, bias=True)
-        ds_v, dW_v, db_v = linear_backward(merge_heads(dV), c["s"], a.W_v, bias=True)
-        grads = {"W_q": dW_q, "b_q": db_q, "W_k": dW_k, "b_k": db_k, "W_v": dW_v, "b_v": db_v,
-                 "W_o": dW_o, "b_o": db_o}
-        return ds_q + ds_k + ds_v, grads  # o mesmo s fez os três papéis
+        d = a.d_model
+        dconcat, dW_o, db_o = _linear_backward(dout, c["concat"], a.W_o)  # (B, n, d_model)
+        dQ, dK, dV = _attention_backward(split_heads(dconcat, a.n_heads), c["Q"], c["K"], c["V"], c["A"],
+                                         float(1.0 / np.sqrt(a.d_k)))  # (B, n_heads, n, d_k) cada
+        dqkv = np.concatenate((merge_heads(dQ), merge_heads(dK), merge_heads(dV)), axis=-1)  # (B, n, 3·d_model)
+        ds, dW, db = _linear_backward(dqkv, c["s"], c["W"])  # o mesmo s fez os três papéis: ds já é a soma
+        grads = {"W_q": dW[:, :d], "b_q": db[:d], "W_k": dW[:, d:2 * d], "b_k": db[d:2 * d],
+                 "W_v": dW[:, 2 * d:], "b_v": db[2 * d:], "W_o": dW_o, "b_o": db_o}
+        return ds, grads
 
     def _sublayer_forward(self, x, ln: LayerNorm, f, drop):
         c = self.config
@@ -402,7 +405,7 @@ class GPT:
         return float((cross_entropy or _cross_entropy)(logits, np.asarray(targets))[0])
 
     # ------------------------------------------------------------------ volta
-    def backward(self, cache: dict, dlogits, layer_norm_backward=None) -> dict:
+    def backward(self, cache: dict, dlogits, layer_norm_backward=None, input_grads: list | None = None) -> dict:
         """A volta inteira: ``dlogits`` (B, n, vocab_size) → gradientes de todos os pesos.
 
         Parameters
@@ -414,6 +417,9 @@ class GPT:
         layer_norm_backward : callable, opcional
             Uma ``layer_norm_backward(dy, x, weight, eps) -> (dx, dweight, dbias)`` no lugar da da biblioteca
             (a do aluno, no projeto).
+        input_grads : list, opcional
+            Se dada, recebe ``∂L/∂x`` na entrada de cada bloco, (B, n, d_model), do último bloco para o primeiro
+            (para a figura do fluxo do gradiente).
 
         Returns
         -------
@@ -452,6 +458,8 @@ class GPT:
             dx, g, grads[p + "ln1.weight"], grads[p + "ln1.bias"] = self._sublayer_backward(
                 dx, c1, blk.ln1, lambda dout, inner, a=blk.attn: self._attn_backward(a, dout, inner), ln_backward)
             grads.update({p + "attn." + k: v for k, v in g.items()})
+            if input_grads is not None:
+                input_grads.append(dx)
         if cache["drop0"] is not None:
             dx = dx * cache["drop0"]
         n = tokens.shape[1]

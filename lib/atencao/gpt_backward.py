@@ -18,14 +18,13 @@ from __future__ import annotations
 import numpy as np
 
 from ._validation import as_float_array, check_positive, shape_str
-from .backward import linear_backward
 
 __all__ = [
     "cross_entropy", "layer_norm", "layer_norm_backward", "gelu_tanh", "gelu_tanh_backward",
     "ffn_forward", "ffn_backward", "embedding_backward", "dropout_mask",
 ]
 
-_GELU_C = np.sqrt(2.0 / np.pi)  # a constante da aproximação com tanh
+_GELU_C = float(np.sqrt(2.0 / np.pi))  # a constante da aproximação com tanh (float do Python: não promove float32)
 _GELU_A = 0.044715
 
 
@@ -128,6 +127,11 @@ def layer_norm_backward(dy, x, weight, eps: float = 1e-5) -> tuple[np.ndarray, n
     if dy.shape != x.shape or weight.shape != x.shape[-1:]:
         raise ValueError(f"Formas incompatíveis: `dy` {shape_str(dy.shape)} e `x` {shape_str(x.shape)} precisam "
                          f"ser iguais, (..., d), e `weight` {shape_str(weight.shape)} precisa ser (d,).")
+    return _layer_norm_backward(dy, x, weight, eps)
+
+
+def _layer_norm_backward(dy, x, weight, eps):
+    """:func:`layer_norm_backward` sem a validação das entradas (o caminho do treino)."""
     mean = x.mean(axis=-1, keepdims=True)
     centered = x - mean
     rstd = 1.0 / np.sqrt((centered * centered).mean(axis=-1, keepdims=True) + eps)  # 1/σ̃, (..., 1)
@@ -150,14 +154,25 @@ def gelu_tanh(x: np.ndarray) -> np.ndarray:
     return 0.5 * x * (1.0 + np.tanh(_GELU_C * (x + _GELU_A * x * x * x)))
 
 
-def gelu_tanh_backward(dy: np.ndarray, x: np.ndarray) -> np.ndarray:
+def gelu_tanh_backward(dy: np.ndarray, x: np.ndarray, t: np.ndarray | None = None) -> np.ndarray:
     """Gradiente da :func:`gelu_tanh`: ``dy ⊙ gelu'(x)``, com
     ``gelu'(x) = (1 + t)/2 + x/2 · (1 − t²) · √(2/π) (1 + 3·0.044715 x²)`` e ``t = tanh(√(2/π) (x + 0.044715 x³))``.
 
-    ``dy`` e ``x`` de mesma forma; devolve a forma deles. Fonte: Módulo 6, Aula 6, ``01-teoria``.
+    ``dy`` e ``x`` de mesma forma; devolve a forma deles. ``t``, se dado, é o ``tanh`` que a ida já calculou.
+    Fonte: Módulo 6, Aula 6, ``01-teoria``.
     """
-    t = np.tanh(_GELU_C * (x + _GELU_A * x * x * x))
-    return dy * (0.5 * (1.0 + t) + 0.5 * x * (1.0 - t * t) * _GELU_C * (1.0 + 3.0 * _GELU_A * x * x))
+    if t is None:
+        t = np.tanh(_GELU_C * (x + _GELU_A * x * x * x))
+    x2 = x * x
+    grad = 1.0 - t * t  # 1 − t²
+    grad *= x
+    grad *= 1.0 + (3.0 * _GELU_A) * x2
+    grad *= _GELU_C  # x (1 − t²) √(2/π) (1 + 3a x²)
+    grad += 1.0
+    grad += t
+    grad *= 0.5  # (1 + t)/2 + x/2 · (1 − t²) √(2/π) (1 + 3a x²)
+    grad *= dy
+    return grad
 
 
 def ffn_forward(x, W_1, b_1, W_2, b_2) -> tuple[np.ndarray, dict]:
@@ -166,9 +181,10 @@ def ffn_forward(x, W_1, b_1, W_2, b_2) -> tuple[np.ndarray, dict]:
     ``x`` (..., n, d_model) → saída (..., n, d_model) e ``cache`` com ``x``, ``u = x W_1 + b_1`` e
     ``g = gelu(u)`` (as duas de forma (..., n, d_ff)). Fonte: Vaswani et al. (2017), eq. (2); Radford et al. (2019).
     """
-    u = x @ W_1 + b_1  # (..., n, d_ff)
-    g = gelu_tanh(u)  # (..., n, d_ff)
-    return g @ W_2 + b_2, {"x": x, "u": u, "g": g}  # (..., n, d_model)
+    u = _project(x, W_1, b_1)  # (..., n, d_ff)
+    t = np.tanh(_GELU_C * (u + _GELU_A * u * u * u))
+    g = 0.5 * u * (1.0 + t)  # gelu_tanh(u), guardando o tanh para a volta
+    return _project(g, W_2, b_2), {"x": x, "u": u, "t": t, "g": g}  # (..., n, d_model)
 
 
 def ffn_backward(dout, cache: dict, W_1, W_2) -> tuple[np.ndarray, dict]:
@@ -177,10 +193,35 @@ def ffn_backward(dout, cache: dict, W_1, W_2) -> tuple[np.ndarray, dict]:
     ``cache`` é o de :func:`ffn_forward`. Volta pela segunda projeção, pela GELU e pela primeira
     (:func:`atencao.backward.linear_backward`). Fonte: Módulo 6, Aula 6, ``01-teoria``.
     """
-    dg, dW_2, db_2 = linear_backward(dout, cache["g"], W_2, bias=True)  # dg: (..., n, d_ff)
-    du = gelu_tanh_backward(dg, cache["u"])
-    dx, dW_1, db_1 = linear_backward(du, cache["x"], W_1, bias=True)  # dx: (..., n, d_model)
+    dg, dW_2, db_2 = _linear_backward(dout, cache["g"], W_2)  # dg: (..., n, d_ff)
+    du = gelu_tanh_backward(dg, cache["u"], cache.get("t"))
+    dx, dW_1, db_1 = _linear_backward(du, cache["x"], W_1)  # dx: (..., n, d_model)
     return dx, {"W_1": dW_1, "b_1": db_1, "W_2": dW_2, "b_2": db_2}
+
+
+def _project(x, W, b):
+    """``x @ W + b`` com uma multiplicação 2-D para todos os tokens: (..., d_in) → (..., d_out)."""
+    y = x.reshape(-1, x.shape[-1]) @ W
+    y += b
+    return y.reshape(*x.shape[:-1], W.shape[1])
+
+
+def _linear_backward(dy, x, W):
+    """As contas de :func:`atencao.backward.linear_backward` (com viés), sem a validação: o caminho do treino."""
+    dy2 = dy.reshape(-1, dy.shape[-1])  # (N, d_out)
+    dx = (dy2 @ W.T).reshape(*dy.shape[:-1], W.shape[0])  # (..., d_in)
+    return dx, x.reshape(-1, x.shape[-1]).T @ dy2, dy2.sum(axis=0)
+
+
+def _attention_backward(dO, Q, K, V, A, scale: float):
+    """As contas de :func:`atencao.backward.attention_backward`, sem a validação: o caminho do treino."""
+    dV = np.swapaxes(A, -1, -2) @ dO  # (..., n_k, d_v)
+    dA = dO @ np.swapaxes(V, -1, -2)  # (..., n_q, n_k)
+    dA -= (dA * A).sum(axis=-1, keepdims=True)
+    dA *= A  # dS = A ⊙ (dA − Σⱼ dA ⊙ A)
+    dQ = (dA @ K) * scale  # (..., n_q, d_k)
+    dK = (np.swapaxes(dA, -1, -2) @ Q) * scale  # (..., n_k, d_k)
+    return dQ, dK, dV
 
 
 def embedding_backward(dx, tokens, vocab_size: int) -> np.ndarray:

@@ -23,15 +23,37 @@ FLOW_VARIANTS = {
 }
 
 
-def gradient_norms_by_layer(model, tokens, targets) -> np.ndarray:
-    """A norma do gradiente dos pesos de cada bloco, ``sqrt(Σ ‖∂L/∂θ‖²)`` sobre os pesos do bloco.
+def gradient_norms_by_layer(model, tokens, targets, what: str = "inputs") -> np.ndarray:
+    """A norma do gradiente em cada bloco, na ida e volta de um lote.
+
+    Parameters
+    ----------
+    model : GPT
+    tokens, targets : ndarray de int, forma (B, n)
+    what : {"inputs", "params"}
+        ``"inputs"``: ``‖∂L/∂x‖`` na **entrada** de cada bloco (o sinal que a volta leva até ali);
+        ``"params"``: ``sqrt(Σ ‖∂L/∂θ‖²)`` sobre os pesos do bloco.
 
     Returns
     -------
     ndarray de float64, forma (n_layers,)
         O índice 0 é o bloco mais perto da entrada.
+
+    Raises
+    ------
+    ValueError
+        ``what`` desconhecido.
     """
-    _, grads = model.loss_and_grads(tokens, targets)
+    from .gpt_backward import cross_entropy
+
+    if what not in ("inputs", "params"):
+        raise ValueError(f"`what` precisa ser 'inputs' ou 'params'; recebido {what!r}.")
+    logits, cache = model.forward(tokens)
+    _, dlogits = cross_entropy(logits, targets)
+    recorded = []
+    grads = model.backward(cache, dlogits, input_grads=recorded)
+    if what == "inputs":
+        return np.array([float(np.linalg.norm(g)) for g in recorded[::-1]])  # a volta grava do último ao primeiro
     norms = np.zeros(model.config.n_layers)
     for name, g in grads.items():
         if name.startswith("blocks."):
@@ -39,8 +61,9 @@ def gradient_norms_by_layer(model, tokens, targets) -> np.ndarray:
     return np.sqrt(norms)
 
 
-def gradient_flow(config_kwargs: dict, batches, variants: dict | None = None, seeds=(0, 1, 2)) -> dict:
-    """As normas por camada de cada variante, na média de lotes e de sementes dos pesos iniciais.
+def gradient_flow(config_kwargs: dict, batches, variants: dict | None = None, seeds=(0, 1, 2),
+                  what: str = "inputs") -> dict:
+    """As normas por bloco de cada variante, na média de lotes e de sementes dos pesos iniciais.
 
     Parameters
     ----------
@@ -51,6 +74,8 @@ def gradient_flow(config_kwargs: dict, batches, variants: dict | None = None, se
         Rótulo → argumentos próprios da variante (padrão: :data:`FLOW_VARIANTS`).
     seeds : sequência de int
         As sementes dos pesos iniciais.
+    what : {"inputs", "params"}
+        Como em :func:`gradient_norms_by_layer`.
 
     Returns
     -------
@@ -61,31 +86,43 @@ def gradient_flow(config_kwargs: dict, batches, variants: dict | None = None, se
 
     out = {}
     for label, extra in (variants or FLOW_VARIANTS).items():
-        runs = [gradient_norms_by_layer(GPT(GPTConfig(**{**config_kwargs, **extra, "seed": s})), t, y)
+        runs = [gradient_norms_by_layer(GPT(GPTConfig(**{**config_kwargs, **extra, "seed": s})), t, y, what)
                 for s in seeds for t, y in batches]
         out[label] = np.mean(runs, axis=0)
     return out
 
 
-def plot_gradient_flow(norms: dict, title: str | None = None):
+def plot_gradient_flow(norms: dict, params_norms: dict | None = None, title: str | None = None):
     """Desenha a norma do gradiente por bloco (eixo y logarítmico), uma linha por variante.
 
-    ``norms``: rótulo → ndarray (n_layers,), como devolve :func:`gradient_flow`. Devolve a ``Figure``.
+    Parameters
+    ----------
+    norms : dict
+        Rótulo → ndarray (n_layers,), de :func:`gradient_flow` com ``what="inputs"``.
+    params_norms : dict, opcional
+        O mesmo com ``what="params"``: vira um segundo painel, à direita.
+    title : str, opcional
+
+    Returns
+    -------
+    matplotlib.figure.Figure
     """
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(7.5, 4.2), layout="constrained")
-    markers = "osD^v"
-    for (label, values), marker in zip(norms.items(), markers):
-        layers = np.arange(1, len(values) + 1)
-        ax.semilogy(layers, values, marker=marker, label=label)
-    n = max(len(v) for v in norms.values())
-    ax.set_xticks(np.arange(1, n + 1))
-    ax.set_xlabel("bloco (1 = perto da entrada)")
-    ax.set_ylabel("norma do gradiente dos pesos do bloco")
-    ax.set_title(title or "O gradiente por bloco na inicialização")
-    ax.grid(True, which="major", alpha=0.3)
-    ax.legend()
+    panels = [(norms, "‖∂L/∂x‖ na entrada do bloco")]
+    if params_norms is not None:
+        panels.append((params_norms, "norma do gradiente dos pesos do bloco"))
+    fig, axes = plt.subplots(1, len(panels), figsize=(6.2 * len(panels), 4.4), layout="constrained", squeeze=False)
+    for ax, (data, ylabel) in zip(axes[0], panels):
+        for (label, values), marker in zip(data.items(), "osD^v"):
+            ax.semilogy(np.arange(1, len(values) + 1), values, marker=marker, label=label)
+        n = max(len(v) for v in data.values())
+        ax.set_xticks(np.arange(1, n + 1))
+        ax.set_xlabel("bloco (1 = perto da entrada)")
+        ax.set_ylabel(ylabel)
+        ax.grid(True, which="major", alpha=0.3)
+    axes[0][0].legend(fontsize=9)
+    fig.suptitle(title or "O gradiente por bloco na inicialização")
     return fig
 
 

@@ -119,5 +119,5 @@ def train_torch(model, batches, config) -> list:
         if config.grad_clip:
             torch.nn.utils.clip_grad_norm_(list(params.values()), config.grad_clip)
         opt.step()
-        losses.append(float(loss))
+        losses.append(float(loss.detach()))
     return losses
