@@ -1,5 +1,6 @@
-# Curso "Self-attention do zero". Os comandos do README (no Linux, antes, o PyTorch de CPU: veja o README):
-#   make lab   -> cria .venv, instala tudo (só quando algo mudou) e abre o JupyterLab no curso
+# Curso "Self-attention do zero". Os dois comandos do README, depois do git clone:
+#   make lab   -> cria .venv, instala tudo (só quando algo mudou; no Linux, o PyTorch sem CUDA antes do resto) e abre
+#                 o JupyterLab no curso
 #   make test  -> instala também o que só os testes usam (requirements-dev.txt e o MiniLM) e roda os testes rápidos (biblioteca, verificações, correção e comandos);
 #                 make test-lento -> os lentos (a turma de exemplo corrigida nas caixas, a Aula 3 pelo modelo, os
 #                 notebooks com nbval e o OpenBLAS de outra CPU, o navegador). A CI roda os dois.

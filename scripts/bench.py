@@ -16,12 +16,15 @@
    ``python scripts/bench.py passos``. Uma turma grande e honesta (200 cópias do mesmo notebook da Aula 1), em
    segundos por notebook e em segundos de CPU da máquina por notebook: só ela, ``python scripts/bench.py
    turma-grande``.
-8. Aula 5: o treino padrão do ``04-projeto`` (tarefa "anterior", 120 passos, lote 32, com um backward de uma
-   sequência por vez, como o do aluno) e o mesmo treino com o backward em lote da biblioteca.
+8. Aula 5: o treino padrão do ``04-projeto`` (tarefa "anterior", 120 passos, lote 32, com a
+   ``my_attention_backward`` da solução, uma sequência por vez, como o aluno o roda) e o mesmo treino com o
+   backward em lote da biblioteca. Só ele: ``python scripts/bench.py treino``.
 9. O curso no navegador (``make site``, se ``build/site/`` existe): tamanho do site e, num Chromium sem tela e sem
    internet, o tempo até a interface, até o kernel pronto, até a primeira figura e o *Run All* da Aula 1,
    ``02-codigo``, num perfil novo (primeira visita).
-10. Aula 6: o passo de treino do GPT pequeno em NumPy contra o mesmo modelo em PyTorch (mesmos pesos, mesmas
+10. A sondagem do índice de CPU do PyTorch que a instalação faz no Linux: quanto ela espera antes de seguir sem ele
+    (só ela: ``python scripts/bench.py sondagem``).
+11. Aula 6: o passo de treino do GPT pequeno em NumPy contra o mesmo modelo em PyTorch (mesmos pesos, mesmas
    threads, float32, pares alternados, como razão); o treino padrão (``atencao.gpt_training.DEFAULT``) e o curto
    (``SHORT``): o tempo, a perda de validação e a linha de base de bigramas em bits por caractere, e a fração das
    palavras das amostras que existem no corpus. Só ela: ``python scripts/bench.py aula06``.
@@ -209,22 +212,71 @@ def bench_model_explorer(repeat: int = 11) -> tuple[float, float]:
     return first, statistics.median(times)
 
 
-def bench_training(repeat: int = 3) -> tuple[float, float]:
-    """Aula 5: o treino padrão do ``04-projeto``, com o backward por sequência (o do aluno) e em lote."""
-    import atencao
-    from atencao.backward import attention_backward
-    from atencao.training import TASKS, TinyAttentionModel, per_example, train
+def student_backward():
+    """A ``my_attention_backward`` da solução do ``04-projeto`` da Aula 5 (e a ``my_softmax_backward`` que ela
+    chama), lida do notebook e rodada como no kernel do aluno: o treino mede o código que ele escreve."""
+    import json
 
-    def por_sequencia(dO, Q, K, V, mask=None):  # como a my_attention_backward do aluno: refaz a ida
-        _, A = atencao.scaled_dot_product_attention(Q, K, V, mask=mask)
-        return attention_backward(dO, Q, K, V, A)
+    import atencao
+
+    notebook = Path(__file__).resolve().parents[1] / "solutions" / "modulo-06" / "aula-05-treinando-a-atencao" / \
+        "04-projeto.ipynb"
+    cells = json.loads(notebook.read_text(encoding="utf-8"))["cells"]
+    (source,) = ["".join(c["source"]) for c in cells
+                 if c["cell_type"] == "code" and "def my_attention_backward" in "".join(c["source"])]
+    namespace = {"np": np, "atencao": atencao}
+    exec(compile(source, str(notebook), "exec"), namespace)  # noqa: S102 (o código da solução, do repositório)
+    return namespace["my_attention_backward"]
+
+
+def bench_training(repeat: int = 3) -> dict:
+    """Aula 5: o treino padrão do ``04-projeto`` como o aluno o roda (a função da solução, uma sequência por vez) e
+    com o backward em lote da biblioteca. Cada um em segundos no relógio e em segundos de CPU deste processo
+    (medianas de ``repeat``): numa máquina dividida, o relógio cresce com a carga dos outros processos, e o tempo de
+    CPU é o que o treino leva numa máquina livre."""
+    from atencao.training import TASKS, TinyAttentionModel, per_example, train
 
     task = TASKS["anterior"]
     kw = {"steps": 120, "lr": 0.005, "every": 4}
-    aluno = median_time(lambda: train(TinyAttentionModel(seed=0), task, attention_backward=per_example(
-        por_sequencia, task.mask()), **kw), repeat, warmup=1)
-    lote = median_time(lambda: train(TinyAttentionModel(seed=0), task, **kw), repeat, warmup=1)
-    return aluno, lote
+    runs = {"aluno": lambda: train(TinyAttentionModel(seed=0), task, attention_backward=per_example(
+                student_backward(), task.mask()), **kw),
+            "lote": lambda: train(TinyAttentionModel(seed=0), task, **kw)}
+    result = {}
+    for name, fn in runs.items():
+        fn()  # aquecimento
+        wall, cpu = [], []
+        for _ in range(repeat):
+            t0, c0 = time.perf_counter(), time.process_time()
+            fn()
+            wall.append(time.perf_counter() - t0)
+            cpu.append(time.process_time() - c0)
+        result[name] = (statistics.median(wall), statistics.median(cpu))
+    return result
+
+
+def print_training() -> None:
+    r = bench_training()
+    (aluno, aluno_cpu), (lote, lote_cpu) = r["aluno"], r["lote"]
+    print(f"Aula 5, treino padrão do 04-projeto (120 passos): {aluno_cpu:.1f} s de CPU com o backward da solução, "
+          f"uma sequência por vez (como o do aluno; meta ≤ 30 s), {aluno:.1f} s no relógio; {lote_cpu:.1f} s de CPU "
+          f"com o backward em lote da biblioteca, {lote:.1f} s no relógio" + (
+              f" (carga da máquina: {os.getloadavg()[0]:.1f})" if hasattr(os, "getloadavg") else ""))
+
+
+def print_probe() -> None:
+    """Quanto a instalação espera pelo índice de CPU do PyTorch (curso.probe_index) antes de seguir sem ele."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("curso", Path(__file__).resolve().parents[1] / "curso.py")
+    curso = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(curso)
+    t0 = time.perf_counter()
+    reason = curso.probe_index()
+    took = time.perf_counter() - t0
+    print(f"Índice de CPU do PyTorch ({curso.TORCH_CPU_INDEX}): "
+          + (f"respondeu em {took * 1000:.0f} ms" if reason is None else
+             f"sem resposta ({reason}), a instalação segue sem ele depois de {took * 1000:.0f} ms "
+             f"(limite {curso.PROBE_TIMEOUT_S} s)"))
 
 
 def bench_gpt_step(threads=None, pairs=21) -> dict:
@@ -593,6 +645,13 @@ if __name__ == "__main__":
     if sys.argv[1:] == ["aula06"]:  # só a Aula 6
         print_aula06()
         sys.exit(0)
+    if sys.argv[1:] == ["treino"]:  # só o treino da Aula 5
+        print_training()
+        sys.exit(0)
+    if sys.argv[1:] == ["sondagem"]:  # só a sondagem do índice de CPU do PyTorch
+        print_probe()
+        sys.exit(0)
+    print_probe()
     print(f"import atencao: {bench_import() * 1000:.0f} ms (mediana de 7 processos; meta < 300 ms)")
     r = bench_mha()
     print(f"Multicabeça (lote 4, n 512, d_model 512, 8 cabeças, float32, {r['threads']} threads):")
@@ -618,9 +677,7 @@ if __name__ == "__main__":
               + (" (meta ≤ 50 ms)" if n == 12 else ""))
     for name, t in bench_heatmaps().items():
         print(f"Mapa de calor, {name}: {t * 1000:.0f} ms para desenhar e gerar o PNG")
-    aluno, lote = bench_training()
-    print(f"Aula 5, treino padrão do 04-projeto (120 passos): {aluno:.1f} s com o backward por sequência (o do aluno; "
-          f"meta ≤ 30 s), {lote:.1f} s com o backward em lote da biblioteca")
+    print_training()
     print_aula06()
     lab = bench_lab()
     print(f"make lab (curso.py lab) até o JupyterLab responder: {min(lab):.1f} a {max(lab):.1f} s "

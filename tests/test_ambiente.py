@@ -29,7 +29,23 @@ def test_environment_yml_delega_ao_requirements():
     conda = sorted(d.split("=")[0] for d in deps if isinstance(d, str))
     pip = [d for d in deps if isinstance(d, dict)]
     assert conda == ["pip", "python"], "conda só instala python e pip; o resto vem do requirements.txt"
-    assert pip == [{"pip": ["-r requirements.txt"]}]
+    indice = "--extra-index-url https://download.pytorch.org/whl/cpu"  # no Linux, o PyTorch sem CUDA
+    assert pip == [{"pip": [indice, "-r requirements.txt"]}]
+    assert indice.split()[1] == _curso_py_constante("TORCH_CPU_INDEX")
+
+
+def test_binder_usa_o_requirements_e_o_pytorch_sem_cuda():
+    linhas = [ln.strip() for ln in (ROOT / "binder" / "requirements.txt").read_text(encoding="utf-8").splitlines()
+              if ln.strip() and not ln.startswith("#")]
+    assert linhas == [f"--extra-index-url {_curso_py_constante('TORCH_CPU_INDEX')}", "-r ../requirements.txt"]
+
+
+def _curso_py_constante(nome: str) -> str:
+    """O valor de uma constante de texto do curso.py (``NOME = "..."``)."""
+    import re
+
+    (valor,) = re.findall(rf'^{nome} = "([^"]+)"$', (ROOT / "curso.py").read_text(encoding="utf-8"), flags=re.M)
+    return valor
 
 
 def test_pyproject_concorda_com_requirements():
@@ -75,7 +91,11 @@ def test_curso_e_ci_instalam_do_requirements(tmp_path):
     shutil.copy(ROOT / "curso.py", tmp_path)  # sem .venv: o --mostrar lista a instalação inteira, sem rodar nada
     out = subprocess.run([sys.executable, "curso.py", "test", "--mostrar"], cwd=tmp_path, capture_output=True,
                          text=True, check=True).stdout
-    assert "pip install --quiet -r requirements.txt" in out and "pip install --quiet -r requirements-dev.txt" in out
+    instalar = [linha for linha in out.splitlines() if " pip install " in linha]
+    assert [linha.rsplit(" ", 2)[1:] for linha in instalar if " -r " in linha] == [
+        ["-r", "requirements.txt"], ["-r", "requirements-dev.txt"]]
+    if sys.platform.startswith("linux"):  # antes do requirements.txt, o PyTorch sem CUDA (tests/test_instalacao.py)
+        assert out.index("pip install --quiet torch==2.13.0") < out.index("-r requirements.txt")
     assert not (tmp_path / ".venv").exists()
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
     assert "make test\n" in ci and "make test-lento" in ci

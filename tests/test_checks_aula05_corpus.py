@@ -60,6 +60,10 @@ def sm_eixo_zero(A, dA):
     return A * (dA - (dA * A).sum(axis=0, keepdims=True))
 
 
+def sm_sem_keepdims(A, dA):  # a soma por linha sem keepdims: (3, 5) − (3,) dá erro de formas
+    return A * (dA - (dA * A).sum(axis=-1))
+
+
 def sm_sem_return(A, dA):
     A * (dA - (dA * A).sum(axis=-1, keepdims=True))
 
@@ -280,6 +284,21 @@ def num_sem_restaurar(Q, K, V, dO, mask=None, eps=1e-6):
     return tuple(g)
 
 
+def num_restaura_somando(Q, K, V, dO, mask=None, eps=1e-6):  # volta com +ε: o arredondamento muda x[i]
+    g = []
+    for x in (Q, K, V):
+        gx = np.zeros_like(x)
+        for i in np.ndindex(x.shape):
+            x[i] += eps
+            a = _perda(Q, K, V, dO, mask)
+            x[i] -= 2 * eps
+            b = _perda(Q, K, V, dO, mask)
+            x[i] += eps  # "devolve" o valor somando, em vez de reatribuir o original
+            gx[i] = (a - b) / (2 * eps)
+        g.append(gx)
+    return tuple(g)
+
+
 def num_por_linhas(Q, K, V, dO, mask=None, eps=1e-6):
     return _num(Q, K, V, dO, mask, linhas=True)
 
@@ -395,6 +414,28 @@ def att_menos_1e9(dO, Q, K, V, mask=None):  # -1e9 no lugar de -inf: a linha tod
     return _att_com_pesos(dO, Q, K, V, atencao.softmax(S))
 
 
+def att_menos_1e9_somado(dO, Q, K, V, mask=None):  # a máscara somada às pontuações: S − 1e9 onde bloqueado
+    S = Q @ K.T / np.sqrt(Q.shape[-1])
+    if mask is not None:
+        S = S - 1e9 * ~mask
+    return _att_com_pesos(dO, Q, K, V, atencao.softmax(S))
+
+
+def att_linha_bloqueada_na_primeira_chave(dO, Q, K, V, mask=None):  # a linha sem chaves olha para a chave 0
+    S = Q @ K.T / np.sqrt(Q.shape[-1])
+    A = atencao.softmax(S if mask is None else np.where(mask, S, -np.inf))
+    if mask is not None:
+        A[~mask.any(axis=-1), 0] = 1.0
+    return _att_com_pesos(dO, Q, K, V, A)
+
+
+def att_sem_keepdims(dO, Q, K, V, mask=None):  # numa matriz quadrada o NumPy aceita, e a conta sai errada
+    _, A = atencao.scaled_dot_product_attention(Q, K, V, mask=mask)
+    dA = dO @ V.T
+    dS = A * (dA - (dA * A).sum(axis=-1))
+    return dS @ K / np.sqrt(Q.shape[-1]), dS.T @ Q / np.sqrt(Q.shape[-1]), A.T @ dO
+
+
 def att_mascara_transposta(dO, Q, K, V, mask=None):
     S = Q @ K.T / np.sqrt(Q.shape[-1])
     if mask is not None:
@@ -458,6 +499,8 @@ ERRADAS = {
         (sm_soma_global, "sobre o array inteiro"), (sm_soma_sem_A, "a soma ficou sem o A"),
         (sm_sem_A_na_frente, "faltou multiplicar por A na frente"), (sm_sinal_trocado, "sinal do termo"),
         (sm_eixo_zero, "no eixo errado"), (sm_sem_return, "faltou um `return`"),
+        (sm_sem_keepdims, "levantou esse erro de formas porque faltou keepdims=True na soma por linha: "
+                          "(dA * A).sum(axis=-1) tem forma (3,)"),
         (sm_da_biblioteca, "a conta é sua"),
         (sm_lavada_pela_softmax, "softmax_backward (por dentro de outra função"),
         (sm_float32, "dZ veio em float32"),
@@ -472,7 +515,12 @@ ERRADAS = {
         (att_pelo_modelo, "attention_backward (por dentro de outra função da biblioteca)"),
         (att_ordem_trocada, "a tupla está fora de ordem: devolva (dQ, dK, dV)"),
         (att_scores_vezes_mascara, "multiplicar as pontuações pela máscara não bloqueia nada"),
-        (att_menos_1e9, "-1e9 no lugar de -inf"), (att_mascara_transposta, "a máscara está transposta"),
+        (att_menos_1e9, "-1e9 (ou outro número finito) no lugar de -inf"),
+        (att_menos_1e9_somado, "S - 1e9 (somado às pontuações bloqueadas)"),
+        (att_linha_bloqueada_na_primeira_chave, "a consulta 2 tem todas as chaves bloqueadas, e a convenção do curso é "
+                                                "peso 0"),
+        (att_sem_keepdims, "faltou keepdims=True na soma por linha: (dA * A).sum(axis=-1) tem forma (4,)"),
+        (att_mascara_transposta, "a máscara está transposta"),
         (att_mascara_depois_da_softmax, "a máscara entrou DEPOIS da softmax"),
         (att_soma_no_eixo_0, "a soma do backward da softmax foi no eixo errado"),
     ],
@@ -481,6 +529,7 @@ ERRADAS = {
         (num_float32, "float32"), (num_passo_grande, "passo é grande demais"),
         (num_passo_1e1, "passo é grande demais"), (num_tudo_de_uma_vez, "todos os números do array"),
         (num_sem_restaurar, "não altera as entradas"), (num_por_linhas, "uma posição i de cada vez"),
+        (num_restaura_somando, "Somar e subtrair ε não basta: em ponto flutuante"),
         (num_so_dQ, "devolve (dQ, dK, dV)"), (num_da_biblioteca, "a conta é sua"),
         (num_eps_fixo, "a sua função não usou o eps que recebeu"),
         (num_guarda_em_float32, "dQ foi guardado em float32"), (num_cinco_pontos, "essa é a fórmula de 5 pontos"),

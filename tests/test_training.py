@@ -1,6 +1,8 @@
 """Aula 5, 04-projeto: o modelo mínimo aprende o padrão de cada tarefa, o backward dele confere com as
 diferenças centrais, e o mesmo treino no PyTorch (autograd + torch.optim.Adam) dá a mesma curva de perda."""
 
+import re
+
 import numpy as np
 import pytest
 from exigir import exigir
@@ -60,7 +62,7 @@ def test_tarefa_propria_e_erros():
 
 def test_per_example_e_a_vista_do_treino():
     """O backward de uma sequência, adaptado ao lote, dá os mesmos gradientes da biblioteca; a vista desenha
-    a atenção e a curva, e o resumo diz o peso no padrão com a vírgula decimal."""
+    a atenção e a curva, o resumo diz o peso no padrão com o ponto decimal (a figura, com a vírgula)."""
     import atencao
     from atencao.backward import attention_backward
     from atencao.training import per_example
@@ -80,13 +82,23 @@ def test_per_example_e_a_vista_do_treino():
     assert all(np.abs(ours[k] - ref[k]).max() <= 1e-12 for k in ref)
 
     run = train(model, task, steps=6, every=3)
-    assert run.steps == [0, 3, 6] and len(run.snapshots) == 3 and len(run.losses) == 6
+    # o último passo guardado é o da última perda: a figura e a curva falam do mesmo modelo (antes, "passo 6"
+    # com as perdas acabando no passo 5)
+    assert run.steps == [0, 3, 5] and len(run.snapshots) == 3 and len(run.losses) == 6
+    assert run.steps[-1] == len(run.losses) - 1
     from matplotlib.figure import Figure
 
     fig = Figure()
     draw_training(fig, run, 1)
-    assert len(fig.axes) == 2 and "passo 3" in fig.axes[0].get_title()
-    assert "," in TrainingReplay(run).summary() and "passo 6" in TrainingReplay(run).summary()
+    # a atenção, a barra de cores dela e a curva de perda
+    assert len(fig.axes) == 3 and "passo 3" in fig.axes[0].get_title()
+    assert fig.axes[0].images[0].colorbar is not None
+    assert fig.axes[0].images[0].colorbar.ax.get_ylabel() == "peso de atenção"
+    resumo = TrainingReplay(run).summary()
+    # o texto que a célula imprime usa o ponto decimal, como os print do notebook; a vírgula fica na figura
+    assert re.search(r"peso no padrão \d\.\d\d no passo 0 → \d\.\d\d no passo 5 ", resumo), resumo
+    assert "," not in resumo.split("(")[0]
+    assert "," in fig.axes[0].get_title()
     with pytest.raises(TypeError, match="train"):
         TrainingReplay([])
 
@@ -118,7 +130,7 @@ def test_numeros_do_eixo_da_perda_em_portugues():
         fig = Figure()
         draw_training(fig, run)
         fig.canvas.draw()
-        eixo = fig.axes[1].yaxis
+        eixo = fig.axes[1].yaxis  # a curva de perda (o eixo 2 é a barra de cores da atenção)
         textos = [t.get_text() for t in eixo.get_ticklabels() + eixo.get_ticklabels(minor=True) if t.get_text()]
         assert textos and not any("10^" in t or "×" in t or "$" in t or "." in t for t in textos), textos
 

@@ -1,8 +1,9 @@
-"""O caminho de volta (backward): gradientes da softmax, da atenção, das projeções e da camada multicabeça.
+"""O backward (o caminho de volta, da saída para as entradas) da softmax, da atenção, das projeções e da camada
+multicabeça.
 
 Para treinar, precisamos de ``∂L/∂θ`` para cada peso ``θ``, dada a derivada da perda em relação à saída
 (``dO = ∂L/∂O``, da mesma forma que ``O``). A regra da cadeia, aplicada passo a passo, de trás para frente,
-sobre a ida ``S = scale · Q Kᵀ``, ``A = softmax(S)``, ``O = A V``:
+sobre o forward ``S = scale · Q Kᵀ``, ``A = softmax(S)``, ``O = A V``:
 
     dV = Aᵀ dO                          # (..., n_k, d_v)
     dA = dO Vᵀ                          # (..., n_q, n_k)
@@ -13,7 +14,7 @@ sobre a ida ``S = scale · Q Kᵀ``, ``A = softmax(S)``, ``O = A V``:
 A máscara não precisa de caso especial: uma posição bloqueada tem ``A = 0``, e então ``dS = 0`` ali
 (o fator ``A ⊙`` zera), de modo que nenhum gradiente passa por ela.
 
-Convenção: cada função ``*_backward`` recebe o que a ida calculou (ou as entradas da ida) e o gradiente da
+Convenção: cada função ``*_backward`` recebe o que o forward calculou (ou as entradas do forward) e o gradiente da
 saída, e devolve os gradientes das entradas, com as mesmas formas delas. Nada aqui guarda estado.
 
 Fontes: Rumelhart, Hinton e Williams (1986), a retropropagação; Goodfellow, Bengio e Courville (2016),
@@ -43,7 +44,7 @@ def _same_shape(a: np.ndarray, name_a: str, b: np.ndarray, name_b: str) -> None:
 
 
 def _unbroadcast(grad: np.ndarray, shape: tuple) -> np.ndarray:
-    """Soma ``grad`` nos eixos de lote que a ida expandiu (broadcast), voltando à forma ``shape`` da entrada."""
+    """Soma ``grad`` nos eixos de lote que o forward expandiu (broadcast), voltando à forma ``shape`` da entrada."""
     while grad.ndim > len(shape):
         grad = grad.sum(axis=0)
     for axis, size in enumerate(shape):
@@ -94,12 +95,12 @@ def attention_backward(dO, Q, K, V, weights, scale: float | None = None):
     dO : array_like, forma (..., n_q, d_v)
         Gradiente da perda em relação à saída ``O``.
     Q, K, V : array_like, formas (..., n_q, d_k), (..., n_k, d_k), (..., n_k, d_v)
-        As entradas da ida.
+        As entradas do forward.
     weights : array_like, forma (..., n_q, n_k)
-        Os pesos ``A`` que a ida devolveu (já com a máscara: bloqueado = 0). A máscara não entra aqui:
+        Os pesos ``A`` que o forward devolveu (já com a máscara: bloqueado = 0). A máscara não entra aqui:
         ``A = 0`` já impede que o gradiente passe por uma posição bloqueada.
     scale : float ou None
-        O mesmo da ida (``None`` = ``1 / sqrt(d_k)``).
+        O mesmo do forward (``None`` = ``1 / sqrt(d_k)``).
 
     Returns
     -------
@@ -172,7 +173,7 @@ def linear_backward(dy, x, W, bias: bool = False):
 
 
 def multihead_backward(layer, dout, query, key=None, value=None, mask=None, scale: float | None = None) -> dict:
-    """Gradientes de :class:`~atencao.multihead.MultiHeadAttention` (refaz a ida e volta por ela).
+    """Gradientes de :class:`~atencao.multihead.MultiHeadAttention` (refaz o forward e faz o backward por ela).
 
     Parameters
     ----------
@@ -181,7 +182,7 @@ def multihead_backward(layer, dout, query, key=None, value=None, mask=None, scal
     dout : array_like, forma (..., n_q, d_model)
         Gradiente da perda em relação à saída da camada.
     query, key, value, mask, scale
-        Os mesmos argumentos da ida (``key`` ausente = ``query``; ``value`` ausente = ``key``).
+        Os mesmos argumentos do forward (``key`` ausente = ``query``; ``value`` ausente = ``key``).
 
     Returns
     -------
@@ -203,7 +204,7 @@ def multihead_backward(layer, dout, query, key=None, value=None, mask=None, scal
         allowed = allowed[..., None, :, :]  # a mesma máscara em todas as cabeças
     factor = check_scale(scale)
     factor = 1.0 / np.sqrt(layer.d_k) if factor is None else factor
-    # ida, guardando o que a volta usa
+    # forward, guardando o que o backward usa
     Q = split_heads(project(q, layer.W_q, layer.b_q), layer.n_heads)  # (..., n_heads, n_q, d_k)
     K = split_heads(project(k, layer.W_k, layer.b_k), layer.n_heads)  # (..., n_heads, n_k, d_k)
     V = split_heads(project(v, layer.W_v, layer.b_v), layer.n_heads)  # (..., n_heads, n_k, d_k)
@@ -215,7 +216,7 @@ def multihead_backward(layer, dout, query, key=None, value=None, mask=None, scal
                          f"{shape_str(dout.shape)}.")
     bias = layer.bias
     grads = {}
-    # volta: W_o, depois as cabeças, depois as três projeções
+    # backward: W_o, depois as cabeças, depois as três projeções
     dconcat, grads["W_o"], *db_o = linear_backward(dout, concat, layer.W_o, bias)
     dQ, dK, dV = attention_backward(split_heads(dconcat, layer.n_heads), Q, K, V, A, scale=factor)
     dq, grads["W_q"], *db_q = linear_backward(merge_heads(dQ), q, layer.W_q, bias)
@@ -244,7 +245,9 @@ def numerical_gradient(f, x, eps: float = 1e-6) -> np.ndarray:
     f : callable
         ``f(x)`` devolve um número (a perda). É chamada ``2 · x.size`` vezes.
     x : ndarray de float64, qualquer forma
-        O ponto. É alterado durante o cálculo e devolvido ao valor original no fim.
+        O ponto. É alterado no lugar durante o cálculo (uma posição de cada vez) e devolvido ao valor original
+        no fim. Pode ser uma vista de outro array, contígua ou não (``W.T``, ``W[:, ::2]``): mexer em ``x``
+        mexe no array de que ela é vista, que é o que ``f`` costuma ler.
     eps : float
         O passo ``ε`` (padrão 1e-6).
 
@@ -258,7 +261,7 @@ def numerical_gradient(f, x, eps: float = 1e-6) -> np.ndarray:
         ``f`` que não é uma função, ``x`` que não é um ``ndarray`` de float64 (o passo se perderia no
         arredondamento) ou ``f`` que não devolve um número.
     ValueError
-        ``eps`` que não é um número finito > 0.
+        ``eps`` que não é um número finito > 0, ou ``x`` somente leitura (não dá para mexer nele).
 
     Fonte: Goodfellow, Bengio e Courville (2016), cap. 11.5; Módulo 6, Aula 5, ``01-teoria`` (seção 6).
     """
@@ -271,17 +274,19 @@ def numerical_gradient(f, x, eps: float = 1e-6) -> np.ndarray:
     if not (isinstance(eps, (int, float, np.floating)) and not isinstance(eps, bool) and np.isfinite(eps)
             and eps > 0):
         raise ValueError(f"`eps` precisa ser um número finito > 0 (ex.: 1e-6); recebido {eps!r}.")
-    grad = np.zeros_like(x)
-    flat, gflat = x.reshape(-1), grad.reshape(-1)  # vistas: mexer em flat mexe em x
-    for i in range(flat.size):
-        original = flat[i]
-        flat[i] = original + eps
+    if not x.flags.writeable:
+        raise ValueError("`x` é somente leitura: a régua precisa mexer em cada número dele. Passe um array que "
+                         "aceite escrita (por exemplo, x.copy(), e calcule f a partir dessa cópia).")
+    grad = np.zeros(x.shape)  # float64, contíguo, mesma forma de x
+    for i in np.ndindex(x.shape):  # x[i] escreve no próprio x, mesmo que ele seja uma vista não contígua (W.T)
+        original = x[i]
+        x[i] = original + eps
         plus = f(x)
-        flat[i] = original - eps
+        x[i] = original - eps
         minus = f(x)
-        flat[i] = original
+        x[i] = original  # o valor guardado, e não original + eps - eps (que o arredondamento pode mudar)
         try:
-            gflat[i] = (float(plus) - float(minus)) / (2 * eps)
+            grad[i] = (float(plus) - float(minus)) / (2 * eps)
         except (TypeError, ValueError):
             raise TypeError(f"`f` precisa devolver um número (a perda); devolveu {type(plus).__name__}.") from None
     return grad

@@ -90,10 +90,13 @@ def make_task(name: str, description: str, source, causal: bool = False) -> Task
     source = _positions(source)
     n = len(source)
     if n == 0 or any(not 0 <= j < n for j in source):
-        raise ValueError(f"`source` precisa ter posições entre 0 e n−1 = {n - 1}; recebido {source}.")
-    if causal and any(j > i for i, j in enumerate(source)):
-        raise ValueError(f"Com `causal=True`, cada posição só pode olhar para trás (source[i] ≤ i); recebido "
-                         f"{source}.")
+        raise ValueError(f"`source` precisa ter posições entre 0 e n−1 = {n - 1}; recebido {list(source)}.")
+    frente = [(i, j) for i, j in enumerate(source) if j > i]
+    if causal and frente:
+        i, j = frente[0]
+        raise ValueError(f"Com `causal=True`, cada posição só pode olhar para trás (source[i] ≤ i), mas source[{i}] = "
+                         f"{j} olha para a frente; recebido {list(source)}. Use causal=False para olhar para os dois "
+                         "lados.")
     return Task(name, description, source, causal)
 
 
@@ -189,7 +192,7 @@ class TinyAttentionModel:
         return tokens
 
     def forward(self, tokens, mask=None) -> tuple[np.ndarray, dict]:
-        """``tokens`` (B, n) inteiros → ``logits`` (B, n, vocab) e o ``cache`` da ida (com ``cache["A"]``,
+        """``tokens`` (B, n) inteiros → ``logits`` (B, n, vocab) e o ``cache`` do forward (com ``cache["A"]``,
         os pesos de atenção (B, n, n))."""
         tokens = self._check_tokens(tokens)
         p = self.params
@@ -250,9 +253,9 @@ class TrainingRun:
     """O registro de um treino: a perda de cada passo e a matriz de atenção média em alguns passos."""
 
     task: Task
-    losses: list = field(default_factory=list)
-    steps: list = field(default_factory=list)  # os passos em que a atenção foi guardada
-    snapshots: list = field(default_factory=list)  # (n, n) cada: média de A sobre a sequência de teste
+    losses: list = field(default_factory=list)  # losses[k]: a perda do lote do passo k, antes da atualização dele
+    steps: list = field(default_factory=list)  # os passos em que a atenção foi guardada (o último: len(losses) − 1)
+    snapshots: list = field(default_factory=list)  # (n, n) cada: a atenção média no lote fixo, no passo steps[i]
 
 
 def train(model: TinyAttentionModel, task: Task, steps: int = 300, batch_size: int = 32, lr: float = 0.03,
@@ -271,9 +274,11 @@ def train(model: TinyAttentionModel, task: Task, steps: int = 300, batch_size: i
     seed : int
         Semente dos lotes sorteados (o mesmo ``seed``, os mesmos lotes).
     every : int
-        Guarda a atenção média (sobre um lote fixo de 64 sequências) a cada ``every`` passos (e no passo 0).
+        Guarda a atenção média (sobre um lote fixo de 64 sequências) a cada ``every`` passos, a partir do passo 0,
+        e no último passo (``steps − 1``). A atenção guardada no passo ``k`` é a do modelo que calculou
+        ``losses[k]`` (antes da atualização desse passo): a figura e a curva de perda falam do mesmo modelo.
     attention_backward : callable
-        A volta pela atenção (padrão: a da biblioteca).
+        O backward pela atenção (padrão: o da biblioteca).
     batches : lista de (tokens, targets), opcional
         Lotes prontos (um por passo), em vez de sorteá-los.
 
@@ -304,7 +309,7 @@ def train(model: TinyAttentionModel, task: Task, steps: int = 300, batch_size: i
     run = TrainingRun(task)
     for step in range(steps):
         tokens, targets = batches[step] if batches is not None else task.batch(rng, batch_size, model.vocab)
-        if step % every == 0:
+        if step % every == 0 or step == steps - 1:
             run.steps.append(step)
             run.snapshots.append(model.forward(probe, mask)[1]["A"].mean(axis=0))
         logits, cache = model.forward(tokens, mask)
@@ -314,8 +319,6 @@ def train(model: TinyAttentionModel, task: Task, steps: int = 300, batch_size: i
                              f"{lr} é grande demais. Confira os gradientes da sua função num exemplo pequeno.")
         run.losses.append(loss)
         optimizer.step(model.backward(cache, dlogits, attention_backward))
-    run.steps.append(steps)
-    run.snapshots.append(model.forward(probe, mask)[1]["A"].mean(axis=0))
     return run
 
 
@@ -359,8 +362,8 @@ def train_torch(params: dict, task: Task, batches, lr: float = 0.03) -> list:
 def per_example(attention_backward_2d: Callable, mask=None) -> Callable:
     """Adapta um backward escrito para uma sequência, ``f(dO, Q, K, V, mask=None) -> (dQ, dK, dV)`` com
     matrizes (n, d) (o do ``03-exercicios``), ao lote do treino: chama ``f`` uma vez por sequência do lote,
-    com a ``mask`` da tarefa, e empilha os resultados. Os pesos ``A`` da ida não são passados: ``f`` refaz a
-    ida com a máscara.
+    com a ``mask`` da tarefa, e empilha os resultados. Os pesos ``A`` do forward não são passados: ``f`` refaz o
+    forward com a máscara.
 
     Fonte: Módulo 6, Aula 5, ``04-projeto``.
     """

@@ -20,7 +20,11 @@ WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
 
 
 def _br(x: float) -> str:
-    """Duas casas com a vírgula decimal (o texto da figura e do resumo é em português)."""
+    """Duas casas com a vírgula decimal, para o texto da figura (rótulos em português).
+
+    A convenção do curso: a prosa e as figuras usam a vírgula decimal; o que uma célula imprime como texto
+    (``print``, arrays, o :meth:`TrainingReplay.summary`) usa o ponto, como o Python, para que uma mesma saída
+    de texto nunca traga ``0.99`` e ``0,99`` juntos."""
     return f"{x:.2f}".replace(".", ",")
 
 
@@ -45,11 +49,16 @@ def draw_training(fig, run: TrainingRun, index: int = -1) -> None:
     IndexError
         ``index`` fora de ``run.snapshots``.
     """
+    from matplotlib.ticker import FuncFormatter
+
     weights, step = run.snapshots[index], run.steps[index]
     expected = run.task.expected_pattern()
     n = run.task.n
     ax_w, ax_l = fig.subplots(1, 2, gridspec_kw={"width_ratios": [1, 1.3]})
-    ax_w.imshow(weights, vmin=0, vmax=1, cmap="viridis")
+    imagem = ax_w.imshow(weights, vmin=0, vmax=1, cmap="viridis")
+    barra = fig.colorbar(imagem, ax=ax_w, fraction=0.046, pad=0.04)  # a escala de 0 a 1, fixa em todos os passos
+    barra.set_label("peso de atenção")
+    barra.ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:.1f}".replace(".", ",")))
     rows, cols = np.nonzero(expected)
     ax_w.scatter(cols, rows, marker="s", s=140, facecolors="none", edgecolors="white", linewidths=1.2)
     ax_w.set_xticks(range(n))
@@ -60,14 +69,14 @@ def draw_training(fig, run: TrainingRun, index: int = -1) -> None:
                    fontsize=10)
     losses = np.asarray(run.losses)
     ax_l.plot(np.arange(len(losses)), losses, color="#1f77b4", lw=1.2)
-    ax_l.axvline(min(step, len(losses) - 1), color="#d62728", lw=1, ls="--")
+    ax_l.axvline(step, color="#d62728", lw=1, ls="--")  # a atenção do passo k é a do modelo de losses[k]
     ax_l.set_yscale("log")
     _log_ticks_br(ax_l, losses)
     ax_l.set_xlabel("passo de treino")
     ax_l.set_ylabel("perda (entropia cruzada)")
     ax_l.set_title("curva de perda (escala log)", fontsize=10)
     ax_l.grid(alpha=0.3)
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, 0, 1, 0.98))  # uma folga no alto: os acentos da primeira linha do título
 
 
 def _png(run: TrainingRun, index: int) -> bytes:
@@ -95,9 +104,10 @@ class TrainingReplay:
         self.run = run
 
     def summary(self) -> str:
-        """Uma linha de texto: do primeiro ao último passo guardado, o peso no padrão esperado."""
+        """Uma linha de texto: do primeiro ao último passo guardado, o peso no padrão esperado (com o ponto
+        decimal, como o resto do que a célula imprime)."""
         first, last = (pattern_score(self.run.snapshots[i], self.run.task) for i in (0, -1))
-        return (f"{self.run.task.name}: peso no padrão {_br(first)} no passo {self.run.steps[0]} → {_br(last)} no "
+        return (f"{self.run.task.name}: peso no padrão {first:.2f} no passo {self.run.steps[0]} → {last:.2f} no "
                 f"passo {self.run.steps[-1]} ({len(self.run.steps)} passos guardados; mexa no controle)")
 
     def widget(self, first_png: bytes | None = None):

@@ -46,7 +46,8 @@ def torch_activation_name(module) -> str:
     act = module.activation
     name = getattr(act, "__name__", type(act).__name__).lower()
     if name not in ("relu", "gelu") or getattr(act, "approximate", "none") != "none":
-        raise ValueError(f"Só as ativações 'relu' e 'gelu' (exata) são suportadas; a camada usa {act!r}.")
+        raise ValueError(f"Só as ativações 'relu' e 'gelu' (a da erf, sem approximate='tanh') são suportadas; a camada "
+                         f"usa {act!r}.")
     return name
 
 
@@ -156,7 +157,8 @@ class TransformerEncoderBlock:
         Raises
         ------
         ValueError
-            Ativação que não seja ReLU ou GELU exata; atenção com configuração não suportada.
+            Ativação que não seja ReLU ou a GELU da erf (``approximate='tanh'`` é recusada); atenção com
+            configuração não suportada.
 
         Fonte: Módulo 6, Aula 4, ``02-codigo``.
         """
@@ -271,7 +273,8 @@ class TransformerDecoderBlock:
         Raises
         ------
         ValueError
-            Ativação que não seja ReLU ou GELU exata; atenção com configuração não suportada.
+            Ativação que não seja ReLU ou a GELU da erf (``approximate='tanh'`` é recusada); atenção com
+            configuração não suportada.
 
         Fonte: Módulo 6, Aula 4, ``02-codigo``.
         """

@@ -115,6 +115,14 @@ _JS_CELULAS = """() => {
 }"""
 
 
+_JS_SAIDAS = """async i => {
+  const celula = window.jupyterapp.shell.currentWidget.content.widgets[i];
+  await new Promise(r => setTimeout(r, 30));
+  const nos = Array.from(celula.node.querySelectorAll('.jp-OutputArea-child .jp-OutputArea-output'));
+  return {id: celula.model.id, exibidos: nos.map(n => n.innerText)};
+}"""
+
+
 class Lite:
     """Um aluno no JupyterLite, pela API do JupyterLab."""
 
@@ -136,6 +144,53 @@ class Lite:
             "() => { const s = window.jupyterapp.shell.currentWidget.sessionContext;"
             " return s.session && s.session.kernel && s.session.kernel.status === 'idle'; }", timeout=TIMEOUT)
         return {"interface": interface, "kernel": time.monotonic() - inicio}
+
+    def abrir_aqui(self, caminho: str, modo: str | None = None) -> None:
+        """Abre ``caminho`` na página já aberta (``modo``: ``"split-right"`` para ao lado) e espera o notebook (não o
+        kernel) ficar pronto."""
+        self.page.evaluate("async ([p, m]) => { await window.jupyterapp.commands.execute('docmanager:open',"
+                           " {path: p, options: m ? {mode: m} : {}}); }", [caminho, modo])
+        self.page.wait_for_function(
+            "p => { const w = window.jupyterapp.shell.currentWidget; return w && w.context && w.context.path === p"
+            " && w.context.isReady && w.content && w.content.widgets.length > 0; }", arg=caminho, timeout=TIMEOUT)
+
+    def fechar_todos(self) -> None:
+        """Fecha os notebooks abertos sem salvar (abrir um notebook no site já o marca como mudado: o kernel do
+        Pyodide troca o ``kernelspec`` dos metadados)."""
+        self.page.evaluate(
+            "async () => { for (const w of Array.from(window.jupyterapp.shell.widgets('main')))"
+            " { if (w.context) w.context.model.dirty = false; }"
+            " await window.jupyterapp.commands.execute('application:close-all'); }")
+        self.page.wait_for_timeout(500)
+
+    def kernels(self) -> list[dict]:
+        """Os notebooks abertos: caminho, id e estado do kernel de cada um."""
+        return self.page.evaluate(
+            "() => Array.from(window.jupyterapp.shell.widgets('main')).filter(w => w.sessionContext).map(w => {"
+            " const k = w.sessionContext.session && w.sessionContext.session.kernel;"
+            " return {caminho: w.context.path, kernel: k ? k.id : null, estado: k ? k.status : null}; })")
+
+    def ativar(self, caminho: str) -> None:
+        """Põe em foco o notebook aberto ``caminho``."""
+        self.page.evaluate(
+            "p => { const w = Array.from(window.jupyterapp.shell.widgets('main')).find(w => w.context"
+            " && w.context.path === p); window.jupyterapp.shell.activateById(w.id); }", caminho)
+        self.page.wait_for_function("p => window.jupyterapp.shell.currentWidget.context.path === p", arg=caminho)
+
+    def saidas_exibidas(self) -> dict[str, list[str]]:
+        """O texto que o JupyterLab mostra em cada saída de cada célula de código do notebook aberto (id da célula ->
+        textos, na ordem). Rola até cada célula (só as que estão à vista ficam na página)."""
+        n = self.page.evaluate("() => window.jupyterapp.shell.currentWidget.content.widgets.length")
+        achadas = {}
+        for i in range(n):
+            tipo = self.page.evaluate("i => window.jupyterapp.shell.currentWidget.content.widgets[i].model.type", i)
+            if tipo != "code":
+                continue
+            self.page.evaluate("async i => { await window.jupyterapp.shell.currentWidget.content.scrollToItem(i, "
+                               "'start'); }", i)
+            celula = self.page.evaluate(_JS_SAIDAS, i)
+            achadas[celula["id"]] = celula["exibidos"]
+        return achadas
 
     def executar(self, comando: str) -> None:
         self.page.evaluate("c => window.jupyterapp.commands.execute(c)", comando)

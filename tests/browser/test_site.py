@@ -6,7 +6,11 @@ inicial, vê a faixa de progresso enquanto o Python carrega (e a interface em po
 notebook de cada aula (a Aula 2 pelo ``03-uso``, o do PyTorch, que mostra as saídas guardadas com a nota),
 escreve uma resposta errada e depois a certa num exercício das Aulas 1, 4 e 5 (❌ e depois ✅), mexe em dois
 controles do explorador, recarrega a página e acha a edição, baixa o notebook e o passa no ``validar``. Nenhuma
-saída pode dizer que o matplotlib refez o cache de fontes (ele vem pronto do site).
+saída pode dizer que o matplotlib refez o cache de fontes (ele vem pronto do site). Os outros testes abrem cada
+notebook das aulas e comparam o texto de cada saída guardada na tela com o do arquivo; abrem o ``03-exercicios``
+das Aulas 1 e 4 lado a lado (um kernel para cada), rodam uma célula antes de o kernel existir (ela espera com
+[*]), conferem a faixa com o download, o texto impresso e o F5; e rodam cada solução de ``solutions/`` de cima a
+baixo (toda verificação ✅; no projeto da Aula 5, o PyTorch com a saída guardada e a nota).
 As capturas de tela ficam em ``build/navegador/site-*.png``.
 """
 
@@ -129,8 +133,18 @@ def test_curso_no_navegador_sem_internet(site, tmp_path):  # noqa: PLR0915 — o
             lite.executar("docmanager:download")
         arquivo = tmp_path / "03-exercicios.ipynb"
         baixado.value.save_as(arquivo)
-        fontes = ["".join(c["source"]) for c in json.loads(arquivo.read_text(encoding="utf-8"))["cells"]]
+        baixado_nb = json.loads(arquivo.read_text(encoding="utf-8"))
+        fontes = ["".join(c["source"]) for c in baixado_nb["cells"]]
         assert any("resposta do aluno no navegador" in f for f in fontes), "o notebook baixado sem a edição"
+        # o texto que o navegador imprimiu e gravou é o do kernel local (sem as vírgulas de antes), célula a célula
+        local = _esperadas(_site_py().juntar_linhas(json.loads(
+            (ROOT / "notebooks" / AULA1 / "03-exercicios.ipynb").read_text(encoding="utf-8"))))
+        mudadas = {baixado_nb["cells"][i]["id"], baixado_nb["cells"][i + 1]["id"]}
+        no_navegador = _esperadas(_site_py().juntar_linhas(baixado_nb))
+        comparadas = [k for k in local if k not in mudadas and any(local[k])]
+        assert len(comparadas) >= 4
+        for k in comparadas:
+            assert no_navegador[k] == local[k], f"célula {k}: {no_navegador[k]} != {local[k]}"
         validar = subprocess.run([sys.executable, str(ROOT / "scripts" / "validar.py"), str(arquivo)], cwd=ROOT,
                                  capture_output=True, text=True, timeout=600)
         assert validar.returncode in (0, 1), validar.stdout + validar.stderr
@@ -216,4 +230,159 @@ def test_curso_no_navegador_sem_internet(site, tmp_path):  # noqa: PLR0915 — o
         lite.abrir(f"{AULA5}/03-exercicios.ipynb")
         _errada_e_certa(lite, page, "aula05-ex1-solucao", SOFTMAX_SEM_SOMA, SOFTMAX_CERTA, "site-10-aula5.png")
 
+    assert not fora, "o site tentou buscar fora de 127.0.0.1:\n" + "\n".join(sorted(set(fora)))
+
+
+def _site_py():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("site_construcao", ROOT / "scripts" / "site.py")
+    modulo = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(modulo)
+    return modulo
+
+
+def _esperadas(nb: dict) -> dict[str, list[str | None]]:
+    """Por célula de código (id): o texto salvo de cada saída como o JupyterLab a guarda (fluxos seguidos de mesmo
+    nome juntados); ``None`` para uma saída que não é só texto (figura, HTML, erro)."""
+    esperadas = {}
+    for celula in nb["cells"]:
+        if celula["cell_type"] != "code":
+            continue
+        saidas = []
+        for saida in celula.get("outputs", []):
+            texto = None
+            if saida["output_type"] == "stream":
+                texto = saida["text"]
+                if saidas and isinstance(saidas[-1], tuple) and saidas[-1][0] == saida["name"]:
+                    saidas[-1] = (saida["name"], saidas[-1][1] + texto)
+                    continue
+                saidas.append((saida["name"], texto))
+                continue
+            if set(saida.get("data", {})) == {"text/plain"}:
+                texto = saida["data"]["text/plain"]
+            saidas.append(texto)
+        esperadas[celula["id"]] = [s[1] if isinstance(s, tuple) else s for s in saidas]
+    return esperadas
+
+
+def test_saidas_guardadas_aparecem_como_no_local(site):
+    """Cada notebook das Aulas 1 a 5 (e a página inicial) aberto no site, sem rodar: toda saída de texto guardada
+    aparece na tela com o mesmo texto do arquivo (nbformat guarda o texto como lista de linhas; servida assim, o
+    JupyterLite punha uma vírgula no começo de cada linha)."""
+    construcao = _site_py()
+    notebooks = sorted((ROOT / "notebooks").rglob("*.ipynb"))
+    aulas = {p.parent.name for p in notebooks if p.parent.name.startswith("aula-")}
+    assert len(aulas) >= 5
+    comparadas = 0
+    with servir(site) as base, offline(viewport=(1280, 800)) as (page, fora, _):
+        lite = Lite(page, base)
+        lite.abrir("00-comece-aqui.ipynb")
+        for caminho in notebooks:
+            relativo = caminho.relative_to(ROOT / "notebooks").as_posix()
+            lite.fechar_todos()
+            lite.abrir_aqui(relativo)
+            exibidas = lite.saidas_exibidas()
+            esperadas = _esperadas(construcao.juntar_linhas(json.loads(caminho.read_text(encoding="utf-8"))))
+            for id_, textos in esperadas.items():
+                assert id_ in exibidas, f"{relativo}: a célula {id_} não aparece"
+                assert len(exibidas[id_]) == len(textos), f"{relativo}, célula {id_}: {exibidas[id_]}"
+                for salvo, exibido in zip(textos, exibidas[id_]):
+                    if salvo is not None:
+                        assert exibido.rstrip("\n") == salvo.rstrip("\n"), (
+                            f"{relativo}, célula {id_}:\nsalvo:\n{salvo}\nna tela:\n{exibido}")
+                        comparadas += 1
+            if relativo == f"{AULA1}/03-exercicios.ipynb":
+                page.screenshot(path=SHOTS / "site-11-saidas-guardadas.png")
+    assert comparadas > 100, comparadas
+    assert not fora, "o site tentou buscar fora de 127.0.0.1:\n" + "\n".join(sorted(set(fora)))
+
+
+def test_dois_notebooks_de_mesmo_nome_celula_antes_do_kernel_e_recarregar(site):
+    """O 03-exercicios das Aulas 1 e 4 abertos lado a lado: cada um com o seu kernel, e uma verificação roda em
+    cada. Uma célula rodada antes de o kernel existir mostra [*] e roda quando ele fica pronto; a faixa mostra o
+    download; o texto impresso sai como no kernel local; recarregar (F5) volta ao notebook aberto."""
+    um, quatro = f"{AULA1}/03-exercicios.ipynb", f"{AULA4}/03-exercicios.ipynb"
+    with servir(site) as base, offline(viewport=(1280, 800)) as (page, fora, _):
+        lite = Lite(page, base)
+        inicio = time.monotonic()
+        page.goto(f"{base}lab/index.html?path={um}")
+        page.wait_for_function("() => window.jupyterapp && window.jupyterapp.shell.currentWidget"
+                               " && window.jupyterapp.shell.currentWidget.content"
+                               " && window.jupyterapp.shell.currentWidget.content.widgets.length > 3", timeout=240_000)
+        i = page.evaluate("() => window.jupyterapp.shell.currentWidget.content.widgets"
+                          ".findIndex(c => c.model.type === 'code')")
+        sem_kernel = page.evaluate("() => { const s = window.jupyterapp.shell.currentWidget.sessionContext;"
+                                   " return !(s.session && s.session.kernel); }")
+        page.evaluate("j => { const p = window.jupyterapp.shell.currentWidget.content; p.activeCellIndex = j;"
+                      " window.jupyterapp.commands.execute('notebook:run-cell'); }", i)
+        if sem_kernel:  # a célula espera na fila, com [*], em vez de sumir
+            page.wait_for_timeout(500)
+            assert "*" in page.evaluate("j => window.jupyterapp.shell.currentWidget.content.widgets[j]"
+                                        ".promptNode.textContent", i)
+        faixas = set()
+        while not page.evaluate("() => { const s = window.jupyterapp.shell.currentWidget.sessionContext;"
+                                " return !!(s.session && s.session.kernel && s.session.kernel.status === 'idle'); }"):
+            if page.locator("#curso-carregando").is_visible():
+                faixas.add(page.inner_text("#curso-carregando"))
+            assert time.monotonic() - inicio < 300, "o kernel não ficou pronto em 5 min"
+            page.wait_for_timeout(500)
+        tempo_kernel = time.monotonic() - inicio
+        assert any("baixados" in f and " MB" in f for f in faixas), faixas
+        lite.esperar_ocioso()
+        assert lite.celulas()[i]["contagem"] == 1 and lite.texto(i).strip(), "a célula rodada antes do kernel"
+        lite.trocar_e_rodar(i, 'print("x\\ny", "zz")\nprint("fim", end="")')
+        assert lite.texto(i) == "x\ny zz\nfim"
+
+        lite.abrir_aqui(quatro, "split-right")
+        lite.esperar_kernel(time.monotonic())
+        kernels = lite.kernels()
+        assert len(kernels) == 2 and len({k["kernel"] for k in kernels}) == 2, kernels
+        for caminho, grade_id in ((quatro, "aula04-ex1-solucao"), (um, "aula01-ex3-solucao")):
+            lite.ativar(caminho)
+            j = lite.indice(grade_id)
+            for k in range(j + 2):  # de cima até a verificação
+                page.evaluate("k => { window.jupyterapp.shell.currentWidget.content.activeCellIndex = k; }", k)
+                lite.executar("notebook:run-cell")
+            lite.esperar_ocioso()
+            assert lite.texto(j + 1).startswith("⏳"), f"{caminho}: {lite.texto(j + 1)}"
+            assert not lite.erros(), lite.erros()
+        assert all(k["estado"] == "idle" for k in lite.kernels()), lite.kernels()
+        page.screenshot(path=SHOTS / "site-12-lado-a-lado.png")
+
+        page.reload()
+        page.wait_for_function("() => window.jupyterapp && window.jupyterapp.shell.currentWidget"
+                               " && window.jupyterapp.shell.currentWidget.context", timeout=240_000)
+        assert page.evaluate("() => window.jupyterapp.shell.currentWidget.context.path") in (um, quatro)
+    print(f"kernel pronto em {tempo_kernel:.1f} s (primeira visita)")
+    assert not fora, "o site tentou buscar fora de 127.0.0.1:\n" + "\n".join(sorted(set(fora)))
+
+
+def test_notebooks_resolvidos_rodam_no_navegador(site):
+    """Cada solução (``solutions/``, servida pelo site) roda de cima a baixo no navegador sem erro, e toda
+    verificação diz ✅; no projeto da Aula 5, a comparação com o PyTorch mostra a saída guardada com a nota."""
+    from atencao import navegador
+
+    solucoes = sorted((ROOT / "solutions").rglob("*.ipynb"))
+    with servir(site) as base, offline(viewport=(1280, 800)) as (page, fora, _):
+        lite = Lite(page, base)
+        lite.abrir("00-comece-aqui.ipynb")
+        for caminho in solucoes:
+            relativo = "solutions/" + caminho.relative_to(ROOT / "solutions").as_posix()
+            lite.fechar_todos()
+            lite.abrir_aqui(relativo)
+            lite.esperar_kernel(time.monotonic())
+            lite.rodar_tudo(timeout=900_000)
+            _sem_erros(lite, relativo)
+            celulas = lite.celulas()
+            verificacoes = [j for j, c in enumerate(celulas) if (c["id"] or "").endswith("verificacao")]
+            assert verificacoes, relativo
+            for j in verificacoes:
+                assert lite.texto(j).startswith("✅"), f"{relativo}, {celulas[j]['id']}: {lite.texto(j)[:300]}"
+            if "aula-05" in relativo and relativo.endswith("04-projeto.ipynb"):
+                j = next(j for j, c in enumerate(celulas) if "train_torch(" in c["fonte"])
+                assert lite.texto(j).startswith(navegador.NOTA_SOLUCAO), lite.texto(j)[:300]
+                page.evaluate("j => window.jupyterapp.shell.currentWidget.content.scrollToItem(j)", j)
+                page.wait_for_timeout(500)
+                page.screenshot(path=SHOTS / "site-13-aula5-projeto-pytorch.png")
     assert not fora, "o site tentou buscar fora de 127.0.0.1:\n" + "\n".join(sorted(set(fora)))

@@ -19,12 +19,13 @@ from .framework import (
     UNSTABLE_SOFTMAX_HINT,
     Checker,
     RemoteCall,
+    call_frozen,
     case_seed,
     check,
     describe,
     format_number,
     format_value,
-    frozen_copy,
+    matching_hint,
     passou,
     protect,
     warm_up_matplotlib,
@@ -50,35 +51,26 @@ def exercicio_3(c: Checker, embeddings_fn):
     """
     result = embeddings_fn()
     if isinstance(result, tuple):
-        c.expect(False, "a função devolve só a matriz E", "E, forma (4, d)", f"uma tupla com {len(result)} itens",
-                 "devolva apenas E (não os tokens).")
-        return
-    E = c.array(result, "a função devolve uma matriz de números")
-    if E is None:
-        return
+        c.fail("a função devolve só a matriz E", "E, forma (4, d)", f"uma tupla com {len(result)} itens",
+               "devolva apenas E (não os tokens).")
+    E = c.array(result, "a função devolve uma matriz de números", stop=True)
     tokens, original = gato_felino()
-    if not c.expect(E.ndim == 2 and E.shape[0] == 4, "E tem uma linha por token (4 linhas: gato, felino, pulou, alto)",
-                    "forma (4, d)", f"forma {E.shape}", "devolva a matriz inteira, com as 4 linhas."):
-        return
-    if not c.expect(np.isfinite(E).all(), "E só tem valores finitos", "números finitos", "NaN ou inf",
-                    "troque os NaN/inf por números: cada linha de E é um vetor comum "
-                    "(por exemplo, [0.0, 0.0, 0.9, 0.1])."):
-        return
     d = original.shape[1]
-    if not c.expect(E.shape[1] >= d, f"E tem pelo menos as {d} coordenadas do exemplo", f"forma (4, ≥ {d})",
-                    f"forma {E.shape}", "mude os valores das linhas de pulou e alto; não tire coordenadas."):
-        return
-    if not c.expect(E.shape != original.shape or not np.allclose(E, original),
-                    "E foi modificado em relação ao exemplo da aula", "pulou e alto alterados", "a matriz original",
-                    "mude a linha de pulou e/ou a de alto."):
-        return
+    c.require(E.ndim == 2 and E.shape[0] == 4, "E tem uma linha por token (4 linhas: gato, felino, pulou, alto)",
+              "forma (4, d)", f"forma {E.shape}", "devolva a matriz inteira, com as 4 linhas.")
+    c.require(np.isfinite(E).all(), "E só tem valores finitos", "números finitos", "NaN ou inf",
+              "troque os NaN/inf por números: cada linha de E é um vetor comum (por exemplo, [0.0, 0.0, 0.9, 0.1]).")
+    c.require(E.shape[1] >= d, f"E tem pelo menos as {d} coordenadas do exemplo", f"forma (4, ≥ {d})",
+              f"forma {E.shape}", "mude os valores das linhas de pulou e alto; não tire coordenadas.")
+    c.require(E.shape != original.shape or not np.allclose(E, original),
+              "E foi modificado em relação ao exemplo da aula", "pulou e alto alterados", "a matriz original",
+              "mude a linha de pulou e/ou a de alto.")
     extra = E[[GATO, FELINO], d:]  # uma coordenada nova é permitida; para gato e felino, ela fica 0
-    if not c.expect(np.allclose(E[[GATO, FELINO], :d], original[[GATO, FELINO]]) and np.allclose(extra, 0),
-                    "as linhas de gato e felino continuam as do exemplo",
-                    format_value(original[[GATO, FELINO]]), format_value(E[[GATO, FELINO]]),
-                    "o exercício pede para mudar só pulou e alto: deixe gato e felino como estavam (numa coordenada "
-                    "nova, use 0 para eles). Multiplicar a matriz inteira também muda gato e felino."):
-        return
+    c.require(np.allclose(E[[GATO, FELINO], :d], original[[GATO, FELINO]]) and np.allclose(extra, 0),
+              "as linhas de gato e felino continuam as do exemplo",
+              format_value(original[[GATO, FELINO]]), format_value(E[[GATO, FELINO]]),
+              "o exercício pede para mudar só pulou e alto: deixe gato e felino como estavam (numa coordenada "
+              "nova, use 0 para eles). Multiplicar a matriz inteira também muda gato e felino.")
     cos_pa = _cosine(E[PULOU], E[ALTO])
     c.expect(cos_pa >= 0.8, "pulou e alto são parecidos (cosseno ≥ 0,8)", "≥ 0,8", format_number(cos_pa),
              "aproxime os vetores de pulou e de alto (por exemplo, valores altos na mesma coordenada).")
@@ -144,57 +136,49 @@ def exercicio_4(c: Checker, attention_fn):
     Casos: o exemplo da aula com d_k ≠ d_v, uma frase de 6 tokens, um único token (caso de borda),
     d_k = d e pontuações grandes (a softmax precisa ser estável). Reconhece erros típicos (sem escala,
     escala por sqrt(d) em vez de sqrt(d_k), softmax no eixo errado, pesos e saída trocados, V sem
-    projeção) e dá uma dica específica.
+    projeção) e dá uma dica específica (:func:`_weights_hint`).
     """
     for n_case, (X, W_q, W_k, W_v) in enumerate(c.cases(_cases()), start=1):
         label = f"caso {n_case}: X {X.shape}, d_k={W_q.shape[1]}, d_v={W_v.shape[1]}"
-        congelados = [frozen_copy(a) for a in (X, W_q, W_k, W_v)]
-        result = c.call(label, attention_fn, X, W_q, W_k, W_v, names=("X", "W_q", "W_k", "W_v"),
-                        forbidden=_FORBIDDEN)
-        got = c.pair(result, label)
-        if got is None:
-            return
-        out, A = got
-        X, W_q, W_k, W_v = congelados  # a referência vem das cópias imutáveis
+        (out, A), (X, W_q, W_k, W_v) = call_frozen(c, label, attention_fn, X, W_q, W_k, W_v,
+                                                   names=("X", "W_q", "W_k", "W_v"), forbidden=_FORBIDDEN)
         ref_out, ref_A = _reference_projected(X, W_q, W_k, W_v)
         n, d_v = X.shape[0], W_v.shape[1]
         if A.shape == (n, d_v) and out.shape == (n, n) and n != d_v:
-            c.expect(False, f"{label}: ordem do retorno", "(saida, pesos)", "(pesos, saida)",
-                     "a função deve devolver primeiro a saída e depois os pesos.")
-            return
-        ok_A = c.close(A, ref_A, f"{label}: pesos de atenção (n, n) corretos", hint=_diagnose(X, W_q, W_k, W_v, A))
-        ok_out = c.close(out, ref_out, f"{label}: saída (n, d_v) correta",
-                         hint="a saída é pesos @ V, com V = X @ W_v (projeção dos valores)." if ok_A else
-                         "a saída depende dos pesos: corrija primeiro os pesos (acima) e ela deve acertar junto.")
-        if not (ok_A and ok_out):
-            return
+            c.fail(f"{label}: ordem do retorno", "(saida, pesos)", "(pesos, saida)",
+                   "a função deve devolver primeiro a saída e depois os pesos.")
+        ok_A = c.close(A, ref_A, f"{label}: pesos de atenção (n, n) corretos", hint=_weights_hint(X, W_q, W_k, W_v, A))
+        c.close(out, ref_out, f"{label}: saída (n, d_v) correta",
+                hint="a saída é pesos @ V, com V = X @ W_v (projeção dos valores)." if ok_A else
+                "a saída depende dos pesos: corrija primeiro os pesos (acima) e ela deve acertar junto.")
 
 
-def _diagnose(X, W_q, W_k, W_v, A) -> str:
+def _weights_hint(X, W_q, W_k, W_v, A) -> str:
+    """A dica dos pesos errados do exercício 4: a tabela dos enganos típicos, cada um calculado com a conta
+    errada (:func:`matching_hint`); depois, os sintomas (valores negativos, linhas que não somam 1)."""
     if A.size and not np.isfinite(A).all():
         return UNSTABLE_SOFTMAX_HINT
-    wrong = {
-        "parece que faltou dividir as pontuações por sqrt(d_k).": dict(scale="none"),
-        "dividiu por sqrt(d) do embedding; o certo é sqrt(d_k), a dimensão das chaves.": dict(scale="d_model"),
-        "dividiu pela raiz do número de tokens (n); o certo é sqrt(d_k), a dimensão das chaves.": dict(scale="n"),
-        "dividiu por sqrt(d_v), a dimensão dos valores; o certo é sqrt(d_k), a dimensão das consultas e chaves "
-        "(W_q.shape[1]).": dict(scale="d_v"),
-        "a softmax foi aplicada por coluna; aplique em cada linha (axis=-1).": dict(axis=0),
-    }
-    for hint, kw in wrong.items():
-        _, cand = _reference_projected(X, W_q, W_k, W_v, **kw)
-        if cand.shape == A.shape and np.allclose(cand, A, atol=1e-6) and not np.allclose(
-                cand, _reference_projected(X, W_q, W_k, W_v)[1], atol=1e-6):
-            return hint
     ref = _reference_projected(X, W_q, W_k, W_v)[1]
-    if A.shape == ref.shape and np.allclose(A.T, ref, atol=1e-6):
-        return ("os pesos estão transpostos: a linha i é a consulta i. Use (X @ W_q) @ (X @ W_k).T, "
-                "não K @ Q.T, e a softmax em cada linha.")
-    if (A < -1e-9).any():
-        return "os pesos têm valores negativos: parece que faltou a softmax (a função devolveu as pontuações)."
-    if A.ndim == 2 and A.shape[0] == A.shape[1] and not np.allclose(A.sum(axis=-1), 1, atol=1e-6):
-        return "cada linha dos pesos deveria somar 1 (softmax em cada linha)."
-    return "pontuações = (X @ W_q) @ (X @ W_k).T / sqrt(d_k); pesos = softmax por linha."
+    mistakes = [
+        ("parece que faltou dividir as pontuações por sqrt(d_k).",
+         _reference_projected(X, W_q, W_k, W_v, scale="none")[1]),
+        ("dividiu por sqrt(d) do embedding; o certo é sqrt(d_k), a dimensão das chaves.",
+         _reference_projected(X, W_q, W_k, W_v, scale="d_model")[1]),
+        ("dividiu pela raiz do número de tokens (n); o certo é sqrt(d_k), a dimensão das chaves.",
+         _reference_projected(X, W_q, W_k, W_v, scale="n")[1]),
+        ("dividiu por sqrt(d_v), a dimensão dos valores; o certo é sqrt(d_k), a dimensão das consultas e chaves "
+         "(W_q.shape[1]).", _reference_projected(X, W_q, W_k, W_v, scale="d_v")[1]),
+        ("a softmax foi aplicada por coluna; aplique em cada linha (axis=-1).",
+         _reference_projected(X, W_q, W_k, W_v, axis=0)[1]),
+        ("os pesos estão transpostos: a linha i é a consulta i. Use (X @ W_q) @ (X @ W_k).T, não K @ Q.T, e a "
+         "softmax em cada linha.", ref.T),
+    ]
+    hint = matching_hint(A, mistakes, ref, atol=1e-6)
+    if hint is None and (A < -1e-9).any():
+        hint = "os pesos têm valores negativos: parece que faltou a softmax (a função devolveu as pontuações)."
+    if hint is None and A.ndim == 2 and A.shape[0] == A.shape[1] and not np.allclose(A.sum(axis=-1), 1, atol=1e-6):
+        hint = "cada linha dos pesos deveria somar 1 (softmax em cada linha)."
+    return hint or "pontuações = (X @ W_q) @ (X @ W_k).T / sqrt(d_k); pesos = softmax por linha."
 
 
 # o visualizador é do aluno: o destaque de cada linha e o resumo impresso (o mapa pode ser o da biblioteca)
@@ -219,50 +203,47 @@ def projeto(c: Checker, visualizer_fn):
         warm_up_matplotlib()
     for sentence, vectors in c.cases(_project_cases()):
         label = f"“{sentence}”"
-        result = (c.call(label, visualizer_fn, sentence, vectors, names=("frase", "vectors"),
-                         forbidden=_FORBIDDEN_VIS)
-                  if vectors is not None else
-                  c.call(label, visualizer_fn, sentence, names=("frase",), forbidden=_FORBIDDEN_VIS))
+        args = (sentence,) if vectors is None else (sentence, vectors)
+        result = c.call(label, visualizer_fn, *args, names=("frase", "vectors")[:len(args)],
+                        forbidden=_FORBIDDEN_VIS)
         # o que a chamada desenhou e imprimiu (com acentos compostos, como os tokens)
         figuras, texto = c.captured.figures, nfc(c.captured.printed)
-        itens = c.returns(result, label, "tokens", "pesos", "destaques")
-        if itens is None:
-            return
-        tokens, A, highlights = itens
+        tokens, A, highlights = c.returns(result, label, "tokens", "pesos", "destaques", stop=True)
         ref_tokens, X = embed(sentence, vectors)
         _, ref_A = self_attention(X)
-        if not c.expect(isinstance(tokens, (list, tuple)) and [nfc(str(t)) for t in tokens] == ref_tokens,
-                        f"{label}: tokens (1º item)", ref_tokens, describe(tokens) if not isinstance(
-                            tokens, (list, tuple)) else list(tokens),
-                        "o 1º item é a lista de tokens: use atencao.tokenize(frase) ou atencao.embed(frase); a "
-                        "ordem do return é (tokens, pesos, destaques)."):
-            return
-        ok = c.close(A, ref_A, f"{label}: matriz de atenção (2º item)",
-                     hint="pesos = softmax(X @ X.T / sqrt(d)) em cada linha, com tokens, X = atencao.embed(frase, "
-                          "vectors) (ou atencao.self_attention(X)).")
+        c.require(isinstance(tokens, (list, tuple)) and [nfc(str(t)) for t in tokens] == ref_tokens,
+                  f"{label}: tokens (1º item)", ref_tokens,
+                  list(tokens) if isinstance(tokens, (list, tuple)) else describe(tokens),
+                  "o 1º item é a lista de tokens: use atencao.tokenize(frase) ou atencao.embed(frase); a "
+                  "ordem do return é (tokens, pesos, destaques).")
+        c.close(A, ref_A, f"{label}: matriz de atenção (2º item)",
+                hint="pesos = softmax(X @ X.T / sqrt(d)) em cada linha, com tokens, X = atencao.embed(frase, "
+                     "vectors) (ou atencao.self_attention(X)).")
         triples = [tuple(h) for h in highlights] if isinstance(highlights, (list, tuple)) else []
-        if not c.expect(triples and all(len(h) == 3 for h in triples),
-                        f"{label}: destaques são (token, outro token, peso)", "uma lista de trios",
-                        repr(highlights)[:80],
-                        "um trio por token, na ordem da frase: (token, o outro token que recebe mais atenção, o peso), "
-                        "por exemplo ('gato', 'telhado', 0.31)."):
-            return
-        ok &= _check_highlights(c, label, triples, ref_A, ref_tokens)
-        if not ok:
-            return
-        n = len(ref_tokens)
-        desenhou = _has_heatmap(figuras, n, ref_A)
-        falta = _missing_summary_line(nfc(texto), ref_A, ref_tokens)
-        resumiu = bool(texto.strip()) and falta is None
-        if not c.expect(desenhou and resumiu, f"{label}: desenha o mapa de calor e imprime o resumo",
-                        f"uma figura nova com a matriz de atenção {n} × {n} e um resumo impresso com, para cada "
-                        "token, uma linha com ele, o outro token que recebe mais atenção (nessa ordem) e o peso",
-                        f"mapa de calor: {'sim' if desenhou else 'não (nenhuma figura nova mostra esta matriz)'}; "
-                        f"resumo impresso: " + ("sim" if resumiu else f"falta a linha de {falta}" if texto.strip()
-                                                else "não"),
-                        "o enunciado pede o mapa com atencao.plot_attention(pesos, tokens, title=...) e um resumo "
-                        "impresso por você, uma linha por token: print(f\"{token} → {outro} ({peso:.2f})\")."):
-            return
+        c.require(triples and all(len(h) == 3 for h in triples),
+                  f"{label}: destaques são (token, outro token, peso)", "uma lista de trios", repr(highlights)[:80],
+                  "um trio por token, na ordem da frase: (token, o outro token que recebe mais atenção, o peso), "
+                  "por exemplo ('gato', 'telhado', 0.31).")
+        _check_highlights(c, label, triples, ref_A, ref_tokens)
+        c.stop_if_failed()
+        _check_drawing(c, label, figuras, texto, ref_A, ref_tokens)
+
+
+def _check_drawing(c: Checker, label: str, figuras: list, texto: str, ref_A: np.ndarray, tokens: list) -> None:
+    """O que o enunciado pede além do retorno: o mapa de calor (uma figura nova com a matriz) e o resumo impresso
+    (uma linha por token, com o destaque dele)."""
+    n = len(tokens)
+    desenhou = _has_heatmap(figuras, n, ref_A)
+    falta = _missing_summary_line(nfc(texto), ref_A, tokens)
+    resumiu = bool(texto.strip()) and falta is None
+    resumo = "sim" if resumiu else f"falta a linha de {falta}" if texto.strip() else "não"
+    c.require(desenhou and resumiu, f"{label}: desenha o mapa de calor e imprime o resumo",
+              f"uma figura nova com a matriz de atenção {n} × {n} e um resumo impresso com, para cada "
+              "token, uma linha com ele, o outro token que recebe mais atenção (nessa ordem) e o peso",
+              f"mapa de calor: {'sim' if desenhou else 'não (nenhuma figura nova mostra esta matriz)'}; "
+              f"resumo impresso: {resumo}",
+              "o enunciado pede o mapa com atencao.plot_attention(pesos, tokens, title=...) e um resumo "
+              "impresso por você, uma linha por token: print(f\"{token} → {outro} ({peso:.2f})\").")
 
 
 # as palavras de HAND_MADE_VECTORS com o mesmo vetor: numa frase com duas delas, a linha de cada token tem um empate
@@ -294,40 +275,49 @@ def _project_cases() -> list:
     return [(f, None) for f in frases] + [("sol lua mar", custom)]
 
 
-def _check_highlights(c: Checker, label: str, triples: list, ref_A: np.ndarray, tokens: list) -> bool:
-    """Cada destaque aponta o outro token de maior peso da linha (num empate exato, qualquer um dos empatados)."""
+def _check_highlights(c: Checker, label: str, triples: list, ref_A: np.ndarray, tokens: list) -> None:
+    """Cada destaque aponta o outro token de maior peso da linha (num empate exato, qualquer um dos empatados),
+    com o peso dele; o primeiro critério que falha encerra a verificação."""
     n = len(tokens)
-    if not c.expect(len(triples) == n, f"{label}: um destaque por token", n, len(triples),
-                    "um trio (token, outro token que recebe mais atenção, peso) para cada token da frase, na ordem."):
-        return False
-    certos, obtidos, pesos_ok, destaques_ok, indice = [], [], True, True, False
-    esperados, recebidos = [], []
+    c.require(len(triples) == n, f"{label}: um destaque por token", n, len(triples),
+              "um trio (token, outro token que recebe mais atenção, peso) para cada token da frase, na ordem.")
+    certos, obtidos, esperados, recebidos, pesos_ok = [], [], [], [], True
+    errado = None  # o primeiro destaque errado: o relatório mostra até ele
     for i, (q, k, w) in enumerate(triples):
         maximo, empatados = _expected_highlight(ref_A, tokens, i)
         certos.append(f"{tokens[i]}→{'/'.join(sorted(empatados))}")
         obtidos.append(f"{q}→{k}")
         if nfc(str(q)) != tokens[i] or nfc(str(k)) not in empatados:
-            destaques_ok = False
-            # o índice j no lugar do token: tokens[j] é o que recebe mais atenção
-            indice = isinstance(k, (int, np.integer)) and not isinstance(k, bool) and 0 <= int(k) < len(tokens) \
-                and tokens[int(k)] in empatados
+            errado = (k, empatados)
             certos.append("…")
-            break  # o relatório mostra até o primeiro destaque errado
+            break
         esperados.append(round(float(maximo), 3))
-        try:
-            recebidos.append(round(float(w), 3))
-            pesos_ok &= bool(np.isclose(float(w), maximo, atol=1e-5))
-        except (TypeError, ValueError):
-            recebidos.append(w)
-            pesos_ok = False
-    dica = ("o 2º item de cada trio é o token (tokens[j]), não o índice j: o índice está certo, troque j por tokens[j]."
-            if indice else "ignore a diagonal (o próprio token) antes de procurar o máximo da linha; o 1º item de "
-            "cada trio é o token da linha, na ordem da frase.")
-    if not c.expect(destaques_ok, f"{label}: para cada token, o OUTRO token que recebe mais atenção", certos, obtidos,
-                    dica):
-        return False
-    return c.expect(pesos_ok, f"{label}: o peso de cada destaque", esperados, recebidos,
-                    "o peso é pesos[i, j] do token que recebe mais atenção (um número), e não o da diagonal.")
+        recebidos.append(_as_weight(w))
+        valor = _as_weight(w, arredondar=False)
+        pesos_ok &= isinstance(valor, float) and bool(np.isclose(valor, maximo, atol=1e-5))
+    c.require(errado is None, f"{label}: para cada token, o OUTRO token que recebe mais atenção", certos, obtidos,
+              errado and _highlight_hint(*errado, tokens))
+    c.require(pesos_ok, f"{label}: o peso de cada destaque", esperados, recebidos,
+              "o peso é pesos[i, j] do token que recebe mais atenção (um número), e não o da diagonal.")
+
+
+def _as_weight(w, arredondar: bool = True):
+    """O peso de um destaque como número (arredondado a 3 casas, para o relatório), ou como veio, se não é um."""
+    try:
+        return round(float(w), 3) if arredondar else float(w)
+    except (TypeError, ValueError):
+        return w
+
+
+def _highlight_hint(k, empatados: set, tokens: list) -> str:
+    """A dica de um destaque errado: o índice j no lugar do token (tokens[j] é o certo) ou a diagonal."""
+    indice = (isinstance(k, (int, np.integer)) and not isinstance(k, bool) and 0 <= int(k) < len(tokens)
+              and tokens[int(k)] in empatados)
+    if indice:
+        return ("o 2º item de cada trio é o token (tokens[j]), não o índice j: o índice está certo, troque j por "
+                "tokens[j].")
+    return ("ignore a diagonal (o próprio token) antes de procurar o máximo da linha; o 1º item de cada trio é o "
+            "token da linha, na ordem da frase.")
 
 
 def _expected_highlight(ref_A: np.ndarray, tokens: list, i: int) -> tuple[float, set]:

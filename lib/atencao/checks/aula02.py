@@ -20,11 +20,12 @@ from .framework import (
     UNSTABLE_SOFTMAX_HINT,
     Checker,
     StopCheck,
+    call_frozen,
     case_seed,
     check,
     describe,
-    frozen_copy,
     is_numpy_shape_error,
+    matching_hint,
     passou,
     protect,
 )
@@ -58,13 +59,10 @@ def aquecimento_softmax(c: Checker, softmax_fn):
     for label, z, axis in c.cases(_softmax_cases()):
         kw = {} if axis is None else {"axis": axis}
         got = c.array(c.call(label, softmax_fn, z, names=("z",), forbidden=_FORBIDDEN_SOFTMAX, **kw),
-                      f"{label}: devolve um array")
-        if got is None:
-            return
-        zz = np.asarray(z, dtype=float)
-        ref = softmax(zz, axis=-1 if axis is None else axis)
-        if not c.close(got, ref, label, hint=_softmax_hint(zz, -1 if axis is None else axis, got, ref)):
-            return
+                      f"{label}: devolve um array", stop=True)
+        zz, eixo = np.asarray(z, dtype=float), -1 if axis is None else axis
+        ref = softmax(zz, axis=eixo)
+        c.close(got, ref, label, hint=_softmax_hint(zz, eixo, got, ref))
 
 
 def _softmax_cases() -> list:
@@ -121,7 +119,8 @@ def _softmax_cases() -> list:
 
 
 def _softmax_hint(z, axis, got, ref) -> str:
-    """A dica para uma softmax errada, reconhecendo os enganos comuns."""
+    """A dica para uma softmax errada: os sintomas (forma, NaN/inf), depois a tabela dos enganos típicos, cada um
+    calculado com a conta errada (:func:`matching_hint`), depois as somas que não dão 1."""
     if got.shape != ref.shape:
         return "a softmax devolve um array com a mesma forma da entrada (um peso por posição)."
     if not np.isfinite(got).all():
@@ -129,21 +128,22 @@ def _softmax_hint(z, axis, got, ref) -> str:
             return ("numa linha toda -inf, o máximo é -inf e z - máximo dá NaN: troque o máximo não finito por 0 "
                     "(np.where(np.isfinite(m), m, 0)) e devolva zeros quando a soma for 0.")
         return UNSTABLE_SOFTMAX_HINT
-    e = np.exp(z - np.where(np.isfinite(z.max(axis=axis, keepdims=True)), z.max(axis=axis, keepdims=True), 0))
-    if np.allclose(got, e, atol=1e-6):
-        return "faltou dividir pela soma: os pesos de cada linha precisam somar 1."
-    pedido = axis % z.ndim
-    for outro in range(z.ndim):  # a conta certa, mas ao longo de outro eixo: o axis recebido não foi usado
-        if outro != pedido and np.allclose(got, softmax(z, axis=outro), atol=1e-6):
-            return (f"a softmax foi feita ao longo do eixo {outro}, não do eixo pedido (axis={axis}): o argumento "
-                    f"axis foi ignorado. Use-o no máximo e na soma: np.max(z, axis=axis, keepdims=True) e "
-                    f"e.sum(axis=axis, keepdims=True).")
-    if z.ndim > 1 and (np.abs(got.sum(axis=axis) - 1) > 1e-6).any():
-        return ("alguma linha não soma 1: o máximo subtraído precisa ser o de cada linha "
+    m = z.max(axis=axis, keepdims=True)
+    mistakes = [("faltou dividir pela soma: os pesos de cada linha precisam somar 1.",
+                 np.exp(z - np.where(np.isfinite(m), m, 0)))]
+    # a conta certa, mas ao longo de outro eixo: o axis recebido não foi usado
+    mistakes += [(f"a softmax foi feita ao longo do eixo {outro}, não do eixo pedido (axis={axis}): o argumento "
+                  f"axis foi ignorado. Use-o no máximo e na soma: np.max(z, axis=axis, keepdims=True) e "
+                  f"e.sum(axis=axis, keepdims=True).", softmax(z, axis=outro))
+                 for outro in range(z.ndim) if outro != axis % z.ndim]
+    hint = matching_hint(got, mistakes, atol=1e-6)
+    if hint is None and z.ndim > 1 and (np.abs(got.sum(axis=axis) - 1) > 1e-6).any():
+        hint = ("alguma linha não soma 1: o máximo subtraído precisa ser o de cada linha "
                 "(np.max(z, axis=axis, keepdims=True)), não o do array inteiro.")
-    if z.ndim > 1 and np.isfinite(z).all() and np.allclose(got, np.exp(z - z.max()) / np.exp(z - z.max()).sum()):
-        return "a soma foi sobre o array inteiro: some só ao longo do eixo, com e.sum(axis=axis, keepdims=True)."
-    return "softmax(z) = exp(z - máximo) / soma de exp(z - máximo), ao longo de axis (com keepdims=True)."
+    if hint is None and z.ndim > 1 and np.isfinite(z).all() and np.allclose(
+            got, np.exp(z - z.max()) / np.exp(z - z.max()).sum()):
+        hint = "a soma foi sobre o array inteiro: some só ao longo do eixo, com e.sum(axis=axis, keepdims=True)."
+    return hint or "softmax(z) = exp(z - máximo) / soma de exp(z - máximo), ao longo de axis (com keepdims=True)."
 
 
 @check("Exercício 1, passo 1 (a máscara causal)")
@@ -156,43 +156,43 @@ def exercicio_1_passo_1(c: Checker, mask_fn):
     for n in c.cases(_mask_sizes()):
         label = f"n = {n}"
         got = c.call(label, mask_fn, n, names=("n",), forbidden=(causal_mask,))
-        if not c.expect(isinstance(got, np.ndarray), f"{label}: devolve um array do NumPy", "um np.ndarray",
-                        describe(got), "faltou um `return`?" if got is None else
-                        "devolva o array (np.tril(...)), não uma lista: a atenção usa ~mask e mask.shape."):
-            return
+        c.require(isinstance(got, np.ndarray), f"{label}: devolve um array do NumPy", "um np.ndarray",
+                  describe(got), "faltou um `return`?" if got is None else
+                  "devolva o array (np.tril(...)), não uma lista: a atenção usa ~mask e mask.shape.")
+        c.require(got.shape == (n, n), f"{label}: forma (n, n)", f"({n}, {n})", describe(got),
+                  "uma linha por consulta e uma coluna por chave: np.ones((n, n), dtype=bool) é um começo.")
+        c.require(got.dtype == bool, f"{label}: valores True/False (dtype bool)", "dtype bool", f"dtype {got.dtype}",
+                  "crie a máscara com dtype=bool, por exemplo np.tril(np.ones((n, n), dtype=bool)); com 0/1, o "
+                  "~mask da atenção não inverte.")
         ref = np.tril(np.ones((n, n), dtype=bool))
-        arr = np.asarray(got) if got is not None else None
-        if not c.expect(arr is not None and arr.shape == (n, n), f"{label}: forma (n, n)", f"({n}, {n})",
-                        describe(got), "faltou um `return`?" if got is None else
-                        "uma linha por consulta e uma coluna por chave: np.ones((n, n), dtype=bool) é um começo."):
-            return
-        if not c.expect(arr.dtype == bool, f"{label}: valores True/False (dtype bool)", "dtype bool",
-                        f"dtype {arr.dtype}", "crie a máscara com dtype=bool, por exemplo "
-                        "np.tril(np.ones((n, n), dtype=bool)); com 0/1, o ~mask da atenção não inverte."):
-            return
-        hint = None
-        sem_diagonal = np.tril(np.ones((n, n), dtype=bool), k=-1)
-        if n == 1 and not arr.any():  # [[False]]: a máscara invertida e a sem diagonal dão a mesma matriz com
-            # n = 1; um n maior diz qual das duas a função faz
-            invertida = _inverted_mask(c, mask_fn)
-        else:
-            invertida = np.array_equal(arr, ~ref) and not np.array_equal(arr, sem_diagonal)
-        if n > 1 and np.array_equal(arr, ref.T):
-            hint = ("o outro triângulo: com True acima da diagonal, cada token olharia os que vêm DEPOIS dele "
-                    "(o futuro). A linha i pode olhar as colunas j ≤ i.")
-        elif invertida:
-            hint = ("a máscara está invertida: aqui True = pode olhar e False = bloqueado, o contrário da convenção "
-                    "do PyTorch (em que np.triu(..., k=1) marca com True o que fica bloqueado). Use "
-                    "np.tril(np.ones((n, n), dtype=bool)), ou inverta a sua com ~."
-                    + (" Com n = 1, a máscara é [[True]]: cada token pode olhar para si mesmo." if n == 1 else ""))
-        elif np.array_equal(arr, sem_diagonal):
-            hint = ("a diagonal precisa ser True: cada token pode olhar para si mesmo (j ≤ i, não j < i; "
-                    "np.tril(..., k=0), sem o k=-1)." + (" Com n = 1, a máscara é [[True]]." if n == 1 else ""))
-        elif n > 1 and arr.all():
-            hint = "nada foi bloqueado: acima da diagonal (j > i) deve ser False."
-        if not c.expect(np.array_equal(arr, ref), f"{label}: True na diagonal e abaixo dela (j ≤ i)",
-                        _format_mask(ref), _format_mask(arr), hint or "np.tril(np.ones((n, n), dtype=bool))"):
-            return
+        c.expect(np.array_equal(got, ref), f"{label}: True na diagonal e abaixo dela (j ≤ i)", _format_mask(ref),
+                 _format_mask(got), _causal_mask_hint(c, mask_fn, got, ref))
+
+
+def _causal_mask_hint(c: Checker, mask_fn, arr: np.ndarray, ref: np.ndarray) -> str:
+    """A dica de uma máscara causal errada: a primeira da tabela dos enganos típicos que ``arr`` reproduz (o outro
+    triângulo, a convenção invertida, a diagonal bloqueada, nada bloqueado)."""
+    n = len(ref)
+    sem_diagonal = np.tril(np.ones((n, n), dtype=bool), k=-1)
+    if n == 1 and not arr.any():  # [[False]]: a máscara invertida e a sem diagonal dão a mesma matriz com n = 1;
+        invertida = _inverted_mask(c, mask_fn)  # um n maior diz qual das duas a função faz
+    else:
+        invertida = np.array_equal(arr, ~ref) and not np.array_equal(arr, sem_diagonal)
+    com_n_1 = " Com n = 1, a máscara é [[True]]" if n == 1 else ""
+    mistakes = [
+        (n > 1 and np.array_equal(arr, ref.T),
+         "o outro triângulo: com True acima da diagonal, cada token olharia os que vêm DEPOIS dele (o futuro). A "
+         "linha i pode olhar as colunas j ≤ i."),
+        (invertida,
+         "a máscara está invertida: aqui True = pode olhar e False = bloqueado, o contrário da convenção do PyTorch "
+         "(em que np.triu(..., k=1) marca com True o que fica bloqueado). Use np.tril(np.ones((n, n), dtype=bool)), "
+         "ou inverta a sua com ~." + (com_n_1 and com_n_1 + ": cada token pode olhar para si mesmo.")),
+        (np.array_equal(arr, sem_diagonal),
+         "a diagonal precisa ser True: cada token pode olhar para si mesmo (j ≤ i, não j < i; np.tril(..., k=0), "
+         "sem o k=-1)." + (com_n_1 and com_n_1 + ".")),
+        (n > 1 and arr.all(), "nada foi bloqueado: acima da diagonal (j > i) deve ser False."),
+    ]
+    return next((dica for reproduz, dica in mistakes if reproduz), "np.tril(np.ones((n, n), dtype=bool))")
 
 
 def _mask_sizes() -> tuple:
@@ -253,38 +253,13 @@ def exercicio_1(c: Checker, attention_fn):
     ]
     bloqueio_ok = somas_ok = True
     for label, q, k, v, mask in c.cases(cases):
-        got = c.pair(c.call(label, attention_fn, q, k, v, names=("Q", "K", "V"), forbidden=_FORBIDDEN, mask=mask),
-                     label)
-        if got is None:
-            return
-        out, A = got
+        out, A = c.pair(c.call(label, attention_fn, q, k, v, names=("Q", "K", "V"), forbidden=_FORBIDDEN, mask=mask),
+                        label, stop=True)
         ref_out, ref_A = scaled_dot_product_attention(q, k, v, mask=mask)
-        hint = _mask_hint(q, k, mask, A, ref_A, v.shape[-1]) if A.shape == ref_A.shape else (
-            f"os pesos têm forma (n_q, n_k) = {ref_A.shape}: uma linha por consulta, uma coluna por chave.")
-        if hint is None and mask is not None and A.shape == ref_A.shape:
-            inverted = scaled_dot_product_attention(q, k, v, mask=~mask)[1]
-            if np.allclose(np.nan_to_num(A), inverted, atol=1e-6):
-                hint = "a máscara está invertida: aqui True = pode olhar, False = bloqueado (vira -inf)."
-            elif mask.shape[0] == mask.shape[1] and np.allclose(
-                    np.nan_to_num(A), scaled_dot_product_attention(q, k, v, mask=mask.T)[1], atol=1e-6):
-                hint = ("a máscara foi usada transposta (o outro triângulo): mask[i, j] diz se a consulta i (linha) "
-                        "pode olhar a chave j (coluna); use a máscara recebida como está.")
-            elif np.allclose(A, scaled_dot_product_attention(q, k, v)[1] * mask, atol=1e-6):
-                hint = "a máscara precisa entrar ANTES da softmax (pontuação bloqueada = -inf), não depois."
-            elif np.isnan(A).any():
-                hint = ("a linha com todas as chaves bloqueadas deu NaN (0/0); trate esse caso, por exemplo "
-                        "usando atencao.softmax, que devolve zeros numa linha toda -inf.")
-            elif label.startswith("linha"):
-                hint = "com todas as chaves bloqueadas, os pesos e a saída dessa linha devem ser 0."
-            elif (np.nan_to_num(A)[~mask] > 1e-6).any():
-                hint = ("as posições bloqueadas receberam peso: troque as pontuações delas por -np.inf, não por um "
-                        "número finito como -50 (com pontuações grandes, ele deixa de ser \"bem negativo\").")
-        ok = c.close(A, ref_A, f"{label}: pesos", hint=hint or (
-            "pontuações = Q @ K.T / sqrt(d_k); np.where(mask, pontuações, -np.inf); softmax em cada linha."))
-        ok &= c.close(out, ref_out, f"{label}: saída", hint=(
+        ok = c.close(A, ref_A, f"{label}: pesos", hint=_masked_weights_hint(label, q, k, v, mask, A, ref_A))
+        c.close(out, ref_out, f"{label}: saída", hint=(
             "a saída é pesos @ V." if ok else "a saída depende dos pesos: corrija primeiro os pesos (acima)."))
-        if not ok:
-            return
+        c.stop_if_failed()
         if mask is not None:
             livres = mask.any(axis=-1)  # linhas com ao menos uma chave permitida
             bloqueio_ok &= bool(np.all(A[~mask] == 0))
@@ -294,60 +269,104 @@ def exercicio_1(c: Checker, attention_fn):
                   "peso minúsculo, mas não zero, nas posições bloqueadas).")
 
 
+def _masked_weights_hint(label: str, q, k, v, mask, A, ref_A) -> str:
+    """A dica dos pesos errados da atenção com máscara: a forma, os enganos da conta (:func:`_mask_hint`) e os do
+    uso da máscara (:func:`_mask_use_hint`), nessa ordem."""
+    if A.shape != ref_A.shape:
+        return f"os pesos têm forma (n_q, n_k) = {ref_A.shape}: uma linha por consulta, uma coluna por chave."
+    hint = _mask_hint(q, k, mask, A, ref_A, v.shape[-1])
+    if hint is None and mask is not None:
+        hint = _mask_use_hint(label, q, k, v, mask, A)
+    return hint or "pontuações = Q @ K.T / sqrt(d_k); np.where(mask, pontuações, -np.inf); softmax em cada linha."
+
+
+def _mask_use_hint(label: str, q, k, v, mask, A) -> str | None:
+    """A tabela dos enganos no uso da máscara, cada um reconhecido pelo que ele produz (calculado só quando os de
+    cima não bateram): a máscara invertida, transposta, aplicada depois da softmax, a linha toda bloqueada com NaN
+    ou com peso, e um número finito no lugar de -inf."""
+    limpo = np.nan_to_num(A)
+
+    def pesos(m=None):
+        return scaled_dot_product_attention(q, k, v, mask=m)[1]
+
+    mistakes = (
+        (lambda: np.allclose(limpo, pesos(~mask), atol=1e-6),
+         "a máscara está invertida: aqui True = pode olhar, False = bloqueado (vira -inf)."),
+        (lambda: mask.shape[0] == mask.shape[1] and np.allclose(limpo, pesos(mask.T), atol=1e-6),
+         "a máscara foi usada transposta (o outro triângulo): mask[i, j] diz se a consulta i (linha) pode olhar a "
+         "chave j (coluna); use a máscara recebida como está."),
+        (lambda: np.allclose(A, pesos() * mask, atol=1e-6),
+         "a máscara precisa entrar ANTES da softmax (pontuação bloqueada = -inf), não depois."),
+        (lambda: np.isnan(A).any(),
+         "a linha com todas as chaves bloqueadas deu NaN (0/0); trate esse caso, por exemplo usando atencao.softmax, "
+         "que devolve zeros numa linha toda -inf."),
+        (lambda: label.startswith("linha"),
+         "com todas as chaves bloqueadas, os pesos e a saída dessa linha devem ser 0."),
+        (lambda: (limpo[~mask] > 1e-6).any(),
+         "as posições bloqueadas receberam peso: troque as pontuações delas por -np.inf, não por um número finito "
+         "como -50 (com pontuações grandes, ele deixa de ser \"bem negativo\")."),
+    )
+    return next((dica for reproduz, dica in mistakes if reproduz()), None)
+
+
 def _mask_hint(q, k, mask, A, ref_A, d_v: int = 0) -> str | None:
-    """Dica para os enganos comuns da atenção com máscara que não dependem da máscara estar invertida."""
+    """Dica para os enganos comuns da atenção com máscara que não dependem da máscara estar invertida: a máscara
+    depois da softmax, a softmax que estoura e os enganos das pontuações (:func:`_scores_hint`), nessa ordem."""
     if np.allclose(np.nan_to_num(A), ref_A, atol=1e-6):
         return None
     livres = np.ones(A.shape[0], dtype=bool) if mask is None else mask.any(axis=-1)  # linhas com o que olhar
-    if mask is not None:  # a máscara depois da softmax (renormalizando ou não): antes do teste de estouro abaixo,
-        # porque com pontuações grandes as linhas dela também deixam de somar 1
-        depois = softmax(q @ k.T / np.sqrt(q.shape[-1])) * mask
-        soma = depois.sum(axis=-1, keepdims=True)
-        renormalizada = np.divide(depois, soma, out=np.zeros_like(depois), where=soma > 0)
-        # a renormalizada primeiro: com pontuações grandes as duas coincidem (pesos 0 ou 1), e só quem
-        # renormaliza chega a esse caso (sem renormalizar, a máscara causal já não passa)
-        dicas = [("a máscara entrou DEPOIS da softmax: zerar os pesos bloqueados e renormalizar não é o mesmo. Com "
-                  "pontuações grandes, a softmax sobre todas as chaves dá peso 0 às permitidas quando a maior "
-                  "pontuação é de uma bloqueada, e não sobra nada para renormalizar. A máscara precisa entrar ANTES "
-                  "da softmax: np.where(mask, pontuações, -np.inf), e só então a softmax.", renormalizada),
-                 ("a máscara precisa entrar ANTES da softmax (pontuação bloqueada = -inf), não depois: zerar os pesos "
-                  "bloqueados depois da softmax deixa as linhas somando menos de 1.", depois)]
-        for dica, cand in dicas:
-            if np.allclose(np.nan_to_num(A), cand, atol=1e-6) and not np.allclose(cand, ref_A, atol=1e-6):
-                return dica
-    if np.abs(q @ k.T).max() > 700 and not (np.isfinite(A).all() and np.allclose(A[livres].sum(axis=-1), 1)):
-        return UNSTABLE_SOFTMAX_HINT  # NaN, ou linhas zeradas por um nan_to_num por cima do NaN
-    d_k = q.shape[-1]
-    scores = q @ k.T / np.sqrt(d_k)
+    # a máscara depois da softmax antes do teste de estouro: com pontuações grandes, as linhas dela também
+    # deixam de somar 1
+    hint = None if mask is None else _after_softmax_hint(q, k, mask, A, ref_A)
+    if hint is None and np.abs(q @ k.T).max() > 700 and not (np.isfinite(A).all()
+                                                           and np.allclose(A[livres].sum(axis=-1), 1)):
+        hint = UNSTABLE_SOFTMAX_HINT  # NaN, ou linhas zeradas por um nan_to_num por cima do NaN
+    return hint or _scores_hint(q, k, mask, A, d_v)
+
+
+def _after_softmax_hint(q, k, mask, A, ref_A) -> str | None:
+    """A máscara aplicada depois da softmax, renormalizando ou não (:func:`matching_hint`)."""
+    depois = softmax(q @ k.T / np.sqrt(q.shape[-1])) * mask
+    soma = depois.sum(axis=-1, keepdims=True)
+    renormalizada = np.divide(depois, soma, out=np.zeros_like(depois), where=soma > 0)
+    # a renormalizada primeiro: com pontuações grandes as duas coincidem (pesos 0 ou 1), e só quem
+    # renormaliza chega a esse caso (sem renormalizar, a máscara causal já não passa)
+    mistakes = [("a máscara entrou DEPOIS da softmax: zerar os pesos bloqueados e renormalizar não é o mesmo. Com "
+                 "pontuações grandes, a softmax sobre todas as chaves dá peso 0 às permitidas quando a maior "
+                 "pontuação é de uma bloqueada, e não sobra nada para renormalizar. A máscara precisa entrar ANTES "
+                 "da softmax: np.where(mask, pontuações, -np.inf), e só então a softmax.", renormalizada),
+                ("a máscara precisa entrar ANTES da softmax (pontuação bloqueada = -inf), não depois: zerar os pesos "
+                 "bloqueados depois da softmax deixa as linhas somando menos de 1.", depois)]
+    return matching_hint(np.nan_to_num(A), mistakes, ref_A, atol=1e-6)
+
+
+def _scores_hint(q, k, mask, A, d_v: int) -> str | None:
+    """A tabela dos enganos nas pontuações (a máscara ignorada, a escala errada, a softmax por coluna, um número
+    finito no lugar de -inf), cada um calculado com a conta errada; antes, a softmax que faltou."""
+    scores = q @ k.T / np.sqrt(q.shape[-1])
     blocked = np.zeros_like(scores, dtype=bool) if mask is None else ~mask
 
     def com(pont, preenche=-np.inf, axis=-1):
-        pont = np.where(blocked, preenche, pont)
-        return softmax(pont, axis=axis)
+        return softmax(np.where(blocked, preenche, pont), axis=axis)
 
     if (np.nan_to_num(A) < -1e-9).any() or np.allclose(np.nan_to_num(A, neginf=0.0), np.where(blocked, 0.0, scores)):
         return "os pesos têm valores negativos: parece que faltou a softmax (a função devolveu as pontuações)."
-    n_k = k.shape[0]
-    candidatos = {
-        "a máscara foi ignorada: troque as pontuações bloqueadas (mask == False) por -inf ANTES da softmax, "
-        "com np.where(mask, pontuações, -np.inf).": softmax(scores) if mask is not None else np.full(1, np.nan),
-        "parece que faltou dividir as pontuações por sqrt(d_k).": com(q @ k.T),
-        "dividiu pela raiz do número de chaves (n_k); o certo é sqrt(d_k), a dimensão das consultas e chaves.":
-            com(q @ k.T / np.sqrt(n_k)),
-        "dividiu pela raiz de d_v (a dimensão dos valores); o certo é sqrt(d_k), a dimensão das consultas e chaves.":
-            com(q @ k.T / np.sqrt(d_v or 1)),
-        "a softmax foi aplicada por coluna; aplique em cada linha (axis=-1).": com(scores, axis=0),
-        "as posições bloqueadas receberam um número finito (0, por exemplo) em vez de -np.inf: a softmax ainda dá "
-        "peso a elas.": com(scores, 0.0),
-    }
-    for dica, cand in candidatos.items():
-        if cand.shape != A.shape:
-            continue
-        if not blocked.all(axis=-1).any() and np.allclose(A, cand, atol=1e-6):
-            return dica
-        if blocked.all(axis=-1).any() and np.allclose(np.nan_to_num(A), np.nan_to_num(cand), atol=1e-6):
-            return dica
-    return None
+    mistakes = [
+        ("a máscara foi ignorada: troque as pontuações bloqueadas (mask == False) por -inf ANTES da softmax, "
+         "com np.where(mask, pontuações, -np.inf).", None if mask is None else softmax(scores)),
+        ("parece que faltou dividir as pontuações por sqrt(d_k).", com(q @ k.T)),
+        ("dividiu pela raiz do número de chaves (n_k); o certo é sqrt(d_k), a dimensão das consultas e chaves.",
+         com(q @ k.T / np.sqrt(k.shape[0]))),
+        ("dividiu pela raiz de d_v (a dimensão dos valores); o certo é sqrt(d_k), a dimensão das consultas e chaves.",
+         com(q @ k.T / np.sqrt(d_v or 1))),
+        ("a softmax foi aplicada por coluna; aplique em cada linha (axis=-1).", com(scores, axis=0)),
+        ("as posições bloqueadas receberam um número finito (0, por exemplo) em vez de -np.inf: a softmax ainda dá "
+         "peso a elas.", com(scores, 0.0)),
+    ]
+    if blocked.all(axis=-1).any():  # uma linha toda bloqueada: o NaN dela (0/0) conta como 0 dos dois lados
+        return matching_hint(np.nan_to_num(A), [(d, None if c is None else np.nan_to_num(c)) for d, c in mistakes],
+                             atol=1e-6)
+    return matching_hint(A, mistakes, atol=1e-6)
 
 
 def _mha_reference(X, W_q, W_k, W_v, W_o, n_heads):
@@ -374,29 +393,32 @@ def exercicio_2(c: Checker, mha_fn):
                                                 (5, 8, 2, 60))):
         X = escala * rng.normal(size=(n, d_model))  # o último caso: pontuações grandes
         W_q, W_k, W_v, W_o = (rng.normal(size=(d_model, d_model)) / np.sqrt(d_model) for _ in range(4))
-        congelados = [frozen_copy(a) for a in (X, W_q, W_k, W_v, W_o)]
         label = f"n={n}, d_model={d_model}, n_heads={n_heads}"
-        got = c.pair(c.call(label, mha_fn, X, W_q, W_k, W_v, W_o, n_heads,
-                           names=("X", "W_q", "W_k", "W_v", "W_o", "n_heads"), forbidden=_FORBIDDEN_MHA), label)
-        if got is None:
-            return
-        X, W_q, W_k, W_v, W_o = congelados  # a referência vem das cópias imutáveis, calculada só agora
+        (out, A), (X, W_q, W_k, W_v, W_o, _) = call_frozen(
+            c, label, mha_fn, X, W_q, W_k, W_v, W_o, n_heads, names=("X", "W_q", "W_k", "W_v", "W_o", "n_heads"),
+            forbidden=_FORBIDDEN_MHA)
         ref_out, ref_A = _mha_reference(X, W_q, W_k, W_v, W_o, n_heads)
-        out, A = got
-        hint = None
-        if A.shape == ref_A.shape and not np.allclose(A, ref_A, atol=1e-5):
-            hint = diagnose_heads(X, W_q, W_k, n_heads, A)
-        elif A.shape != ref_A.shape:
-            hint = "os pesos devem ter forma (n_heads, n, n): uma matriz de atenção por cabeça."
-        ok = c.close(A, ref_A, f"{label}: pesos por cabeça (n_heads, n, n)", hint=hint)
-        hint = None if ok else "a saída depende dos pesos: corrija primeiro os pesos de cada cabeça (acima)."
-        if ok and out.shape == ref_out.shape and not np.allclose(out, ref_out, atol=1e-6):
-            without_W_o = ref_out @ np.linalg.inv(W_o)  # a concatenação das cabeças, antes de W_o
-            hint = ("faltou projetar a concatenação das cabeças por W_o." if np.allclose(out, without_W_o, atol=1e-5)
-                    else "concatene as cabeças de volta para (n, d_model), na ordem, e multiplique por W_o.")
-        ok &= c.close(out, ref_out, f"{label}: saída (n, d_model)", atol=1e-6, hint=hint)
-        if not ok:
-            return
+        ok = c.close(A, ref_A, f"{label}: pesos por cabeça (n_heads, n, n)",
+                     hint=_heads_hint(X, W_q, W_k, n_heads, A, ref_A))
+        c.close(out, ref_out, f"{label}: saída (n, d_model)", atol=1e-6,
+                hint=_mha_output_hint(out, ref_out, W_o) if ok else
+                "a saída depende dos pesos: corrija primeiro os pesos de cada cabeça (acima).")
+
+
+def _heads_hint(X, W_q, W_k, n_heads: int, A, ref_A) -> str | None:
+    """A dica dos pesos por cabeça errados: a forma, ou o engano reconhecido por :func:`diagnose_heads`."""
+    if A.shape != ref_A.shape:
+        return "os pesos devem ter forma (n_heads, n, n): uma matriz de atenção por cabeça."
+    return None if np.allclose(A, ref_A, atol=1e-5) else diagnose_heads(X, W_q, W_k, n_heads, A)
+
+
+def _mha_output_hint(out, ref_out, W_o) -> str | None:
+    """A dica da saída errada com os pesos certos: a concatenação sem W_o, ou o passo a passo."""
+    if out.shape != ref_out.shape or np.allclose(out, ref_out, atol=1e-6):
+        return None
+    without_W_o = ref_out @ np.linalg.inv(W_o)  # a concatenação das cabeças, antes de W_o
+    return (matching_hint(out, [("faltou projetar a concatenação das cabeças por W_o.", without_W_o)], atol=1e-5)
+            or "concatene as cabeças de volta para (n, d_model), na ordem, e multiplique por W_o.")
 
 
 @check("Exercício 3 (duas frases, a mesma camada)")
@@ -415,21 +437,15 @@ def exercicio_3(c: Checker, compare_fn):
         label = f"“{s1}” × “{s2}”"
         result = c.call(label, compare_fn, attn, X1, X2, names=("attn", "X1", "X2"))
         ref1, ref2 = attn(X1)[1], attn(X2)[1]  # depois da chamada (attn volta ao que era, se foi alterada)
-        itens = c.returns(result, label, "pesos1", "pesos2", "diferenca")
-        if itens is None:
-            return
-        A1, A2, diff = itens
+        A1, A2, diff = c.returns(result, label, "pesos1", "pesos2", "diferenca", stop=True)
         dica = _compare_hint(A1, A2, diff, ref1, ref2, attn(X1)[0])
-        ok = c.close(A1, ref1, f"{label}: pesos da 1ª frase",
-                     hint=dica or "use attn.forward(X1): a instância attn que a função recebe, não uma nova.")
-        ok &= c.close(A2, ref2, f"{label}: pesos da 2ª frase",
-                      hint=dica or "use attn.forward(X2): a instância attn que a função recebe, não uma nova.")
-        ref_diff = float(np.abs(ref1 - ref2).mean())
+        c.close(A1, ref1, f"{label}: pesos da 1ª frase",
+                hint=dica or "use attn.forward(X1): a instância attn que a função recebe, não uma nova.")
+        c.close(A2, ref2, f"{label}: pesos da 2ª frase",
+                hint=dica or "use attn.forward(X2): a instância attn que a função recebe, não uma nova.")
         # a diferença arredondada a 3 casas (como se imprime) também vale
-        ok &= c.close(diff, ref_diff, f"{label}: diferença média |pesos1 − pesos2|", atol=5e-4, rtol=0,
-                      hint=dica or "np.abs(pesos1 - pesos2).mean(): um número só.")
-        if not ok:
-            return
+        c.close(diff, float(np.abs(ref1 - ref2).mean()), f"{label}: diferença média |pesos1 − pesos2|", atol=5e-4,
+                rtol=0, hint=dica or "np.abs(pesos1 - pesos2).mean(): um número só.")
     _, X3 = embed_hashed(_short_sentence(len(X1)))
     c.expect_value_error("frases de tamanhos diferentes", compare_fn, attn, X1, X3, names=("attn", "X1", "X2"),
                          what="frases de tamanhos diferentes levantam o SEU ValueError, com mensagem clara",
@@ -535,34 +551,17 @@ def projeto(c: Checker, per_head_fn):
         try:
             result = c.call(label, per_head_fn, a, b, mha, names=("frase_a", "frase_b", "mha"))
         except ValueError as exc:
-            if is_numpy_shape_error(str(exc)) or _LIBRARY_ERROR.match(str(exc)):  # a conta do aluno quebrou
-                raise
-            compare = "compare os tokens, X_a.shape[0] com X_b.shape[0] (ou len(atencao.tokenize(frase)))"
-            c.expect(False, f"{label}: frases com o mesmo número de tokens não levantam erro", "nenhum erro",
-                     f"ValueError: {str(exc)[:100]}",
-                     f"as duas frases têm o mesmo número de tokens, mas não de palavras ({_counts(a, b)}): "
-                     f"{compare}, e não frase.split(), que não separa “guarda-chuva” e mantém a pontuação."
-                     if len(a.split()) != len(b.split()) else
-                     f"as duas frases têm {len(tokenize(a))} tokens cada: só frases com números de TOKENS diferentes "
-                     f"levantam ValueError; {compare}, e não o número de caracteres (len(frase)) nem outra medida.")
-            return
+            _flag_same_length_error(c, label, a, b, exc)
         ref_a = mha(embed_hashed(a, d_model=mha.d_model)[1])[1]  # depois da chamada: nada a ler na pilha
         ref_b = mha(embed_hashed(b, d_model=mha.d_model)[1])[1]
-        itens = c.returns(result, label, "pesos_a", "pesos_b", "diferenca_por_cabeca")
-        if itens is None:
-            return
-        Wa, Wb, diff = itens
+        Wa, Wb, diff = c.returns(result, label, "pesos_a", "pesos_b", "diferenca_por_cabeca", stop=True)
         hint = "X = atencao.embed_hashed(frase, d_model=mha.d_model)[1]; pesos = mha(X)[1], com a mha recebida."
-        if (np.shape(Wa) == ref_b.shape and np.shape(Wb) == ref_a.shape and not np.allclose(ref_a, ref_b)
-                and np.allclose(np.asarray(Wa, dtype=float), ref_b)
-                and np.allclose(np.asarray(Wb, dtype=float), ref_a)):
+        if _same(Wa, ref_b) and _same(Wb, ref_a) and not np.allclose(ref_a, ref_b):
             hint = "os pesos das duas frases estão trocados: devolva (pesos_a, pesos_b, ...), a frase A primeiro."
-        ok = c.close(Wa, ref_a, f"{label}: pesos da frase A (n_heads, n, n)", hint=hint)
-        ok &= c.close(Wb, ref_b, f"{label}: pesos da frase B (n_heads, n, n)", hint=hint)
-        ok &= c.close(diff, np.abs(ref_a - ref_b).mean(axis=(-2, -1)), f"{label}: diferença média por cabeça",
-                      hint="np.abs(pesos_a - pesos_b).mean(axis=(1, 2)): um número por cabeça.")
-        if not ok:
-            return
+        c.close(Wa, ref_a, f"{label}: pesos da frase A (n_heads, n, n)", hint=hint)
+        c.close(Wb, ref_b, f"{label}: pesos da frase B (n_heads, n, n)", hint=hint)
+        c.close(diff, np.abs(ref_a - ref_b).mean(axis=(-2, -1)), f"{label}: diferença média por cabeça",
+                hint="np.abs(pesos_a - pesos_b).mean(axis=(1, 2)): um número por cabeça.")
     # dois pares de tamanhos diferentes: um com números de palavras diferentes e outro com o mesmo número de
     # palavras (3) e de tokens diferentes (3 e 4)
     pares = _length_pairs()[1:]
@@ -573,9 +572,29 @@ def projeto(c: Checker, per_head_fn):
             dica = (f"“{a}” × “{b}”: {_counts(a, b)}. O tamanho que importa é o número de tokens: compare "
                     "X_a.shape[0] com X_b.shape[0] (ou len(atencao.tokenize(frase))), não frase.split(), e levante "
                     "ValueError com uma mensagem sua.")
-        if not c.expect_value_error(label, per_head_fn, a, b, casos[0][0], names=("frase_a", "frase_b", "mha"),
-                                    what=f"{label} levantam ValueError, como pede o enunciado", hint=dica):
-            return
+        c.expect_value_error(label, per_head_fn, a, b, casos[0][0], names=("frase_a", "frase_b", "mha"),
+                             what=f"{label} levantam ValueError, como pede o enunciado", hint=dica)
+        c.stop_if_failed()
+
+
+def _same(got, ref) -> bool:
+    """``got`` (o que o aluno devolveu, talvez nem um array) tem a forma de ``ref`` e os mesmos valores?"""
+    return np.shape(got) == ref.shape and np.allclose(np.asarray(got, dtype=float), ref)
+
+
+def _flag_same_length_error(c: Checker, label: str, a: str, b: str, exc: ValueError):
+    """O ❌ de quem levantou ValueError com frases do mesmo número de tokens (contou palavras, caracteres...); o
+    erro de uma conta do aluno (o de formas do NumPy, um da biblioteca) segue como erro do código dele."""
+    if is_numpy_shape_error(str(exc)) or _LIBRARY_ERROR.match(str(exc)):  # a conta do aluno quebrou
+        raise exc
+    compare = "compare os tokens, X_a.shape[0] com X_b.shape[0] (ou len(atencao.tokenize(frase)))"
+    c.fail(f"{label}: frases com o mesmo número de tokens não levantam erro", "nenhum erro",
+           f"ValueError: {str(exc)[:100]}",
+           f"as duas frases têm o mesmo número de tokens, mas não de palavras ({_counts(a, b)}): "
+           f"{compare}, e não frase.split(), que não separa “guarda-chuva” e mantém a pontuação."
+           if len(a.split()) != len(b.split()) else
+           f"as duas frases têm {len(tokenize(a))} tokens cada: só frases com números de TOKENS diferentes "
+           f"levantam ValueError; {compare}, e não o número de caracteres (len(frase)) nem outra medida.")
 
 
 protect()  # a foto da biblioteca e desta verificação, antes do código do aluno

@@ -12,9 +12,22 @@ import numpy as np
 from ..attention import scaled_dot_product_attention, softmax
 from ..backward import attention_backward, multihead_backward, numerical_gradient, softmax_backward
 from ..masks import causal_mask
-from .framework import Checker, case_seed, check, frozen_copy, matching_hint, passou, protect
+from .framework import (
+    MARKS,
+    Checker,
+    case_seed,
+    check,
+    frozen_copy,
+    grading,
+    is_numpy_shape_error,
+    matching_hint,
+    passou,
+    protect,
+    student_error,
+    wrap_report,
+)
 
-__all__ = ["passou", "exercicio_1", "exercicio_2", "exercicio_3"]
+__all__ = ["passou", "exercicio_1", "exercicio_2", "exercicio_3", "pronto_para_treinar", "sua_tarefa"]
 
 # o enunciado: a conta é do aluno; as funções de backward da biblioteca servem só para conferir
 # multihead_backward também: com uma camada de uma cabeça e projeções identidade, ela daria dQ, dK e dV
@@ -38,7 +51,43 @@ def _dicas_softmax(A: np.ndarray, dA: np.ndarray) -> list:
         ("o sinal do termo da soma está trocado: é dA MENOS a soma.", A * (dA + (dA * A).sum(axis=-1, keepdims=True))),
         ("a soma foi feita no eixo errado: a softmax normaliza cada LINHA (o último eixo), então some com "
          "axis=-1 (e keepdims=True).", A * (dA - (dA * A).sum(axis=0, keepdims=True))),
+        (_SEM_KEEPDIMS.format(soma="(dA * A).sum(axis=-1)", forma=A.shape[:-1], linha=A.shape,
+                              soma_certa="(dA * A).sum(axis=-1, keepdims=True)"),
+         _sem_keepdims(A, dA)),
     ]
+
+
+#: A dica da soma por linha que perdeu o eixo (``keepdims`` esquecido): ``{soma}`` é a conta, ``{forma}`` a forma
+#: que ela teve e ``{linha}`` a do array de que ela é subtraída.
+_SEM_KEEPDIMS = ("faltou keepdims=True na soma por linha: {soma} tem forma {forma}, um número por linha mas sem o "
+                 "eixo das colunas, e o NumPy não a subtrai de {linha} linha a linha (dá erro de formas, ou, numa "
+                 "matriz quadrada, subtrai a soma da linha j da coluna j). Com keepdims=True, a soma fica com forma "
+                 "(..., 1), uma coluna, e é subtraída da linha inteira: {soma_certa}.")
+
+
+def _sem_keepdims(A: np.ndarray, dA: np.ndarray) -> np.ndarray:
+    """A conta com a soma sem ``keepdims`` quando o NumPy a aceita (matriz quadrada); senão, nada (a forma
+    difere e o candidato não casa)."""
+    soma = (dA * A).sum(axis=-1)
+    try:
+        return A * (dA - soma)
+    except ValueError:
+        return np.zeros(0)
+
+
+def _dica_de_formas(exc: BaseException, A_shape: tuple, soma: str, soma_certa: str) -> str | None:
+    """A dica de um erro de formas do NumPy causado pela soma por linha sem ``keepdims`` (uma das formas da
+    mensagem é a de ``A`` sem o último eixo), ou ``None``."""
+    import re
+
+    mensagem = str(exc)
+    if not isinstance(exc, ValueError) or not is_numpy_shape_error(mensagem):
+        return None
+    formas = {tuple(int(d) for d in f.split(",") if d.strip()) for f in re.findall(r"\(([\d,\s]*)\)", mensagem)}
+    if tuple(A_shape[:-1]) not in formas or len(A_shape) < 2:
+        return None
+    return "a sua função levantou esse erro de formas porque " + _SEM_KEEPDIMS.format(
+        soma=soma, forma=tuple(A_shape[:-1]), linha=tuple(A_shape), soma_certa=soma_certa)
 
 
 @check("Exercício 1 (o backward da softmax)")
@@ -63,7 +112,9 @@ def exercicio_1(c: Checker, softmax_backward_fn):
     ]
     for label, z in c.cases(casos):
         A, dA = frozen_copy(softmax(z)), frozen_copy(rng.normal(size=z.shape))
-        bruto = c.call(label, softmax_backward_fn, A, dA, names=("A", "dA"), forbidden=_PRONTAS)
+        bruto = _call_naming_keepdims(c, label, softmax_backward_fn, (A, dA), ("A", "dA"), A.shape, "dA")
+        if bruto is _FALHOU:
+            return
         got = c.array(bruto, f"{label}: devolve um array")
         if got is None:
             return
@@ -74,6 +125,22 @@ def exercicio_1(c: Checker, softmax_backward_fn):
 
 
 _FORMULA_SOFTMAX = "dZ = A * (dA - (dA * A).sum(axis=-1, keepdims=True))"
+
+_FALHOU = object()  # a chamada do aluno deu um erro que já virou ❌ com a dica certa
+
+
+def _call_naming_keepdims(c: Checker, label: str, fn, args: tuple, names: tuple, A_shape: tuple, dA: str, **kwargs):
+    """:meth:`Checker.call`, mas um erro de formas do NumPy vindo da soma por linha sem ``keepdims`` vira um ❌
+    com a dica que o nomeia (e não a genérica de formas incompatíveis). Devolve ``_FALHOU`` nesse caso."""
+    try:
+        return c.call(label, fn, *args, names=names, forbidden=_PRONTAS, **kwargs)
+    except ValueError as exc:
+        dica = _dica_de_formas(exc, A_shape, f"({dA} * A).sum(axis=-1)", f"({dA} * A).sum(axis=-1, keepdims=True)")
+        if dica is None:
+            raise
+        criterio, _, _, _ = student_error(exc)
+        c.expect(False, criterio, hint=dica)
+        return _FALHOU
 
 
 def _float32(valor) -> bool:
@@ -109,7 +176,7 @@ def _dica_softmax(got, ref, A, dA, baixa_precisao: bool) -> str:
 
 # ---------- exercício 2: o backward da atenção, com máscara ----------
 def _forward(Q, K, V, mask, leak: bool = False):
-    """A ida de referência: pontuações escaladas, máscara (a menos que ``leak``), softmax."""
+    """O forward de referência: pontuações escaladas, máscara (a menos que ``leak``), softmax."""
     S = Q @ K.T / np.sqrt(Q.shape[-1])
     if mask is not None and not leak:
         S = np.where(mask, S, -np.inf)
@@ -124,12 +191,25 @@ def _grads(dO, Q, K, V, A, scale):
     return dS, dV, scale * (dS @ K), scale * (dS.T @ Q)
 
 
+#: A dica do forward com -1e9 (em vez de -inf) numa consulta sem nenhuma chave visível; ``{como}``: o que sai dela.
+_MENOS_1E9 = ("-1e9 (ou outro número finito) no lugar de -inf: numa consulta com todas as chaves bloqueadas, {como}, "
+              "e não 0. A convenção do curso (e o enunciado) é peso 0 nessa linha inteira: saída 0 e nenhum "
+              "gradiente. Use -np.inf com atencao.softmax, ou faça o forward com atencao.scaled_dot_product_attention, "
+              "que já devolve pesos 0 ali.")
+
+#: A dica do caso da consulta sem nenhuma chave visível, quando nenhum engano conhecido reproduz a resposta.
+_LINHA_BLOQUEADA = ("neste caso a consulta {linha} tem todas as chaves bloqueadas, e a convenção do curso é peso 0 "
+                    "na linha inteira (saída 0, gradiente 0): o seu forward deu outro peso a essa linha (uma média, "
+                    "com -1e9 no lugar de -inf?). Faça o forward com atencao.scaled_dot_product_attention(Q, K, V, "
+                    "mask=mask), que devolve A = 0 ali, e use esse A no backward.")
+
+
 def _idas_erradas(Q, K, mask) -> list:
-    """(dica, pesos A) dos enganos típicos da ida: a máscara aplicada do jeito errado, a softmax no eixo errado."""
+    """(dica, pesos A) dos enganos típicos do forward: a máscara aplicada do jeito errado, a softmax no eixo errado."""
     S = Q @ K.T / np.sqrt(Q.shape[-1])
     M = None if mask is None else np.asarray(mask, dtype=bool)
     bloqueia = lambda m: np.where(m, S, -np.inf)  # noqa: E731
-    idas = [("a softmax da ida normaliza cada LINHA (axis=-1): cada consulta distribui os seus pesos entre as "
+    idas = [("a softmax do forward normaliza cada LINHA (axis=-1): cada consulta distribui os seus pesos entre as "
              "chaves, e não cada coluna (axis=0).", softmax(S if M is None else bloqueia(M), axis=0))]
     if M is None:
         return idas
@@ -139,9 +219,10 @@ def _idas_erradas(Q, K, mask) -> list:
          softmax(S * M)),
         ("a máscara entrou DEPOIS da softmax: zerar os pesos bloqueados deixa cada linha somando menos de 1. "
          "Bloqueie as pontuações antes (S = np.where(mask, S, -np.inf)) e só então faça a softmax.", softmax(S) * M),
-        ("-1e9 no lugar de -inf: numa consulta com todas as chaves bloqueadas, a softmax de pontuações todas iguais "
-         "a -1e9 dá pesos iguais (1/n_k), e não 0. Use -np.inf com atencao.softmax (ou a sua softmax da Aula 2), que "
-         "devolve pesos 0 nessa linha.", softmax(np.where(M, S, -1e9))),
+        (_MENOS_1E9.format(como="pontuações todas iguais a -1e9 dão pesos iguais (1/n_k)"),
+         softmax(np.where(M, S, -1e9))),
+        (_MENOS_1E9.format(como="S - 1e9 (somado às pontuações bloqueadas) dá a softmax das pontuações originais"),
+         softmax(S - 1e9 * ~M)),
     ]
     if M.shape[0] == M.shape[1]:
         idas.append(("a máscara está transposta: mask[i, j] diz se a consulta i (linha) pode ver a chave j (coluna); "
@@ -158,16 +239,20 @@ def _dicas_atencao(dO, Q, K, V, mask) -> dict:
     dS_sem_soma = A * (dO @ V.T)
     vazou = _forward(Q, K, V, mask, leak=True)
     dS_v, dV_v, dQ_v, dK_v = _grads(dO, Q, K, V, vazou, s)
-    vaza = ("o gradiente passou por posições bloqueadas: a volta usou uma matriz de pesos calculada SEM a máscara. "
-            "Use os pesos A da ida com a máscara (bloqueado = -inf antes da softmax, peso 0); com eles, dS = 0 "
+    vaza = ("o gradiente passou por posições bloqueadas: o backward usou uma matriz de pesos calculada SEM a máscara. "
+            "Use os pesos A do forward com a máscara (bloqueado = -inf antes da softmax, peso 0); com eles, dS = 0 "
             "onde A = 0 e nada mais é preciso.")
     sem_soma = ("faltou o termo da soma no backward da softmax: dS = A * (dA - (dA * A).sum(axis=-1, "
                 "keepdims=True)), com dA = dO @ V.T.")
     dA = dO @ V.T
     dS_eixo0 = A * (dA - (dA * A).sum(axis=0, keepdims=True))
+    dS_sem_keepdims = _sem_keepdims(A, dA)  # só numa matriz quadrada o NumPy aceita a soma sem keepdims
+    keepdims = _SEM_KEEPDIMS.format(soma="(dA * A).sum(axis=-1)", forma=A.shape[:-1], linha=A.shape,
+                                    soma_certa="(dA * A).sum(axis=-1, keepdims=True)")
+    com_keepdims_errado = dS_sem_keepdims.shape == A.shape
     eixo0 = ("a soma do backward da softmax foi no eixo errado: a softmax normaliza cada LINHA (o último eixo), "
              "então dS = A * (dA - (dA * A).sum(axis=-1, keepdims=True)), e não axis=0.")
-    # os enganos da ida (a máscara, o eixo da softmax): os pesos A errados mudam os três gradientes
+    # os enganos do forward (a máscara, o eixo da softmax): os pesos A errados mudam os três gradientes
     ida = [(pesos_dica, _grads(dO, Q, K, V, A_errado, s)[1:]) for pesos_dica, A_errado in _idas_erradas(Q, K, mask)]
     por_nome = {nome: [(dica, g[k]) for dica, g in ida] for k, nome in ((1, "dQ"), (2, "dK"), (0, "dV"))}
     return {
@@ -175,12 +260,14 @@ def _dicas_atencao(dO, Q, K, V, mask) -> dict:
                ("dV = Aᵀ dO (a transposta de A): cada valor recebe o gradiente das consultas que olharam para ele.",
                 A @ dO if A.shape[0] == A.shape[1] else np.zeros(0))],
         "dQ": [(vaza, dQ_v), *por_nome["dQ"], (sem_soma, s * (dS_sem_soma @ K)), (eixo0, s * (dS_eixo0 @ K)),
-               ("faltou o fator 1/√d_k: a ida multiplicou Q Kᵀ por 1/√d_k, então dQ = dS @ K / √d_k.", dS @ K),
+               *([(keepdims, s * (dS_sem_keepdims @ K))] if com_keepdims_errado else []),
+               ("faltou o fator 1/√d_k: o forward multiplicou Q Kᵀ por 1/√d_k, então dQ = dS @ K / √d_k.", dS @ K),
                ("o fator é 1/√d_k, não 1/d_k: dQ = dS @ K / np.sqrt(d_k).", dS @ K / d_k),
                ("o fator 1/√d_k divide, não multiplica: dQ = dS @ K / np.sqrt(d_k).", np.sqrt(d_k) * (dS @ K)),
                ("dQ = dS K (sem transpor K): dS é (n_q, n_k) e K é (n_k, d_k).", s * (dS.T @ K)
                 if dS.shape[0] == dS.shape[1] else np.zeros(0))],
         "dK": [(vaza, dK_v), *por_nome["dK"], (sem_soma, s * (dS_sem_soma.T @ Q)), (eixo0, s * (dS_eixo0.T @ Q)),
+               *([(keepdims, s * (dS_sem_keepdims.T @ Q))] if com_keepdims_errado else []),
                ("faltou o fator 1/√d_k: dK = dS.T @ Q / √d_k.", dS.T @ Q),
                ("o fator é 1/√d_k, não 1/d_k: dK = dS.T @ Q / np.sqrt(d_k).", dS.T @ Q / d_k),
                ("o fator 1/√d_k divide, não multiplica: dK = dS.T @ Q / np.sqrt(d_k).", np.sqrt(d_k) * (dS.T @ Q)),
@@ -212,22 +299,25 @@ def exercicio_2(c: Checker, attention_backward_fn):
         ("sem máscara, n_q = n_k = 4, d_k = 3", (4, 4, 3, 2), None),
         ("máscara causal, n = 5, d_k = 4", (5, 5, 4, 3), causal_mask(5)),
         ("n_q = 3, n_k = 6, d_k = 9, chaves bloqueadas", (3, 6, 9, 2), chaves),
-        ("uma consulta com todas as chaves bloqueadas", (4, 4, 2, 2), linha),
+        ("uma consulta sem chave visível (A = 0 nela)", (4, 4, 2, 2), linha),
     ]
     for label, (n_q, n_k, d_k, d_v), mask in c.cases(casos):
         Q, K = frozen_copy(rng.normal(size=(n_q, d_k))), frozen_copy(rng.normal(size=(n_k, d_k)))
         V, dO = frozen_copy(rng.normal(size=(n_k, d_v))), frozen_copy(rng.normal(size=(n_q, d_v)))
         m = None if mask is None else frozen_copy(mask)
         kwargs = {} if m is None else {"mask": m}
-        got = c.returns(c.call(label, attention_backward_fn, dO, Q, K, V, names=("dO", "Q", "K", "V"),
-                               forbidden=_PRONTAS, **kwargs), label, "dQ", "dK", "dV")
+        bruto = _call_naming_keepdims(c, label, attention_backward_fn, (dO, Q, K, V), ("dO", "Q", "K", "V"),
+                                      (n_q, n_k), "dA", **kwargs)
+        if bruto is _FALHOU:
+            return
+        got = c.returns(bruto, label, "dQ", "dK", "dV")
         if got is None:
             return
         A = _forward(Q, K, V, m)
         ref = dict(zip(("dQ", "dK", "dV"), attention_backward(dO, Q, K, V, A)))
         dicas = _dicas_atencao(dO, Q, K, V, m)
         fora_de_ordem = _ordem_trocada(got, ref)
-        for nome in ("dV", "dQ", "dK"):  # na ordem da volta
+        for nome in ("dV", "dQ", "dK"):  # na ordem do backward
             g = c.array(got[("dQ", "dK", "dV").index(nome)], f"{label}: {nome} é um array de números")
             if g is None:
                 return
@@ -239,12 +329,21 @@ def exercicio_2(c: Checker, attention_backward_fn):
                         + (" Confira a transposta." if g.shape == ref[nome].shape[::-1] or nome != "dQ" else ""))
             elif not np.isfinite(g).all():
                 hint = (f"{nome} tem NaN ou inf: numa linha com todas as chaves bloqueadas, a softmax ingênua dá "
-                        "-inf - (-inf) = NaN. Faça a ida com atencao.scaled_dot_product_attention (ou com a sua "
+                        "-inf - (-inf) = NaN. Faça o forward com atencao.scaled_dot_product_attention (ou com a sua "
                         "softmax da Aula 2), que devolve pesos 0 nessa linha.")
             else:
-                hint = matching_hint(g, dicas[nome], ref[nome], atol=1e-9) or f"{nome} = {formula}."
+                hint = matching_hint(g, dicas[nome], ref[nome], atol=1e-9) or _dica_da_linha_bloqueada(m) or \
+                    f"{nome} = {formula}."
             if not c.close(g, ref[nome], f"{label}: {nome} igual ao da biblioteca", atol=1e-9, rtol=1e-9, hint=hint):
                 return
+
+
+def _dica_da_linha_bloqueada(mask) -> str | None:
+    """A dica do caso com uma consulta sem nenhuma chave visível (a convenção: pesos 0 nela), ou ``None``."""
+    if mask is None:
+        return None
+    vazias = np.flatnonzero(~np.asarray(mask, dtype=bool).any(axis=-1))
+    return _LINHA_BLOQUEADA.format(linha=int(vazias[0])) if vazias.size else None
 
 
 def _ordem_trocada(got, ref: dict) -> str | None:
@@ -337,7 +436,9 @@ def _dicas_numerico(Q, K, V, dO, mask) -> list:
 
 #: A dica de uma entrada alterada no exercício 3, em que o enunciado manda mexer em ``x[i]`` e desfazer.
 _RESTAURE = ("{alvo} ficou diferente do que entrou: depois de calcular L(x + ε eᵢ) e L(x − ε eᵢ), devolva x[i] "
-             "ao valor original (guarde-o antes: original = x[i]; ...; x[i] = original), posição por posição.")
+             "ao valor original guardado (original = x[i] antes de mexer; x[i] = original no fim), posição por "
+             "posição. Somar e subtrair ε não basta: em ponto flutuante, cada conta arredonda, e 0.3 + 1e-6 − 2e-6 "
+             "+ 1e-6 dá 0.29999999999999993, e não 0.3.")
 
 #: O passo grande do último caso do exercício 3: as diferenças centrais se afastam do gradiente exato (erro da
 #: ordem de ε²), e só quem as calcula com o ``eps`` recebido chega nelas.
@@ -423,6 +524,105 @@ def _same_central(c: Checker, label: str, got, exato, central, entradas: tuple) 
                                       "relativo)", atol=1e-9 * escala, rtol=0, hint=hint):
             return False
     return True
+
+
+# ---------- o projeto (04-projeto): as células de treino ----------
+def pronto_para_treinar(attention_backward_fn) -> bool:
+    """``True`` se ``attention_backward_fn`` (a ``my_attention_backward`` do passo 1) pode entrar no treino.
+
+    As células de treino do ``04-projeto`` começam com ``if aula05.pronto_para_treinar(my_attention_backward):``.
+    Depois de reiniciar o kernel, quem roda a célula da função e pula a da verificação ficava sem nada: a célula
+    de treino não imprimia nada e apagava a figura guardada. Aqui, uma função que ainda não foi verificada neste
+    kernel é verificada em silêncio (a mesma verificação do passo 1); se passar, o treino segue. Senão, uma linha
+    diz o que fazer.
+
+    Parameters
+    ----------
+    attention_backward_fn : callable
+        A função do aluno, ``f(dO, Q, K, V, mask=None) -> (dQ, dK, dV)``.
+
+    Returns
+    -------
+    bool
+
+    Fonte: Módulo 6, Aula 5, ``04-projeto`` (passos 2 a 5).
+    """
+    if passou(attention_backward_fn, avisar=False):
+        return True
+    nome = getattr(attention_backward_fn, "__name__", "a sua função")
+    if not callable(attention_backward_fn):
+        print(wrap_report(f"{MARKS['falhou']} — o que a célula passou não é uma função: rode a célula do passo 1 "
+                          "(a do def) e esta de novo."))
+        return False
+    status = None
+    if not grading():  # na correção as células rodam em ordem, e a verificação do passo 1 já rodou
+        import contextlib
+        import io
+
+        with contextlib.redirect_stdout(io.StringIO()):  # o relatório completo é o da célula do passo 1
+            resultado = exercicio_2(attention_backward_fn)
+        if resultado:
+            return True
+        status = resultado.status
+    if status == "nao_feito":
+        texto = (f"{MARKS['nao_feito']} — o treino usa a sua {nome}, que ainda levanta NotImplementedError: cole no "
+                 "passo 1 a sua função do notebook 03, rode a célula dela, a verificação logo abaixo e esta.")
+    else:
+        texto = (f"{MARKS['espera']} — o treino espera o {MARKS['ok']} da sua {nome}: rode a verificação do passo 1 "
+                 "para ver o que falta, corrija a função, rode a célula dela, a verificação e esta de novo.")
+    print(wrap_report(texto))
+    return False
+
+
+def sua_tarefa(task_fn):
+    """A tarefa que ``task_fn`` (a ``my_task`` do passo 4) devolve, ou ``None`` com uma linha curta dizendo o que
+    corrigir.
+
+    Um ``source`` inválido (uma posição à frente com ``causal=True``, uma fora de 0 … 7) levanta um erro em
+    ``make_task``; chamada direto na célula, ela mostrava um rastro de 25 linhas com a mensagem em português lá
+    embaixo. Aqui a mensagem vem primeiro, numa linha. Um erro de outro lugar (um erro de digitação dentro de
+    ``my_task``) sobe como está: o rastro mostra a linha dele.
+
+    Parameters
+    ----------
+    task_fn : callable
+        A função do aluno, sem argumentos, que devolve ``make_task(...)``.
+
+    Returns
+    -------
+    Task ou None
+
+    Fonte: Módulo 6, Aula 5, ``04-projeto`` (passo 4).
+    """
+    from ..training import Task, make_task
+
+    nome = getattr(task_fn, "__name__", "a sua função")
+    try:
+        tarefa = task_fn()
+    except NotImplementedError:
+        print(f"{MARKS['nao_feito']} — escreva a sua tarefa em {nome}() e rode a célula dela e esta de novo.")
+        return None
+    except (ValueError, TypeError) as exc:
+        tb = exc.__traceback__  # o erro passou pelo make_task (ou pelo que ele chama para conferir o source)?
+        while tb is not None and tb.tb_frame.f_code is not make_task.__code__:
+            tb = tb.tb_next
+        if tb is None:  # não veio do make_task: o rastro completo ajuda mais
+            raise
+        print(wrap_report(f"{MARKS['falhou']} — o make_task recusou a tarefa de {nome}(): {exc} Corrija o source "
+                          "(ou o causal) e rode a célula de " + f"{nome} e esta de novo."))
+        return None
+    if tarefa is None:
+        print(f"{MARKS['falhou']} — {nome}() devolveu None: faltou o `return` antes de make_task(...)?")
+        return None
+    if not isinstance(tarefa, Task):
+        print(wrap_report(f"{MARKS['falhou']} — {nome}() devolveu {type(tarefa).__name__}, e não uma tarefa: devolva "
+                          "make_task(nome, descrição, source, causal=...)."))
+        return None
+    if tarefa.n != 8:
+        print(wrap_report(f"{MARKS['falhou']} — a tarefa de {nome}() tem {tarefa.n} posições, e o modelo do projeto, "
+                          "8: o source precisa de 8 posições (uma para cada posição i, de 0 a 7)."))
+        return None
+    return tarefa
 
 
 protect()

@@ -14,53 +14,23 @@ import sys
 import numpy as np
 
 from . import cases, integrity
+from .calls import Captured, RemoteCall
 from .errors import is_numpy_shape_error
 from .figures import figure_data, open_figures
 from .report import MARKS, describe, format_number, format_value, return_hint
 from .watcher import Watcher, run_watched
 
-__all__ = ["Checker", "Captured", "RemoteCall", "StopCheck"]
-
-
-class Captured:
-    """O que a última chamada da função do aluno imprimiu (``printed``, texto) e desenhou (``figures``: uma
-    lista por figura nova, com os arrays das imagens e malhas de cores de cada eixo)."""
-
-    __slots__ = ("printed", "figures")
-
-    def __init__(self, printed: str, figures: list):
-        self.printed = printed
-        self.figures = figures
-
-
-class RemoteCall:
-    """Uma função do aluno que roda em outro processo (na correção: veja ``correcao._remoto``).
-
-    :meth:`Checker.call` passa a ela os argumentos e recebe uma resposta com ``value``, ``error`` (a
-    exceção a levantar, ou ``None``), ``printed``, ``figures``, ``forbidden_used`` (nomes) e ``mutated``
-    (``(nome, [chaves], tipo)``); a verificação julga só isso.
-
-    ``warm_up``: o que o outro processo carrega uma vez, antes das chamadas e fora da vigilância (só
-    ``"matplotlib"``, para uma verificação que pede figuras: veja :func:`.figures.warm_up_matplotlib`)."""
-
-    warm_up: tuple = ()
-
-    def call_checked(self, args: tuple, kwargs: dict, names: list, forbidden: list):
-        """Chama a função do aluno no outro processo; ``forbidden`` são os nomes ``"modulo:qualname"``.
-
-        Raises
-        ------
-        NotImplementedError
-            Sempre, aqui: a correção (``correcao._veredito.FuncaoRemota``) implementa este método.
-        """
-        raise NotImplementedError
+__all__ = ["Checker", "StopCheck"]
 
 
 class StopCheck(Exception):  # noqa: N818 - não é um erro: encerra a verificação
-    """Encerra a verificação depois de um ❌ que já diz tudo (função pronta usada, entrada alterada).
+    """Encerra a verificação depois de um ❌ que já diz tudo.
 
     :func:`.framework.check` a trata como o fim normal da verificação (o relatório sai com o que já foi
-    registrado); uma verificação também pode levantá-la, mas um ``return`` costuma bastar."""
+    registrado). Quem a levanta é o :class:`Checker`: um critério com ``stop=True`` (ou :meth:`Checker.require`,
+    :meth:`Checker.fail`) que falha, o fim de um caso de :meth:`Checker.cases` com um ❌, uma função pronta usada
+    ou uma entrada alterada. Uma verificação escrita assim não precisa de ``if ...: return`` depois de cada
+    critério."""
 
 
 class Checker:
@@ -69,7 +39,8 @@ class Checker:
     Sem atributos além destes (``__slots__``): o código avaliado não consegue trocar ``expect`` numa
     instância em uso."""
 
-    __slots__ = ("title", "lines", "failures", "captured", "case", "n_cases", "failed_case", "labels")
+    __slots__ = ("title", "lines", "failures", "captured", "case", "n_cases", "failed_case", "labels",
+                 "case_start")
 
     def __init__(self, title: str):
         self.title = title
@@ -80,18 +51,41 @@ class Checker:
         self.n_cases: int | None = None
         self.failed_case: int | None = None  # o caso do primeiro ❌ (o cabeçalho diz "no caso 2 de 5")
         self.labels: list[str] = []  # os rótulos passados a :meth:`call` (veja :meth:`_failure_text`)
+        self.case_start = 0  # quantas falhas havia quando o caso em andamento começou
 
     def cases(self, items):
         """Percorre os casos de uma verificação, guardando qual está em andamento e quantos são: o cabeçalho
         de uma falha diz então "no caso 2 de 5". Devolve os mesmos itens de ``items`` (um iterável, lido
-        inteiro antes do primeiro caso, para saber quantos são)."""
+        inteiro antes do primeiro caso, para saber quantos são).
+
+        A verificação para no primeiro caso que falha: um caso que registrou um ❌ (e seguiu até o fim, para
+        mostrar todos os critérios dele) não deixa o próximo começar (:class:`StopCheck`).
+        """
         items = list(items)
         self.n_cases = len(items)
         for k, item in enumerate(items, start=1):
-            self.case = k
+            self.case, self.case_start = k, len(self.failures)
             yield item
+            self.stop_if_failed()
 
-    def expect(self, ok: bool, what: str, expected=None, obtained=None, hint: str | None = None) -> bool:
+    def stop_if_failed(self) -> None:
+        """Encerra a verificação (:class:`StopCheck`) se o caso em andamento (fora de :meth:`cases`, a verificação)
+        já registrou um ❌: os critérios que não param sozinhos ficam todos no relatório, e o resto não roda."""
+        if len(self.failures) > self.case_start:
+            raise StopCheck()
+
+    def require(self, ok: bool, what: str, expected=None, obtained=None, hint: str | None = None) -> None:
+        """:meth:`expect` que encerra a verificação quando falha (:class:`StopCheck`): a pré-condição de um
+        caso (o tipo, a forma), sem a qual os outros critérios não têm o que comparar."""
+        self.expect(ok, what, expected, obtained, hint, stop=True)
+
+    def fail(self, what: str, expected=None, obtained=None, hint: str | None = None):
+        """Registra um ❌ e encerra a verificação (:class:`StopCheck`): o engano já reconhecido (o retorno na
+        ordem trocada, um erro que tem a sua dica). Não registra nada quando não é chamado: sem linha ✅."""
+        self.expect(False, what, expected, obtained, hint, stop=True)
+
+    def expect(self, ok: bool, what: str, expected=None, obtained=None, hint: str | None = None, *,
+               stop: bool = False) -> bool:
         """Registra um critério (uma linha do relatório).
 
         Parameters
@@ -104,13 +98,14 @@ class Checker:
             Mostrados numa falha, com :func:`format_value` (um ``ndarray`` com 3 casas); ``None`` omite a linha.
         hint : str, opcional
             A dica numa falha: o que fazer para acertar.
+        stop : bool
+            Se ``True``, uma falha encerra a verificação (:class:`StopCheck`), como :meth:`require`.
 
         Returns
         -------
         bool
-            ``ok``; o padrão é ``if not c.expect(...): return`` (parar no primeiro caso que falha). Numa falha,
-            ``what`` entra em :attr:`failures` (na conferência da correção, sem o rótulo do caso:
-            :meth:`_failure_text`).
+            ``ok``. Numa falha, ``what`` entra em :attr:`failures` (na conferência da correção, sem o rótulo do
+            caso: :meth:`_failure_text`).
         """
         ok = bool(ok)
         if ok:
@@ -127,6 +122,8 @@ class Checker:
                 detail.append(f"       dica: {hint}")
             self.lines.extend(detail)
             self.failures.append(self._failure_text(what))
+            if stop:
+                raise StopCheck()
         return ok
 
     def _failure_text(self, what: str) -> str:
@@ -245,7 +242,7 @@ class Checker:
         self.expect(False, f"{label}: a função não altera as entradas", f"{nome} igual ao que foi passado",
                     f"{', '.join(nome + k for k in mudou)} foi modificado dentro da função", dica)
 
-    def returns(self, result, label: str, *names: str):
+    def returns(self, result, label: str, *names: str, stop: bool = False):
         """Critério "devolve (a, b, ...)": ``result`` é uma tupla (ou lista) com um item por nome de ``names``.
 
         Parameters
@@ -257,6 +254,8 @@ class Checker:
             pesos)"``).
         *names : str
             Os nomes dos itens pedidos, na ordem do enunciado.
+        stop : bool
+            Se ``True``, o ❌ encerra a verificação (:class:`StopCheck`) em vez de devolver ``None``.
 
         Returns
         -------
@@ -267,26 +266,32 @@ class Checker:
         juntos = ", ".join(names)
         pedido = f"uma tupla ({juntos})" if len(names) == 2 else f"uma tupla com {len(names)} itens"
         if not self.expect(isinstance(result, (tuple, list)) and len(result) == len(names),
-                           f"{label}: devolve ({juntos})", pedido, describe(result), return_hint(result, *names)):
+                           f"{label}: devolve ({juntos})", pedido, describe(result), return_hint(result, *names),
+                           stop=stop):
             return None
         return tuple(result)
 
-    def pair(self, result, label: str, first: str = "saida", second: str = "pesos"):
+    def pair(self, result, label: str, first: str = "saida", second: str = "pesos", stop: bool = False):
         """Critério "devolve (saida, pesos)" com os dois itens convertidos em arrays de floats (:meth:`array`).
 
         Returns
         -------
         tuple de dois ndarray ou None
             ``(first, second)`` como arrays float; ``None`` depois de registrar o ❌ se ``result`` não é uma
-            tupla de dois itens (:meth:`returns`) ou se um dos itens não vira array de números.
+            tupla de dois itens (:meth:`returns`) ou se um dos itens não vira array de números (com
+            ``stop=True``, o ❌ encerra a verificação).
         """
-        itens = self.returns(result, label, first, second)
+        itens = self.returns(result, label, first, second, stop=stop)
         if itens is None:
             return None
         arrays = tuple(self.array(r, f"{label}: {first} e {second} são arrays de números") for r in itens)
-        return None if any(a is None for a in arrays) else arrays
+        if any(a is None for a in arrays):
+            if stop:
+                raise StopCheck()
+            return None
+        return arrays
 
-    def array(self, value, what: str):
+    def array(self, value, what: str, stop: bool = False):
         """Converte o que a função do aluno devolveu num array de floats.
 
         Returns
@@ -294,40 +299,43 @@ class Checker:
         ndarray ou None
             O array (float; números complexos com parte imaginária nula viram reais); ``None`` depois de
             registrar o ❌ ``what`` quando ``value`` é ``None`` (faltou o ``return``), tem números complexos ou
-            não vira um array de números.
+            não vira um array de números (com ``stop=True``, o ❌ encerra a verificação).
         """
         if value is None:
-            self.expect(False, what, "um array de números", "None", "faltou um `return` na sua função?")
+            self.expect(False, what, "um array de números", "None", "faltou um `return` na sua função?", stop=stop)
             return None
         if np.iscomplexobj(value) and np.any(np.imag(value) != 0):
             self.expect(False, what, "números reais", "números complexos (com parte imaginária)",
-                        "a atenção só usa números reais: confira de onde veio o `1j` (ou o np.complex) na conta.")
+                        "a atenção só usa números reais: confira de onde veio o `1j` (ou o np.complex) na conta.",
+                        stop=stop)
             return None
         try:
             return np.asarray(np.real_if_close(value) if np.iscomplexobj(value) else value, dtype=float)
         except (TypeError, ValueError):
             self.expect(False, what, "um array de números", f"{type(value).__name__} que não vira um array de números",
-                        "devolva um ndarray (ou uma lista de listas de números) com a forma pedida.")
+                        "devolva um ndarray (ou uma lista de listas de números) com a forma pedida.", stop=stop)
             return None
 
-    def close(self, a, b, what: str, atol: float = 1e-5, rtol: float = 1e-5, hint: str | None = None) -> bool:
+    def close(self, a, b, what: str, atol: float = 1e-5, rtol: float = 1e-5, hint: str | None = None, *,
+              stop: bool = False) -> bool:
         """Critério de igualdade numérica: ``a`` (o do aluno) tem a forma de ``b`` (a referência) e
         ``|a - b| ≤ atol + rtol·|b|`` em toda posição, sem NaN (aceita float32).
 
         Numa falha, o esperado é ``b``, o obtido é ``a`` com a maior diferença, e ``hint`` a dica (em formas
-        diferentes, esperado e obtido são as formas). ``a`` passa antes por :meth:`array`. Devolve se passou.
+        diferentes, esperado e obtido são as formas). ``a`` passa antes por :meth:`array`. Devolve se passou;
+        com ``stop=True``, uma falha encerra a verificação (:class:`StopCheck`).
         """
-        a = self.array(a, what)
+        a = self.array(a, what, stop=stop)
         if a is None:
             return False
         b = np.asarray(b, dtype=float)
         if a.shape != b.shape:
             shape = lambda x: "um número" if x.ndim == 0 else f"forma {x.shape}"  # noqa: E731
-            return self.expect(False, what, shape(b), shape(a), hint)
+            return self.expect(False, what, shape(b), shape(a), hint, stop=stop)
         diff = float(np.max(np.abs(a - b))) if a.size else 0.0
         ok = bool(np.all(np.abs(a - b) <= atol + rtol * np.abs(b))) and not np.isnan(a).any()
         obtido = f"{format_value(a)}  (maior diferença {format_number(diff, 'g')})"
-        return self.expect(ok, what, format_value(b), obtido, hint)
+        return self.expect(ok, what, format_value(b), obtido, hint, stop=stop)
 
     def expect_value_error(self, label: str, fn, *args, names: tuple = (), what: str, hint: str,
                            expected: str = "ValueError levantado pela sua função", with_message: bool = False,

@@ -29,8 +29,9 @@ import numpy as np
 
 from .._validation import read_only_copy
 from . import integrity
+from .calls import Captured, RemoteCall
 from .cases import case_seed
-from .checker import Captured, Checker, RemoteCall, StopCheck
+from .checker import Checker, StopCheck
 from .errors import is_numpy_shape_error, student_error
 from .figures import close_new_figures, open_figures, warm_up_matplotlib
 from .report import (
@@ -46,7 +47,7 @@ from .report import (
 __all__ = [
     # o arcabouço
     "Checker", "check", "CheckResult", "Captured", "RemoteCall", "StopCheck", "passou", "grading", "protect",
-    "frozen_copy", "matching_hint",
+    "frozen_copy", "call_frozen", "matching_hint",
     # reexportados: casos, texto do relatório, figuras e erros
     "case_seed", "MARKS", "UNSTABLE_SOFTMAX_HINT", "describe", "format_number",
     "format_value", "return_hint", "wrap_report", "open_figures", "close_new_figures", "warm_up_matplotlib",
@@ -97,7 +98,9 @@ def check(title: str):
         :class:`CheckResult`. Cuida do exercício não feito (``NotImplementedError`` vira ⏳), das exceções do
         código do aluno (viram um ❌ com a linha dele, :func:`.errors.student_error`), das figuras abertas
         (fechadas no fim), das trocas na biblioteca (:meth:`Checker.report_tampering`) e do modo de correção.
-        ``f`` pode simplesmente ``return`` depois do primeiro ❌ de um caso: a verificação para ali.
+        Um critério que falha encerra ``f`` levantando :class:`StopCheck` (``stop=True``, :meth:`Checker.require`,
+        :meth:`Checker.fail`, o fim de um caso de :meth:`Checker.cases` com um ❌), que o decorador trata como o fim
+        normal da verificação; um ``return`` também encerra.
 
     Raises
     ------
@@ -250,6 +253,32 @@ def frozen_copy(a) -> np.ndarray:
     return read_only_copy(a)
 
 
+def call_frozen(c: Checker, label: str, fn, *args, returns: tuple = ("saida", "pesos"), names: tuple = (),
+                forbidden: tuple = (), **kwargs):
+    """Congelar, chamar e desempacotar: o começo de cada caso de uma verificação que compara arrays.
+
+    Congela os arrays de ``args`` (:func:`frozen_copy`), chama a função do aluno com :meth:`Checker.call` (com
+    ``names``, ``forbidden`` e ``**kwargs``) e desempacota o retorno nos itens ``returns``: dois itens viram
+    arrays de floats (:meth:`Checker.pair`); outro número de itens fica como veio (:meth:`Checker.returns`);
+    ``returns=()`` devolve o resultado sem conferir. Um retorno fora do formato encerra a verificação
+    (:class:`StopCheck`). Uso::
+
+        (saida, pesos), (X, W_q) = call_frozen(c, label, fn, X, W_q, names=("X", "W_q"), forbidden=_FORBIDDEN)
+        ref_saida, ref_pesos = referencia(X, W_q)  # das cópias imutáveis, calculada só agora
+
+    Returns
+    -------
+    tuple
+        ``(itens, congelados)``: os itens do retorno e os argumentos, os arrays como cópias imutáveis. A referência
+        vem dos congelados, calculada **depois** da chamada (veja :func:`frozen_copy`).
+    """
+    congelados = tuple(frozen_copy(a) if isinstance(a, np.ndarray) else a for a in args)
+    result = c.call(label, fn, *args, names=names, forbidden=forbidden, **kwargs)
+    if len(returns) == 2:
+        return c.pair(result, label, *returns, stop=True), congelados
+    return (c.returns(result, label, *returns, stop=True) if returns else result), congelados
+
+
 def matching_hint(got: np.ndarray, candidates, ref=None, atol: float = 1e-5) -> str | None:
     """A dica do primeiro engano comum que reproduz ``got``.
 
@@ -258,8 +287,9 @@ def matching_hint(got: np.ndarray, candidates, ref=None, atol: float = 1e-5) -> 
     got : ndarray
         O que a função do aluno devolveu (já convertido por :meth:`Checker.array`).
     candidates : iterável de (str, array)
-        Pares ``(dica, resultado do engano)``, na ordem de prioridade: cada resultado é a conta feita com um
-        erro típico (sem a escala, softmax no eixo errado...), calculada pela verificação.
+        A tabela dos erros típicos: pares ``(dica, resultado do engano)``, na ordem de prioridade; cada resultado é
+        a conta feita com o engano (sem a escala, softmax no eixo errado...), calculada pela verificação (``None``:
+        um engano que não se aplica ao caso, pulado).
     ref : array, opcional
         A resposta certa: um candidato igual a ela é pulado (o engano não muda nada neste caso).
     atol : float
@@ -271,6 +301,8 @@ def matching_hint(got: np.ndarray, candidates, ref=None, atol: float = 1e-5) -> 
         A dica do primeiro candidato com a forma de ``got`` e igual a ele; ``None`` se nenhum bate.
     """
     for dica, cand in candidates:
+        if cand is None:  # um engano que não se aplica a este caso
+            continue
         cand = np.asarray(cand, dtype=float)
         if cand.shape == got.shape and np.allclose(got, cand, atol=atol) and not (
                 ref is not None and cand.shape == np.shape(ref) and np.allclose(cand, ref, atol=atol)):
