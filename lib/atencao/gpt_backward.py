@@ -148,7 +148,7 @@ def _layer_norm_backward(dy, x, weight, eps):
 def gelu_tanh(x: np.ndarray) -> np.ndarray:
     """GELU na forma com tanh do GPT-2: ``x/2 · (1 + tanh(√(2/π) (x + 0.044715 x³)))``, mesmo dtype.
 
-    É a ``torch.nn.GELU(approximate="tanh")``; difere da GELU exata (``x Φ(x)``) em menos de 1e-3.
+    É a ``torch.nn.GELU(approximate="tanh")``; difere da GELU pela erf (``x Φ(x)``) em menos de 1e-3.
     Fonte: Hendrycks e Gimpel (2016), seção 2; Radford et al. (2019), o código do GPT-2.
     """
     return 0.5 * x * (1.0 + np.tanh(_GELU_C * (x + _GELU_A * x * x * x)))

@@ -15,6 +15,8 @@ Fonte: Radford et al. (2019); Karpathy, nanoGPT (o laço); Módulo 6, Aula 6 (``
 
 from __future__ import annotations
 
+import os
+import sys
 import time
 from dataclasses import dataclass, field
 
@@ -23,7 +25,7 @@ import numpy as np
 from ._validation import shape_str
 from .schedule import AdamW, clip_grad_norm, lr_schedule
 
-__all__ = ["TrainConfig", "TrainingHistory", "get_batch", "fixed_batches", "estimate_loss", "train_gpt",
+__all__ = ["quick_run", "TrainConfig", "TrainingHistory", "get_batch", "fixed_batches", "estimate_loss", "train_gpt",
            "SHORT", "DEFAULT"]
 
 
@@ -78,6 +80,16 @@ DEFAULT = TrainConfig()
 #: O curto (o do navegador e da CI): 300 passos com a taxa maior, uns 20 s; a validação já fica abaixo da linha
 #: de base de bigramas, mas as amostras ainda são quase só sílabas.
 SHORT = TrainConfig(steps=300, lr=6e-3, warmup_steps=30, eval_every=100, eval_batches=4, sample_len=120)
+
+
+def quick_run() -> bool:
+    """``True`` quando o treino do notebook deve ser o curto: no navegador (Pyodide, em que o Python é bem mais
+    lento) e na correção automática (``NBGRADER_EXECUTION`` definida, em que cada célula tem um limite de tempo e a
+    nota vem só das verificações). Fora deles, ``False``.
+
+    Fonte: Módulo 6, Aula 6, ``04-projeto`` (passo 2, o treino).
+    """
+    return sys.platform == "emscripten" or bool(os.environ.get("NBGRADER_EXECUTION"))
 
 
 @dataclass
