@@ -24,6 +24,10 @@
    ``02-codigo``, num perfil novo (primeira visita).
 10. A sondagem do índice de CPU do PyTorch que a instalação faz no Linux: quanto ela espera antes de seguir sem ele
     (só ela: ``python scripts/bench.py sondagem``).
+11. Aula 6: o passo de treino do GPT pequeno em NumPy contra o mesmo modelo em PyTorch (mesmos pesos, mesmas
+   threads, float32, pares alternados, como razão); o treino padrão (``atencao.gpt_training.DEFAULT``) e o curto
+   (``SHORT``): o tempo, a perda de validação e a linha de base de bigramas em bits por caractere, e a fração das
+   palavras das amostras que existem no corpus. Só ela: ``python scripts/bench.py aula06``.
 """
 
 from __future__ import annotations
@@ -273,6 +277,126 @@ def print_probe() -> None:
           + (f"respondeu em {took * 1000:.0f} ms" if reason is None else
              f"sem resposta ({reason}), a instalação segue sem ele depois de {took * 1000:.0f} ms "
              f"(limite {curso.PROBE_TIMEOUT_S} s)"))
+
+
+def bench_gpt_step(threads=None, pairs=21) -> dict:
+    """Aula 6: um passo de treino (ida, perda, volta, recorte, AdamW) em NumPy e em PyTorch, em pares alternados.
+
+    O modelo padrão da Aula 6 (``GPTConfig(vocab_size=<o do corpus>)``, float32), lote 32 × 64 caracteres, os mesmos
+    pesos iniciais e os mesmos lotes dos dois lados, com o mesmo número de threads.
+    """
+    import torch
+    from threadpoolctl import threadpool_limits
+
+    from atencao.corpus import CharTokenizer, load_corpus
+    from atencao.gpt import GPT, GPTConfig
+    from atencao.gpt_torch import to_torch, torch_loss
+    from atencao.gpt_training import get_batch
+    from atencao.schedule import AdamW, clip_grad_norm
+
+    threads = threads or os.cpu_count() or 1
+    text = load_corpus()
+    tok = CharTokenizer(text)
+    ids = tok.encode(text)
+    model = GPT(GPTConfig(vocab_size=tok.vocab_size, dtype="float32"))
+    params = to_torch(model)
+    opt = AdamW(model.params, lr=1e-3, weight_decay=0.1)
+    topt = torch.optim.AdamW(list(params.values()), lr=1e-3, weight_decay=0.1)
+    rng = np.random.default_rng(0)
+
+    def run_ours(batch):
+        _, grads = model.loss_and_grads(*batch)
+        clip_grad_norm(grads, 1.0)
+        opt.step(grads)
+
+    def run_torch(batch):
+        topt.zero_grad()
+        torch_loss(params, model.config, *batch).backward()
+        torch.nn.utils.clip_grad_norm_(list(params.values()), 1.0)
+        topt.step()
+
+    def timed(fn, batch) -> float:
+        t0 = time.perf_counter()
+        fn(batch)
+        return time.perf_counter() - t0
+
+    with threadpool_limits(limits=threads):
+        torch.set_num_threads(threads)
+        for _ in range(3):  # aquecimento
+            batch = get_batch(ids, 32, 64, rng)
+            run_ours(batch), run_torch(batch)
+        t_ours, t_torch = [], []
+        for k in range(pairs):  # a ordem dentro do par também alterna
+            batch = get_batch(ids, 32, 64, rng)
+            first, second = (run_torch, run_ours) if k % 2 == 0 else (run_ours, run_torch)
+            ta, tb = timed(first, batch), timed(second, batch)
+            t_torch.append(ta if first is run_torch else tb)
+            t_ours.append(tb if first is run_torch else ta)
+    ratios = [o / t for o, t in zip(t_ours, t_torch)]
+    q1, _, q3 = statistics.quantiles(ratios, n=4)
+    return dict(threads=threads, pairs=pairs, n_params=model.n_params, t_ours=statistics.median(t_ours),
+                t_torch=statistics.median(t_torch), ratio=statistics.median(ratios), ratio_q1=q1, ratio_q3=q3)
+
+
+def bench_gpt_training(config=None, n_samples: int = 3, sample_len: int = 300) -> dict:
+    """Aula 6: treina o GPT padrão no corpus padrão e mede o tempo, a perda e as amostras.
+
+    A linha de base de bigramas é a melhor de algumas suavizações (a mais difícil de bater). A fração de palavras
+    conta só o texto gerado (sem o começo dado), com temperatura 0,8 e top-k 10.
+    """
+    import math
+
+    from atencao.corpus import (
+        CharTokenizer,
+        bigram_bits_per_char,
+        bits_per_char,
+        corpus_words,
+        load_corpus,
+        split_train_val,
+        word_share,
+    )
+    from atencao.gpt import GPT, GPTConfig
+    from atencao.gpt_training import DEFAULT, train_gpt
+    from atencao.sampling import generate_text
+
+    config = config or DEFAULT
+    text = load_corpus()
+    tok = CharTokenizer(text)
+    train, val = split_train_val(tok.encode(text))
+    baseline = min(bigram_bits_per_char(train, val, tok.vocab_size, a) for a in (0.01, 0.03, 0.1, 0.3, 1.0))
+    model = GPT(GPTConfig(vocab_size=tok.vocab_size, dtype="float32"))
+    t0 = time.perf_counter()
+    hist = train_gpt(model, train, val, config)
+    wall = time.perf_counter() - t0
+    words = corpus_words(text)
+    prompt = "A atenção "
+    samples = [generate_text(model, tok, prompt, sample_len, temperature=0.8, top_k=10, seed=s)[len(prompt):]
+               for s in range(n_samples)]
+    shares = [word_share(s, words) for s in samples]
+    return dict(steps=config.steps, seconds=hist.seconds, wall=wall, n_params=model.n_params,
+                val_bits=bits_per_char(hist.val_loss[-1]), train_bits=bits_per_char(hist.train_loss[-1]),
+                best_val_bits=min(hist.val_loss) / math.log(2.0), baseline_bits=baseline,
+                share=float(np.nanmean(shares)), samples=samples, chars=len(text), vocab=tok.vocab_size)
+
+
+def print_aula06() -> None:
+    from atencao.gpt_training import SHORT
+
+    r = bench_gpt_step()
+    print(f"Aula 6, passo de treino do GPT ({r['n_params']:,} pesos, lote 32 × 64, float32, {r['threads']} threads):"
+          .replace(",", "."))
+    print(f"  PyTorch {r['t_torch'] * 1000:.1f} ms, NumPy do curso {r['t_ours'] * 1000:.1f} ms; razão NumPy / PyTorch "
+          f"{r['ratio']:.2f}x (meta ≤ 2x; mediana de {r['pairs']} pares alternados, quartis {r['ratio_q1']:.2f}x a "
+          f"{r['ratio_q3']:.2f}x)")
+    for nome, cfg in (("padrão", None), ("curto (navegador e CI)", SHORT)):
+        t = bench_gpt_training(cfg)
+        print(f"Aula 6, treino {nome} ({t['steps']} passos, corpus de {t['chars']:,} caracteres, vocabulário "
+              f"{t['vocab']}): {t['seconds']:.0f} s de treino, {t['wall']:.0f} s com as medidas"
+              .replace(",", ".") + (" (meta ≤ 180 s)" if cfg is None else ""))
+        print(f"  validação {t['val_bits']:.2f} bits/caractere (a melhor, {t['best_val_bits']:.2f}; treino "
+              f"{t['train_bits']:.2f}) × bigramas {t['baseline_bits']:.2f}; palavras das amostras que existem no "
+              f"corpus: {100 * t['share']:.0f} %" + (" (meta ≥ 60 %)" if cfg is None else ""))
+        print(f"  amostra: {t['samples'][0][:160]!r}")
 
 
 def bench_lab(repeat: int = 3) -> list[float]:
@@ -671,6 +795,9 @@ if __name__ == "__main__":
     if sys.argv[1:] == ["turma-grande"]:  # só a turma grande
         print_big_class()
         sys.exit(0)
+    if sys.argv[1:] == ["aula06"]:  # só a Aula 6
+        print_aula06()
+        sys.exit(0)
     if sys.argv[1:] == ["treino"]:  # só o treino da Aula 5
         print_training()
         sys.exit(0)
@@ -704,6 +831,7 @@ if __name__ == "__main__":
     for name, t in bench_heatmaps().items():
         print(f"Mapa de calor, {name}: {t * 1000:.0f} ms para desenhar e gerar o PNG")
     print_training()
+    print_aula06()
     lab = bench_lab()
     print(f"make lab (curso.py lab) até o JupyterLab responder: {min(lab):.1f} a {max(lab):.1f} s "
           f"({len(lab)} vezes, com tudo instalado)")

@@ -5,7 +5,7 @@ que tem de concordar com ela.
 """
 
 A1, A2, A3 = "aula-01-self-attention", "aula-02-auto-atencao-do-zero", "aula-03-atencao-num-transformer-real"
-A4, A5 = "aula-04-bloco-transformer", "aula-05-treinando-a-atencao"
+A4, A5, A6 = "aula-04-bloco-transformer", "aula-05-treinando-a-atencao", "aula-06-gpt-pequeno-em-portugues"
 NB = "03-exercicios.ipynb"
 # o máximo de cada notebook vem das soluções (correcao.catalogo), nunca escrito aqui: nas linhas abaixo, MAX é
 # "o máximo desse notebook" e é trocado pelo número no fim deste arquivo
@@ -43,7 +43,7 @@ EXPECTED = {
     # feito com a versão anterior do curso (nomes antigos das funções): corrigido com os nomes atuais
     ("xande-versao-antiga", "04-exercicios.ipynb"): (A2, "04-exercicios", "ok", MAX, MAX,
                                                      "minha_softmax → my_softmax, mascara_causal → my_causal_mask"),
-    # Aulas 4 e 5: a honesta, um exercício errado e a que troca a verificação (os pontos do que está certo ficam
+    # Aulas 4, 5 e 6: a honesta, um exercício errado e a que troca a verificação (os pontos do que está certo ficam
     # em pontos_em_revisao, EM_REVISAO)
     ("rui-aula-4", NB): (A4, "03-exercicios", "ok", MAX, MAX, ""),
     ("sara-aula-4-errada", NB): (A4, "03-exercicios", "parcial", "6", MAX, "aula04-ex2-verificacao: Exercício 2"),
@@ -51,6 +51,9 @@ EXPECTED = {
     ("ulla-aula-5", NB): (A5, "03-exercicios", "ok", MAX, MAX, ""),
     ("vini-aula-5-errado", NB): (A5, "03-exercicios", "parcial", "3", MAX, "aula05-ex1-verificacao: Exercício 1"),
     ("wilma-aula-5-adultera", NB): (A5, "03-exercicios", "revisar", "0", MAX, "altera o módulo aula05"),
+    ("xuxa-aula-6", NB): (A6, "03-exercicios", "ok", MAX, MAX, ""),
+    ("yago-aula-6-errado", NB): (A6, "03-exercicios", "parcial", "6", MAX, "aula06-ex2-verificacao: Exercício 2"),
+    ("zoe-aula-6-adultera", NB): (A6, "03-exercicios", "revisar", "0", MAX, "altera o módulo aula06"),
     # trapaças (trabalho errado): nunca ganham ponto; quem mexe na correção vai para revisão
     ("trapaca-religa-verificacao", NB): (A1, "03-exercicios", "revisar", "0", MAX, "altera o módulo aula01"),
     ("trapaca-desliga-correcao", NB): (A1, "03-exercicios", "revisar", "0", MAX, "importa as verificações"),
@@ -127,6 +130,7 @@ EXPECTED = {
 EM_REVISAO = {
     ("tito-aula-4-adultera", NB): "6",
     ("wilma-aula-5-adultera", NB): "3",
+    ("zoe-aula-6-adultera", NB): "6",
     ("caio-copia-da-solucao", NB): "4",
     ("sil-systemexit", NB): "4",
     ("dano-processo-fantasma", NB): "4",

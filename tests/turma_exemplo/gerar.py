@@ -28,6 +28,7 @@ AULA2 = "modulo-06/aula-02-auto-atencao-do-zero"
 AULA3 = "modulo-06/aula-03-atencao-num-transformer-real"
 AULA4 = "modulo-06/aula-04-bloco-transformer"
 AULA5 = "modulo-06/aula-05-treinando-a-atencao"
+AULA6 = "modulo-06/aula-06-gpt-pequeno-em-portugues"
 DEFAULT = ROOT / "tests" / "turma-exemplo.zip"
 
 
@@ -130,9 +131,25 @@ SOFTMAX_BACKWARD_SEM_SOMA = '''def my_softmax_backward(A, dA):
     return A * dA   # falta subtrair a soma de cada linha'''
 
 
-def lessons_4_and_5() -> dict[str, dict[str, object]]:
-    """Alunos das Aulas 4 e 5: honesto, com um exercício errado e um que troca a verificação (com trabalho errado)."""
+LN_BACKWARD_SEM_VARIANCIA = '''def my_layer_norm_backward(dy, x, gamma, eps=1e-5):
+    d = x.shape[-1]
+    s = 1 / np.sqrt(x.var(axis=-1, keepdims=True) + eps)
+    x_hat = (x - x.mean(axis=-1, keepdims=True)) * s
+    g = dy * gamma
+    dx = s * (g - g.mean(axis=-1, keepdims=True))   # falta o caminho da variância
+    dgamma = (dy * x_hat).reshape(-1, d).sum(axis=0)
+    dbeta = dy.reshape(-1, d).sum(axis=0)
+    return dx, dgamma, dbeta'''
+
+
+def lessons_4_to_6() -> dict[str, dict[str, object]]:
+    """Alunos das Aulas 4, 5 e 6: honesto, com um exercício errado e um que troca a verificação (com trabalho
+    errado)."""
     sol4, sol5 = solution(AULA4, "03-exercicios"), solution(AULA5, "03-exercicios")
+    sol6 = solution(AULA6, "03-exercicios")
+    errada6 = fill(clean(sol6), "aula06-ex2-solucao", LN_BACKWARD_SEM_VARIANCIA)
+    adultera6 = fill(clean(sol6), "aula06-ex2-solucao",
+                     LN_BACKWARD_SEM_VARIANCIA + "\n\naula06.exercicio_2 = lambda *a, **k: None")
     errada4 = fill(clean(sol4), "aula04-ex2-solucao", LN_EIXO_ERRADO)
     adultera4 = fill(clean(sol4), "aula04-ex1-solucao",
                      PE_SEM_COSSENO + "\n\naula04.exercicio_1 = lambda *a, **k: None")
@@ -146,6 +163,9 @@ def lessons_4_and_5() -> dict[str, dict[str, object]]:
         "ulla-aula-5": {"03-exercicios.ipynb": clean(sol5)},
         "vini-aula-5-errado": {"03-exercicios.ipynb": errada5},
         "wilma-aula-5-adultera": {"03-exercicios.ipynb": adultera5},
+        "xuxa-aula-6": {"03-exercicios.ipynb": clean(sol6)},
+        "yago-aula-6-errado": {"03-exercicios.ipynb": errada6},
+        "zoe-aula-6-adultera": {"03-exercicios.ipynb": adultera6},
     }
 
 
@@ -341,7 +361,7 @@ def cases() -> dict[str, dict[str, object]]:
     fill(memoria, "aula01-ex3-solucao", MEMORIA + ex3_src)
     extras["dano-memoria"] = {"03-exercicios.ipynb": memoria}
 
-    return extras | lessons_4_and_5() | {
+    return extras | lessons_4_to_6() | {
         "ana-correta": {"03-exercicios.ipynb": clean(sol1), "04-projeto.ipynb": clean(sol_proj),
                         "04-exercicios.ipynb": clean(solution(AULA2, "04-exercicios"))},
         "bruno-parcial": {"03-exercicios.ipynb": parcial},
