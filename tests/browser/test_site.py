@@ -143,8 +143,9 @@ def test_curso_no_navegador_sem_internet(site, tmp_path):  # noqa: PLR0915 — o
         no_navegador = _esperadas(_site_py().juntar_linhas(baixado_nb))
         comparadas = [k for k in local if k not in mudadas and any(local[k])]
         assert len(comparadas) >= 4
-        for k in comparadas:
-            assert no_navegador[k] == local[k], f"célula {k}: {no_navegador[k]} != {local[k]}"
+        for k in comparadas:  # os textos (uma figura a mais ou a menos não é texto impresso)
+            textos = [t for t in no_navegador[k] if t is not None]
+            assert textos == [t for t in local[k] if t is not None], f"célula {k}: {no_navegador[k]} != {local[k]}"
         validar = subprocess.run([sys.executable, str(ROOT / "scripts" / "validar.py"), str(arquivo)], cwd=ROOT,
                                  capture_output=True, text=True, timeout=600)
         assert validar.returncode in (0, 1), validar.stdout + validar.stderr
