@@ -447,3 +447,17 @@ def test_relogio_de_cpu_no_navegador_e_o_de_parede(monkeypatch):
     inicio = time.process_time()
     time.sleep(0.01)  # parado para a CPU, mas o relógio de parede anda
     assert time.process_time() - inicio >= 0.009
+
+
+def test_pagina_inicial_do_site_aponta_para_notebooks_que_existem():
+    """Cada link da página inicial do site (``site/index.html``) abre um notebook que o site serve (as aulas na raiz,
+    as soluções em ``solutions/``), e toda aula tem o seu ``01-teoria`` ali."""
+    import re
+
+    pagina = (ROOT / "site" / "index.html").read_text(encoding="utf-8")
+    alvos = re.findall(r'href="lab/index.html\?path=([^"]+)"', pagina)
+    for alvo in alvos:
+        origem = ROOT / alvo if alvo.startswith("solutions/") else ROOT / "notebooks" / alvo
+        assert origem.is_file(), f"site/index.html: {alvo} não existe"
+    for aula in sorted((ROOT / "notebooks" / "modulo-06").glob("aula-*")):
+        assert f"modulo-06/{aula.name}/01-teoria.ipynb" in alvos, f"a página inicial do site sem a {aula.name}"
