@@ -33,16 +33,16 @@ from ._weights import project
 from .attention import attend
 from .feedforward import FeedForward
 from .gpt_backward import (
-    _attention_backward,
-    _layer_norm_backward,
-    _linear_backward,
-    _project,
+    affine,
+    affine_backward,
     dropout_mask,
     embedding_backward,
     ffn_backward,
     ffn_forward,
     gelu_tanh,
+    heads_attention_backward,
     layer_norm,
+    layer_norm_backward_unchecked,
 )
 from .gpt_backward import cross_entropy as _cross_entropy
 from .masks import causal_mask
@@ -305,22 +305,22 @@ class GPT:
         d = a.d_model
         W = np.concatenate((a.W_q, a.W_k, a.W_v), axis=1)  # (d_model, 3·d_model): as três projeções de uma vez
         b = np.concatenate((a.b_q, a.b_k, a.b_v))
-        qkv = _project(s, W, b)  # (B, n, 3·d_model)
+        qkv = affine(s, W, b)  # (B, n, 3·d_model)
         Q = split_heads(qkv[..., :d], a.n_heads)  # (B, n_heads, n, d_k)
         K = split_heads(qkv[..., d:2 * d], a.n_heads)  # (B, n_heads, n, d_k)
         V = split_heads(qkv[..., 2 * d:], a.n_heads)  # (B, n_heads, n, d_k)
         scale = float(1.0 / np.sqrt(a.d_k))
         heads, A = attend(Q, K, V, np.broadcast_to(allowed, Q.shape[:-1] + (K.shape[-2],)), scale)
         concat = merge_heads(heads)  # (B, n, d_model)
-        return _project(concat, a.W_o, a.b_o), {"s": s, "W": W, "Q": Q, "K": K, "V": V, "A": A, "concat": concat}
+        return affine(concat, a.W_o, a.b_o), {"s": s, "W": W, "Q": Q, "K": K, "V": V, "A": A, "concat": concat}
 
     def _attn_backward(self, a: MultiHeadAttention, dout, c) -> tuple[np.ndarray, dict]:
         d = a.d_model
-        dconcat, dW_o, db_o = _linear_backward(dout, c["concat"], a.W_o)  # (B, n, d_model)
-        dQ, dK, dV = _attention_backward(split_heads(dconcat, a.n_heads), c["Q"], c["K"], c["V"], c["A"],
+        dconcat, dW_o, db_o = affine_backward(dout, c["concat"], a.W_o)  # (B, n, d_model)
+        dQ, dK, dV = heads_attention_backward(split_heads(dconcat, a.n_heads), c["Q"], c["K"], c["V"], c["A"],
                                          float(1.0 / np.sqrt(a.d_k)))  # (B, n_heads, n, d_k) cada
         dqkv = np.concatenate((merge_heads(dQ), merge_heads(dK), merge_heads(dV)), axis=-1)  # (B, n, 3·d_model)
-        ds, dW, db = _linear_backward(dqkv, c["s"], c["W"])  # o mesmo s fez os três papéis: ds já é a soma
+        ds, dW, db = affine_backward(dqkv, c["s"], c["W"])  # o mesmo s fez os três papéis: ds já é a soma
         grads = {"W_q": dW[:, :d], "b_q": db[:d], "W_k": dW[:, d:2 * d], "b_k": db[d:2 * d],
                  "W_v": dW[:, 2 * d:], "b_v": db[2 * d:], "W_o": dW_o, "b_o": db_o}
         return ds, grads
@@ -432,7 +432,7 @@ class GPT:
             ``dlogits`` com forma diferente da dos logits.
         """
         c = self.config
-        ln_backward = layer_norm_backward or _layer_norm_backward
+        ln_backward = layer_norm_backward or layer_norm_backward_unchecked
         tokens, xf = cache["tokens"], cache["xf"]
         dlogits = np.asarray(dlogits, dtype=self.E.dtype)
         expected = tokens.shape + (c.vocab_size,)

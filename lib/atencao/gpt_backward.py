@@ -127,10 +127,10 @@ def layer_norm_backward(dy, x, weight, eps: float = 1e-5) -> tuple[np.ndarray, n
     if dy.shape != x.shape or weight.shape != x.shape[-1:]:
         raise ValueError(f"Formas incompatíveis: `dy` {shape_str(dy.shape)} e `x` {shape_str(x.shape)} precisam "
                          f"ser iguais, (..., d), e `weight` {shape_str(weight.shape)} precisa ser (d,).")
-    return _layer_norm_backward(dy, x, weight, eps)
+    return layer_norm_backward_unchecked(dy, x, weight, eps)
 
 
-def _layer_norm_backward(dy, x, weight, eps):
+def layer_norm_backward_unchecked(dy, x, weight, eps):
     """:func:`layer_norm_backward` sem a validação das entradas (o caminho do treino)."""
     mean = x.mean(axis=-1, keepdims=True)
     centered = x - mean
@@ -181,10 +181,10 @@ def ffn_forward(x, W_1, b_1, W_2, b_2) -> tuple[np.ndarray, dict]:
     ``x`` (..., n, d_model) → saída (..., n, d_model) e ``cache`` com ``x``, ``u = x W_1 + b_1`` e
     ``g = gelu(u)`` (as duas de forma (..., n, d_ff)). Fonte: Vaswani et al. (2017), eq. (2); Radford et al. (2019).
     """
-    u = _project(x, W_1, b_1)  # (..., n, d_ff)
+    u = affine(x, W_1, b_1)  # (..., n, d_ff)
     t = np.tanh(_GELU_C * (u + _GELU_A * u * u * u))
     g = 0.5 * u * (1.0 + t)  # gelu_tanh(u), guardando o tanh para a volta
-    return _project(g, W_2, b_2), {"x": x, "u": u, "t": t, "g": g}  # (..., n, d_model)
+    return affine(g, W_2, b_2), {"x": x, "u": u, "t": t, "g": g}  # (..., n, d_model)
 
 
 def ffn_backward(dout, cache: dict, W_1, W_2) -> tuple[np.ndarray, dict]:
@@ -193,27 +193,27 @@ def ffn_backward(dout, cache: dict, W_1, W_2) -> tuple[np.ndarray, dict]:
     ``cache`` é o de :func:`ffn_forward`. Volta pela segunda projeção, pela GELU e pela primeira
     (:func:`atencao.backward.linear_backward`). Fonte: Módulo 6, Aula 6, ``01-teoria``.
     """
-    dg, dW_2, db_2 = _linear_backward(dout, cache["g"], W_2)  # dg: (..., n, d_ff)
+    dg, dW_2, db_2 = affine_backward(dout, cache["g"], W_2)  # dg: (..., n, d_ff)
     du = gelu_tanh_backward(dg, cache["u"], cache.get("t"))
-    dx, dW_1, db_1 = _linear_backward(du, cache["x"], W_1)  # dx: (..., n, d_model)
+    dx, dW_1, db_1 = affine_backward(du, cache["x"], W_1)  # dx: (..., n, d_model)
     return dx, {"W_1": dW_1, "b_1": db_1, "W_2": dW_2, "b_2": db_2}
 
 
-def _project(x, W, b):
+def affine(x, W, b):
     """``x @ W + b`` com uma multiplicação 2-D para todos os tokens: (..., d_in) → (..., d_out)."""
     y = x.reshape(-1, x.shape[-1]) @ W
     y += b
     return y.reshape(*x.shape[:-1], W.shape[1])
 
 
-def _linear_backward(dy, x, W):
+def affine_backward(dy, x, W):
     """As contas de :func:`atencao.backward.linear_backward` (com viés), sem a validação: o caminho do treino."""
     dy2 = dy.reshape(-1, dy.shape[-1])  # (N, d_out)
     dx = (dy2 @ W.T).reshape(*dy.shape[:-1], W.shape[0])  # (..., d_in)
     return dx, x.reshape(-1, x.shape[-1]).T @ dy2, dy2.sum(axis=0)
 
 
-def _attention_backward(dO, Q, K, V, A, scale: float):
+def heads_attention_backward(dO, Q, K, V, A, scale: float):
     """As contas de :func:`atencao.backward.attention_backward`, sem a validação: o caminho do treino."""
     dV = np.swapaxes(A, -1, -2) @ dO  # (..., n_k, d_v)
     dA = dO @ np.swapaxes(V, -1, -2)  # (..., n_q, n_k)

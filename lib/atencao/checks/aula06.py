@@ -12,7 +12,7 @@ import numpy as np
 
 from ..attention import softmax
 from ..backward import softmax_backward
-from ..gpt_backward import cross_entropy, layer_norm_backward
+from ..gpt_backward import cross_entropy, layer_norm_backward, layer_norm_backward_unchecked
 from ..sampling import next_token_probs
 from ..schedule import adamw_step
 from ..training import TinyAttentionModel
@@ -25,7 +25,7 @@ __all__ = ["passou", "exercicio_1", "exercicio_2", "exercicio_3", "exercicio_4",
 # das verificações, e o GPT, o treino e a geração dos notebooks usam a LayerNorm, o AdamW (com o passo do aluno),
 # o Adam e a geração (com a distribuição do aluno) por dentro.
 _PRONTAS_CE = (cross_entropy, softmax_backward, TinyAttentionModel)
-_PRONTAS_LN = (layer_norm_backward,)
+_PRONTAS_LN = (layer_norm_backward, layer_norm_backward_unchecked)  # o miolo também (o treino o usa)
 _PRONTAS_ADAM = (adamw_step,)
 _PRONTAS_AMOSTRA = (next_token_probs,)
 
