@@ -120,15 +120,18 @@ def test_verificacao_sem_casos_nao_fala_em_caso(capsys):
 
 
 def test_checker_casos_conta_e_numera():
+    from atencao.checks.checker import StopCheck
+
     c = framework.Checker("t")
     vistos = []
-    for item in c.cases(x for x in "abc"):  # um gerador: lido inteiro antes, para saber quantos são
-        vistos.append((c.case, c.n_cases, item))
-        if item == "b":
-            c.expect(False, "falhou")
-        else:
-            c.expect(True, "passou")
-    assert vistos == [(1, 3, "a"), (2, 3, "b"), (3, 3, "c")]
+    with pytest.raises(StopCheck):  # o caso que falhou vai até o fim; o próximo não começa
+        for item in c.cases(x for x in "abc"):  # um gerador: lido inteiro antes, para saber quantos são
+            vistos.append((c.case, c.n_cases, item))
+            if item == "b":
+                c.expect(False, "falhou")
+            else:
+                c.expect(True, "passou")
+    assert vistos == [(1, 3, "a"), (2, 3, "b")]
     assert c.failed_case == 2 and c.header(False).endswith("1 critério falhou no caso 2 de 3.")
 
 

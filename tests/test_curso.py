@@ -55,6 +55,9 @@ def anotar(registro):
 
 if args[:2] == ["-m", "jupyterlab"]:
     signal.signal(signal.SIGINT, lambda *_: (anotar("Ctrl+C"), sys.exit(0)))
+if args[:3] == ["-m", "pip", "install"] and "--report" in args:  # o pip --dry-run do PyTorch: nada a instalar
+    with open(args[args.index("--report") + 1], "w", encoding="utf-8") as f:
+        f.write('{{"install": []}}')
 anotar({{"args": args, "MPLBACKEND": os.environ.get("MPLBACKEND")}})
 if args[:2] == ["-m", "jupyterlab"]:
     while True:
@@ -148,9 +151,14 @@ def test_instalar_de_novo_quando_o_requirements_muda(copia, sem_make):
     out = _curso(sem_make, "instalar", cwd=copia)
     assert out.returncode == 0 and "Ambiente pronto em .venv/" in out.stdout
     chamadas = [c["args"] for c in _chamadas(copia)]
-    assert chamadas[:2] == [["-m", "pip", "install", "--upgrade", "--quiet", "pip"],
-                            ["-m", "pip", "install", "--quiet", "-r", "requirements.txt"]]
-    assert chamadas[2][0] == "-c" and "p.configure()" in chamadas[2][1] and len(chamadas) == 3
+    assert chamadas[0] == ["-m", "pip", "install", "--upgrade", "--quiet", "pip"]
+    chamadas = chamadas[1:]
+    if sys.platform.startswith("linux"):  # o PyTorch sem CUDA antes do resto (tests/test_instalacao.py)
+        assert chamadas[0][:4] == ["-m", "pip", "install", "--dry-run"] and curso.TORCH in chamadas[0]
+        assert chamadas[1][:5] == ["-m", "pip", "install", "--quiet", curso.TORCH]
+        chamadas = chamadas[2:]
+    assert chamadas[0] == ["-m", "pip", "install", "--quiet", "-r", "requirements.txt"]
+    assert chamadas[1][0] == "-c" and "p.configure()" in chamadas[1][1] and len(chamadas) == 2
     assert marca.stat().st_mtime > 0
     # a instalação nova deixa os pacotes dos testes para trás: o próximo test os instala antes
     (copia.parent / "chamadas.jsonl").unlink()
@@ -218,13 +226,17 @@ def test_test_minimo_instala_os_minimos_num_ambiente_a_parte(copia, sem_make):
     out = _curso(sem_make, "test-minimo", cwd=copia, MPLBACKEND="Agg")
     assert out.returncode == 0, out.stdout + out.stderr
     chamadas = [c["args"] for c in _chamadas(copia)]
-    assert chamadas[:3] == [["-m", "pip", "install", "--upgrade", "--quiet", "pip"],
-                            ["-m", "pip", "install", "--quiet", "-r", "requirements-min.txt"],
-                            ["-m", "pip", "check"]]
-    assert chamadas[3][0] == "-c" and "configure()" in chamadas[3][1]  # as configurações do curso, como no .venv
-    testes = chamadas[4]
+    torch = 2 if sys.platform.startswith("linux") else 0  # o PyTorch sem CUDA: o --dry-run e a instalação
+    assert chamadas[0] == ["-m", "pip", "install", "--upgrade", "--quiet", "pip"]
+    assert all(curso.TORCH in c for c in chamadas[1:1 + torch])
+    assert chamadas[1 + torch:3 + torch] == [["-m", "pip", "install", "--quiet", "-r", "requirements-min.txt"],
+                                             ["-m", "pip", "check"]]
+    configurar = chamadas[3 + torch]
+    assert configurar[0] == "-c" and "configure()" in configurar[1]  # as configurações do curso, como no .venv
+    testes = chamadas[4 + torch]
     assert testes[:2] == ["-m", "pytest"] and "not lento" in testes and {"tests", "notebooks"} <= set(testes)
-    assert "solutions" not in testes and "--ignore=tests/test_correcao.py" in testes and len(chamadas) == 5
+    assert "solutions" not in testes and "--ignore=tests/test_correcao.py" in testes
+    assert len(chamadas) == 5 + torch
     assert {c["MPLBACKEND"] for c in _chamadas(copia)} == {None}
     (copia.parent / "chamadas.jsonl").unlink()
     em_dia = _curso(sem_make, "test-minimo", cwd=copia)  # o ambiente montado e nada mudou: só os testes
@@ -237,7 +249,7 @@ def test_test_minimo_instala_os_minimos_num_ambiente_a_parte(copia, sem_make):
     os.utime(copia / "requirements-min.txt", (mais_tarde, mais_tarde))  # um mínimo mudou: monta de novo
     so_ambiente = _curso(sem_make, "test-minimo", "--so-ambiente", cwd=copia)  # a CI o monta ao lado de outros passos
     assert so_ambiente.returncode == 0, so_ambiente.stdout + so_ambiente.stderr
-    assert [c["args"] for c in _chamadas(copia)] == chamadas[:4]  # o mesmo ambiente, sem os testes
+    assert [c["args"] for c in _chamadas(copia)] == chamadas[:4 + torch]  # o mesmo ambiente, sem os testes
     (copia.parent / "chamadas.jsonl").unlink()
     antes = time.time() - 100  # tudo no passado: um selo escrito pela montagem que falha seria o mais novo
     os.utime(copia / curso.MINIMUM_VENV / ".instalado", (antes, antes))

@@ -173,7 +173,9 @@ def test_binder_prepara_o_mesmo_trabalho_e_as_configuracoes(tmp_path):
     import subprocess
 
     binder = ROOT / "binder"
-    assert (binder / "requirements.txt").read_text(encoding="utf-8").split() == ["-r", "../requirements.txt"]
+    linhas = [ln for ln in (binder / "requirements.txt").read_text(encoding="utf-8").splitlines()
+              if ln and not ln.startswith("#")]  # o índice de CPU do PyTorch ao lado do PyPI (tests/test_ambiente.py)
+    assert linhas == ["--extra-index-url https://download.pytorch.org/whl/cpu", "-r ../requirements.txt"]
     for nome in ("postBuild", "start"):
         assert os.access(binder / nome, os.X_OK), nome
     assert "scripts/preparar_trabalho.py --configurar" in (binder / "postBuild").read_text(encoding="utf-8")
