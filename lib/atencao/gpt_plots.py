@@ -107,7 +107,9 @@ def plot_gradient_flow(norms: dict, params_norms: dict | None = None, title: str
     -------
     matplotlib.figure.Figure
     """
-    import matplotlib.pyplot as plt
+    from .plotting import pyplot
+
+    plt = pyplot()  # a figura aparece na própria célula também no matplotlib 3.8 (veja pyplot)
 
     panels = [(norms, "‖∂L/∂x‖ na entrada do bloco")]
     if params_norms is not None:
@@ -131,7 +133,9 @@ def plot_loss_curves(history, baseline_bits: float | None = None, title: str | N
 
     Com ``baseline_bits``, uma linha tracejada marca a linha de base de bigramas. Devolve a ``Figure``.
     """
-    import matplotlib.pyplot as plt
+    from .plotting import pyplot
+
+    plt = pyplot()  # a figura aparece na própria célula também no matplotlib 3.8 (veja pyplot)
 
     bits = 1.0 / math.log(2.0)
     fig, ax = plt.subplots(figsize=(7.5, 4.2), layout="constrained")
