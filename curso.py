@@ -408,13 +408,13 @@ def test_slow(runner: Runner, options) -> int:
     """Os testes lentos de ``tests/``; depois, todos os notebooks (``notebooks/`` e ``solutions/``) com o nbval, com
     outro kernel do OpenBLAS e uma thread só (a primeira configuração de ``test-cpus``: uma saída guardada que
     mudasse nesta máquina também mudaria lá); os do navegador rodam por último, sem os demais testes ao lado,
-    porque precisam de uma máquina responsiva (são pulados se não houver Chromium); só os dois arquivos deles (o
-    JupyterLab e o site) rodam lado a lado: o do site passa boa parte do tempo esperando o Python do navegador."""
+    porque precisam de uma máquina responsiva (são pulados se não houver Chromium); eles rodam dois a dois, cada
+    teste no seu processo (os do site passam boa parte do tempo esperando o Python do navegador)."""
     py = course_python()
     return install_test_deps(runner) or runner.run_all(
         [py, *PYTEST, *PARALLEL, "-m", "lento", "tests", "--ignore=tests/browser", "--durations=15"],
         [py, ROOT / "scripts" / "outras_cpus.py", "--quantas", "1"],
-        [py, *PYTEST, *PARALLEL, "tests/browser"], without_mplbackend=True)
+        [py, *PYTEST, "-n", "auto", "--dist", "load", "tests/browser"], without_mplbackend=True)
 
 
 def test_notebooks(runner: Runner, options) -> int:

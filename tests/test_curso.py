@@ -198,7 +198,7 @@ def test_test_roda_os_rapidos_e_diz_como_rodar_os_lentos(copia, sem_make):
     assert "make test-lento" in out.stdout and "python3 curso.py test-lento" in out.stdout
     assert "make test-notebooks" in out.stdout  # os notebooks, que não rodam aqui
     lento = [arg if arg != "not lento" else "lento" for arg in PYTEST_RAPIDO]
-    navegador = ["-m", "pytest", "-q", "-n", "auto", "--dist", "loadfile", "tests/browser"]
+    navegador = ["-m", "pytest", "-q", "-n", "auto", "--dist", "load", "tests/browser"]
     outras_cpus = [str(copia / "scripts" / "outras_cpus.py"), "--quantas", "1"]
     (copia.parent / "chamadas.jsonl").unlink()
     assert _curso(sem_make, "test-lento", cwd=copia, MPLBACKEND="Agg").returncode == 0
