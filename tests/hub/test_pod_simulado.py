@@ -36,6 +36,7 @@ BASE = Path(os.environ.get("CURSO_POD_TESTE", "/opt/curso-pod-teste"))
 VENV = BASE / "venv"
 CURSO = BASE / "curso"
 NOBODY = "65534"
+AULA_06 = ("03-exercicios.ipynb", "04-projeto.ipynb")
 # O que o RuntimeDefault do Docker/containerd faz com quem não tem CAP_SYS_ADMIN: nada de unshare, nem de clone
 # com CLONE_NEWUSER (0x10000000); o clone3 some (ENOSYS), e a glibc volta ao clone
 SEM_USERNS = {"defaultAction": "SCMP_ACT_ALLOW", "syscalls": [
@@ -75,6 +76,12 @@ def pod():
     (turma / "ana" / "03-exercicios.ipynb").write_text(
         json.dumps(a_mao(json.loads(solucao.read_text(encoding="utf-8")))), encoding="utf-8")
     shutil.copy(ROOT / "notebooks" / solucao.relative_to(ROOT / "solutions"), turma / "bia" / "03-exercicios.ipynb")
+    # a Aula 6 (o GPT pequeno: o treino curto da correção, as amostras, a indução), as duas entregas de um aluno
+    (turma / "caio").mkdir()
+    for nome in AULA_06:
+        fonte = ROOT / "solutions" / "modulo-06" / "aula-06-gpt-pequeno-em-portugues" / nome
+        (turma / "caio" / nome).write_text(json.dumps(a_mao(json.loads(fonte.read_text(encoding="utf-8")))),
+                                           encoding="utf-8")
     (run / "sem-userns.json").write_text(json.dumps(SEM_USERNS), encoding="utf-8")
     (run / "saidas").mkdir()
     os.chmod(run / "saidas", 0o777)
@@ -99,8 +106,10 @@ def _no_pod(perfil: Path, *args: str) -> subprocess.CompletedProcess:
 
 
 def _notas(pasta: Path) -> dict:
+    """As linhas de ``notas.csv`` por aluno (a do caio, por notebook: ``caio/03-exercicios``...)."""
     with open(pasta / "notas.csv", encoding="utf-8") as f:
-        return {linha["aluno"]: linha for linha in csv.DictReader(f)}
+        return {linha["aluno"] + ("/" + linha["notebook"] if linha["aluno"] == "caio" else ""): linha
+                for linha in csv.DictReader(f)}
 
 
 def test_com_o_perfil_do_curso_o_pod_corrige_certo(pod):
@@ -110,6 +119,9 @@ def test_com_o_perfil_do_curso_o_pod_corrige_certo(pod):
     notas = _notas(saida)
     assert (notas["ana"]["situacao"], notas["ana"]["total"], notas["ana"]["maximo"]) == ("ok", "4", "4"), notas["ana"]
     assert (notas["bia"]["situacao"], notas["bia"]["total"]) == ("zero", "0"), notas["bia"]
+    for nome in AULA_06:
+        linha = notas[f"caio/{nome.removesuffix('.ipynb')}"]
+        assert linha["situacao"] == "ok" and float(linha["total"]) == float(linha["maximo"]) > 0, linha
     assert {n["isolamento"] for n in notas.values()} == {"bwrap+rlimit"}  # sem cgroup delegado, como num pod
     print(f"\n[pod] {r.stdout.strip().splitlines()[-1]}")
 
