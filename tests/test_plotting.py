@@ -8,7 +8,7 @@ from matplotlib.patches import Rectangle
 
 import atencao
 from atencao import _layout
-from atencao.plotting import _text_color
+from atencao.plotting import text_color
 
 
 def _weights(n=4, seed=0):
@@ -45,8 +45,8 @@ def test_cor_do_texto_legivel_em_celula_clara_e_escura():
     import matplotlib
 
     cmap = matplotlib.colormaps["viridis"]
-    assert _text_color(cmap(0.0)) == "white"   # roxo escuro
-    assert _text_color(cmap(1.0)) == "black"   # amarelo claro
+    assert text_color(cmap(0.0)) == "white"   # roxo escuro
+    assert text_color(cmap(1.0)) == "black"   # amarelo claro
 
 
 def test_varias_cabecas_escala_comum_e_titulos():

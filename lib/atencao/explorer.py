@@ -16,7 +16,7 @@ Fonte: Módulo 6, Aula 1 (``04-projeto``: visualizador de atenção) e Aula 2 (`
 from __future__ import annotations
 
 from .embeddings import tokenize
-from .explorer_widget import ExplorerWidget, _row
+from .explorer_widget import ExplorerWidget, control_row
 from .rendering import draw_explorer, explorer_html  # noqa: F401 - nomes antigos deste módulo
 from .views import MODES, ExplorerView, explorer_embeddings, explorer_view  # noqa: F401
 
@@ -77,9 +77,9 @@ class AttentionExplorer(ExplorerWidget):
         self.top_k = widgets.IntSlider(value=s["top_k"], min=1, max=8, description="top-k:", continuous_update=False,
                                  style=style, layout=widgets.Layout(width="250px"))
         self._assemble([
-            _row(self.sentence, self.query),
+            control_row(self.sentence, self.query),
             self.mode,
-            _row(self.head, self.causal, self.sqrt_dk, self.positions, self.temperature, self.top_k),
+            control_row(self.head, self.causal, self.sqrt_dk, self.positions, self.temperature, self.top_k),
         ])
 
     def _controls(self) -> dict:

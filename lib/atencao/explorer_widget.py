@@ -34,16 +34,16 @@ from __future__ import annotations
 from html import escape
 from pathlib import Path
 
-from .rendering import draw_explorer, explorer_html, render_png, static_bundle
+from .rendering import display_static_and_live, draw_explorer, explorer_html, render_png, static_bundle
 from .views import ExplorerView
 
 __all__ = ["ExplorerWidget"]
 
-WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
 
 
-def _row(*children, **layout):
-    """Uma linha de controles que quebra quando a largura acaba (nada espremido)."""
+def control_row(*children, **layout):
+    """Uma linha de controles (widgets do ipywidgets, ``children``) que quebra quando a largura acaba (nada
+    espremido): um ``ipywidgets.HBox``; ``layout`` vai ao ``ipywidgets.Layout`` dela."""
     import ipywidgets as widgets
 
     return widgets.HBox(list(children), layout=widgets.Layout(flex_flow="row wrap", align_items="center", **layout))
@@ -115,7 +115,7 @@ class ExplorerWidget:
         """Monta ``widget`` (linhas de controles, visualização, exportar, mensagens) e liga os controles."""
         import ipywidgets as widgets
 
-        salvar = _row(self.filename, self.save_png, self.save_svg)
+        salvar = control_row(self.filename, self.save_png, self.save_svg)
         self.widget = widgets.VBox(rows + [self.view_html, salvar, self.message], layout=widgets.Layout(width="100%"))
         self._sync_controls(self.view)
         for control in self._controls().values():
@@ -242,12 +242,7 @@ class ExplorerWidget:
 
     def _ipython_display_(self) -> None:
         """Duas saídas: a figura estática (fica no arquivo) e o widget vivo (veja a docstring do módulo)."""
-        from IPython.display import display
-
-        display(self.static_bundle(), raw=True)
-        bundle = self.widget._repr_mimebundle_()
-        data = bundle[0] if isinstance(bundle, tuple) else bundle
-        display({WIDGET_MIME: data[WIDGET_MIME], "text/plain": ""}, raw=True)
+        display_static_and_live(self.static_bundle(), self.widget)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(frase={self.view.settings['sentence']!r})"

@@ -19,7 +19,7 @@ from __future__ import annotations
 # Aula 3) vai usar os widgets, e assim o explorador aparece sem esperar ~0,2 s pelo ipywidgets
 import ipywidgets  # noqa: F401
 
-from .explorer_widget import ExplorerWidget, _row
+from .explorer_widget import ExplorerWidget, control_row
 from .plotting import HIGHLIGHT_COLOR_NAME
 from .rendering import thumbnails_png, thumbnails_rgb
 from .views import ExplorerView, model_view
@@ -67,12 +67,12 @@ class ModelExplorer(ExplorerWidget):
                                description="Cabeça:", style=style, layout=widgets.Layout(width="150px"))
         self.thumbs = widgets.Image(format="png")
         self._assemble([
-            _row(self.sentence),
+            control_row(self.sentence),
             widgets.HTML(f"<b>Todas as cabeças</b> (linhas = camadas 0–{n_layers - 1}, "
                          f"colunas = cabeças 0–{n_heads - 1}; moldura {HIGHLIGHT_COLOR_NAME} = a escolhida abaixo, "
                          "em detalhe)."),
             self.thumbs,
-            _row(self.layer, self.head, self.query),
+            control_row(self.layer, self.head, self.query),
         ])
 
     @property

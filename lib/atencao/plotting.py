@@ -52,8 +52,10 @@ class AttentionPlot:
         """Nada a mostrar além da própria figura, que o backend inline do Jupyter já exibe."""
 
 
-def _text_color(rgba) -> str:
-    """Preto sobre células claras, branco sobre escuras (luminância relativa, ITU-R BT.709)."""
+def text_color(rgba) -> str:
+    """A cor do número escrito sobre uma célula de cor ``rgba`` (tupla RGB ou RGBA, cada canal de 0 a 1):
+    ``"black"`` sobre células claras, ``"white"`` sobre escuras, pela luminância relativa (ITU-R BT.709, limiar
+    0,45). Usada pelos mapas de calor e pelo explorador (:mod:`atencao.rendering`)."""
     r, g, b = rgba[:3]
     return "black" if 0.2126 * r + 0.7152 * g + 0.0722 * b > 0.45 else "white"
 
@@ -129,7 +131,7 @@ def _draw_heatmap(ax, w, tokens_q, tokens_k, style: _PanelStyle, y_labels=True):
             for j in range(n_k):
                 if np.isnan(w[i, j]):
                     continue
-                color = _text_color(im.cmap(norm(w[i, j])))
+                color = text_color(im.cmap(norm(w[i, j])))
                 ax.text(j, i, f"{w[i, j]:.2f}", ha="center", va="center", color=color, fontsize=layout.annot_pt,
                         fontweight="bold" if is_max[i, j] else "normal")
     if highlight_max:

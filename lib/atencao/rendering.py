@@ -9,7 +9,8 @@ Todas as escolhas visuais dos dois exploradores (Aulas 1–2 e Aula 3) moram aqu
 - :func:`thumbnails_png` — a grade camadas × cabeças do modelo em miniatura, montada com NumPy
   (uma matriz de cores por cabeça) e codificada pelo Pillow;
 - :func:`static_bundle` — a figura estática que fica salva no notebook (veja
-  :mod:`atencao.explorer_widget`).
+  :mod:`atencao.explorer_widget`);
+- :func:`display_static_and_live` — as duas saídas de um explorador: essa figura e o widget vivo.
 
 Fonte: Módulo 6, Aula 1 (``04-projeto``), Aula 2 (``05-projeto``) e Aula 3 (``04-projeto``).
 """
@@ -26,10 +27,12 @@ from html import escape
 import numpy as np
 
 from .plotting import HIGHLIGHT_COLOR as HIGHLIGHT
-from .plotting import HIGHLIGHT_COLOR_NAME, _text_color, plot_attention_heads, row_maxima
+from .plotting import HIGHLIGHT_COLOR_NAME, plot_attention_heads, row_maxima, text_color
 from .views import ExplorerView
 
-__all__ = ["explorer_html", "draw_explorer", "thumbnails_png", "static_bundle"]
+__all__ = ["explorer_html", "draw_explorer", "thumbnails_png", "static_bundle", "display_static_and_live"]
+
+WIDGET_MIME = "application/vnd.jupyter.widget-view+json"  # o tipo da saída de um widget do ipywidgets
 
 #: Quantas coordenadas do vetor de saída o painel lateral mostra (no HTML e no PNG).
 OUTPUT_COORDS = 6
@@ -78,7 +81,7 @@ def _viridis_table() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
     rgba = matplotlib.colormaps["viridis"](np.linspace(0, 1, 256))
     return (np.array([matplotlib.colors.to_hex(c) for c in rgba]), (rgba[:, :3] * 255).round().astype(np.uint8),
-            np.array([_text_color(c) for c in rgba]))
+            np.array([text_color(c) for c in rgba]))
 
 
 def _color_index(values: np.ndarray, vmax: float) -> np.ndarray:
@@ -438,3 +441,25 @@ def static_bundle(png: bytes, text: str, alt: str) -> dict:
     html = (f'<div class="atx-static"><img alt="{escape(alt)}" src="data:image/png;base64,{data}" '
             f'style="max-width:100%"></div>{_STATIC_CSS}')
     return {"text/html": html, "text/plain": text}
+
+
+def display_static_and_live(static: dict, widget) -> None:
+    """Mostra as duas saídas de um explorador (como ``_ipython_display_`` dos exploradores e do treino da Aula 5):
+    a figura estática ``static`` (de :func:`static_bundle`), que fica salva no arquivo, e o widget vivo ``widget``
+    (um widget do ipywidgets), só com o tipo do widget e um ``text/plain`` vazio: num notebook reaberto, sem o
+    kernel, a figura fica e o widget morto some (a regra de :func:`static_bundle`); no nbval, o texto das duas é o
+    da figura.
+
+    Parameters
+    ----------
+    static : dict
+        ``{"text/html": ..., "text/plain": ...}``, de :func:`static_bundle`.
+    widget : ipywidgets.Widget
+        O widget vivo (um ``VBox``, por exemplo).
+    """
+    from IPython.display import display
+
+    display(static, raw=True)
+    bundle = widget._repr_mimebundle_()
+    data = bundle[0] if isinstance(bundle, tuple) else bundle
+    display({WIDGET_MIME: data[WIDGET_MIME], "text/plain": ""}, raw=True)

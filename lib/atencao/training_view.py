@@ -11,12 +11,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from .rendering import LIVE_CLASS, LIVE_RULE, render_png, static_bundle
+from .rendering import LIVE_CLASS, LIVE_RULE, display_static_and_live, render_png, static_bundle
 from .training import TrainingRun, pattern_score
 
 __all__ = ["draw_training", "TrainingReplay", "replay"]
 
-WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
 
 
 def _br(x: float) -> str:
@@ -133,13 +132,9 @@ class TrainingReplay:
         return caixa
 
     def _ipython_display_(self) -> None:
-        from IPython.display import display
-
         png = _png(self.run, -1)  # desenhada uma vez: a figura estática e a primeira do widget
-        display(static_bundle(png, self.summary(), f"atenção treinada na tarefa {self.run.task.name}"), raw=True)
-        bundle = self.widget(png)._repr_mimebundle_()
-        data = bundle[0] if isinstance(bundle, tuple) else bundle
-        display({WIDGET_MIME: data[WIDGET_MIME], "text/plain": ""}, raw=True)
+        display_static_and_live(static_bundle(png, self.summary(), f"atenção treinada na tarefa {self.run.task.name}"),
+                                self.widget(png))
 
 
 def replay(run: TrainingRun) -> TrainingReplay:
