@@ -231,7 +231,11 @@ class AttentionOnlyModel:
 
 
 def _cross_entropy(logits: np.ndarray, targets: np.ndarray) -> tuple[float, np.ndarray]:
-    """A perda média (nats) e ``dlogits = (softmax − onehot) / N`` (a conta da Aula 6, exercício 1)."""
+    """A perda média (nats) e ``dlogits = (softmax − onehot) / N`` (a conta da Aula 6, exercício 1).
+
+    A mesma conta de :func:`atencao.gpt_backward.cross_entropy`, escrita de novo aqui de propósito: aquela é a
+    resposta pronta que o exercício 1 proíbe e, na correção, o processo do aluno não a tem
+    (:mod:`correcao.biblioteca_aluno`); o modelo de indução do projeto treina ali mesmo."""
     V = logits.shape[-1]
     Z, y = logits.reshape(-1, V), targets.reshape(-1)
     N = Z.shape[0]
