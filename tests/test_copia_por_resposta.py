@@ -57,9 +57,9 @@ def _corrigida(nb: dict, g: catalogo.Gradable, tmp_path: Path, aluno: str = "ana
     plano, linhas, _ = motor.plan_class(ent, EVERYTHING, tmp_path / "saneados")
     assert not linhas and len(plano) == 1
     e = plano[0]
-    row = relatorio.Row(e.student, g.assignment, g.notebook, arquivo=e.arquivo, maximum=g.max_auto,
+    row = relatorio.Row(e.student, g.assignment, g.notebook, arquivo=e.file, maximum=g.max_auto,
                         scores={gid: g.cells[gid][1] for gid in g.checks}, total=g.max_auto)
-    scoring.withhold_solution_copies(row, *e.copiadas)
+    scoring.withhold_solution_copies(row, *e.copied_answers)
     saida = tmp_path / "saida"
     relatorio.write_outputs([row], EVERYTHING, saida)
     with open(saida / "notas.csv", encoding="utf-8", newline="") as f:

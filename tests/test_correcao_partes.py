@@ -80,7 +80,7 @@ def test_cada_parte_planeja_so_os_seus_alunos_com_a_numeracao_da_turma(tmp_path)
     plano, linhas, fora = plan_class(ent, tudo, tmp_path / "inteira")
 
     def resumo(p, r, f):
-        return (sorted((e.ident, e.student, e.arquivo) for e in p),
+        return (sorted((e.ident, e.student, e.file) for e in p),
                 sorted((x.student, x.notebook, x.arquivo, x.status, tuple(x.reasons)) for x in r), sorted(f))
 
     soma: list = [[], [], []]

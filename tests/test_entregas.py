@@ -128,7 +128,7 @@ def test_zip_com_o_nome_em_maiusculas_e_colegas_inventados_continua_do_aluno(tmp
     assert {c for a, c in _mapa(ent) if a == "carla"} == {"carla.zip/03-exercicios.ipynb"}
     assert all(a in ("bob", "carla") for a, _ in _mapa(ent))
     plano, linhas, _ = motor_plan(ent, tmp_path)
-    assert [e.arquivo for e in plano if e.student == "carla"] == ["carla.zip/03-exercicios.ipynb"]
+    assert [e.file for e in plano if e.student == "carla"] == ["carla.zip/03-exercicios.ipynb"]
     # sem a pasta Bob/: as três cópias na pasta carla/ continuam do bob (antes, plantadas na carla)
     (pasta / "bob.zip").unlink()
     _zip_em(pasta / "bob.zip", [(f"carla/03-exercicios ({k}).ipynb", NB) for k in range(3)]
@@ -136,7 +136,7 @@ def test_zip_com_o_nome_em_maiusculas_e_colegas_inventados_continua_do_aluno(tmp
     ent = entregas.read_submissions(pasta, tmp_path / "t3")
     assert ent.alunos == ["bob", "carla"]
     plano, linhas, fora = motor_plan(ent, tmp_path / "p3")
-    assert [e.arquivo for e in plano if e.student == "carla"] == ["carla.zip/03-exercicios.ipynb"]
+    assert [e.file for e in plano if e.student == "carla"] == ["carla.zip/03-exercicios.ipynb"]
     assert [(r.student, r.arquivo) for r in linhas if r.status == "copias_demais"] == [
         ("bob", "bob.zip/dani/03-exercicios.ipynb")]
     assert [(a, c) for a, c, _ in fora] == [("bob", "bob.zip")]
@@ -431,7 +431,7 @@ def test_dois_zips_da_turma_dentro_da_pasta_das_entregas(tmp_path):
                           ("davi", "03-exercicios.ipynb")}
     assert ent.alunos == ["ana", "bruno", "carla", "davi"]
     plano, linhas, _ = motor_plan(ent, tmp_path)
-    assert sorted((e.student, e.arquivo) for e in plano) == [("ana", "03-exercicios.ipynb"),
+    assert sorted((e.student, e.file) for e in plano) == [("ana", "03-exercicios.ipynb"),
                                                               ("bruno", "03-exercicios.ipynb"),
                                                               ("bruno", "lote-2.zip/03-exercicios.ipynb"),
                                                               ("carla", "03-exercicios.ipynb"),
@@ -462,7 +462,7 @@ def test_copias_demais_do_mesmo_notebook_nao_vao_ao_kernel(tmp_path):
         (pasta / "fabio" / f"03-exercicios ({k}).ipynb").write_bytes(NB)
     (pasta / "gil" / "03-exercicios.ipynb").write_bytes(NB)
     plano, linhas, _ = motor_plan(entregas.read_submissions(pasta, tmp_path / "t"), tmp_path)
-    assert sorted((e.student, e.arquivo) for e in plano) == [
+    assert sorted((e.student, e.file) for e in plano) == [
         ("fabio", "03-exercicios (0).ipynb"), ("fabio", "03-exercicios (1).ipynb"),
         ("fabio", "03-exercicios (2).ipynb"), ("gil", "03-exercicios.ipynb")]
     assert sorted((r.student, r.arquivo, r.status, r.total) for r in linhas) == [

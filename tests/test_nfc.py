@@ -186,7 +186,7 @@ def test_copias_com_o_mesmo_nome_em_nfd_e_nfc_sao_apontadas(tmp_path):
     ent = entregas.read_submissions(origem, tmp_path / "tmp")
     plano, linhas, _ = motor.plan_class(ent, catalogo.catalog(), tmp_path / "saneados")
     assert not linhas and sorted(e.student for e in plano) == sorted(["bruno", "João", "João"])
-    rows = [Row(e.student, e.g.assignment, e.g.notebook, arquivo=e.arquivo) for e in plano]
+    rows = [Row(e.student, e.g.assignment, e.g.notebook, arquivo=e.file) for e in plano]
     motor._mark_copies(rows)
     joao = [r for r in rows if r.student == "João"]
     assert all(any("2 cópias" in m and "dois jeitos" in m for m in r.reasons) for r in joao), [r.reasons for r in joao]

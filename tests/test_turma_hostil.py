@@ -37,7 +37,7 @@ def _zip_em(path: Path, membros) -> Path:
 def _graded(plano) -> list[Row]:
     """As linhas que a correção daria ao plano (sem kernel: 0 em tudo), para gravar notas.csv e os retornos."""
     return [relatorio.failed_row(e.student, e.g, e.g.notebook, "zero", "nenhuma verificação passou",
-                                 arquivo=e.arquivo) for e in plano]
+                                 arquivo=e.file) for e in plano]
 
 
 def _corrigir_sem_kernel(entrada, tmp_path: Path) -> tuple[list[Row], Path]:

@@ -36,7 +36,7 @@ def _plano(membros, tmp_path):
     z.write_bytes(gerar._zip(membros))
     ent = entregas.read_submissions(z, tmp_path / "tmp")
     plano, linhas, _ = motor.plan_class(ent, EVERYTHING, tmp_path / "saneados")
-    return {(e.student, e.arquivo): e for e in plano}, linhas
+    return {(e.student, e.file): e for e in plano}, linhas
 
 
 # ---------- a tabela e o zip guardados ----------
@@ -74,16 +74,16 @@ def test_cada_versao_guardada_e_reconhecida_e_arrumada(tmp_path):
     plano, linhas, _ = motor.plan_class(ent, EVERYTHING, tmp_path / "saneados")
     assert not linhas and len(plano) == len(nomes_antigos.old_versions()) + len(versoes.ENUNCIADO_MUDOU)
     for e in plano:
-        v = _versao_do_aluno(e.student, e.arquivo)
+        v = _versao_do_aluno(e.student, e.file)
         assert (e.g.assignment, e.g.notebook) == (v.aula, v.notebook)
-        assert any(n.startswith("notebook de uma versão anterior do curso") for n in e.notas), e.notas
-        assert not any("de outro notebook" in n for n in e.notas), e.notas
-        assert e.ausentes == [gid for gid in e.g.checks if gid not in v.verificacoes]
-        assert e.copiadas == ([], [])
+        assert any(n.startswith("notebook de uma versão anterior do curso") for n in e.notes), e.notes
+        assert not any("de outro notebook" in n for n in e.notes), e.notes
+        assert e.missing_checks == [gid for gid in e.g.checks if gid not in v.verificacoes]
+        assert e.copied_answers == ([], [])
         nb = json.loads(e.path.read_text(encoding="utf-8"))
         ids = catalogo.grade_ids(nb)
         assert set(ids) <= set(catalogo.all_ids(e.g.source)), "id antigo que não virou o de hoje"
-        assert not set(e.ausentes) & set(ids), "verificação que a versão não tinha voltou ao notebook"
+        assert not set(e.missing_checks) & set(ids), "verificação que a versão não tinha voltou ao notebook"
 
 
 def test_notebook_atual_com_exercicios_apagados_continua_o_atual():
@@ -133,10 +133,10 @@ def test_entrega_igual_as_solucoes_vai_para_revisao(tmp_path):
                        ("t/vazio/03-exercicios.ipynb", (ROOT / "notebooks" / A1 / "03-exercicios.ipynb").read_bytes())],
                       tmp_path)
     checks = EVERYTHING[("aula-01-self-attention", "03-exercicios")].checks  # as verificações de hoje, das soluções
-    assert plano[("copia", "03-exercicios.ipynb")].copiadas[1] == checks
-    assert plano[("reformatado", "03-exercicios.ipynb")].copiadas[1] == checks
+    assert plano[("copia", "03-exercicios.ipynb")].copied_answers[1] == checks
+    assert plano[("reformatado", "03-exercicios.ipynb")].copied_answers[1] == checks
     for aluno in ("honesto", "uma-so", "vazio"):
-        assert plano[(aluno, "03-exercicios.ipynb")].copiadas == ([], []), aluno
+        assert plano[(aluno, "03-exercicios.ipynb")].copied_answers == ([], []), aluno
 
 
 def test_copia_da_solucao_de_uma_versao_anterior_tambem_e_copia():

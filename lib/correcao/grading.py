@@ -47,7 +47,7 @@ def grade_one(w: Worker, e: GradingTask) -> Row:
     """Corrige um notebook (``e.ident`` é o id do nbgrader; ``e.student``, o nome mostrado), dentro do
     orçamento dele (:class:`correcao.isolamento.NotebookBudget`): o prazo das caixas é o orçamento
     (``w.limits.relogio_s``) menos o que a leitura já gastou e a reserva para o retorno."""
-    prazo = max(1.0, w.limits.relogio_s - e.segundos_leitura - min(FEEDBACK_RESERVE_S, 0.1 * w.limits.relogio_s))
+    prazo = max(1.0, w.limits.relogio_s - e.read_seconds - min(FEEDBACK_RESERVE_S, 0.1 * w.limits.relogio_s))
     with NotebookBudget(f"{w.tag}-p{w.number}-{e.ident}", w.limits, prazo, isolar=w.isolate) as grupo:
         w.budget = w.kernel_box.grupo = w.student_box.grupo = w.verifier_box.grupo = grupo
         try:
@@ -65,7 +65,7 @@ def grade_one(w: Worker, e: GradingTask) -> Row:
 
 def _grade_one(w: Worker, e: GradingTask, grupo: NotebookBudget) -> Row:
     g = e.g
-    row = Row(e.student, g.assignment, g.notebook, maximum=g.max_auto, arquivo=e.arquivo, reasons=list(e.notas),
+    row = Row(e.student, g.assignment, g.notebook, maximum=g.max_auto, arquivo=e.file, reasons=list(e.notes),
               isolation=f"bwrap+{grupo.tipo}" if w.kernel_box.isolar else "sem_isolamento")
     dest = w.course / "submitted" / e.ident / g.assignment
     dest.mkdir(parents=True, exist_ok=True)
@@ -92,10 +92,10 @@ def _grade_one(w: Worker, e: GradingTask, grupo: NotebookBudget) -> Row:
     row.autograded = keep
     _kernel_scores(w, g, e.ident, row)
     explain_outputs(json.loads(autograded.read_text(encoding="utf-8")), g, row)
-    checks_outside_version(g, row, e.ausentes)
+    checks_outside_version(g, row, e.missing_checks)
     apply_verification(g, row, res)
-    withhold_solution_copies(row, *e.copiadas)
-    old_version_failures(g, row, e.versao)
+    withhold_solution_copies(row, *e.copied_answers)
+    old_version_failures(g, row, e.old_version)
     row.cpu_ratio = res.cpu_ratio
     # o tempo foi do aluno (nunca se corrige de novo): ignorou a interrupção, inundou a saída ou estourou a memória
     row.tempo_do_aluno = bool(res.ignored_interrupt or res.truncated or res.notebook_memory)

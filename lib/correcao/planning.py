@@ -37,12 +37,12 @@ class GradingTask:
     ident: str  # id seguro no nbgrader, um por arquivo (e00007): nomes de alunos nunca viram caminhos
     g: Gradable
     path: Path  # o notebook arrumado (:func:`correcao.saneamento.sanitize`)
-    arquivo: str  # o caminho dentro da entrega do aluno
-    notas: list = field(default_factory=list)  # renomeado, células repetidas ou coladas...
-    segundos_leitura: float = 0.0  # o que a leitura e o saneamento já gastaram do orçamento do notebook
-    ausentes: list = field(default_factory=list)  # verificações que a versão do curso do aluno não tinha
-    versao: str = ""  # a versão anterior do curso do notebook ("" = a atual)
-    copiadas: tuple = ((), ())  # (respostas iguais às soluções, verificações delas): veja copied_from_solutions
+    file: str  # o caminho dentro da entrega do aluno
+    notes: list = field(default_factory=list)  # renomeado, células repetidas ou coladas...
+    read_seconds: float = 0.0  # o que a leitura e o saneamento já gastaram do orçamento do notebook
+    missing_checks: list = field(default_factory=list)  # verificações que a versão do curso do aluno não tinha
+    old_version: str = ""  # a versão anterior do curso do notebook ("" = a atual)
+    copied_answers: tuple = ((), ())  # (respostas iguais às soluções, verificações delas): copied_from_solutions
 
 
 @functools.cache
@@ -108,7 +108,7 @@ def plan_class(ent: Submissions, everything: dict, pasta: Path, alunos: set[str]
             item = failed_row(a.aluno, None, base_name(a.nome), "arquivo_invalido", _unreadable(a, exc),
                               arquivo=a.caminho)
         if isinstance(item, GradingTask):
-            item.segundos_leitura = time.monotonic() - t0
+            item.read_seconds = time.monotonic() - t0
             plan.append(item)
         else:
             rows.append(item)
@@ -156,7 +156,7 @@ def limit_copies(plan: list[GradingTask], rows: list[Row],
     mantidas = set()
     # as cópias que vieram do zip de outro aluno (bob.zip/... na linha da ana) vão para o fim da fila: as plantadas
     # nunca tiram da correção a do próprio aluno
-    for e in sorted(plan, key=lambda e: _from_another_zip(e.student, e.arquivo)):
+    for e in sorted(plan, key=lambda e: _from_another_zip(e.student, e.file)):
         chave = (e.student, e.g.assignment, e.g.notebook)
         vistas[chave] += 1
         if vistas[chave] <= max_copies:
@@ -165,7 +165,7 @@ def limit_copies(plan: list[GradingTask], rows: list[Row],
         rows.append(failed_row(e.student, e.g, e.g.notebook, "copias_demais",
                                f"o aluno entregou {quantas[chave]} cópias deste notebook e só as {max_copies} "
                                "primeiras (pela ordem do caminho) são corrigidas: esta não foi, e vale 0 (apague as "
-                               "cópias que não valem e entregue de novo)", arquivo=e.arquivo))
+                               "cópias que não valem e entregue de novo)", arquivo=e.file))
     return [e for e in plan if id(e) in mantidas], rows
 
 
@@ -250,5 +250,6 @@ def _plan_one(k: int, a, everything: dict, pasta: Path):  # noqa: C901 — uma r
                      f"professor): {', '.join(gid for gid, _, _ in em_branco)}")
     path = pasta / f"e{k:05d}.ipynb"
     path.write_text(json.dumps(arrumado, ensure_ascii=False), encoding="utf-8")
-    return GradingTask(a.aluno, f"e{k:05d}", g, path, a.caminho, ([nota] if nota else []) + notas, ausentes=ausentes,
-                       versao=f"versão anterior do curso ({versao.descricao})" if versao else "", copiadas=copiadas)
+    return GradingTask(a.aluno, f"e{k:05d}", g, path, a.caminho, ([nota] if nota else []) + notas,
+                       missing_checks=ausentes, copied_answers=copiadas,
+                       old_version=f"versão anterior do curso ({versao.descricao})" if versao else "")

@@ -89,7 +89,7 @@ def run_task(worker: Worker, e: GradingTask) -> tuple[Row, float]:
             worker.timings["retorno_html"] = time.perf_counter() - t_html
     except Exception as exc:  # noqa: BLE001 - uma entrega nunca derruba a correção da turma
         row = failed_row(e.student, e.g, e.g.notebook, "erro_na_correcao",
-                         f"erro interno da correção ({type(exc).__name__})", arquivo=e.arquivo)
+                         f"erro interno da correção ({type(exc).__name__})", arquivo=e.file)
     return row, time.perf_counter() - t0
 
 
@@ -229,7 +229,7 @@ class GradingPool:
         if st["tarefa"] is not None:
             e = self.plan[st["tarefa"]]
             self.record(st["tarefa"], failed_row(e.student, e.g, e.g.notebook, "erro_na_correcao",
-                                                 "o processo de correção parou", arquivo=e.arquivo),
+                                                 "o processo de correção parou", arquivo=e.file),
                         time.monotonic() - st["t0"])
         elif not st["pronto"]:
             raise RuntimeError("um processo de correção parou antes de começar") from None
@@ -245,7 +245,7 @@ class GradingPool:
                 row = failed_row(e.student, e.g, e.g.notebook, "tempo_esgotado",
                                  f"a correção deste notebook passou do orçamento de {self.notebook_timeout:.0f} s "
                                  "(leitura, saneamento, execução e retorno) e foi interrompida; 0 pontos",
-                                 arquivo=e.arquivo)
+                                 arquivo=e.file)
                 row.isolation = "bwrap" if self.isolate else "sem_isolamento"  # o grupo morreu junto com o processo
                 row.tempo_do_aluno = True
                 self.record(st["tarefa"], row, agora - st["t0"])
