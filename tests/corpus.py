@@ -2,13 +2,18 @@
 
 Um corpus (``tests/test_checks_aulaNN_corpus.py``, um por aula) é o único lugar onde uma resposta errada e a dica
 que ela tem de receber moram. Ele declara ``VALIDAS = {verificação: [resposta, ...]}`` e
-``ERRADAS = {verificação: [(resposta, trecho da falha[, trecho da dica[, trecho que não aparece]]), ...]}`` e ganha
-os testes com uma linha::
+``ERRADAS = {verificação: [(categoria, resposta, trecho da falha[, trecho da dica[, trecho que não aparece]]), ...]}``
+e ganha os testes com uma linha::
 
     test_validas_passam, test_erradas_falham_com_dica = corpus.testes(VALIDAS, ERRADAS)
 
 ``test_checks_corpus.py`` acha todos os corpora pelo nome do arquivo e exige, de cada verificação de cada
 ``atencao/checks/aulaNN.py``, pelo menos 3 respostas válidas e 8 erradas.
+
+A ``categoria`` de uma errada é o id do engano que a verificação tem de dar a ela (o da dica da tabela de erros
+típicos, :func:`atencao.checks.framework.mistake`, ou uma das categorias genéricas de
+:data:`atencao.checks.categories.GENERIC`): é o que o relatório da turma (``correcao.class_report``) conta. O
+``test_relatorio_turma.py`` exige uma categoria em cada errada de cada corpus das aulas.
 """
 
 from __future__ import annotations
@@ -45,8 +50,10 @@ def testes(validas: dict, erradas: dict, *, trecho_na_dica: bool = False, fixtur
     falhas (com ``trecho_na_dica``, em qualquer lugar do relatório: a dica que nomeia o engano), com uma dica em
     cada ❌, e sem a verificação quebrar com um erro dela mesma.
 
-    Cada errada é ``(resposta, trecho)``, ``(resposta, trecho, dica)`` ou ``(resposta, trecho, dica, ausente)``:
-    ``dica`` precisa aparecer no relatório (o engano que ela nomeia) e ``ausente`` não (a dica de outro engano).
+    Cada errada é ``(categoria, resposta, trecho)``, ``(categoria, resposta, trecho, dica)`` ou ``(categoria, resposta,
+    trecho, dica, ausente)``: a verificação dá a categoria ``categoria`` à falha (:attr:`CheckResult.category`),
+    ``dica`` precisa aparecer no relatório (o engano que ela nomeia) e ``ausente`` não (a dica de outro engano). A
+    categoria pode faltar (a entrada começa pela resposta): só quando o corpus ainda não as diz.
     ``fixtures``: os nomes das fixtures do pytest que a verificação recebe depois da resposta (``("enc",)`` na
     Aula 3, o modelo)."""
 
@@ -61,12 +68,12 @@ def testes(validas: dict, erradas: dict, *, trecho_na_dica: bool = False, fixtur
         assert result and result.status == "ok", out
         assert "❌" not in out
 
-    @pytest.mark.parametrize("check, fn, trecho, dica, ausente",
-                             [(c, f, t, *resto, *[None] * (2 - len(resto))) for c, fs in erradas.items()
-                              for f, t, *resto in fs], ids=nome)
-    def test_erradas_falham_com_dica(check, fn, trecho, dica, ausente, request, capsys, monkeypatch):
+    @pytest.mark.parametrize("check, categoria, fn, trecho, dica, ausente",
+                             [(c, *entrada(e)) for c, es in erradas.items() for e in es], ids=nome)
+    def test_erradas_falham_com_dica(check, categoria, fn, trecho, dica, ausente, request, capsys, monkeypatch):
         result, out = rodar(check, fn, request, capsys, monkeypatch)
         assert not result and result.status == "falhou" and "❌" in out, out
+        assert categoria is None or result.category == categoria, (result.category, result.categories, out)
         texto = " ".join(out.split())
         if trecho_na_dica:
             assert trecho in texto, out
@@ -79,6 +86,12 @@ def testes(validas: dict, erradas: dict, *, trecho_na_dica: bool = False, fixtur
             assert "o seu código levantou" not in out, out
 
     return test_validas_passam, test_erradas_falham_com_dica
+
+
+def entrada(e: tuple) -> tuple:
+    """Uma errada do corpus como ``(categoria, resposta, trecho, dica, ausente)`` (``None`` no que falta)."""
+    categoria, resto = (e[0], e[1:]) if isinstance(e[0], str) else (None, e)
+    return (categoria, *resto, *[None] * (5 - len(resto) - 1))
 
 
 def softmax_a_mao(s):

@@ -495,44 +495,60 @@ VALIDAS = {
 
 ERRADAS = {
     aula05.exercicio_1: [
-        (sm_sem_soma, "faltou o termo da soma"), (sm_so_diagonal, "só a diagonal do jacobiano"),
-        (sm_soma_global, "sobre o array inteiro"), (sm_soma_sem_A, "a soma ficou sem o A"),
-        (sm_sem_A_na_frente, "faltou multiplicar por A na frente"), (sm_sinal_trocado, "sinal do termo"),
-        (sm_eixo_zero, "no eixo errado"), (sm_sem_return, "faltou um `return`"),
-        (sm_sem_keepdims, "levantou esse erro de formas porque faltou keepdims=True na soma por linha: "
+        ("missing_sum_term", sm_sem_soma, "faltou o termo da soma"),
+        ("jacobian_diagonal_only", sm_so_diagonal, "só a diagonal do jacobiano"),
+        ("sum_over_everything", sm_soma_global, "sobre o array inteiro"),
+        ("sum_without_a", sm_soma_sem_A, "a soma ficou sem o A"),
+        ("missing_leading_a", sm_sem_A_na_frente, "faltou multiplicar por A na frente"),
+        ("sum_sign_flipped", sm_sinal_trocado, "sinal do termo"),
+        ("sum_over_axis0", sm_eixo_zero, "no eixo errado"), ("no_return", sm_sem_return, "faltou um `return`"),
+        ("missing_keepdims", sm_sem_keepdims,
+         "levantou esse erro de formas porque faltou keepdims=True na soma por linha: "
                           "(dA * A).sum(axis=-1) tem forma (3,)"),
-        (sm_da_biblioteca, "a conta é sua"),
-        (sm_lavada_pela_softmax, "softmax_backward (por dentro de outra função"),
-        (sm_float32, "dZ veio em float32"),
-        (sm_devolve_float32, "dZ veio em float32"), (sm_media_ponderada, "apareceram NaN/inf em dZ"),
+        ("forbidden_function", sm_da_biblioteca, "a conta é sua"),
+        ("forbidden_function", sm_lavada_pela_softmax, "softmax_backward (por dentro de outra função"),
+        ("float32", sm_float32, "dZ veio em float32"),
+        ("float32", sm_devolve_float32, "dZ veio em float32"),
+        ("dz_not_finite", sm_media_ponderada, "apareceram NaN/inf em dZ"),
     ],
     aula05.exercicio_2: [
-        (att_vazando, "passou por posições bloqueadas"), (att_sem_soma, "faltou o termo da soma"),
-        (att_sem_escala, "faltou o fator 1/√d_k"), (att_divide_por_d_k, "não 1/d_k"),
-        (att_multiplica_pela_raiz, "divide, não multiplica"), (att_dK_sem_transposta, "dK sem a transposta"),
-        (att_dV_sem_transposta, "dV = Aᵀ dO"), (att_softmax_ingenua, "NaN ou inf"),
-        (att_so_dois, "devolve (dQ, dK, dV)"), (att_da_biblioteca, "a conta é sua"),
-        (att_pelo_modelo, "attention_backward (por dentro de outra função da biblioteca)"),
-        (att_ordem_trocada, "a tupla está fora de ordem: devolva (dQ, dK, dV)"),
-        (att_scores_vezes_mascara, "multiplicar as pontuações pela máscara não bloqueia nada"),
-        (att_menos_1e9, "-1e9 (ou outro número finito) no lugar de -inf"),
-        (att_menos_1e9_somado, "S - 1e9 (somado às pontuações bloqueadas)"),
-        (att_linha_bloqueada_na_primeira_chave, "a consulta 2 tem todas as chaves bloqueadas, e a convenção do curso é "
+        ("gradient_leaks_through_mask", att_vazando, "passou por posições bloqueadas"),
+        ("missing_sum_term", att_sem_soma, "faltou o termo da soma"),
+        ("missing_scale", att_sem_escala, "faltou o fator 1/√d_k"), ("scale_by_d_k", att_divide_por_d_k, "não 1/d_k"),
+        ("scale_multiplied", att_multiplica_pela_raiz, "divide, não multiplica"),
+        ("dk_not_transposed", att_dK_sem_transposta, "dK sem a transposta"),
+        ("dv_not_transposed", att_dV_sem_transposta, "dV = Aᵀ dO"),
+        ("naive_softmax_nan", att_softmax_ingenua, "NaN ou inf"),
+        ("wrong_return_format", att_so_dois, "devolve (dQ, dK, dV)"),
+        ("forbidden_function", att_da_biblioteca, "a conta é sua"),
+        ("forbidden_function", att_pelo_modelo, "attention_backward (por dentro de outra função da biblioteca)"),
+        ("grads_out_of_order", att_ordem_trocada, "a tupla está fora de ordem: devolva (dQ, dK, dV)"),
+        ("mask_multiplied", att_scores_vezes_mascara, "multiplicar as pontuações pela máscara não bloqueia nada"),
+        ("finite_mask_value", att_menos_1e9, "-1e9 (ou outro número finito) no lugar de -inf"),
+        ("finite_mask_value_added", att_menos_1e9_somado, "S - 1e9 (somado às pontuações bloqueadas)"),
+        ("blocked_row_weight", att_linha_bloqueada_na_primeira_chave,
+         "a consulta 2 tem todas as chaves bloqueadas, e a convenção do curso é "
                                                 "peso 0"),
-        (att_sem_keepdims, "faltou keepdims=True na soma por linha: (dA * A).sum(axis=-1) tem forma (4,)"),
-        (att_mascara_transposta, "a máscara está transposta"),
-        (att_mascara_depois_da_softmax, "a máscara entrou DEPOIS da softmax"),
-        (att_soma_no_eixo_0, "a soma do backward da softmax foi no eixo errado"),
+        ("missing_keepdims", att_sem_keepdims,
+         "faltou keepdims=True na soma por linha: (dA * A).sum(axis=-1) tem forma (4,)"),
+        ("mask_transposed", att_mascara_transposta, "a máscara está transposta"),
+        ("mask_after_softmax", att_mascara_depois_da_softmax, "a máscara entrou DEPOIS da softmax"),
+        ("sum_over_axis0", att_soma_no_eixo_0, "a soma do backward da softmax foi no eixo errado"),
     ],
     aula05.exercicio_3: [
-        (num_sem_o_2, "faltou o 2 no denominador"), (num_para_frente, "diferença para frente"),
-        (num_float32, "float32"), (num_passo_grande, "passo é grande demais"),
-        (num_passo_1e1, "passo é grande demais"), (num_tudo_de_uma_vez, "todos os números do array"),
-        (num_sem_restaurar, "não altera as entradas"), (num_por_linhas, "uma posição i de cada vez"),
-        (num_restaura_somando, "Somar e subtrair ε não basta: em ponto flutuante"),
-        (num_so_dQ, "devolve (dQ, dK, dV)"), (num_da_biblioteca, "a conta é sua"),
-        (num_eps_fixo, "a sua função não usou o eps que recebeu"),
-        (num_guarda_em_float32, "dQ foi guardado em float32"), (num_cinco_pontos, "essa é a fórmula de 5 pontos"),
+        ("missing_factor_2", num_sem_o_2, "faltou o 2 no denominador"),
+        ("forward_difference", num_para_frente, "diferença para frente"),
+        ("float32", num_float32, "float32"), ("step_too_large", num_passo_grande, "passo é grande demais"),
+        ("step_too_large", num_passo_1e1, "passo é grande demais"),
+        ("all_positions_at_once", num_tudo_de_uma_vez, "todos os números do array"),
+        ("input_mutated", num_sem_restaurar, "não altera as entradas"),
+        ("wrong_values", num_por_linhas, "uma posição i de cada vez"),
+        ("input_mutated", num_restaura_somando, "Somar e subtrair ε não basta: em ponto flutuante"),
+        ("wrong_return_format", num_so_dQ, "devolve (dQ, dK, dV)"),
+        ("forbidden_function", num_da_biblioteca, "a conta é sua"),
+        ("eps_ignored", num_eps_fixo, "a sua função não usou o eps que recebeu"),
+        ("float32", num_guarda_em_float32, "dQ foi guardado em float32"),
+        ("five_point_formula", num_cinco_pontos, "essa é a fórmula de 5 pontos"),
     ],
 }
 
@@ -563,11 +579,11 @@ for _ in range(3):
                 if not check(fn):
                     problemas.append(("válida reprovada", fn.__name__, out.getvalue()))
     for check, fns in corpus.ERRADAS.items():
-        for fn, trecho in fns:
+        for categoria, fn, trecho in fns:
             with contextlib.redirect_stdout(io.StringIO()) as out:
                 ok = check(fn)
-            if ok or trecho not in " ".join(out.getvalue().split()):
-                problemas.append(("errada", fn.__name__, out.getvalue()))
+            if ok or trecho not in " ".join(out.getvalue().split()) or ok.category != categoria:
+                problemas.append(("errada", fn.__name__, ok.category, out.getvalue()))
 print(problemas)
 sys.exit(1 if problemas else 0)
 """
@@ -576,7 +592,8 @@ sys.exit(1 if problemas else 0)
 @pytest.mark.lento  # pesado para o make test; a CI o roda no make test-lento
 def test_com_casos_sorteados_as_validas_passam_e_as_erradas_nao():
     """Na conferência da correção os casos são sorteados (outras sementes a cada vez): as respostas do corpus
-    mantêm o veredito e a dica. Num processo novo, porque a chave é ligada antes de as verificações carregarem."""
+    mantêm o veredito, a dica e a categoria. Num processo novo, porque a chave é ligada antes de as verificações
+    carregarem."""
     import os
     import subprocess
     import sys

@@ -26,6 +26,7 @@ from .framework import (
     format_number,
     format_value,
     matching_hint,
+    mistake,
     passou,
     protect,
     warm_up_matplotlib,
@@ -146,7 +147,7 @@ def exercicio_4(c: Checker, attention_fn):
         n, d_v = X.shape[0], W_v.shape[1]
         if A.shape == (n, d_v) and out.shape == (n, n) and n != d_v:
             c.fail(f"{label}: ordem do retorno", "(saida, pesos)", "(pesos, saida)",
-                   "a função deve devolver primeiro a saída e depois os pesos.")
+                   mistake("return_order_swapped", "a função deve devolver primeiro a saída e depois os pesos."))
         ok_A = c.close(A, ref_A, f"{label}: pesos de atenção (n, n) corretos", hint=_weights_hint(X, W_q, W_k, W_v, A))
         c.close(out, ref_out, f"{label}: saída (n, d_v) correta",
                 hint="a saída é pesos @ V, com V = X @ W_v (projeção dos valores)." if ok_A else
@@ -160,24 +161,26 @@ def _weights_hint(X, W_q, W_k, W_v, A) -> str:
         return UNSTABLE_SOFTMAX_HINT
     ref = _reference_projected(X, W_q, W_k, W_v)[1]
     mistakes = [
-        ("parece que faltou dividir as pontuações por sqrt(d_k).",
+        (mistake("no_scale", "parece que faltou dividir as pontuações por sqrt(d_k)."),
          _reference_projected(X, W_q, W_k, W_v, scale="none")[1]),
-        ("dividiu por sqrt(d) do embedding; o certo é sqrt(d_k), a dimensão das chaves.",
+        (mistake("scale_by_d_model", "dividiu por sqrt(d) do embedding; o certo é sqrt(d_k), a dimensão das chaves."),
          _reference_projected(X, W_q, W_k, W_v, scale="d_model")[1]),
-        ("dividiu pela raiz do número de tokens (n); o certo é sqrt(d_k), a dimensão das chaves.",
+        (mistake("scale_by_n", "dividiu pela raiz do número de tokens (n); o certo é sqrt(d_k), a dimensão das "
+                 "chaves."),
          _reference_projected(X, W_q, W_k, W_v, scale="n")[1]),
-        ("dividiu por sqrt(d_v), a dimensão dos valores; o certo é sqrt(d_k), a dimensão das consultas e chaves "
-         "(W_q.shape[1]).", _reference_projected(X, W_q, W_k, W_v, scale="d_v")[1]),
-        ("a softmax foi aplicada por coluna; aplique em cada linha (axis=-1).",
+        (mistake("scale_by_d_v", "dividiu por sqrt(d_v), a dimensão dos valores; o certo é sqrt(d_k), a dimensão "
+                 "das consultas e chaves (W_q.shape[1])."), _reference_projected(X, W_q, W_k, W_v, scale="d_v")[1]),
+        (mistake("softmax_by_column", "a softmax foi aplicada por coluna; aplique em cada linha (axis=-1)."),
          _reference_projected(X, W_q, W_k, W_v, axis=0)[1]),
-        ("os pesos estão transpostos: a linha i é a consulta i. Use (X @ W_q) @ (X @ W_k).T, não K @ Q.T, e a "
-         "softmax em cada linha.", ref.T),
+        (mistake("weights_transposed", "os pesos estão transpostos: a linha i é a consulta i. Use (X @ W_q) @ "
+                 "(X @ W_k).T, não K @ Q.T, e a softmax em cada linha."), ref.T),
     ]
     hint = matching_hint(A, mistakes, ref, atol=1e-6)
     if hint is None and (A < -1e-9).any():
-        hint = "os pesos têm valores negativos: parece que faltou a softmax (a função devolveu as pontuações)."
+        hint = mistake("missing_softmax", "os pesos têm valores negativos: parece que faltou a softmax (a função "
+                       "devolveu as pontuações).")
     if hint is None and A.ndim == 2 and A.shape[0] == A.shape[1] and not np.allclose(A.sum(axis=-1), 1, atol=1e-6):
-        hint = "cada linha dos pesos deveria somar 1 (softmax em cada linha)."
+        hint = mistake("rows_not_normalized", "cada linha dos pesos deveria somar 1 (softmax em cada linha).")
     return hint or "pontuações = (X @ W_q) @ (X @ W_k).T / sqrt(d_k); pesos = softmax por linha."
 
 
@@ -314,10 +317,10 @@ def _highlight_hint(k, empatados: set, tokens: list) -> str:
     indice = (isinstance(k, (int, np.integer)) and not isinstance(k, bool) and 0 <= int(k) < len(tokens)
               and tokens[int(k)] in empatados)
     if indice:
-        return ("o 2º item de cada trio é o token (tokens[j]), não o índice j: o índice está certo, troque j por "
-                "tokens[j].")
-    return ("ignore a diagonal (o próprio token) antes de procurar o máximo da linha; o 1º item de cada trio é o "
-            "token da linha, na ordem da frase.")
+        return mistake("index_instead_of_token", "o 2º item de cada trio é o token (tokens[j]), não o índice j: o "
+                       "índice está certo, troque j por tokens[j].")
+    return mistake("diagonal_not_ignored", "ignore a diagonal (o próprio token) antes de procurar o máximo da linha; o "
+                   "1º item de cada trio é o token da linha, na ordem da frase.")
 
 
 def _expected_highlight(ref_A: np.ndarray, tokens: list, i: int) -> tuple[float, set]:

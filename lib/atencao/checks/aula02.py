@@ -26,6 +26,7 @@ from .framework import (
     describe,
     is_numpy_shape_error,
     matching_hint,
+    mistake,
     passou,
     protect,
 )
@@ -122,27 +123,31 @@ def _softmax_hint(z, axis, got, ref) -> str:
     """A dica para uma softmax errada: os sintomas (forma, NaN/inf), depois a tabela dos enganos típicos, cada um
     calculado com a conta errada (:func:`matching_hint`), depois as somas que não dão 1."""
     if got.shape != ref.shape:
-        return "a softmax devolve um array com a mesma forma da entrada (um peso por posição)."
+        return mistake("softmax_wrong_shape", "a softmax devolve um array com a mesma forma da entrada (um peso por "
+                       "posição).")
     if not np.isfinite(got).all():
         if np.isinf(z).all(axis=axis).any():
-            return ("numa linha toda -inf, o máximo é -inf e z - máximo dá NaN: troque o máximo não finito por 0 "
-                    "(np.where(np.isfinite(m), m, 0)) e devolva zeros quando a soma for 0.")
+            return (mistake("all_masked_row_nan", "numa linha toda -inf, o máximo é -inf e z - máximo dá NaN: troque o "
+                            "máximo não finito por 0 (np.where(np.isfinite(m), m, 0)) e devolva zeros quando a soma "
+                            "for 0."))
         return UNSTABLE_SOFTMAX_HINT
     m = z.max(axis=axis, keepdims=True)
-    mistakes = [("faltou dividir pela soma: os pesos de cada linha precisam somar 1.",
+    mistakes = [(mistake("missing_normalization", "faltou dividir pela soma: os pesos de cada linha precisam somar 1."),
                  np.exp(z - np.where(np.isfinite(m), m, 0)))]
     # a conta certa, mas ao longo de outro eixo: o axis recebido não foi usado
-    mistakes += [(f"a softmax foi feita ao longo do eixo {outro}, não do eixo pedido (axis={axis}): o argumento "
+    mistakes += [(mistake("axis_ignored",
+                  f"a softmax foi feita ao longo do eixo {outro}, não do eixo pedido (axis={axis}): o argumento "
                   f"axis foi ignorado. Use-o no máximo e na soma: np.max(z, axis=axis, keepdims=True) e "
-                  f"e.sum(axis=axis, keepdims=True).", softmax(z, axis=outro))
+                  f"e.sum(axis=axis, keepdims=True)."), softmax(z, axis=outro))
                  for outro in range(z.ndim) if outro != axis % z.ndim]
     hint = matching_hint(got, mistakes, atol=1e-6)
     if hint is None and z.ndim > 1 and (np.abs(got.sum(axis=axis) - 1) > 1e-6).any():
-        hint = ("alguma linha não soma 1: o máximo subtraído precisa ser o de cada linha "
-                "(np.max(z, axis=axis, keepdims=True)), não o do array inteiro.")
+        hint = (mistake("global_max_subtracted", "alguma linha não soma 1: o máximo subtraído precisa ser o de cada "
+                        "linha (np.max(z, axis=axis, keepdims=True)), não o do array inteiro."))
     if hint is None and z.ndim > 1 and np.isfinite(z).all() and np.allclose(
             got, np.exp(z - z.max()) / np.exp(z - z.max()).sum()):
-        hint = "a soma foi sobre o array inteiro: some só ao longo do eixo, com e.sum(axis=axis, keepdims=True)."
+        hint = mistake("global_sum", "a soma foi sobre o array inteiro: some só ao longo do eixo, com e.sum(axis=axis, "
+                       "keepdims=True).")
     return hint or "softmax(z) = exp(z - máximo) / soma de exp(z - máximo), ao longo de axis (com keepdims=True)."
 
 
@@ -181,16 +186,18 @@ def _causal_mask_hint(c: Checker, mask_fn, arr: np.ndarray, ref: np.ndarray) -> 
     com_n_1 = " Com n = 1, a máscara é [[True]]" if n == 1 else ""
     mistakes = [
         (n > 1 and np.array_equal(arr, ref.T),
-         "o outro triângulo: com True acima da diagonal, cada token olharia os que vêm DEPOIS dele (o futuro). A "
-         "linha i pode olhar as colunas j ≤ i."),
+         mistake("upper_triangle", "o outro triângulo: com True acima da diagonal, cada token olharia os que vêm "
+                 "DEPOIS dele (o futuro). A linha i pode olhar as colunas j ≤ i.")),
         (invertida,
-         "a máscara está invertida: aqui True = pode olhar e False = bloqueado, o contrário da convenção do PyTorch "
-         "(em que np.triu(..., k=1) marca com True o que fica bloqueado). Use np.tril(np.ones((n, n), dtype=bool)), "
-         "ou inverta a sua com ~." + (com_n_1 and com_n_1 + ": cada token pode olhar para si mesmo.")),
+         mistake("inverted_mask", "a máscara está invertida: aqui True = pode olhar e False = bloqueado, o contrário "
+                 "da convenção do PyTorch (em que np.triu(..., k=1) marca com True o que fica bloqueado). Use "
+                 "np.tril(np.ones((n, n), dtype=bool)), ou "
+                 "inverta a sua com ~.").extended(com_n_1 and com_n_1 + ": cada token pode olhar para si mesmo.")),
         (np.array_equal(arr, sem_diagonal),
-         "a diagonal precisa ser True: cada token pode olhar para si mesmo (j ≤ i, não j < i; np.tril(..., k=0), "
-         "sem o k=-1)." + (com_n_1 and com_n_1 + ".")),
-        (n > 1 and arr.all(), "nada foi bloqueado: acima da diagonal (j > i) deve ser False."),
+         mistake("diagonal_blocked", "a diagonal precisa ser True: cada token pode olhar para si mesmo (j ≤ i, não j < "
+                 "i; np.tril(..., k=0), sem o k=-1).").extended(com_n_1 and com_n_1 + ".")),
+        (n > 1 and arr.all(), mistake("nothing_blocked", "nada foi bloqueado: acima da diagonal "
+                                      "(j > i) deve ser False.")),
     ]
     return next((dica for reproduz, dica in mistakes if reproduz), "np.tril(np.ones((n, n), dtype=bool))")
 
@@ -273,7 +280,8 @@ def _masked_weights_hint(label: str, q, k, v, mask, A, ref_A) -> str:
     """A dica dos pesos errados da atenção com máscara: a forma, os enganos da conta (:func:`_mask_hint`) e os do
     uso da máscara (:func:`_mask_use_hint`), nessa ordem."""
     if A.shape != ref_A.shape:
-        return f"os pesos têm forma (n_q, n_k) = {ref_A.shape}: uma linha por consulta, uma coluna por chave."
+        return mistake("wrong_weights_shape",
+               f"os pesos têm forma (n_q, n_k) = {ref_A.shape}: uma linha por consulta, uma coluna por chave.")
     hint = _mask_hint(q, k, mask, A, ref_A, v.shape[-1])
     if hint is None and mask is not None:
         hint = _mask_use_hint(label, q, k, v, mask, A)
@@ -291,20 +299,22 @@ def _mask_use_hint(label: str, q, k, v, mask, A) -> str | None:
 
     mistakes = (
         (lambda: np.allclose(limpo, pesos(~mask), atol=1e-6),
-         "a máscara está invertida: aqui True = pode olhar, False = bloqueado (vira -inf)."),
+         mistake("inverted_mask", "a máscara está invertida: aqui True = pode olhar, False = bloqueado (vira -inf).")),
         (lambda: mask.shape[0] == mask.shape[1] and np.allclose(limpo, pesos(mask.T), atol=1e-6),
-         "a máscara foi usada transposta (o outro triângulo): mask[i, j] diz se a consulta i (linha) pode olhar a "
-         "chave j (coluna); use a máscara recebida como está."),
+         mistake("mask_transposed", "a máscara foi usada transposta (o outro triângulo): mask[i, j] diz se a consulta "
+                 "i (linha) pode olhar a chave j (coluna); use a máscara recebida como está.")),
         (lambda: np.allclose(A, pesos() * mask, atol=1e-6),
-         "a máscara precisa entrar ANTES da softmax (pontuação bloqueada = -inf), não depois."),
+         mistake("mask_after_softmax", "a máscara precisa entrar ANTES da softmax (pontuação bloqueada = -inf), não "
+                 "depois.")),
         (lambda: np.isnan(A).any(),
-         "a linha com todas as chaves bloqueadas deu NaN (0/0); trate esse caso, por exemplo usando atencao.softmax, "
-         "que devolve zeros numa linha toda -inf."),
+         mistake("all_masked_row_nan", "a linha com todas as chaves bloqueadas deu NaN (0/0); trate esse caso, por "
+                 "exemplo usando atencao.softmax, que devolve zeros numa linha toda -inf.")),
         (lambda: label.startswith("linha"),
-         "com todas as chaves bloqueadas, os pesos e a saída dessa linha devem ser 0."),
+         mistake("all_masked_row_weight", "com todas as chaves bloqueadas, os pesos "
+                 "e a saída dessa linha devem ser 0.")),
         (lambda: (limpo[~mask] > 1e-6).any(),
-         "as posições bloqueadas receberam peso: troque as pontuações delas por -np.inf, não por um número finito "
-         "como -50 (com pontuações grandes, ele deixa de ser \"bem negativo\")."),
+         mistake("finite_fill_value", "as posições bloqueadas receberam peso: troque as pontuações delas por -np.inf, "
+                 "não por um número finito como -50 (com pontuações grandes, ele deixa de ser \"bem negativo\").")),
     )
     return next((dica for reproduz, dica in mistakes if reproduz()), None)
 
@@ -331,12 +341,14 @@ def _after_softmax_hint(q, k, mask, A, ref_A) -> str | None:
     renormalizada = np.divide(depois, soma, out=np.zeros_like(depois), where=soma > 0)
     # a renormalizada primeiro: com pontuações grandes as duas coincidem (pesos 0 ou 1), e só quem
     # renormaliza chega a esse caso (sem renormalizar, a máscara causal já não passa)
-    mistakes = [("a máscara entrou DEPOIS da softmax: zerar os pesos bloqueados e renormalizar não é o mesmo. Com "
-                 "pontuações grandes, a softmax sobre todas as chaves dá peso 0 às permitidas quando a maior "
-                 "pontuação é de uma bloqueada, e não sobra nada para renormalizar. A máscara precisa entrar ANTES "
-                 "da softmax: np.where(mask, pontuações, -np.inf), e só então a softmax.", renormalizada),
-                ("a máscara precisa entrar ANTES da softmax (pontuação bloqueada = -inf), não depois: zerar os pesos "
-                 "bloqueados depois da softmax deixa as linhas somando menos de 1.", depois)]
+    mistakes = [(mistake("mask_after_softmax_renormalized", "a máscara entrou DEPOIS da softmax: zerar os pesos "
+                         "bloqueados e renormalizar não é o mesmo. Com pontuações grandes, a softmax sobre todas as "
+                         "chaves dá peso 0 às permitidas quando a maior pontuação é de uma bloqueada, e não sobra nada "
+                         "para renormalizar. A máscara precisa entrar ANTES da softmax: np.where(mask, pontuações, "
+                         "-np.inf), e só então a softmax."), renormalizada),
+                (mistake("mask_after_softmax", "a máscara precisa entrar ANTES da softmax (pontuação bloqueada = "
+                         "-inf), não depois: zerar os pesos bloqueados depois da softmax deixa as linhas somando menos "
+                         "de 1."), depois)]
     return matching_hint(np.nan_to_num(A), mistakes, ref_A, atol=1e-6)
 
 
@@ -350,18 +362,23 @@ def _scores_hint(q, k, mask, A, d_v: int) -> str | None:
         return softmax(np.where(blocked, preenche, pont), axis=axis)
 
     if (np.nan_to_num(A) < -1e-9).any() or np.allclose(np.nan_to_num(A, neginf=0.0), np.where(blocked, 0.0, scores)):
-        return "os pesos têm valores negativos: parece que faltou a softmax (a função devolveu as pontuações)."
+        return mistake("missing_softmax", "os pesos têm valores negativos: parece que faltou a softmax (a função "
+                       "devolveu as pontuações).")
     mistakes = [
-        ("a máscara foi ignorada: troque as pontuações bloqueadas (mask == False) por -inf ANTES da softmax, "
-         "com np.where(mask, pontuações, -np.inf).", None if mask is None else softmax(scores)),
-        ("parece que faltou dividir as pontuações por sqrt(d_k).", com(q @ k.T)),
-        ("dividiu pela raiz do número de chaves (n_k); o certo é sqrt(d_k), a dimensão das consultas e chaves.",
+        (mistake("mask_ignored", "a máscara foi ignorada: troque as pontuações bloqueadas (mask == False) por -inf "
+                 "ANTES da softmax, "
+                 "com np.where(mask, pontuações, -np.inf)."), None if mask is None else softmax(scores)),
+        (mistake("no_scale", "parece que faltou dividir as pontuações por sqrt(d_k)."), com(q @ k.T)),
+        (mistake("scale_by_n_k", "dividiu pela raiz do número de chaves (n_k); o certo é sqrt(d_k), a dimensão das "
+                 "consultas e chaves."),
          com(q @ k.T / np.sqrt(k.shape[0]))),
-        ("dividiu pela raiz de d_v (a dimensão dos valores); o certo é sqrt(d_k), a dimensão das consultas e chaves.",
+        (mistake("scale_by_d_v", "dividiu pela raiz de d_v (a dimensão dos valores); o certo é sqrt(d_k), a dimensão "
+                 "das consultas e chaves."),
          com(q @ k.T / np.sqrt(d_v or 1))),
-        ("a softmax foi aplicada por coluna; aplique em cada linha (axis=-1).", com(scores, axis=0)),
-        ("as posições bloqueadas receberam um número finito (0, por exemplo) em vez de -np.inf: a softmax ainda dá "
-         "peso a elas.", com(scores, 0.0)),
+        (mistake("softmax_by_column", "a softmax foi aplicada por "
+                 "coluna; aplique em cada linha (axis=-1)."), com(scores, axis=0)),
+        (mistake("finite_fill_value", "as posições bloqueadas receberam um número finito (0, por exemplo) em vez de "
+                 "-np.inf: a softmax ainda dá peso a elas."), com(scores, 0.0)),
     ]
     if blocked.all(axis=-1).any():  # uma linha toda bloqueada: o NaN dela (0/0) conta como 0 dos dois lados
         return matching_hint(np.nan_to_num(A), [(d, None if c is None else np.nan_to_num(c)) for d, c in mistakes],
@@ -408,7 +425,8 @@ def exercicio_2(c: Checker, mha_fn):
 def _heads_hint(X, W_q, W_k, n_heads: int, A, ref_A) -> str | None:
     """A dica dos pesos por cabeça errados: a forma, ou o engano reconhecido por :func:`diagnose_heads`."""
     if A.shape != ref_A.shape:
-        return "os pesos devem ter forma (n_heads, n, n): uma matriz de atenção por cabeça."
+        return mistake("wrong_heads_shape", "os pesos devem ter forma (n_heads, n, n): uma matriz de atenção por "
+                       "cabeça.")
     return None if np.allclose(A, ref_A, atol=1e-5) else diagnose_heads(X, W_q, W_k, n_heads, A)
 
 
@@ -417,7 +435,8 @@ def _mha_output_hint(out, ref_out, W_o) -> str | None:
     if out.shape != ref_out.shape or np.allclose(out, ref_out, atol=1e-6):
         return None
     without_W_o = ref_out @ np.linalg.inv(W_o)  # a concatenação das cabeças, antes de W_o
-    return (matching_hint(out, [("faltou projetar a concatenação das cabeças por W_o.", without_W_o)], atol=1e-5)
+    return (matching_hint(out, [(mistake("missing_output_projection", "faltou projetar a concatenação das cabeças por "
+                                         "W_o."), without_W_o)], atol=1e-5)
             or "concatene as cabeças de volta para (n, d_model), na ordem, e multiplique por W_o.")
 
 
@@ -466,12 +485,14 @@ def _compare_hint(A1, A2, diff, ref1, ref2, saida1) -> str | None:
         return a.shape == np.shape(b) and np.allclose(a, b, atol=1e-6)
 
     if igual(A1, ref2) and igual(A2, ref1):
-        return "os pesos das duas frases estão trocados: devolva (pesos1, pesos2, diferenca), a 1ª frase primeiro."
+        return mistake("sentences_swapped", "os pesos das duas frases estão trocados: devolva (pesos1, pesos2, "
+                       "diferenca), a 1ª frase primeiro.")
     if igual(A1, saida1):
-        return ("a função devolveu a saída da camada, o 1º item de attn(X1); os pesos são o 2º: "
-                "`_, pesos1 = attn(X1)`.")
+        return (mistake("output_instead_of_weights", "a função devolveu a saída da camada, o 1º item de attn(X1); os "
+                        "pesos são o 2º: `_, pesos1 = attn(X1)`."))
     if np.ndim(A1) == 0 and np.ndim(diff) == 2:
-        return "a ordem do return é (pesos1, pesos2, diferenca): a diferença (um número) vem por último."
+        return mistake("return_order_swapped", "a ordem do return é (pesos1, pesos2, diferenca): a diferença (um "
+                       "número) vem por último.")
     return None
 
 
@@ -557,7 +578,8 @@ def projeto(c: Checker, per_head_fn):
         Wa, Wb, diff = c.returns(result, label, "pesos_a", "pesos_b", "diferenca_por_cabeca", stop=True)
         hint = "X = atencao.embed_hashed(frase, d_model=mha.d_model)[1]; pesos = mha(X)[1], com a mha recebida."
         if _same(Wa, ref_b) and _same(Wb, ref_a) and not np.allclose(ref_a, ref_b):
-            hint = "os pesos das duas frases estão trocados: devolva (pesos_a, pesos_b, ...), a frase A primeiro."
+            hint = mistake("sentences_swapped", "os pesos das duas frases estão trocados: devolva (pesos_a, pesos_b, "
+                           "...), a frase A primeiro.")
         c.close(Wa, ref_a, f"{label}: pesos da frase A (n_heads, n, n)", hint=hint)
         c.close(Wb, ref_b, f"{label}: pesos da frase B (n_heads, n, n)", hint=hint)
         c.close(diff, np.abs(ref_a - ref_b).mean(axis=(-2, -1)), f"{label}: diferença média por cabeça",

@@ -12,7 +12,7 @@ import numpy as np
 
 from ..attention import attend, attend_checked, scaled_dot_product_attention, self_attention
 from ..multihead import MultiHeadAttention, merge_heads, split_heads
-from .framework import Checker, case_seed, check, describe, frozen_copy, matching_hint, passou, protect
+from .framework import Checker, case_seed, check, describe, frozen_copy, matching_hint, mistake, passou, protect
 from .multihead_hints import diagnose_heads
 
 # As referências (_top_heads, ...) ficam privadas: são as respostas dos exercícios, não ferramentas do aluno.
@@ -39,9 +39,10 @@ def _substring_hint(tokens: list, *words: str) -> str:
     """A dica de quem achou a palavra por um pedaço: ``'ele' in '▁elefant'``."""
     pecas = [f"“{w}” é um pedaço de '{tokens[k]}'" for w in words
              if (k := _substring_index(tokens, w)) is not None and k != _token_index(tokens, w)]
-    return (f"{' e '.join(pecas)}, uma peça que vem antes na frase: procurar com `in` (palavra in t, ou "
+    return (mistake("substring_match",
+            f"{' e '.join(pecas)}, uma peça que vem antes na frase: procurar com `in` (palavra in t, ou "
             "t.startswith) acha a primeira peça que CONTÉM a palavra. Procure o token exato, não um pedaço: "
-            "out.tokens.index(\"▁\" + palavra).")
+            "out.tokens.index(\"▁\" + palavra)."))
 
 
 def _word_without_marker(exc: BaseException, palavras) -> str | None:
@@ -251,31 +252,35 @@ def _top_heads_hint(got: list, ref: list, attentions: np.ndarray, tokens: list, 
     i, j = _token_index(tokens, src), _token_index(tokens, dst)
     n_layers, n_heads = attentions.shape[:2]
     if len(got) != len(ref):
-        return f"devolva exatamente k = {k} pares (use o argumento k da função)."
+        return mistake("wrong_k", f"devolva exatamente k = {k} pares (use o argumento k da função).")
     if sorted(got) == sorted(ref):
-        return "as cabeças certas, mas fora de ordem: ordene do maior peso para o menor."
+        return mistake("heads_unsorted", "as cabeças certas, mas fora de ordem: ordene do maior peso para o menor.")
     if got == _top_heads(attentions, j, i, k):
-        return "linha e coluna trocadas: a linha é quem olha (origem), a coluna é para quem (destino)."
+        return mistake("row_column_swapped", "linha e coluna trocadas: a linha é quem olha (origem), a coluna é para "
+                       "quem (destino).")
     ultimas = (_last_index(tokens, src), _last_index(tokens, dst))
     if ultimas != (i, j):
         for ii, jj in {ultimas, (ultimas[0], j), (i, ultimas[1])}:
             if got == _top_heads(attentions, ii, jj, k):
                 repetidas = [f"“{p}”" for p, a, b in ((src, i, ultimas[0]), (dst, j, ultimas[1])) if a != b]
                 verbo = "aparecem" if len(repetidas) > 1 else "aparece"
-                return (f"{' e '.join(repetidas)} {verbo} duas vezes na frase e a sua função usou a última "
+                return (mistake("last_occurrence",
+                        f"{' e '.join(repetidas)} {verbo} duas vezes na frase e a sua função usou a última "
                         f"ocorrência; o enunciado pede a primeira: out.tokens.index(\"▁\" + palavra) (um dicionário "
-                        f"{{token: índice}} ou um laço sem break guarda a última).")
+                        f"{{token: índice}} ou um laço sem break guarda a última)."))
     pedacos = (_substring_index(tokens, src), _substring_index(tokens, dst))
     if pedacos != (i, j) and None not in pedacos and got == _top_heads(attentions, *pedacos, k):
         return _substring_hint(tokens, src, dst)
     if got == [(h, c) for c, h in ref]:
-        return "cada par é (camada, cabeça), nessa ordem: a camada é o 1º índice de out.attentions."
+        return mistake("layer_head_swapped", "cada par é (camada, cabeça), nessa ordem: a camada é o 1º índice de "
+                       "out.attentions.")
     w = attentions[:, :, i, j]
     ordem = np.argsort(-w, axis=None, kind="stable")[:k]
     if n_layers != n_heads and got == [tuple(int(x) for x in np.unravel_index(o, (n_heads, n_layers))) for o in ordem]:
-        return (f"o índice achatado virou (camada, cabeça) com as contagens trocadas: aqui há {n_layers} camadas e "
+        return (mistake("unravel_counts_swapped",
+                f"o índice achatado virou (camada, cabeça) com as contagens trocadas: aqui há {n_layers} camadas e "
                 f"{n_heads} cabeças, e w = out.attentions[:, :, i, j] tem forma ({n_layers}, {n_heads}). Use "
-                f"np.unravel_index(o, w.shape) (ou camada = o // n_cabecas, cabeca = o % n_cabecas).")
+                f"np.unravel_index(o, w.shape) (ou camada = o // n_cabecas, cabeca = o % n_cabecas)."))
     return None
 
 
@@ -354,15 +359,18 @@ def _shape_hint(got: np.ndarray, attentions: np.ndarray) -> str | None:
     if got.shape == (n_layers,):
         return None
     if got.shape == (n_layers, n_heads):
-        return ("um valor por camada: tire a média também sobre as cabeças, .mean(axis=(1, 2)) no array "
-                "(n_layers, n_heads, n), não só sobre as consultas.")
+        return (mistake("missing_mean_over_heads", "um valor por camada: tire a média também sobre as cabeças, "
+                        ".mean(axis=(1, 2)) no array (n_layers, n_heads, n), não só sobre as consultas."))
     if got.shape == (n_layers, n):
-        return "um valor por camada: tire a média também sobre as consultas (eixo 2), não só sobre as cabeças."
+        return mistake("missing_mean_over_queries", "um valor por camada: tire a média também sobre as consultas (eixo "
+                       "2), não só sobre as cabeças.")
     if got.shape == (n_heads,) and n_heads != n_layers:
-        return (f"saiu um valor por cabeça ({n_heads}): a média é sobre as cabeças (eixo 1) e as consultas (eixo 2), "
-                f"e sobra um valor por camada (eixo 0, {n_layers} camadas).")
+        return (mistake("value_per_head",
+                f"saiu um valor por cabeça ({n_heads}): a média é sobre as cabeças (eixo 1) e as consultas (eixo 2), "
+                f"e sobra um valor por camada (eixo 0, {n_layers} camadas)."))
     if got.ndim == 0 or got.shape == (1,):
-        return "um valor por camada, não um número só: tire a média só sobre as cabeças e as consultas (eixos 1 e 2)."
+        return mistake("mean_over_everything", "um valor por camada, não um número só: tire a média só sobre as "
+                       "cabeças e as consultas (eixos 1 e 2).")
     return f"devolva um array de forma (n_layers,) = ({n_layers},): um valor por camada."
 
 
@@ -405,18 +413,23 @@ def _distance_hint(got: np.ndarray, ref: np.ndarray, att: np.ndarray) -> str:
     dist = np.abs(diff)
     por = lambda d: (att * d).sum(-1)  # noqa: E731 - (n_layers, n_heads, n): Σ_j w_ij d_ij
     candidatos = [
-        ("a distância precisa ser ponderada pelos pesos: Σ_j w_ij · |i − j|.", np.full(att.shape[0], dist.mean())),
-        ("faltou o valor absoluto: use |i − j| (np.abs), senão olhar para trás e para a frente se cancelam.",
+        (mistake("unweighted_distance", "a distância precisa ser ponderada pelos "
+                 "pesos: Σ_j w_ij · |i − j|."), np.full(att.shape[0], dist.mean())),
+        (mistake("missing_abs", "faltou o valor absoluto: use |i − j| (np.abs), senão olhar para trás e para a frente "
+                 "se cancelam."),
          por(diff).mean(axis=(1, 2))),
-        ("a distância é |i − j|, não (i − j)² (sem elevar ao quadrado).", por(diff ** 2).mean(axis=(1, 2))),
-        ("para cada consulta, SOME sobre j (Σ_j w_ij |i − j|): os pesos já somam 1, então .mean(-1) divide por n "
-         "a mais.", (att * dist).mean(-1).mean(axis=(1, 2))),
-        ("média sobre as cabeças, não soma: .mean(axis=(1, 2)) no array (n_layers, n_heads, n).",
+        (mistake("squared_distance", "a distância é |i − j|, não "
+                 "(i − j)² (sem elevar ao quadrado)."), por(diff ** 2).mean(axis=(1, 2))),
+        (mistake("mean_instead_of_sum_over_keys", "para cada consulta, SOME sobre j (Σ_j w_ij |i − j|): os pesos já "
+                 "somam 1, então .mean(-1) divide por n a mais."), (att * dist).mean(-1).mean(axis=(1, 2))),
+        (mistake("sum_over_heads", "média sobre as cabeças, não soma: .mean(axis=(1, 2)) no array (n_layers, n_heads, "
+                 "n)."),
          por(dist).sum(1).mean(-1)),
-        ("a média inclui todas as cabeças, não só a primeira.", por(dist)[:, 0].mean(-1)),
-        ("um valor para cada camada: não tire a média também sobre as camadas.",
+        (mistake("first_head_only", "a média inclui todas as cabeças, não só a primeira."), por(dist)[:, 0].mean(-1)),
+        (mistake("mean_over_layers", "um valor para cada camada: não tire a média também sobre as camadas."),
          np.full(att.shape[0], por(dist).mean())),
-        ("a distância média usa todos os pesos da linha (Σ_j w_ij |i − j|), não só a do token de maior peso.",
+        (mistake("argmax_distance", "a distância média usa todos os pesos da linha (Σ_j w_ij |i − j|), não só a do "
+                 "token de maior peso."),
          np.abs(att.argmax(-1) - np.arange(n)).mean(axis=(1, 2))),
     ]
     return matching_hint(got, candidatos, ref) or (
@@ -452,20 +465,27 @@ def exercicio_3(c: Checker, fn, encoder):
 def _special_hint(got: np.ndarray, ref: np.ndarray, a: np.ndarray) -> str:
     media = lambda x: x.mean(axis=(1, 2))  # noqa: E731 - (n_layers, n_heads, n) -> (n_layers,)
     candidatos = [
-        ("some as duas colunas: a de <s> (posição 0) e a de </s> (última); faltou a de </s>.", media(a[..., 0])),
-        ("some as duas colunas: a de <s> (posição 0) e a de </s> (última); faltou a de <s>.", media(a[..., -1])),
-        ("a fração é o peso em <s> MAIS o peso em </s>: some as duas colunas, sem dividir por 2.",
+        (mistake("missing_eos_column", "some as duas colunas: a de <s> (posição 0) e a de </s> (última); faltou a de "
+                 "</s>."), media(a[..., 0])),
+        (mistake("missing_bos_column", "some as duas colunas: a de <s> (posição 0) e a de </s> (última); faltou a de "
+                 "<s>."), media(a[..., -1])),
+        (mistake("averaged_columns", "a fração é o peso em <s> MAIS o peso em </s>: some as duas colunas, sem dividir "
+                 "por 2."),
          media((a[..., 0] + a[..., -1]) / 2)),
-        ("use as COLUNAS de <s> e </s> (quanto cada token dá a eles, a[..., 0] e a[..., -1]), não as linhas "
-         "(a[..., 0, :] é para onde o próprio <s> olha).", media(a[..., 0, :] + a[..., -1, :])),
-        ("<s> é a posição 0 (a primeira coluna), não a 1.", media(a[..., 1] + a[..., -1])),
-        ("</s> é a última posição (coluna -1).", media(a[..., 0] + a[..., -2])),
-        ("a média é sobre todas as consultas, inclusive as linhas de <s> e </s>.",
+        (mistake("rows_instead_of_columns", "use as COLUNAS de <s> e </s> (quanto cada token dá a eles, a[..., 0] e "
+                 "a[..., -1]), não as linhas (a[..., 0, "
+                 ":] é para onde o próprio <s> olha)."), media(a[..., 0, :] + a[..., -1, :])),
+        (mistake("bos_wrong_position", "<s> é a posição 0 "
+                 "(a primeira coluna), não a 1."), media(a[..., 1] + a[..., -1])),
+        (mistake("eos_wrong_position", "</s> é a última posição (coluna -1)."), media(a[..., 0] + a[..., -2])),
+        (mistake("special_queries_excluded", "a média é sobre todas as consultas, inclusive as linhas de <s> e </s>."),
          media(a[..., 1:-1, 0] + a[..., 1:-1, -1])),
-        ("a média inclui todas as cabeças, não só a primeira.", (a[:, 0, :, 0] + a[:, 0, :, -1]).mean(-1)),
-        ("média sobre as cabeças, não soma: .mean(axis=(1, 2)) no array (n_layers, n_heads, n).",
+        (mistake("first_head_only", "a média inclui todas as "
+                 "cabeças, não só a primeira."), (a[:, 0, :, 0] + a[:, 0, :, -1]).mean(-1)),
+        (mistake("sum_over_heads", "média sobre as cabeças, não soma: .mean(axis=(1, 2)) no array (n_layers, n_heads, "
+                 "n)."),
          (a[..., 0] + a[..., -1]).sum(1).mean(-1)),
-        ("um valor para cada camada: não tire a média também sobre as camadas.",
+        (mistake("mean_over_layers", "um valor para cada camada: não tire a média também sobre as camadas."),
          np.full(a.shape[0], (a[..., 0] + a[..., -1]).mean())),
     ]
     return matching_hint(got, candidatos, ref) or (
@@ -505,9 +525,11 @@ def exercicio_4(c: Checker, fn, encoder):
         ref_out, ref_A = MultiHeadAttention.from_weights(W_q, W_k, W_v, W_o, b_q, b_k, b_v, b_o, n_heads=n_heads)(X)
         sem_vieses = MultiHeadAttention.from_weights(W_q, W_k, W_v, W_o, n_heads=n_heads)(X)
         if A.shape != ref_A.shape:
-            dica = "os pesos devem ter forma (n_heads, n, n): uma matriz de atenção por cabeça."
+            dica = mistake("wrong_heads_shape", "os pesos devem ter forma (n_heads, n, n): uma matriz de atenção por "
+                           "cabeça.")
         elif np.allclose(A, sem_vieses[1], atol=1e-6):
-            dica = "faltou somar os vieses: Q = X @ W_q + b_q, K = X @ W_k + b_k, V = X @ W_v + b_v."
+            dica = mistake("missing_biases", "faltou somar os vieses: Q = X @ W_q + b_q, K = X @ W_k + b_k, V = X @ "
+                           "W_v + b_v.")
         else:  # os mesmos enganos da Aula 2, exercício 2 (escala, divisão em cabeças, softmax), agora com vieses
             dica = diagnose_heads(X, W_q, W_k, n_heads, A, b_q, b_k)
         ok = c.close(A, ref_A, f"{label}: pesos por cabeça (n_heads, n, n)", hint=dica)
@@ -535,12 +557,14 @@ def _output_hint(out, ref_out, X, W_q, W_k, W_v, W_o, n_heads, b_q, b_k, b_v, b_
         return MultiHeadAttention.from_weights(W_q, W_k, W_v, W, b_q, b_k, bv, bo, n_heads=n_heads)(X)[0]
 
     candidatos = [
-        ("faltou somar b_v: V = X @ W_v + b_v. Os pesos não mudam sem ele (b_v só entra nos valores), mas a saída "
-         "muda.", mha(zero, b_o)),
-        ("faltou somar b_o no fim: saida = concat @ W_o + b_o.", mha(b_v, zero)),
-        ("faltaram dois vieses: b_v nos valores (V = X @ W_v + b_v) e b_o no fim (saida = concat @ W_o + b_o).",
+        (mistake("missing_b_v", "faltou somar b_v: V = X @ W_v + b_v. Os pesos não mudam sem ele (b_v só entra nos "
+                 "valores), mas a saída muda."), mha(zero, b_o)),
+        (mistake("missing_b_o", "faltou somar b_o no fim: saida = concat @ W_o + b_o."), mha(b_v, zero)),
+        (mistake("missing_b_v_and_b_o", "faltaram dois vieses: b_v nos valores (V = X @ W_v + b_v) e b_o no fim (saida "
+                 "= concat @ W_o + b_o)."),
          mha(zero, zero)),
-        ("faltou a projeção final: saida = concat @ W_o + b_o (a concatenação das cabeças ainda passa por W_o).",
+        (mistake("missing_output_projection", "faltou a projeção final: saida = concat @ W_o + b_o (a concatenação das "
+                 "cabeças ainda passa por W_o)."),
          mha(b_v, zero, np.eye(len(b_o))) + b_o),
     ]
     return matching_hint(out, candidatos, ref_out, atol=1e-6) or (
@@ -585,14 +609,17 @@ def projeto(c: Checker, fn, encoder):
         if got is None:
             return
         mistakes = [
-            (f"“{word}” aparece duas vezes na frase e a sua função usou a última ocorrência; o enunciado pede a "
-             "primeira: out.tokens.index(\"▁\" + palavra).", a[layer, head, _last_index(out.tokens, word)]),
-            ("é a linha do token (para onde ele olha), out.attentions[camada, cabeca, i], não a coluna "
-             "[..., :, i] (quem olha para ele).", a[layer, head, :, i]),
+            (mistake("last_occurrence",
+             f"“{word}” aparece duas vezes na frase e a sua função usou a última ocorrência; o enunciado pede a "
+             "primeira: out.tokens.index(\"▁\" + palavra)."), a[layer, head, _last_index(out.tokens, word)]),
+            (mistake("column_instead_of_row", "é a linha do token (para onde ele olha), out.attentions[camada, cabeca, "
+                     "i], não a coluna [..., :, i] (quem olha para ele)."), a[layer, head, :, i]),
             (_substring_hint(out.tokens, word), a[layer, head, _substring_index(out.tokens, word) or 0]),
-            ("camada e cabeça trocadas: out.attentions[camada, cabeca, i], com a camada no 1º índice.",
+            (mistake("layer_head_swapped", "camada e cabeça trocadas: out.attentions[camada, cabeca, i], com a camada "
+                     "no 1º índice."),
              a[head, layer, i]),
-            ("use só a cabeça pedida, não a média das cabeças da camada.", a[layer].mean(0)[i]),
+            (mistake("mean_of_heads", "use só a cabeça pedida, não "
+                     "a média das cabeças da camada."), a[layer].mean(0)[i]),
         ]
         hint = matching_hint(got, mistakes, ref) or (
             "out.attentions[camada, cabeca, i], com i o índice de '▁' + palavra em tokens (a primeira ocorrência).")

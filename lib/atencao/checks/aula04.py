@@ -26,6 +26,7 @@ from .framework import (
     frozen_copy,
     is_numpy_shape_error,
     matching_hint,
+    mistake,
     passou,
     protect,
     student_error,
@@ -51,22 +52,28 @@ def _pe_variants(n: int, d: int) -> list:
     ang_metade = pos / 10000.0 ** (2 * np.arange(half) / d)  # (n, ceil(d/2))
     metades = np.concatenate([np.sin(ang_metade), np.cos(ang_metade)[:, : d - half]], axis=1)
     return [
-        ("seno e cosseno trocados: as colunas PARES (0, 2, 4...) levam o seno e as ÍMPARES, o cosseno.",
+        (mistake("sin_cos_swapped", "seno e cosseno trocados: as colunas PARES (0, 2, 4...) levam o seno e as ÍMPARES, "
+                 "o cosseno."),
          montar(ang, seno_nas_pares=False)),
-        ("os senos e os cossenos estão em metades (todos os senos e depois todos os cossenos); no artigo eles se "
-         "alternam: coluna 2i = seno, coluna 2i + 1 = cosseno do mesmo ângulo.", metades),
-        ("o expoente usa o índice de cada coluna (j/d_model); ele deve usar 2i/d_model, o índice da coluna PAR do "
-         "par: as colunas 2i e 2i + 1 têm o mesmo ângulo.", montar(pos / 10000.0 ** (col / d))),
-        ("o expoente usa i/d_model (o número do par); o certo é 2i/d_model: 10000 ** (2 * i / d_model).",
+        (mistake("sin_cos_halves", "os senos e os cossenos estão em metades (todos os senos e depois todos os "
+                 "cossenos); no artigo eles se alternam: coluna 2i = "
+                 "seno, coluna 2i + 1 = cosseno do mesmo ângulo."), metades),
+        (mistake("exponent_column_index", "o expoente usa o índice de cada coluna (j/d_model); ele deve usar "
+                 "2i/d_model, o índice da coluna PAR do par: as "
+                 "colunas 2i e 2i + 1 têm o mesmo ângulo."), montar(pos / 10000.0 ** (col / d))),
+        (mistake("exponent_pair_index", "o expoente usa i/d_model (o número do par); o certo é 2i/d_model: 10000 ** (2 "
+                 "* i / d_model)."),
          montar(pos / 10000.0 ** ((par // 2) / d))),
-        ("faltou dividir o expoente por d_model: 10000 ** (2i / d_model), não 10000 ** (2i).",
+        (mistake("exponent_without_d_model", "faltou dividir o expoente por d_model: 10000 ** (2i / d_model), não "
+                 "10000 ** (2i)."),
          montar(pos / 10000.0 ** par.astype(float))),
-        ("multiplicou pela frequência invertida: o ângulo é pos / 10000 ** (2i / d_model), uma divisão.",
+        (mistake("frequency_multiplied", "multiplicou pela frequência invertida: o ângulo é pos / 10000 ** (2i / "
+                 "d_model), uma divisão."),
          montar(pos * 10000.0 ** (par / d))),
-        ("as posições começam em 0 (a primeira linha é [0, 1, 0, 1, ...]), não em 1.",
+        (mistake("positions_from_one", "as posições começam em 0 (a primeira linha é [0, 1, 0, 1, ...]), não em 1."),
          montar((pos + 1) / 10000.0 ** (par / d))),
-        ("o expoente usa o d_model pedido, mesmo ímpar: não calcule com d_model + 1 para depois cortar a última "
-         "coluna.", montar(pos / 10000.0 ** (par / (d + 1)))),
+        (mistake("odd_d_model_padded", "o expoente usa o d_model pedido, mesmo ímpar: não calcule com d_model + 1 para "
+                 "depois cortar a última coluna."), montar(pos / 10000.0 ** (par / (d + 1)))),
     ]
 
 
@@ -107,9 +114,10 @@ def exercicio_1(c: Checker, fn):
             if d % 2 == 0 or not is_numpy_shape_error(str(exc)):
                 raise
             c.expect(False, f"{label}: funciona com d_model ímpar", f"uma matriz ({n}, {d})", f"ValueError: {exc}",
+                     mistake("odd_d_model_shape_error",
                      f"com d_model ímpar há {(d + 1) // 2} colunas de seno e só {d // 2} de cosseno: calcule os "
                      f"ângulos para as colunas pares (np.arange(0, d_model, 2)) e use angulos[:, :d_model // 2] "
-                     "nas colunas ímpares.")
+                     "nas colunas ímpares."))
             return
         got = c.array(bruto, f"{label}: devolve um array")
         if got is None:
@@ -117,14 +125,15 @@ def exercicio_1(c: Checker, fn):
         ref = positional_encoding(n, d)
         hint = None
         if got.shape == (d, n) and n != d:
-            hint = "a matriz saiu transposta: uma LINHA por posição e uma COLUNA por dimensão, forma (n, d_model)."
+            hint = mistake("pe_transposed", "a matriz saiu transposta: uma LINHA por posição e uma COLUNA por "
+                           "dimensão, forma (n, d_model).")
         elif got.shape != ref.shape:
-            hint = "devolva uma matriz de forma (n, d_model): uma linha por posição."
+            hint = mistake("pe_wrong_shape", "devolva uma matriz de forma (n, d_model): uma linha por posição.")
         elif not np.isfinite(got).all():
-            hint = ("apareceram NaN/inf na matriz: cada posição de PE é o seno ou o cosseno de um ângulo finito, um "
-                    "número entre -1 e 1. Confira se alguma posição ficou sem preencher (np.full(..., np.nan) ou "
-                    "np.empty sem atribuir todas as colunas) e se algum ângulo deu infinito (uma divisão por zero, "
-                    "um np.log(0)).")
+            hint = (mistake("pe_not_finite", "apareceram NaN/inf na matriz: cada posição de PE é o seno ou o cosseno "
+                            "de um ângulo finito, um número entre -1 e 1. Confira se alguma posição ficou sem "
+                            "preencher (np.full(..., np.nan) ou np.empty sem atribuir todas as colunas) e se algum "
+                            "ângulo deu infinito (uma divisão por zero, um np.log(0))."))
         else:
             hint = matching_hint(got, _pe_variants(n, d), ref) or (
                 "PE[pos, 2i] = sin(pos / 10000 ** (2i / d_model)) e PE[pos, 2i + 1] = cos(do mesmo ângulo).")
@@ -148,22 +157,30 @@ def _ln(x, w, b, eps, axis=-1, ddof=0, eps_fora=False, centra=True, raiz=True):
 
 def _ln_variants(x, w, b, eps) -> list:
     return [
-        ("a média e a variância são de cada token, no ÚLTIMO eixo (axis=-1, keepdims=True), não do eixo 0 "
-         "(os tokens).", _ln(x, w, b, eps, axis=0)),
-        ("a média e a variância são de cada token, no último eixo (axis=-1); não dos tokens (axis=-2).",
+        (mistake("stats_over_axis0", "a média e a variância são de cada token, no ÚLTIMO eixo (axis=-1, "
+                 "keepdims=True), não do eixo 0 (os tokens)."), _ln(x, w, b, eps, axis=0)),
+        (mistake("stats_over_tokens", "a média e a variância são de cada token, no último eixo (axis=-1); não dos "
+                 "tokens (axis=-2)."),
          _ln(x, w, b, eps, axis=-2) if x.ndim >= 2 else None),
-        ("a média e a variância são de cada token (axis=-1, keepdims=True), não do array inteiro.",
+        (mistake("stats_over_everything", "a média e a variância são de cada token (axis=-1, keepdims=True), não do "
+                 "array inteiro."),
          _ln(x, w, b, eps, axis=None)),
-        ("o eps fica DENTRO da raiz: (x - média) / sqrt(var + eps), não / (sqrt(var) + eps).",
+        (mistake("eps_outside_sqrt", "o eps fica DENTRO da raiz: (x - média) / sqrt(var + eps), não / (sqrt(var) + "
+                 "eps)."),
          _ln(x, w, b, eps, eps_fora=True)),
-        ("a variância da LayerNorm divide por d_model (ddof=0, o padrão de np.var), não por d_model - 1.",
+        (mistake("var_ddof1", "a variância da LayerNorm divide por d_model (ddof=0, o padrão de np.var), não por "
+                 "d_model - 1."),
          _ln(x, w, b, eps, ddof=1)),
-        ("use o eps recebido como argumento (aqui é diferente de 1e-5).", _ln(x, w, b, 1e-5)),
-        ("faltou somar o eps à variância: sqrt(var + eps).", _ln(x, w, b, 0.0)),
-        ("divida pelo desvio padrão, sqrt(var + eps), não pela variância.", _ln(x, w, b, eps, raiz=False)),
-        ("faltou subtrair a média de cada token antes de dividir.", _ln(x, w, b, eps, centra=False)),
-        ("faltou aplicar o ganho e o viés: ... * weight + bias.", _ln(x, 1.0, 0.0, eps)),
-        ("weight e bias trocados: o ganho multiplica (* weight) e o viés soma (+ bias).", _ln(x, b, w, eps)),
+        (mistake("eps_ignored", "use o eps recebido como argumento (aqui é diferente de 1e-5)."), _ln(x, w, b, 1e-5)),
+        (mistake("missing_eps", "faltou somar o eps à variância: sqrt(var + eps)."), _ln(x, w, b, 0.0)),
+        (mistake("divided_by_variance", "divida pelo desvio padrão, sqrt(var "
+                 "+ eps), não pela variância."), _ln(x, w, b, eps, raiz=False)),
+        (mistake("not_centered", "faltou subtrair a média de "
+                 "cada token antes de dividir."), _ln(x, w, b, eps, centra=False)),
+        (mistake("missing_weight_bias", "faltou aplicar o ganho e o "
+                 "viés: ... * weight + bias."), _ln(x, 1.0, 0.0, eps)),
+        (mistake("weight_bias_swapped", "weight e bias trocados: o ganho multiplica "
+                 "(* weight) e o viés soma (+ bias)."), _ln(x, b, w, eps)),
     ]
 
 
@@ -196,8 +213,8 @@ def exercicio_2(c: Checker, fn):
         hint = (matching_hint(got, variantes, ref) if got.shape == ref.shape
                 else "devolva um array com a forma de x: cada token normalizado no seu lugar.")
         if got.shape == ref.shape and not np.isfinite(got).all():
-            hint = ("apareceu NaN ou infinito: numa linha constante a variância é 0, e só o eps, somado DENTRO da "
-                    "raiz, evita a divisão por zero: sqrt(var + eps).")
+            hint = (mistake("ln_not_finite", "apareceu NaN ou infinito: numa linha constante a variância é 0, e só o "
+                            "eps, somado DENTRO da raiz, evita a divisão por zero: sqrt(var + eps)."))
         if not c.close(got, ref, f"{label}: a saída normalizada", hint=hint or (
                 "(x - média) / sqrt(var + eps) * weight + bias, com média e variância em axis=-1, keepdims=True.")):
             return
@@ -255,18 +272,21 @@ def _bloco(x, attn, ffn, norm1, norm2, pre: bool, mask, engano: str | None = Non
 
 
 _DICAS_BLOCO = {
-    "ordem_trocada": "o bloco seguiu a outra ordem: com norm_first=True (pré-LN) é x = x + f(LN(x)); com "
-                     "norm_first=False (pós-LN) é x = LN(x + f(x)). Use o argumento norm_first.",
-    "ln_antes_do_residuo": "no pós-LN a normalização vem DEPOIS da soma com o resíduo: LN(x + f(x)), e não "
-                           "x + LN(f(x)).",
-    "ln_depois": "no pré-LN a normalização vem ANTES da subcamada: x + f(LN(x)), e não x + LN(f(x)).",
-    "residuo_normalizado": "no pré-LN o resíduo é a entrada SEM normalizar: x = x + f(LN(x)), e não "
-                           "LN(x) + f(LN(x)).",
-    "sem_residuo": "faltou a conexão residual: some a entrada da subcamada à saída dela (x + ...).",
-    "normas_trocadas": "norm1 vai com a atenção e norm2 com a FFN.",
-    "ffn_na_entrada": "a FFN recebe a saída da primeira subcamada (depois da atenção, do resíduo e da LN), não a "
-                      "entrada do bloco.",
-    "sem_mascara": "passe a máscara para a atenção: attn(h, mask=mask).",
+    "ordem_trocada": mistake("norm_order_swapped", "o bloco seguiu a outra ordem: com norm_first=True (pré-LN) é x = x "
+                             "+ f(LN(x)); com norm_first=False (pós-LN) é x "
+                             "= LN(x + f(x)). Use o argumento norm_first."),
+    "ln_antes_do_residuo": mistake("post_ln_before_residual", "no pós-LN a normalização vem DEPOIS da soma com o "
+                                   "resíduo: LN(x + f(x)), e não x + LN(f(x))."),
+    "ln_depois": mistake("pre_ln_after_sublayer", "no pré-LN a normalização vem ANTES da subcamada: x + f(LN(x)), e "
+                         "não x + LN(f(x))."),
+    "residuo_normalizado": mistake("pre_ln_normalized_residual", "no pré-LN o resíduo é a entrada SEM normalizar: x = "
+                                   "x + f(LN(x)), e não LN(x) + f(LN(x))."),
+    "sem_residuo": mistake("missing_residual", "faltou a conexão residual: some a entrada da subcamada à saída dela (x "
+                           "+ ...)."),
+    "normas_trocadas": mistake("norms_swapped", "norm1 vai com a atenção e norm2 com a FFN."),
+    "ffn_na_entrada": mistake("ffn_on_block_input", "a FFN recebe a saída da primeira subcamada (depois da atenção, do "
+                              "resíduo e da LN), não a entrada do bloco."),
+    "sem_mascara": mistake("mask_not_passed", "passe a máscara para a atenção: attn(h, mask=mask)."),
 }
 
 
@@ -364,13 +384,14 @@ def _cross(x, memory, W_q, W_k, W_v, fonte_q="x", fonte_kv="memory", escala="d_k
     return w @ V, w
 
 
-_DICA_CHAVES_DO_DECODIFICADOR = ("as chaves e os valores vêm de memory (a saída do codificador), não de x: "
-                                 "K = memory @ W_k e V = memory @ W_v; só as consultas vêm de x.")
+_DICA_CHAVES_DO_DECODIFICADOR = (mistake("keys_from_decoder", "as chaves e os valores vêm de memory (a saída do "
+                                         "codificador), não de x: K = memory @ W_k e V = memory @ W_v; só as consultas "
+                                         "vêm de x."))
 
 
-_DICA_PESOS_TRANSPOSTOS = ("os pesos estão transpostos (as contas estão certas): devolva os pesos como saem de "
-                           "softmax(Q Kᵀ / sqrt(d_k)), (..., n_q, n_k), uma linha por consulta (um token de x), sem "
-                           ".T nem swapaxes.")
+_DICA_PESOS_TRANSPOSTOS = (mistake("weights_transposed", "os pesos estão transpostos (as contas estão certas): devolva "
+                                   "os pesos como saem de softmax(Q Kᵀ / sqrt(d_k)), (..., n_q, n_k), uma linha por "
+                                   "consulta (um token de x), sem .T nem swapaxes."))
 
 
 @check("Exercício 4 (a atenção cruzada)")
@@ -417,9 +438,11 @@ def exercicio_4(c: Checker, fn):
         lead = ref_w.shape[:-2]
         if w.shape != ref_w.shape:
             formas = {(n_q, n_q): _DICA_CHAVES_DO_DECODIFICADOR,
-                      (n_k, n_q): "os papéis estão trocados: as consultas vêm de x (o decodificador, uma linha por "
-                                  "token da saída) e as chaves de memory; pesos (n_q, n_k).",
-                      (n_k, n_k): "as consultas vêm de x (o decodificador), não de memory: Q = x @ W_q."}
+                      (n_k, n_q): mistake("roles_swapped", "os papéis estão trocados: as consultas vêm de x (o "
+                                          "decodificador, uma linha por token da saída) e as chaves de memory; pesos "
+                                          "(n_q, n_k)."),
+                      (n_k, n_k): mistake("queries_from_memory", "as consultas vêm de x (o decodificador), não de "
+                                          "memory: Q = x @ W_q.")}
             hint = formas.get(w.shape[-2:]) if w.shape[:-2] == lead else None
             if w.shape == np.swapaxes(ref_w, -1, -2).shape and np.allclose(np.swapaxes(w, -1, -2), ref_w, atol=1e-6):
                 hint = _DICA_PESOS_TRANSPOSTOS
@@ -429,17 +452,19 @@ def exercicio_4(c: Checker, fn):
         variantes = [
             (_DICA_PESOS_TRANSPOSTOS, np.swapaxes(ref_w, -1, -2)),
             (_DICA_CHAVES_DO_DECODIFICADOR, _cross(x, memory, W_q, W_k, W_v, fonte_kv="x")[1]),
-            ("os papéis estão trocados: consultas de x, chaves e valores de memory.",
+            (mistake("roles_swapped", "os papéis estão trocados: consultas de x, chaves e valores de memory."),
              _cross(x, memory, W_q, W_k, W_v, fonte_q="memory", fonte_kv="x")[1]),
-            ("faltou dividir as pontuações por sqrt(d_k) (d_k = W_k.shape[1]).",
+            (mistake("no_scale", "faltou dividir as pontuações por sqrt(d_k) (d_k = W_k.shape[1])."),
              _cross(x, memory, W_q, W_k, W_v, escala="nenhuma")[1]),
-            ("a escala é sqrt(d_k), a dimensão das chaves (W_k.shape[1]), não sqrt(n_k), o número de chaves.",
+            (mistake("scale_by_n_k", "a escala é sqrt(d_k), a dimensão das chaves (W_k.shape[1]), não sqrt(n_k), o "
+                     "número de chaves."),
              _cross(x, memory, W_q, W_k, W_v, escala="n_k")[1]),
-            ("a escala é sqrt(d_k) (W_k.shape[1]), não sqrt(d_model).",
+            (mistake("scale_by_d_model", "a escala é sqrt(d_k) (W_k.shape[1]), não sqrt(d_model)."),
              _cross(x, memory, W_q, W_k, W_v, escala="d_model")[1]),
-            ("a softmax é em cada LINHA (axis=-1, sobre as chaves), não em cada coluna.",
+            (mistake("softmax_by_column", "a softmax é em cada LINHA (axis=-1, sobre as chaves), não em cada coluna."),
              _cross(x, memory, W_q, W_k, W_v, eixo=-2)[1]),
-            ("a atenção cruzada não tem máscara causal: todo token da saída pode olhar para toda a frase de origem.",
+            (mistake("causal_mask_in_cross_attention", "a atenção cruzada não tem máscara causal: todo token da saída "
+                     "pode olhar para toda a frase de origem."),
              _cross(x, memory, W_q, W_k, W_v, causal=True)[1]),
         ]
         hint = matching_hint(w, variantes, ref_w) or "pesos = softmax(Q Kᵀ / sqrt(d_k)) em cada linha."
@@ -447,7 +472,8 @@ def exercicio_4(c: Checker, fn):
             return
         hint = "a saída é pesos @ V, com V = memory @ W_v: forma (n_q, d_v)."
         if n_q == n_k and out.shape == ref_out.shape and np.allclose(out, w @ (x @ W_v), atol=1e-5):
-            hint = "os valores vêm de memory, como as chaves: V = memory @ W_v (não x @ W_v)."
+            hint = mistake("values_from_decoder", "os valores vêm de memory, como as chaves: V = memory @ W_v (não x @ "
+                           "W_v).")
         if not c.close(out, ref_out, f"{label}: saída (n_q, d_v) = ({n_q}, {d_v})", hint=hint):
             return
 
@@ -462,12 +488,12 @@ def _kv(attn: MultiHeadAttention, X: np.ndarray):
 
 
 # a consulta nova viu só a chave do 1º token: no passo 1 é também o cache antigo sem o token novo; o passo 2 separa
-_SO_A_PRIMEIRA = ("a consulta nova viu só a chave do 1º token: causal_mask(1, t + 1) é a 1ª linha de uma máscara "
-                  "causal (só a coluna 0 liberada), mas o token novo é a ÚLTIMA posição. Aqui não há máscara: o token "
-                  "novo olha para todas as chaves do cache (se quiser a máscara, é a última linha de "
-                  "causal_mask(t + 1)).")
-_SEM_O_NOVO = ("o token novo também olha para si mesmo: concatene a chave e o valor dele ao cache ANTES de calcular "
-               "a atenção.")
+_SO_A_PRIMEIRA = (mistake("first_key_only", "a consulta nova viu só a chave do 1º token: causal_mask(1, t + 1) é a 1ª "
+                          "linha de uma máscara causal (só a coluna 0 liberada), mas o token novo é a ÚLTIMA posição. "
+                          "Aqui não há máscara: o token novo olha para todas as chaves do cache (se quiser a máscara, "
+                          "é a última linha de causal_mask(t + 1))."))
+_SEM_O_NOVO = (mistake("new_token_missing_from_cache", "o token novo também olha para si mesmo: concatene a chave e o "
+                       "valor dele ao cache ANTES de calcular a atenção."))
 
 
 def _passo_variantes(attn: MultiHeadAttention, X: np.ndarray, t: int) -> list:
@@ -487,27 +513,35 @@ def _passo_variantes(attn: MultiHeadAttention, X: np.ndarray, t: int) -> list:
         return heads @ attn.W_o + (attn.b_o if b_o else zero) if W_o else heads
 
     return [
-        ("a consulta nova olha para TODAS as chaves até aqui: concatene a chave e o valor novos ao cache "
-         "(np.concatenate([K_cache, k], axis=1)) e use o cache inteiro, não só o token novo.",
+        (mistake("new_token_only", "a consulta nova olha para TODAS as chaves até aqui: concatene a chave e o valor "
+                 "novos ao cache (np.concatenate([K_cache, k], axis=1)) e use o cache inteiro, não só o token novo."),
          fim(K[:, -1:], V[:, -1:])),
         (_SEM_O_NOVO, fim(K[:, :-1], V[:, :-1]) if t > 0 else None),
         (_SO_A_PRIMEIRA, fim(K[:, :1], V[:, :1]) if t > 1 else None),
-        ("faltou a escala: divida os scores de cada cabeça por sqrt(d_k) = sqrt(attn.d_k) antes da softmax.",
+        (mistake("no_scale", "faltou a escala: divida os scores de cada cabeça por sqrt(d_k) = sqrt(attn.d_k) antes da "
+                 "softmax."),
          fim(K, V, escala=1.0)),
-        ("cada cabeça é escalada por sqrt(d_k) = sqrt(d_model / n_heads), não por sqrt(d_model).",
+        (mistake("scale_by_d_model", "cada cabeça é escalada por sqrt(d_k) = sqrt(d_model / n_heads), não por "
+                 "sqrt(d_model)."),
          fim(K, V, escala=np.sqrt(attn.d_model))),
-        ("a escala é a RAIZ de d_k: divida por np.sqrt(attn.d_k), não por attn.d_k.", fim(K, V, escala=attn.d_k)),
-        ("faltaram os vieses: q = x_new @ W_q + b_q, k = x_new @ W_k + b_k, v = x_new @ W_v + b_v e, no fim, "
-         "+ b_o.", fim(K0, V0, qq=q0, b_o=False)),
+        (mistake("scale_by_d_k", "a escala é a RAIZ de "
+                 "d_k: divida por np.sqrt(attn.d_k), não por attn.d_k."), fim(K, V, escala=attn.d_k)),
+        (mistake("missing_biases", "faltaram os vieses: q = x_new @ W_q + b_q, k = x_new @ W_k + b_k, v = x_new @ W_v "
+                 "+ b_v e, no fim, + b_o."), fim(K0, V0, qq=q0, b_o=False)),
         # no passo 0 (uma chave só, peso 1) b_q e b_k não mudam a saída: só o b_v aparece
-        ("faltaram os vieses da consulta e da chave do token novo: q = x_new @ W_q + b_q e k = x_new @ W_k + b_k.",
+        (mistake("missing_b_q_b_k", "faltaram os vieses da consulta e da chave do token novo: q = x_new @ W_q + b_q e "
+                 "k = x_new @ W_k + b_k."),
          fim(K0, V, qq=q0) if t > 0 else None),
-        ("faltou somar b_v: v = x_new @ W_v + b_v (o cache guarda os valores com o viés)."
-         + (" Confira também b_q e b_k: com um token só no cache, eles ainda não mudam a saída." if t == 0 else ""),
+        (mistake("missing_b_v", "faltou somar b_v: v = x_new @ W_v + b_v (o cache guarda os valores com o viés)."
+                 + (" Confira também b_q e b_k: com um token só no cache, eles ainda não mudam a saída."
+                    if t == 0 else "")),
          fim(K, V0)),
-        ("faltou somar b_o no fim: saida = merge_heads(...) @ W_o + b_o.", fim(K, V, b_o=False)),
-        ("faltou a projeção de saída: concatene as cabeças e multiplique por W_o (e some b_o).", fim(K, V, W_o=False)),
-        ("a softmax é sobre as chaves (o último eixo, axis=-1), em cada cabeça: não sobre as cabeças (axis=0).",
+        (mistake("missing_b_o", "faltou somar b_o no fim: saida "
+                 "= merge_heads(...) @ W_o + b_o."), fim(K, V, b_o=False)),
+        (mistake("missing_output_projection", "faltou a projeção de saída: concatene as cabeças e multiplique por W_o "
+                 "(e some b_o)."), fim(K, V, W_o=False)),
+        (mistake("softmax_over_heads", "a softmax é sobre as chaves (o último eixo, axis=-1), em cada cabeça: não "
+                 "sobre as cabeças (axis=0)."),
          fim(K, V, eixo=0) if attn.n_heads > 1 else None),
     ]
 
@@ -517,7 +551,7 @@ def _disambiguate_first_key(c: Checker, fn, mats: list, vieses: list, n_heads: i
     """No passo 1, só a 1ª chave é também o cache antigo sem o token novo: o passo 2 (chamado sem entrar no
     relatório) diz qual dos dois enganos foi. Devolve a dica."""
     if len(X) < 3:
-        return f"{_SEM_O_NOVO} (Ou: {_SO_A_PRIMEIRA})"
+        return mistake("new_token_missing_from_cache", f"{_SEM_O_NOVO} (Ou: {_SO_A_PRIMEIRA})")
     attn = MultiHeadAttention.from_weights(*mats, *vieses, n_heads=n_heads)
     K2, V2 = _kv(attn, X[:2])
     ret = c.call(label, fn, attn, X[2:3], K2, V2, names=("attn", "x_new", "K_cache", "V_cache"),
@@ -532,7 +566,7 @@ def _disambiguate_first_key(c: Checker, fn, mats: list, vieses: list, n_heads: i
         v = variantes[dica]
         if out2 is not None and out2.shape == v.shape and np.allclose(out2, v, atol=1e-8):
             return dica
-    return f"{_SEM_O_NOVO} (Ou: {_SO_A_PRIMEIRA})"
+    return mistake("new_token_missing_from_cache", f"{_SEM_O_NOVO} (Ou: {_SO_A_PRIMEIRA})")
 
 
 @check("Projeto (a atenção com KV cache)")
@@ -588,10 +622,12 @@ def projeto(c: Checker, fn):
                 sem_vies = np.concatenate([esperado[:, :-1], split_heads(X[t:t + 1] @ W, n_heads)], axis=1)
                 dica = (f"devolva o cache com o token novo: forma (n_heads, t + 1, d_k) = {esperado.shape}."
                         if got.shape != esperado.shape else
-                        "o token novo entra no FIM do cache (axis=1): a ordem do cache é a ordem das posições."
+                        mistake("new_token_at_cache_start", "o token novo entra no FIM do cache (axis=1): a ordem do "
+                                "cache é a ordem das posições.")
                         if np.allclose(got, np.concatenate([esperado[:, -1:], esperado[:, :-1]], axis=1)) else
+                        mistake("cache_without_bias",
                         f"{'a chave' if nome == 'K_cache' else 'o valor'} do token novo entrou no cache sem o viés: "
-                        f"{'k = x_new @ W_k + b_k' if nome == 'K_cache' else 'v = x_new @ W_v + b_v'}."
+                        f"{'k = x_new @ W_k + b_k' if nome == 'K_cache' else 'v = x_new @ W_v + b_v'}.")
                         if np.allclose(got, sem_vies) else
                         f"{nome} novo = o antigo com {'a chave' if nome == 'K_cache' else 'o valor'} do token novo "
                         "no fim (a projeção com o viés, dividida em cabeças: forma (n_heads, 1, d_k)).")

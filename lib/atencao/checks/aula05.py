@@ -21,6 +21,7 @@ from .framework import (
     grading,
     is_numpy_shape_error,
     matching_hint,
+    mistake,
     passou,
     protect,
     student_error,
@@ -38,21 +39,25 @@ _PRONTAS = (softmax_backward, attention_backward, multihead_backward, numerical_
 def _dicas_softmax(A: np.ndarray, dA: np.ndarray) -> list:
     """Os enganos típicos do backward da softmax, cada um com a conta que ele produz."""
     return [
-        ("faltou o termo da soma: dZ = A ⊙ (dA − Σⱼ dA ⊙ A). Cada peso depende de todas as pontuações da linha "
-         "(pelo denominador), então subtraia de dA a soma (dA * A).sum(axis=-1, keepdims=True).", A * dA),
-        ("você usou só a diagonal do jacobiano, a(1 − a): falta o resto de J = diag(a) − a aᵀ. A conta "
-         "completa é A * (dA - (dA * A).sum(axis=-1, keepdims=True)).", A * (1 - A) * dA),
-        ("a soma foi sobre o array inteiro: some só ao longo de cada linha, com (dA * A).sum(axis=-1, "
-         "keepdims=True).", A * (dA - (dA * A).sum())),
-        ("a soma ficou sem o A: o termo é Σⱼ dAⱼ·Aⱼ, ou seja (dA * A).sum(axis=-1, keepdims=True), "
-         "não dA.sum(...).", A * (dA - dA.sum(axis=-1, keepdims=True))),
-        ("faltou multiplicar por A na frente: dZ = A ⊙ (dA − soma). Sem o A, as posições com peso 0 "
-         "(bloqueadas) recebem gradiente.", dA - (dA * A).sum(axis=-1, keepdims=True)),
-        ("o sinal do termo da soma está trocado: é dA MENOS a soma.", A * (dA + (dA * A).sum(axis=-1, keepdims=True))),
-        ("a soma foi feita no eixo errado: a softmax normaliza cada LINHA (o último eixo), então some com "
-         "axis=-1 (e keepdims=True).", A * (dA - (dA * A).sum(axis=0, keepdims=True))),
-        (_SEM_KEEPDIMS.format(soma="(dA * A).sum(axis=-1)", forma=A.shape[:-1], linha=A.shape,
-                              soma_certa="(dA * A).sum(axis=-1, keepdims=True)"),
+        (mistake("missing_sum_term", "faltou o termo da soma: dZ = A ⊙ (dA − Σⱼ dA ⊙ A). Cada peso depende de todas as "
+                 "pontuações da linha (pelo denominador), então subtraia de dA a soma (dA * A).sum(axis=-1, "
+                 "keepdims=True)."), A * dA),
+        (mistake("jacobian_diagonal_only", "você usou só a diagonal do jacobiano, a(1 − a): falta o resto de J = "
+                 "diag(a) − a aᵀ. A conta completa é "
+                 "A * (dA - (dA * A).sum(axis=-1, keepdims=True))."), A * (1 - A) * dA),
+        (mistake("sum_over_everything", "a soma foi sobre o array inteiro: some só ao longo de cada linha, com (dA * "
+                 "A).sum(axis=-1, keepdims=True)."), A * (dA - (dA * A).sum())),
+        (mistake("sum_without_a", "a soma ficou sem o A: o termo é Σⱼ dAⱼ·Aⱼ, ou seja (dA * A).sum(axis=-1, "
+                 "keepdims=True), não dA.sum(...)."), A * (dA - dA.sum(axis=-1, keepdims=True))),
+        (mistake("missing_leading_a", "faltou multiplicar por A na frente: dZ = A ⊙ (dA − soma). Sem o A, as posições "
+                 "com peso 0 (bloqueadas) recebem gradiente."), dA - (dA * A).sum(axis=-1, keepdims=True)),
+        (mistake("sum_sign_flipped", "o sinal do termo da soma "
+                 "está trocado: é dA MENOS a soma."), A * (dA + (dA * A).sum(axis=-1, keepdims=True))),
+        (mistake("sum_over_axis0", "a soma foi feita no eixo errado: a softmax normaliza cada LINHA (o último eixo), "
+                 "então some com axis=-1 (e keepdims=True)."), A * (dA - (dA * A).sum(axis=0, keepdims=True))),
+        (mistake("missing_keepdims",
+         _SEM_KEEPDIMS.format(soma="(dA * A).sum(axis=-1)", forma=A.shape[:-1], linha=A.shape,
+                              soma_certa="(dA * A).sum(axis=-1, keepdims=True)")),
          _sem_keepdims(A, dA)),
     ]
 
@@ -86,8 +91,8 @@ def _dica_de_formas(exc: BaseException, A_shape: tuple, soma: str, soma_certa: s
     formas = {tuple(int(d) for d in f.split(",") if d.strip()) for f in re.findall(r"\(([\d,\s]*)\)", mensagem)}
     if tuple(A_shape[:-1]) not in formas or len(A_shape) < 2:
         return None
-    return "a sua função levantou esse erro de formas porque " + _SEM_KEEPDIMS.format(
-        soma=soma, forma=tuple(A_shape[:-1]), linha=tuple(A_shape), soma_certa=soma_certa)
+    return mistake("missing_keepdims", "a sua função levantou esse erro de formas porque " + _SEM_KEEPDIMS.format(
+        soma=soma, forma=tuple(A_shape[:-1]), linha=tuple(A_shape), soma_certa=soma_certa))
 
 
 @check("Exercício 1 (o backward da softmax)")
@@ -152,25 +157,28 @@ def _float32(valor) -> bool:
 def _dica_softmax(got, ref, A, dA, baixa_precisao: bool) -> str:
     """A dica de um dZ errado: forma, NaN/inf, float32 ou um dos enganos de :func:`_dicas_softmax`."""
     if got.shape != ref.shape:
-        return "dZ tem a forma de A (e de dA): um gradiente por pontuação."
+        return mistake("dz_wrong_shape", "dZ tem a forma de A (e de dA): um gradiente por pontuação.")
     ruins = ~np.isfinite(got)
     if ruins.any():
         onde = ("nas posições bloqueadas o peso é 0, e uma conta como A / A ou np.log(A) dá NaN (0/0) ou -inf ali"
                 if (ruins & (A == 0)).any() else "confira as divisões e os logaritmos da sua conta")
-        return (f"apareceram NaN/inf em dZ: {onde}. A fórmula só multiplica e soma (e dá 0 onde A = 0): "
-                f"{_FORMULA_SOFTMAX}.")
+        return (mistake("dz_not_finite",
+                f"apareceram NaN/inf em dZ: {onde}. A fórmula só multiplica e soma (e dá 0 onde A = 0): "
+                f"{_FORMULA_SOFTMAX}."))
     perto = np.allclose(got, ref, rtol=1e-5, atol=1e-6)  # igual na precisão do float32 (~7 algarismos)
     if perto and baixa_precisao:
-        return (f"dZ veio em float32: a fórmula está certa ({_FORMULA_SOFTMAX}), mas o float32 guarda só uns 7 "
+        return (mistake("float32",
+                f"dZ veio em float32: a fórmula está certa ({_FORMULA_SOFTMAX}), mas o float32 guarda só uns 7 "
                 "algarismos significativos, e a diferença passa da tolerância de 1e-9 (por isso os números parecem "
-                "iguais). Mantenha tudo em float64 (sem .astype(np.float32)).")
+                "iguais). Mantenha tudo em float64 (sem .astype(np.float32))."))
     if perto:
-        return (f"dZ só bate com o da biblioteca até uns 7 algarismos significativos: a fórmula parece certa "
+        return (mistake("float32",
+                f"dZ só bate com o da biblioteca até uns 7 algarismos significativos: a fórmula parece certa "
                 f"({_FORMULA_SOFTMAX}), mas a conta passou por float32 em algum ponto. Mantenha tudo em float64 "
-                "(sem .astype(np.float32)).")
+                "(sem .astype(np.float32))."))
     dica = matching_hint(got, _dicas_softmax(A, dA), ref, atol=1e-5 if baixa_precisao else 1e-9)
     if dica and baixa_precisao:
-        dica += " E mantenha dZ em float64 (sem .astype(np.float32))."
+        dica = dica.extended(" E mantenha dZ em float64 (sem .astype(np.float32)).")
     return dica or f"{_FORMULA_SOFTMAX}, linha a linha."
 
 
@@ -209,24 +217,29 @@ def _idas_erradas(Q, K, mask) -> list:
     S = Q @ K.T / np.sqrt(Q.shape[-1])
     M = None if mask is None else np.asarray(mask, dtype=bool)
     bloqueia = lambda m: np.where(m, S, -np.inf)  # noqa: E731
-    idas = [("a softmax do forward normaliza cada LINHA (axis=-1): cada consulta distribui os seus pesos entre as "
-             "chaves, e não cada coluna (axis=0).", softmax(S if M is None else bloqueia(M), axis=0))]
+    idas = [(mistake("forward_softmax_by_column", "a softmax do forward normaliza cada LINHA (axis=-1): cada consulta "
+                     "distribui os seus pesos entre as "
+                     "chaves, e não cada coluna (axis=0)."), softmax(S if M is None else bloqueia(M), axis=0))]
     if M is None:
         return idas
     idas += [
-        ("multiplicar as pontuações pela máscara não bloqueia nada: S * mask dá pontuação 0 (e um peso maior que 0) "
-         "às posições bloqueadas. Bloqueie com -inf antes da softmax: S = np.where(mask, S, -np.inf).",
+        (mistake("mask_multiplied", "multiplicar as pontuações pela máscara não bloqueia nada: S * mask dá pontuação 0 "
+                 "(e um peso maior que 0) às posições bloqueadas. Bloqueie com -inf antes da softmax: S = "
+                 "np.where(mask, S, -np.inf)."),
          softmax(S * M)),
-        ("a máscara entrou DEPOIS da softmax: zerar os pesos bloqueados deixa cada linha somando menos de 1. "
-         "Bloqueie as pontuações antes (S = np.where(mask, S, -np.inf)) e só então faça a softmax.", softmax(S) * M),
-        (_MENOS_1E9.format(como="pontuações todas iguais a -1e9 dão pesos iguais (1/n_k)"),
+        (mistake("mask_after_softmax", "a máscara entrou DEPOIS da softmax: zerar os pesos bloqueados deixa cada linha "
+                 "somando menos de 1. Bloqueie as pontuações antes (S = np.where(mask, S, -np.inf)) e só então faça a "
+                 "softmax."), softmax(S) * M),
+        (mistake("finite_mask_value",
+         _MENOS_1E9.format(como="pontuações todas iguais a -1e9 dão pesos iguais (1/n_k)")),
          softmax(np.where(M, S, -1e9))),
-        (_MENOS_1E9.format(como="S - 1e9 (somado às pontuações bloqueadas) dá a softmax das pontuações originais"),
+        (mistake("finite_mask_value_added",
+         _MENOS_1E9.format(como="S - 1e9 (somado às pontuações bloqueadas) dá a softmax das pontuações originais")),
          softmax(S - 1e9 * ~M)),
     ]
     if M.shape[0] == M.shape[1]:
-        idas.append(("a máscara está transposta: mask[i, j] diz se a consulta i (linha) pode ver a chave j (coluna); "
-                     "use a máscara como veio, sem .T.", softmax(bloqueia(M.T))))
+        idas.append((mistake("mask_transposed", "a máscara está transposta: mask[i, j] diz se a consulta i (linha) "
+                             "pode ver a chave j (coluna); use a máscara como veio, sem .T."), softmax(bloqueia(M.T))))
     return idas
 
 
@@ -239,40 +252,48 @@ def _dicas_atencao(dO, Q, K, V, mask) -> dict:
     dS_sem_soma = A * (dO @ V.T)
     vazou = _forward(Q, K, V, mask, leak=True)
     dS_v, dV_v, dQ_v, dK_v = _grads(dO, Q, K, V, vazou, s)
-    vaza = ("o gradiente passou por posições bloqueadas: o backward usou uma matriz de pesos calculada SEM a máscara. "
-            "Use os pesos A do forward com a máscara (bloqueado = -inf antes da softmax, peso 0); com eles, dS = 0 "
-            "onde A = 0 e nada mais é preciso.")
-    sem_soma = ("faltou o termo da soma no backward da softmax: dS = A * (dA - (dA * A).sum(axis=-1, "
-                "keepdims=True)), com dA = dO @ V.T.")
+    vaza = (mistake("gradient_leaks_through_mask", "o gradiente passou por posições bloqueadas: o backward usou uma "
+                    "matriz de pesos calculada SEM a máscara. Use os pesos A do forward com a máscara (bloqueado = "
+                    "-inf antes da softmax, peso 0); com eles, dS = 0 onde A = 0 e nada mais é preciso."))
+    sem_soma = (mistake("missing_sum_term", "faltou o termo da soma no backward da softmax: dS = A * (dA - (dA * "
+                        "A).sum(axis=-1, keepdims=True)), com dA = dO @ V.T."))
     dA = dO @ V.T
     dS_eixo0 = A * (dA - (dA * A).sum(axis=0, keepdims=True))
     dS_sem_keepdims = _sem_keepdims(A, dA)  # só numa matriz quadrada o NumPy aceita a soma sem keepdims
-    keepdims = _SEM_KEEPDIMS.format(soma="(dA * A).sum(axis=-1)", forma=A.shape[:-1], linha=A.shape,
-                                    soma_certa="(dA * A).sum(axis=-1, keepdims=True)")
+    keepdims = mistake("missing_keepdims",
+               _SEM_KEEPDIMS.format(soma="(dA * A).sum(axis=-1)", forma=A.shape[:-1], linha=A.shape,
+                                    soma_certa="(dA * A).sum(axis=-1, keepdims=True)"))
     com_keepdims_errado = dS_sem_keepdims.shape == A.shape
-    eixo0 = ("a soma do backward da softmax foi no eixo errado: a softmax normaliza cada LINHA (o último eixo), "
-             "então dS = A * (dA - (dA * A).sum(axis=-1, keepdims=True)), e não axis=0.")
+    eixo0 = (mistake("sum_over_axis0", "a soma do backward da softmax foi no eixo errado: a softmax normaliza cada "
+                     "LINHA (o último eixo), então dS = A * "
+                     "(dA - (dA * A).sum(axis=-1, keepdims=True)), e não axis=0."))
     # os enganos do forward (a máscara, o eixo da softmax): os pesos A errados mudam os três gradientes
     ida = [(pesos_dica, _grads(dO, Q, K, V, A_errado, s)[1:]) for pesos_dica, A_errado in _idas_erradas(Q, K, mask)]
     por_nome = {nome: [(dica, g[k]) for dica, g in ida] for k, nome in ((1, "dQ"), (2, "dK"), (0, "dV"))}
     return {
         "dV": [(vaza, dV_v), *por_nome["dV"],
-               ("dV = Aᵀ dO (a transposta de A): cada valor recebe o gradiente das consultas que olharam para ele.",
+               (mistake("dv_not_transposed", "dV = Aᵀ dO (a transposta de A): cada valor recebe o gradiente das "
+                        "consultas que olharam para ele."),
                 A @ dO if A.shape[0] == A.shape[1] else np.zeros(0))],
         "dQ": [(vaza, dQ_v), *por_nome["dQ"], (sem_soma, s * (dS_sem_soma @ K)), (eixo0, s * (dS_eixo0 @ K)),
                *([(keepdims, s * (dS_sem_keepdims @ K))] if com_keepdims_errado else []),
-               ("faltou o fator 1/√d_k: o forward multiplicou Q Kᵀ por 1/√d_k, então dQ = dS @ K / √d_k.", dS @ K),
-               ("o fator é 1/√d_k, não 1/d_k: dQ = dS @ K / np.sqrt(d_k).", dS @ K / d_k),
-               ("o fator 1/√d_k divide, não multiplica: dQ = dS @ K / np.sqrt(d_k).", np.sqrt(d_k) * (dS @ K)),
-               ("dQ = dS K (sem transpor K): dS é (n_q, n_k) e K é (n_k, d_k).", s * (dS.T @ K)
+               (mistake("missing_scale", "faltou o fator 1/√d_k: o forward multiplicou Q Kᵀ por 1/√d_k, então dQ = dS "
+                        "@ K / √d_k."), dS @ K),
+               (mistake("scale_by_d_k", "o fator é 1/√d_k, não 1/d_k: dQ = dS @ K / np.sqrt(d_k)."), dS @ K / d_k),
+               (mistake("scale_multiplied", "o fator 1/√d_k divide, não multiplica: "
+                        "dQ = dS @ K / np.sqrt(d_k)."), np.sqrt(d_k) * (dS @ K)),
+               (mistake("dq_transposed_ds", "dQ = dS K (sem transpor K): dS "
+                        "é (n_q, n_k) e K é (n_k, d_k)."), s * (dS.T @ K)
                 if dS.shape[0] == dS.shape[1] else np.zeros(0))],
         "dK": [(vaza, dK_v), *por_nome["dK"], (sem_soma, s * (dS_sem_soma.T @ Q)), (eixo0, s * (dS_eixo0.T @ Q)),
                *([(keepdims, s * (dS_sem_keepdims.T @ Q))] if com_keepdims_errado else []),
-               ("faltou o fator 1/√d_k: dK = dS.T @ Q / √d_k.", dS.T @ Q),
-               ("o fator é 1/√d_k, não 1/d_k: dK = dS.T @ Q / np.sqrt(d_k).", dS.T @ Q / d_k),
-               ("o fator 1/√d_k divide, não multiplica: dK = dS.T @ Q / np.sqrt(d_k).", np.sqrt(d_k) * (dS.T @ Q)),
-               ("dK sem a transposta: dS tem uma linha por CONSULTA, e dK precisa de uma por CHAVE. "
-                "Use dK = dS.T @ Q / np.sqrt(d_k).", s * (dS @ Q) if dS.shape[0] == dS.shape[1] else np.zeros(0))],
+               (mistake("missing_scale", "faltou o fator 1/√d_k: dK = dS.T @ Q / √d_k."), dS.T @ Q),
+               (mistake("scale_by_d_k", "o fator é 1/√d_k, não 1/d_k: dK = dS.T @ Q / np.sqrt(d_k)."), dS.T @ Q / d_k),
+               (mistake("scale_multiplied", "o fator 1/√d_k divide, não multiplica: "
+                        "dK = dS.T @ Q / np.sqrt(d_k)."), np.sqrt(d_k) * (dS.T @ Q)),
+               (mistake("dk_not_transposed", "dK sem a transposta: dS tem uma linha por CONSULTA, e dK precisa de uma "
+                        "por CHAVE. Use dK = "
+                        "dS.T @ Q / np.sqrt(d_k)."), s * (dS @ Q) if dS.shape[0] == dS.shape[1] else np.zeros(0))],
     }
 
 
@@ -328,9 +349,10 @@ def exercicio_2(c: Checker, attention_backward_fn):
                 hint = (f"{nome} tem a forma de {entrada}, {ref[nome].shape}: {nome} = {formula}."
                         + (" Confira a transposta." if g.shape == ref[nome].shape[::-1] or nome != "dQ" else ""))
             elif not np.isfinite(g).all():
-                hint = (f"{nome} tem NaN ou inf: numa linha com todas as chaves bloqueadas, a softmax ingênua dá "
+                hint = (mistake("naive_softmax_nan",
+                        f"{nome} tem NaN ou inf: numa linha com todas as chaves bloqueadas, a softmax ingênua dá "
                         "-inf - (-inf) = NaN. Faça o forward com atencao.scaled_dot_product_attention (ou com a sua "
-                        "softmax da Aula 2), que devolve pesos 0 nessa linha.")
+                        "softmax da Aula 2), que devolve pesos 0 nessa linha."))
             else:
                 hint = matching_hint(g, dicas[nome], ref[nome], atol=1e-9) or _dica_da_linha_bloqueada(m) or \
                     f"{nome} = {formula}."
@@ -343,7 +365,7 @@ def _dica_da_linha_bloqueada(mask) -> str | None:
     if mask is None:
         return None
     vazias = np.flatnonzero(~np.asarray(mask, dtype=bool).any(axis=-1))
-    return _LINHA_BLOQUEADA.format(linha=int(vazias[0])) if vazias.size else None
+    return mistake("blocked_row_weight", _LINHA_BLOQUEADA.format(linha=int(vazias[0]))) if vazias.size else None
 
 
 def _ordem_trocada(got, ref: dict) -> str | None:
@@ -364,10 +386,12 @@ def _ordem_trocada(got, ref: dict) -> str | None:
     if not trocados:
         return None
     if None not in achados:
-        return f"a tupla está fora de ordem: devolva (dQ, dK, dV); a sua função devolveu ({', '.join(achados)})."
+        return mistake("grads_out_of_order",
+               f"a tupla está fora de ordem: devolva (dQ, dK, dV); a sua função devolveu ({', '.join(achados)}).")
     itens = [f"o {k + 1}º é o {a}" for k, a in trocados]
     lista = itens[0] if len(itens) == 1 else ", ".join(itens[:-1]) + " e " + itens[-1]
-    return f"a tupla está fora de ordem: devolva (dQ, dK, dV); na tupla que a sua função devolveu, {lista}."
+    return mistake("grads_out_of_order",
+           f"a tupla está fora de ordem: devolva (dQ, dK, dV); na tupla que a sua função devolveu, {lista}.")
 
 
 # ---------- exercício 3: a verificação de gradiente ----------
@@ -422,15 +446,19 @@ def _dicas_numerico(Q, K, V, dO, mask) -> list:
     grande = ("o passo é grande demais: com ε = {eps:g}, o erro das diferenças centrais (da ordem de ε²) passa "
               "de 1e-7. Use o eps recebido (padrão 1e-6).")
     return [
-        ("faltou o 2 no denominador: nas diferenças centrais, (L(x + ε) − L(x − ε)) / (2ε).",
+        (mistake("missing_factor_2", "faltou o 2 no denominador: nas diferenças centrais, "
+                 "(L(x + ε) − L(x − ε)) / (2ε)."),
          _numeric(Q, K, V, dO, mask, factor=1.0)),
-        ("você usou a diferença para frente, (L(x + ε) − L(x)) / ε, cujo erro é da ordem de ε: use as "
-         "diferenças centrais, (L(x + ε) − L(x − ε)) / (2ε).", _numeric(Q, K, V, dO, mask, forward=True)),
-        ("o cálculo foi em float32: com ε = 1e-6, o arredondamento (1e-7 / 1e-6) destrói o resultado. Faça "
-         "tudo em float64 (não converta Q, K, V nem dO).", _numeric(Q, K, V, dO, mask, dtype=np.float32)),
-        *((grande.format(eps=eps), _numeric(Q, K, V, dO, mask, eps=eps)) for eps in (1e-1, 1e-2, 1e-3)),
-        ("você mexeu em todos os números do array ao mesmo tempo: mova só a posição i (x[i] += eps) e guarde "
-         "a derivada na posição i.", _numeric(Q, K, V, dO, mask, all_at_once=True)),
+        (mistake("forward_difference", "você usou a diferença para frente, (L(x + ε) − L(x)) / ε, cujo erro é da ordem "
+                 "de ε: use as diferenças centrais, (L(x "
+                 "+ ε) − L(x − ε)) / (2ε)."), _numeric(Q, K, V, dO, mask, forward=True)),
+        (mistake("float32", "o cálculo foi em float32: com ε = 1e-6, o arredondamento (1e-7 / 1e-6) destrói o "
+                 "resultado. Faça tudo em float64 (não "
+                 "converta Q, K, V nem dO)."), _numeric(Q, K, V, dO, mask, dtype=np.float32)),
+        *((mistake("step_too_large",
+           grande.format(eps=eps)), _numeric(Q, K, V, dO, mask, eps=eps)) for eps in (1e-1, 1e-2, 1e-3)),
+        (mistake("all_positions_at_once", "você mexeu em todos os números do array ao mesmo tempo: mova só a posição i "
+                 "(x[i] += eps) e guarde a derivada na posição i."), _numeric(Q, K, V, dO, mask, all_at_once=True)),
     ]
 
 
@@ -505,18 +533,20 @@ def _same_central(c: Checker, label: str, got, exato, central, entradas: tuple) 
         if g.shape != central[k].shape:
             hint = f"{nome} numérico tem a forma de {'QKV'[k]}, {central[k].shape}."
         elif _float32(got[k]) and np.allclose(g, central[k], rtol=1e-6, atol=1e-6 * escala):
-            hint = (f"{nome} foi guardado em float32 (um np.zeros_like de array float32, ou dtype=np.float32): a conta "
+            hint = (mistake("float32",
+                    f"{nome} foi guardado em float32 (um np.zeros_like de array float32, ou dtype=np.float32): a conta "
                     "está certa, mas o float32 guarda só uns 7 algarismos, e este caso pede 1e-9. Guarde as derivadas "
-                    "num array float64 (np.zeros(x.shape)).")
+                    "num array float64 (np.zeros(x.shape))."))
         elif np.allclose(g, _numeric(*entradas, eps=EPS_GRANDE, five_point=True)[k], rtol=0, atol=1e-9 * escala):
-            hint = ("essa é a fórmula de 5 pontos, (−L(x + 2ε) + 8L(x + ε) − 8L(x − ε) + L(x − 2ε)) / (12ε): com um "
-                    "passo grande ela dá outro número. O enunciado pede as diferenças centrais, "
-                    "(L(x + eps·eᵢ) − L(x − eps·eᵢ)) / (2·eps), com o eps recebido.")
+            hint = (mistake("five_point_formula", "essa é a fórmula de 5 pontos, (−L(x + 2ε) + 8L(x + ε) − 8L(x − ε) + "
+                            "L(x − 2ε)) / (12ε): com um passo grande ela dá outro número. O enunciado pede as "
+                            "diferenças centrais, (L(x + eps·eᵢ) − L(x − eps·eᵢ)) / (2·eps), com o eps recebido."))
         elif np.allclose(g, exato[k], rtol=0, atol=1e-6 * escala):
-            hint = (f"a sua função não usou o eps que recebeu: com eps = {EPS_GRANDE}, as diferenças centrais ficam "
+            hint = (mistake("eps_ignored",
+                    f"a sua função não usou o eps que recebeu: com eps = {EPS_GRANDE}, as diferenças centrais ficam "
                     "longe do gradiente exato (o erro é da ordem de eps²), mas o resultado dela é o gradiente exato "
                     "(ou o de um passo fixo pequeno, como 1e-5). Calcule (L(x + eps·eᵢ) − L(x − eps·eᵢ)) / (2·eps) "
-                    "com o eps recebido como argumento, sem trocar o passo e sem usar outra fórmula.")
+                    "com o eps recebido como argumento, sem trocar o passo e sem usar outra fórmula."))
         else:
             hint = ("use o eps recebido, sem trocar o passo: (L(x + eps·eᵢ) − L(x − eps·eᵢ)) / (2·eps), uma "
                     "posição i de cada vez, em float64.")

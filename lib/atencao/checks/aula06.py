@@ -16,7 +16,7 @@ from ..gpt_backward import cross_entropy, layer_norm_backward, layer_norm_backwa
 from ..sampling import next_token_probs
 from ..schedule import adamw_step
 from ..training import TinyAttentionModel
-from .framework import Checker, case_seed, check, frozen_copy, passou, protect
+from .framework import Checker, case_seed, check, frozen_copy, mistake, passou, protect
 
 __all__ = ["passou", "exercicio_1", "exercicio_2", "exercicio_3", "exercicio_4", "projeto"]
 
@@ -51,8 +51,8 @@ def _float32(valor) -> bool:
     return tipo is not None and np.issubdtype(tipo, np.floating) and np.finfo(tipo).bits < 64
 
 
-_FLOAT32 = ("o resultado veio em float32: a conta parece certa, mas o float32 guarda só uns 7 algarismos, e a "
-            "verificação pede 1e-9. Mantenha tudo em float64 (sem .astype(np.float32)).")
+_FLOAT32 = (mistake("float32", "o resultado veio em float32: a conta parece certa, mas o float32 guarda só uns 7 "
+                    "algarismos, e a verificação pede 1e-9. Mantenha tudo em float64 (sem .astype(np.float32))."))
 
 
 # ---------- exercício 1: a entropia cruzada e o seu gradiente ----------
@@ -86,22 +86,29 @@ def _ce_grad_mistakes(Z: np.ndarray, y: np.ndarray) -> list:
     todos_os_alvos[:, yf] -= 1.0  # P[:, y] -= 1: cada linha perde 1 em TODAS as colunas-alvo do lote
     formula = "dZ = (P - onehot(y)) / N, com N = o número de posições (todas as linhas de todas as sequências)"
     enganos = [
-        (f"faltou subtrair o one-hot do alvo: o gradiente é a probabilidade MENOS 1 na coluna do alvo, {formula}.",
+        (mistake("missing_one_hot",
+         f"faltou subtrair o one-hot do alvo: o gradiente é a probabilidade MENOS 1 na coluna do alvo, {formula}."),
          P / N),
-        (f"faltou dividir pelo número de posições N: a perda é a média, então {formula}.", P - Y),
-        (f"o sinal está trocado: é P menos o one-hot, e não o contrário; {formula}.", (Y - P) / N),
-        ("P[:, y] -= 1 subtrai 1 em todas as colunas-alvo do lote, em cada linha. Subtraia só na linha i, coluna "
-         "y[i]: P[np.arange(N), y] -= 1.", todos_os_alvos / N),
-        (f"a softmax normalizou o eixo errado: cada posição (linha) tem a sua distribuição sobre o vocabulário "
-         f"(o último eixo, axis=-1); {formula}.", (_softmax_rows(Zf, axis=0) - Y) / N),
-        (f"você usou o log da softmax no lugar da softmax: o gradiente de −log p_y em relação aos logits é "
-         f"p − onehot; {formula}.", (np.log(P) - Y) / N),
+        (mistake("missing_mean",
+         f"faltou dividir pelo número de posições N: a perda é a média, então {formula}."), P - Y),
+        (mistake("sign_flipped",
+         f"o sinal está trocado: é P menos o one-hot, e não o contrário; {formula}."), (Y - P) / N),
+        (mistake("one_hot_all_targets", "P[:, y] -= 1 subtrai 1 em todas as colunas-alvo do lote, em cada linha. "
+                 "Subtraia só na linha i, coluna y[i]: P[np.arange(N), y] -= 1."), todos_os_alvos / N),
+        (mistake("softmax_wrong_axis",
+         f"a softmax normalizou o eixo errado: cada posição (linha) tem a sua distribuição sobre o vocabulário "
+         f"(o último eixo, axis=-1); {formula}."), (_softmax_rows(Zf, axis=0) - Y) / N),
+        (mistake("log_softmax_instead",
+         f"você usou o log da softmax no lugar da softmax: o gradiente de −log p_y em relação aos logits é "
+         f"p − onehot; {formula}."), (np.log(P) - Y) / N),
     ]
     if Z.ndim == 3:
-        enganos.append((f"você dividiu pelo número de sequências ({Z.shape[0]}), e não pelo de posições: a média é "
-                        f"sobre todas as B·n = {N} posições; {formula}.", (P - Y) / Z.shape[0]))
-        enganos.append((f"você dividiu pelo comprimento das sequências ({Z.shape[1]}), e não pelo número de posições: "
-                        f"a média é sobre todas as B·n = {N} posições; {formula}.", (P - Y) / Z.shape[1]))
+        enganos.append((mistake("divided_by_batch",
+                        f"você dividiu pelo número de sequências ({Z.shape[0]}), e não pelo de posições: a média é "
+                        f"sobre todas as B·n = {N} posições; {formula}."), (P - Y) / Z.shape[0]))
+        enganos.append((mistake("divided_by_length",
+                        f"você dividiu pelo comprimento das sequências ({Z.shape[1]}), e não pelo número de posições: "
+                        f"a média é sobre todas as B·n = {N} posições; {formula}."), (P - Y) / Z.shape[1]))
     return [(dica, g.reshape(Z.shape)) for dica, g in enganos]
 
 
@@ -113,12 +120,15 @@ def _ce_loss_mistakes(Z: np.ndarray, y: np.ndarray) -> list:
     log_p = np.log(_softmax_rows(Zf))
     certa = -log_p[np.arange(N), yf]
     return [
-        ("a perda é a MÉDIA de −log p(alvo) sobre as posições, não a soma.", np.asarray(certa.sum())),
-        ("a perda vai em nats (logaritmo natural, np.log); bits são só para mostrar, dividindo por ln 2 depois.",
+        (mistake("loss_sum_instead_of_mean", "a perda é a MÉDIA de −log "
+                 "p(alvo) sobre as posições, não a soma."), np.asarray(certa.sum())),
+        (mistake("loss_in_bits", "a perda vai em nats (logaritmo natural, np.log); bits são só para mostrar, dividindo "
+                 "por ln 2 depois."),
          np.asarray(certa.mean() / np.log(2))),
-        ("a perda usa só a probabilidade do ALVO de cada posição, −log p[i, y[i]], e não a média de −log p de todo "
-         "o vocabulário.", np.asarray(-log_p.mean())),
-        ("faltou o sinal de menos: a perda é −log p(alvo), um número positivo.", np.asarray(-certa.mean())),
+        (mistake("loss_over_vocabulary", "a perda usa só a probabilidade do ALVO de cada posição, −log p[i, y[i]], e "
+                 "não a média de −log p de todo o vocabulário."), np.asarray(-log_p.mean())),
+        (mistake("loss_sign_flipped", "faltou o sinal de menos: a "
+                 "perda é −log p(alvo), um número positivo."), np.asarray(-certa.mean())),
     ]
 
 
@@ -135,8 +145,9 @@ def _ce_cases(rng: np.random.Generator) -> list:
 
 def _ce_grad_hint(got: np.ndarray, ref: np.ndarray, Z, y, baixa: bool) -> str:
     if not np.isfinite(got).all():
-        return ("apareceram NaN/inf: com logits grandes, np.exp estoura. Subtraia o máximo de cada linha antes do "
-                "exp (o truque da Aula 2): e = np.exp(Z - Z.max(axis=-1, keepdims=True)).")
+        return (mistake("unstable_softmax", "apareceram NaN/inf: com logits grandes, np.exp estoura. Subtraia o máximo "
+                        "de cada linha antes do exp (o truque da Aula 2): e = np.exp(Z - Z.max(axis=-1, "
+                        "keepdims=True))."))
     if baixa and np.allclose(got, ref, rtol=1e-5, atol=1e-7):
         return _FLOAT32
     return (_match(got, _ce_grad_mistakes(Z, y), ref, atol=1e-12)
@@ -165,12 +176,13 @@ def exercicio_1(c: Checker, cross_entropy_fn):
         loss = c.array(got[0], f"{label}: a perda é um número")
         if loss is None:
             return
-        dica = ("a perda é um número só (a média), não um array: use .mean()." if loss.size != 1 else
+        dica = (mistake("loss_not_scalar", "a perda é um número só "
+                        "(a média), não um array: use .mean().") if loss.size != 1 else
                 _match(loss.reshape(()), _ce_loss_mistakes(Z, y), np.asarray(loss_ref), atol=1e-12)
                 or "perda = −(1/N) Σ log p[i, y[i]], em nats, com a softmax estável.")
         if not np.isfinite(loss).all():
-            dica = ("a perda deu NaN/inf: com logits grandes, np.exp estoura. Use log p = (Z − máx) − "
-                    "log Σ exp(Z − máx), linha a linha.")
+            dica = (mistake("unstable_softmax", "a perda deu NaN/inf: com logits grandes, np.exp estoura. Use log p = "
+                            "(Z − máx) − log Σ exp(Z − máx), linha a linha."))
         if not c.close(loss.reshape(-1) if loss.size == 1 else loss, np.asarray([loss_ref]),
                        f"{label}: a perda média, em nats", atol=1e-9, rtol=1e-9, hint=dica):
             return
@@ -203,23 +215,29 @@ def _ln_dx_mistakes(dy, x, gamma, eps) -> list:
     media, var_termo = g.mean(axis=-1, keepdims=True), x_hat * (g * x_hat).mean(axis=-1, keepdims=True)
     formula = "dx = s * (g - g.mean(-1, keepdims=True) - x_hat * (g * x_hat).mean(-1, keepdims=True))"
     enganos = [
-        ("faltou o termo da variância: σ² também depende de x, e o caminho por ela dá − x̂ ⊙ média(g ⊙ x̂). "
-         f"{formula}.", s * (g - media)),
-        (f"faltou o termo da média: μ depende de x, e o caminho por ela dá − média(g). {formula}.",
+        (mistake("missing_variance_term",
+         "faltou o termo da variância: σ² também depende de x, e o caminho por ela dá − x̂ ⊙ média(g ⊙ x̂). "
+         f"{formula}."), s * (g - media)),
+        (mistake("missing_mean_term",
+         f"faltou o termo da média: μ depende de x, e o caminho por ela dá − média(g). {formula}."),
          s * (g - var_termo)),
-        (f"faltaram os termos da média e da variância: μ e σ² dependem de x. {formula}.", s * g),
-        (f"faltou multiplicar dy por γ: o gradiente que chega em x̂ é g = dy * gamma. {formula}.",
+        (mistake("missing_mean_and_variance_terms",
+         f"faltaram os termos da média e da variância: μ e σ² dependem de x. {formula}."), s * g),
+        (mistake("missing_gamma",
+         f"faltou multiplicar dy por γ: o gradiente que chega em x̂ é g = dy * gamma. {formula}."),
          s * (dy - dy.mean(axis=-1, keepdims=True) - x_hat * (dy * x_hat).mean(axis=-1, keepdims=True))),
-        (f"faltou o fator s = 1/√(σ² + ε) na frente. {formula}.", g - media - var_termo),
-        (f"as médias foram sobre o eixo errado: a LayerNorm normaliza cada linha (o último eixo, axis=-1). {formula}.",
+        (mistake("missing_s_factor", f"faltou o fator s = 1/√(σ² + ε) na frente. {formula}."), g - media - var_termo),
+        (mistake("wrong_axis",
+         f"as médias foram sobre o eixo errado: a LayerNorm normaliza cada linha (o último eixo, axis=-1). {formula}."),
          s * (g - g.mean(axis=0, keepdims=True) - x_hat * (g * x_hat).mean(axis=0, keepdims=True))),
-        (f"o sinal do termo da variância está trocado: é MENOS x̂ ⊙ média(g ⊙ x̂). {formula}.",
+        (mistake("variance_sign_flipped",
+         f"o sinal do termo da variância está trocado: é MENOS x̂ ⊙ média(g ⊙ x̂). {formula}."),
          s * (g - media + var_termo)),
     ]
-    for ddof, eps_fora, dica in ((1, False, "a variância da LayerNorm divide por d (np.var padrão, ddof=0), não por "
-                                            "d − 1."),
-                                 (0, True, "o ε vai DENTRO da raiz: s = 1 / np.sqrt(var + eps), não 1 / (np.sqrt(var) "
-                                           "+ eps).")):
+    for ddof, eps_fora, dica in ((1, False, mistake("var_ddof1", "a variância da LayerNorm divide por d (np.var "
+                                                    "padrão, ddof=0), não por d − 1.")),
+                                 (0, True, mistake("eps_outside_sqrt", "o ε vai DENTRO da raiz: s = 1 / np.sqrt(var + "
+                                                   "eps), não 1 / (np.sqrt(var) + eps)."))):
         xh, ss, gg = _ln_parts(x, dy, gamma, eps, ddof=ddof, eps_fora=eps_fora)
         enganos.append((dica, ss * (gg - gg.mean(axis=-1, keepdims=True)
                                     - xh * (gg * xh).mean(axis=-1, keepdims=True))))
@@ -231,13 +249,16 @@ def _ln_param_mistakes(dy, x, gamma, eps, nome: str) -> list:
     d = x.shape[-1]
     soma = "a soma é sobre TODAS as linhas (todas as posições de todas as sequências): reshape(-1, d).sum(axis=0)"
     if nome == "dgamma":
-        return [("dgamma = Σ dy ⊙ x̂: use o x NORMALIZADO (x̂), não o x da entrada.", (dy * x).reshape(-1, d).sum(0)),
-                ("dgamma = Σ dy ⊙ x̂ (faltou multiplicar por x̂).", dy.reshape(-1, d).sum(0)),
-                (f"dgamma: {soma}.", (dy * x_hat).sum(axis=0)),
-                ("dgamma: a soma é sobre as linhas, não a média.", (dy * x_hat).reshape(-1, d).mean(0))]
-    return [("dbeta = Σ dy (sem x̂: β só é somado).", (dy * x_hat).reshape(-1, d).sum(0)),
-            (f"dbeta: {soma}.", dy.sum(axis=0)),
-            ("dbeta: a soma é sobre as linhas, não a média.", dy.reshape(-1, d).mean(0))]
+        return [(mistake("x_instead_of_x_hat", "dgamma = Σ dy ⊙ x̂: use o "
+                         "x NORMALIZADO (x̂), não o x da entrada."), (dy * x).reshape(-1, d).sum(0)),
+                (mistake("missing_x_hat", "dgamma = Σ dy ⊙ x̂ (faltou multiplicar por x̂)."), dy.reshape(-1, d).sum(0)),
+                (mistake("sum_over_first_axis_only", f"dgamma: {soma}."), (dy * x_hat).sum(axis=0)),
+                (mistake("mean_instead_of_sum", "dgamma: a soma é sobre "
+                         "as linhas, não a média."), (dy * x_hat).reshape(-1, d).mean(0))]
+    return [(mistake("x_hat_in_dbeta", "dbeta = Σ dy (sem x̂: β só é somado)."), (dy * x_hat).reshape(-1, d).sum(0)),
+            (mistake("sum_over_first_axis_only", f"dbeta: {soma}."), dy.sum(axis=0)),
+            (mistake("mean_instead_of_sum", "dbeta: a soma é sobre "
+                     "as linhas, não a média."), dy.reshape(-1, d).mean(0))]
 
 
 def _ln_cases(rng: np.random.Generator) -> list:
@@ -315,21 +336,28 @@ def _adam_mistakes(theta, g, m, v, t, lr, betas, eps, wd) -> list:
     """(dica, (theta, m, v)) dos enganos típicos de um passo do AdamW."""
     base = (theta, g, m, v, t, lr, betas, eps, wd)
     return [
-        ("o decaimento de peso foi somado ao GRADIENTE (g + λθ): isso é o Adam com L2, em que o decaimento passa "
-         "pela divisão por √v̂. No AdamW ele se aplica aos PESOS, fora das médias: θ − lr·(m̂/(√v̂ + ε) + λθ).",
+        (mistake("l2_instead_of_decoupled_decay", "o decaimento de peso foi somado ao GRADIENTE (g + λθ): isso é o "
+                 "Adam com L2, em que o decaimento passa pela divisão por √v̂. No AdamW ele se aplica aos PESOS, fora "
+                 "das médias: θ − lr·(m̂/(√v̂ + ε) + λθ)."),
          _adamw(*base, l2=True)),
-        ("faltou a correção de viés: m̂ = m / (1 − β₁ᵗ) e v̂ = v / (1 − β₂ᵗ). Sem ela, os primeiros passos saem do "
-         "tamanho errado (no passo 1, uns 3 vezes maiores).", _adamw(*base, bias=False)),
-        ("a correção de viés usou o expoente errado: no passo t (contado a partir de 1), divida por 1 − β₁ᵗ e "
-         "1 − β₂ᵗ, com o t recebido (não t − 1 nem t + 1).", _adamw(*base, t_shift=1)),
-        ("a correção de viés usou o expoente errado: no passo t (contado a partir de 1), divida por 1 − β₁ᵗ e "
-         "1 − β₂ᵗ, com o t recebido (não t − 1 nem t + 1).", _adamw(*base, t_shift=-1) if t > 1 else None),
-        ("o decaimento de peso também é multiplicado pela taxa: θ − lr·λ·θ (e não θ − λ·θ).",
+        (mistake("missing_bias_correction", "faltou a correção de viés: m̂ = m / (1 − β₁ᵗ) e v̂ = v / (1 − β₂ᵗ). Sem "
+                 "ela, os primeiros passos saem do tamanho "
+                 "errado (no passo 1, uns 3 vezes maiores)."), _adamw(*base, bias=False)),
+        (mistake("bias_correction_exponent", "a correção de viés usou o expoente errado: no passo t (contado a partir "
+                 "de 1), divida por 1 − β₁ᵗ e 1 − β₂ᵗ, "
+                 "com o t recebido (não t − 1 nem t + 1)."), _adamw(*base, t_shift=1)),
+        (mistake("bias_correction_exponent", "a correção de viés usou o expoente errado: no passo t (contado a partir "
+                 "de 1), divida por 1 − β₁ᵗ e 1 − β₂ᵗ, "
+                 "com o t recebido (não t − 1 nem t + 1)."), _adamw(*base, t_shift=-1) if t > 1 else None),
+        (mistake("decay_without_lr", "o decaimento de peso também é multiplicado pela "
+                 "taxa: θ − lr·λ·θ (e não θ − λ·θ)."),
          _adamw(*base, decay_lr=False)),
-        ("β₁ e β₂ trocados: β₁ (0,9) é da média do gradiente m, β₂ (0,999) é da média do quadrado v.",
+        (mistake("betas_swapped", "β₁ e β₂ trocados: β₁ (0,9) é da média do gradiente m, β₂ (0,999) é da média do "
+                 "quadrado v."),
          _adamw(*base, swap=True)),
-        ("o ε vai FORA da raiz: m̂ / (√v̂ + ε).", _adamw(*base, eps_in=True)),
-        ("o decaimento de peso ficou de fora: o AdamW soma lr·λ·θ ao passo (o weight_decay recebido).",
+        (mistake("eps_inside_sqrt", "o ε vai FORA da raiz: m̂ / (√v̂ + ε)."), _adamw(*base, eps_in=True)),
+        (mistake("missing_weight_decay", "o decaimento de peso ficou de fora: o AdamW soma lr·λ·θ ao passo (o "
+                 "weight_decay recebido)."),
          _adamw(theta, g, m, v, t, lr, betas, eps, 0.0)),
     ]
 
@@ -383,10 +411,10 @@ def _adam_hint(arr, k, nome, ref, enganos, antigos) -> str:
     if arr.shape != ref[k].shape:
         return f"o novo {nome} tem a forma de param, {ref[k].shape}."
     if k > 0 and np.allclose(arr, antigos[k], rtol=0, atol=1e-14):
-        return (f"{nome} voltou igual ao que entrou: atualize e devolva a média nova, "
-                + ("m = β₁·m + (1 − β₁)·g." if nome == "m" else "v = β₂·v + (1 − β₂)·g²."))
+        return mistake("moment_not_updated", f"{nome} voltou igual ao que entrou: atualize e devolva a média nova, "
+                       + ("m = β₁·m + (1 − β₁)·g." if nome == "m" else "v = β₂·v + (1 − β₂)·g²."))
     if k == 1 and np.allclose(arr, ref[2], rtol=1e-12, atol=0):
-        return "m e v trocados na tupla: devolva (param, m, v)."
+        return mistake("m_v_swapped", "m e v trocados na tupla: devolva (param, m, v).")
     candidatos = [(dica, r[k]) for dica, r in enganos]
     return (_match(arr, candidatos, ref[k], atol=1e-15, rtol=1e-12)
             or ("m = β₁m + (1 − β₁)g; v = β₂v + (1 − β₂)g²; m̂ = m/(1 − β₁ᵗ); v̂ = v/(1 − β₂ᵗ); "
@@ -409,12 +437,14 @@ def _sampling_reference(z: np.ndarray, temperature: float, top_k) -> np.ndarray:
 def _sampling_mistakes(z: np.ndarray, temperature: float, top_k) -> list:
     T = temperature if temperature else 1.0
     out = [
-        ("a temperatura entrou DEPOIS da softmax: dividir as probabilidades por T e normalizar de novo devolve as "
-         "mesmas probabilidades. Divida os LOGITS: softmax(logits / T).",
+        (mistake("temperature_after_softmax", "a temperatura entrou DEPOIS da softmax: dividir as probabilidades por T "
+                 "e normalizar de novo devolve as mesmas probabilidades. Divida os LOGITS: softmax(logits / T)."),
          _sampling_reference(z, 1.0, top_k)),
-        ("a temperatura multiplica os logits no lugar de dividir: use softmax(logits / T).",
+        (mistake("temperature_multiplied", "a temperatura multiplica os logits no lugar de dividir: use softmax(logits "
+                 "/ T)."),
          _sampling_reference(z * T * T, T, top_k)),
-        ("a função devolveu os logits (ou os logits divididos por T): devolva as probabilidades, que somam 1.",
+        (mistake("logits_returned", "a função devolveu os logits (ou os logits divididos por T): devolva as "
+                 "probabilidades, que somam 1."),
          z / T),
     ]
     if top_k is not None and top_k < z.size:
@@ -422,14 +452,18 @@ def _sampling_mistakes(z: np.ndarray, temperature: float, top_k) -> list:
         dentro = z >= ordem[-top_k]
         todos = softmax(z / T)
         out += [
-            (f"o top-k guardou k − 1 = {top_k - 1} tokens: mantenha os logits MAIORES OU IGUAIS ao k-ésimo maior "
-             "(np.sort(logits)[-k]), com >=.", _kept(z, T, z > ordem[-top_k])),
-            (f"o top-k guardou k + 1 = {top_k + 1} tokens: o corte é o k-ésimo maior logit, np.sort(logits)[-k].",
+            (mistake("top_k_off_by_one_fewer",
+             f"o top-k guardou k − 1 = {top_k - 1} tokens: mantenha os logits MAIORES OU IGUAIS ao k-ésimo maior "
+             "(np.sort(logits)[-k]), com >=."), _kept(z, T, z > ordem[-top_k])),
+            (mistake("top_k_off_by_one_more",
+             f"o top-k guardou k + 1 = {top_k + 1} tokens: o corte é o k-ésimo maior logit, np.sort(logits)[-k]."),
              _kept(z, T, z >= ordem[-top_k - 1])),
-            ("o top-k zerou os tokens de fora depois da softmax de todos, sem renormalizar: as probabilidades dos k "
-             "guardados precisam somar 1 (dê −inf aos logits de fora e faça a softmax, ou divida pela soma dos k).",
+            (mistake("top_k_not_renormalized", "o top-k zerou os tokens de fora depois da softmax de todos, sem "
+                     "renormalizar: as probabilidades dos k guardados precisam somar 1 (dê −inf aos logits de fora e "
+                     "faça a softmax, ou divida pela soma dos k)."),
              np.where(dentro, todos, 0.0)),
-            ("o top-k guardou os k MENORES logits: mantenha os maiores (np.sort(logits)[-k] é o k-ésimo maior).",
+            (mistake("top_k_smallest", "o top-k guardou os k MENORES logits: mantenha os maiores (np.sort(logits)[-k] "
+                     "é o k-ésimo maior)."),
              _kept(z, T, z <= ordem[top_k - 1])),
         ]
     return out
@@ -484,10 +518,11 @@ def exercicio_4(c: Checker, sampling_distribution_fn):
         if p.shape != ref.shape:
             hint = "devolva um array de forma (V,): uma probabilidade por token do vocabulário."
         elif not np.isfinite(p).all():
-            hint = ("apareceram NaN/inf: " + ("com T = 0, não divida por T; a gulosa dá probabilidade 1 ao maior "
+            hint = (mistake("sampling_not_finite",
+                    "apareceram NaN/inf: " + ("com T = 0, não divida por T; a gulosa dá probabilidade 1 ao maior "
                                               "logit (np.argmax) e 0 aos outros." if T == 0 else
                                               "com logits grandes e T pequeno, np.exp estoura; subtraia o máximo "
-                                              "antes (ou use atencao.softmax)."))
+                                              "antes (ou use atencao.softmax).")))
         else:
             hint = (_match(p, _sampling_mistakes(z, T, k), ref, atol=1e-12)
                     or "com T > 0: softmax(logits / T), dando −inf antes aos logits menores que o k-ésimo maior.")
@@ -508,19 +543,25 @@ def _induction_mistakes(A: np.ndarray, half: int) -> list:
     todas = np.arange(1, n)
     por = lambda linhas, colunas: A[..., linhas, colunas].mean(axis=(0, 2))  # noqa: E731
     return [
-        ("você mediu a atenção para a posição i − half, a ocorrência anterior do MESMO token (a de uma cabeça de "
-         "\"token repetido\"). A cabeça de indução olha para o token que veio DEPOIS dela: a coluna i − half + 1.",
+        (mistake("repeated_token_column", "você mediu a atenção para a posição i − half, a ocorrência anterior do "
+                 "MESMO token (a de uma cabeça de \"token repetido\"). A cabeça de indução olha para o token que veio "
+                 "DEPOIS dela: a coluna i − half + 1."),
          por(i, i - half)),
-        ("a coluna é i − half + 1 (o token depois da ocorrência anterior), não i − half − 1.", por(i, i - half - 1)),
-        ("você mediu a atenção para o token anterior (coluna i − 1): essa é a cabeça de token anterior. A de "
-         "indução olha para a coluna i − half + 1.", por(todas, todas - 1)),
-        ("as linhas são só as da SEGUNDA metade, i = half … 2·half − 1: na primeira, o token ainda não apareceu "
-         "antes (e i − half + 1 sai negativo, dando a volta no array).", por(np.arange(n), np.arange(n) - half + 1)),
-        ("a média é sobre o lote e as posições, uma pontuação por cabeça: o resultado tem forma (n_heads,).",
+        (mistake("column_off_by_two", "a coluna é i − half + 1 (o token depois da ocorrência anterior), não i − half − "
+                 "1."), por(i, i - half - 1)),
+        (mistake("previous_token_column", "você mediu a atenção para o token anterior (coluna i − 1): essa é a cabeça "
+                 "de token anterior. A de indução olha para a coluna i − half + 1."), por(todas, todas - 1)),
+        (mistake("first_half_rows", "as linhas são só as da SEGUNDA metade, i = half … 2·half − 1: na primeira, o "
+                 "token ainda não apareceu antes (e i − half "
+                 "+ 1 sai negativo, dando a volta no array)."), por(np.arange(n), np.arange(n) - half + 1)),
+        (mistake("mean_wrong_axis", "a média é sobre o lote e as posições, uma pontuação por cabeça: o resultado tem "
+                 "forma (n_heads,)."),
          A[..., i, i - half + 1].mean(axis=(0, 1))),
-        ("use a média, não o máximo: a pontuação é o peso médio que a cabeça põe na posição de indução.",
+        (mistake("max_instead_of_mean", "use a média, não o máximo: a pontuação é o peso médio que a cabeça põe na "
+                 "posição de indução."),
          A[..., i, i - half + 1].max(axis=(0, 2))),
-        ("a pontuação é a média das linhas i = half … 2·half − 1 (half linhas), não a soma.",
+        (mistake("sum_instead_of_mean", "a pontuação é a média das linhas i = half … 2·half − 1 (half linhas), não a "
+                 "soma."),
          A[..., i, i - half + 1].sum(axis=2).mean(axis=0)),
     ]
 

@@ -13,7 +13,7 @@ import sys
 
 import numpy as np
 
-from . import cases, integrity
+from . import cases, categories, integrity
 from .calls import Captured, RemoteCall
 from .errors import is_numpy_shape_error
 from .figures import figure_data, open_figures
@@ -39,13 +39,13 @@ class Checker:
     Sem atributos além destes (``__slots__``): o código avaliado não consegue trocar ``expect`` numa
     instância em uso."""
 
-    __slots__ = ("title", "lines", "failures", "captured", "case", "n_cases", "failed_case", "labels",
+    __slots__ = ("title", "lines", "failures", "categories", "captured", "case", "n_cases", "failed_case", "labels",
                  "case_start")
 
     def __init__(self, title: str):
         self.title = title
         self.lines: list[str] = []
-        self.failures: list[str] = []
+        self.failures, self.categories = [], []  # os critérios que falharam e a categoria de cada um (categories.py)
         self.captured = Captured("", [])
         self.case: int | None = None  # o caso em andamento (1, 2, ...), quando a verificação usa :meth:`cases`
         self.n_cases: int | None = None
@@ -85,7 +85,7 @@ class Checker:
         self.expect(False, what, expected, obtained, hint, stop=True)
 
     def expect(self, ok: bool, what: str, expected=None, obtained=None, hint: str | None = None, *,
-               stop: bool = False) -> bool:
+               stop: bool = False, category: str = "criterion_failed") -> bool:
         """Registra um critério (uma linha do relatório).
 
         Parameters
@@ -100,12 +100,14 @@ class Checker:
             A dica numa falha: o que fazer para acertar.
         stop : bool
             Se ``True``, uma falha encerra a verificação (:class:`StopCheck`), como :meth:`require`.
+        category : str
+            A categoria da falha (:data:`.categories.GENERIC`) quando ``hint`` não é uma :class:`.categories.Hint`.
 
         Returns
         -------
         bool
             ``ok``. Numa falha, ``what`` entra em :attr:`failures` (na conferência da correção, sem o rótulo do
-            caso: :meth:`_failure_text`).
+            caso: :meth:`_failure_text`) e a categoria, em :attr:`categories`.
         """
         ok = bool(ok)
         if ok:
@@ -122,6 +124,7 @@ class Checker:
                 detail.append(f"       dica: {hint}")
             self.lines.extend(detail)
             self.failures.append(self._failure_text(what))
+            self.categories.append(getattr(hint, "category", category))
             if stop:
                 raise StopCheck()
         return ok
@@ -168,8 +171,7 @@ class Checker:
         if not isinstance(fn, RemoteCall) and not callable(fn):
             self.expect(False, f"{label}: a verificação recebeu uma função", expected="uma função (def ...)",
                         obtained=f"{type(fn).__name__}: {reprlib.repr(fn)}",
-                        hint="passe o nome da função, sem chamá-la: exercicio_1(minha_funcao), e não "
-                             "exercicio_1(minha_funcao(...)) nem o resultado dela.")
+                        hint=categories.NOT_A_FUNCTION_HINT)
             raise StopCheck()
         if isinstance(fn, RemoteCall):
             return self._call_remote(label, fn, args, kwargs, nomes, forbidden, mutation_hint)
@@ -221,8 +223,7 @@ class Checker:
     def _flag_forbidden(self, label: str, usados) -> None:
         self.expect(False, f"{label}: a conta é sua, sem a função pronta da biblioteca",
                     "a fórmula escrita com NumPy", f"a sua função chamou {', '.join(sorted(usados))}",
-                    "o enunciado pede para escrever a conta você mesmo, com NumPy; use as funções prontas só "
-                    "fora da sua função, para conferir o resultado.")
+                    categories.FORBIDDEN_HINT)
 
     def _flag_mutation(self, label: str, nome: str, mudou: list, tipo: str, hint: str | None = None) -> None:
         """O ❌ de uma entrada alterada no lugar; ``tipo``: ``array``, ``objeto`` (um atributo do objeto
@@ -240,7 +241,8 @@ class Checker:
             dica = (f"não altere {alvo} dentro da função: a camada é a mesma que o notebook usa depois. "
                     f"Faça as contas em arrays novos (por exemplo, `W = {alvo} / 2`).")
         self.expect(False, f"{label}: a função não altera as entradas", f"{nome} igual ao que foi passado",
-                    f"{', '.join(nome + k for k in mudou)} foi modificado dentro da função", dica)
+                    f"{', '.join(nome + k for k in mudou)} foi modificado dentro da função",
+                    categories.Hint("input_mutated", dica))
 
     def returns(self, result, label: str, *names: str, stop: bool = False):
         """Critério "devolve (a, b, ...)": ``result`` é uma tupla (ou lista) com um item por nome de ``names``.
@@ -267,7 +269,7 @@ class Checker:
         pedido = f"uma tupla ({juntos})" if len(names) == 2 else f"uma tupla com {len(names)} itens"
         if not self.expect(isinstance(result, (tuple, list)) and len(result) == len(names),
                            f"{label}: devolve ({juntos})", pedido, describe(result), return_hint(result, *names),
-                           stop=stop):
+                           stop=stop, category="wrong_return_format"):
             return None
         return tuple(result)
 
@@ -302,18 +304,17 @@ class Checker:
             não vira um array de números (com ``stop=True``, o ❌ encerra a verificação).
         """
         if value is None:
-            self.expect(False, what, "um array de números", "None", "faltou um `return` na sua função?", stop=stop)
+            self.expect(False, what, "um array de números", "None", categories.NO_RETURN_HINT, stop=stop)
             return None
         if np.iscomplexobj(value) and np.any(np.imag(value) != 0):
             self.expect(False, what, "números reais", "números complexos (com parte imaginária)",
-                        "a atenção só usa números reais: confira de onde veio o `1j` (ou o np.complex) na conta.",
-                        stop=stop)
+                        categories.COMPLEX_HINT, stop=stop)
             return None
         try:
             return np.asarray(np.real_if_close(value) if np.iscomplexobj(value) else value, dtype=float)
         except (TypeError, ValueError):
             self.expect(False, what, "um array de números", f"{type(value).__name__} que não vira um array de números",
-                        "devolva um ndarray (ou uma lista de listas de números) com a forma pedida.", stop=stop)
+                        categories.NOT_AN_ARRAY_HINT, stop=stop)
             return None
 
     def close(self, a, b, what: str, atol: float = 1e-5, rtol: float = 1e-5, hint: str | None = None, *,
@@ -331,11 +332,11 @@ class Checker:
         b = np.asarray(b, dtype=float)
         if a.shape != b.shape:
             shape = lambda x: "um número" if x.ndim == 0 else f"forma {x.shape}"  # noqa: E731
-            return self.expect(False, what, shape(b), shape(a), hint, stop=stop)
+            return self.expect(False, what, shape(b), shape(a), hint, stop=stop, category="wrong_shape")
         diff = float(np.max(np.abs(a - b))) if a.size else 0.0
         ok = bool(np.all(np.abs(a - b) <= atol + rtol * np.abs(b))) and not np.isnan(a).any()
         obtido = f"{format_value(a)}  (maior diferença {format_number(diff, 'g')})"
-        return self.expect(ok, what, format_value(b), obtido, hint, stop=stop)
+        return self.expect(ok, what, format_value(b), obtido, hint, stop=stop, category="wrong_values")
 
     def expect_value_error(self, label: str, fn, *args, names: tuple = (), what: str, hint: str,
                            expected: str = "ValueError levantado pela sua função", with_message: bool = False,
@@ -372,8 +373,8 @@ class Checker:
             obtido = f"{type(exc).__name__}: {exc}"
         proprio = obtido.startswith("ValueError") and not is_numpy_shape_error(obtido)
         if with_message and proprio and not mensagem:
-            return self.expect(False, what, expected, "ValueError sem mensagem", hint)
-        return self.expect(proprio, what, expected, obtido[:120], hint)
+            return self.expect(False, what, expected, "ValueError sem mensagem", hint, category="missing_value_error")
+        return self.expect(proprio, what, expected, obtido[:120], hint, category="missing_value_error")
 
     def header(self, passed: bool) -> str:
         """A primeira linha do relatório: ``✅ OK — título: tudo certo!`` ou ``❌ FALHOU — título: 2 critérios
@@ -396,5 +397,4 @@ class Checker:
             self.expect(False, "a biblioteca e a verificação estão como foram importadas",
                         "nenhuma função da biblioteca, do NumPy ou da verificação trocada",
                         f"{when}: {', '.join(alterados[:6])}" + (" …" if len(alterados) > 6 else ""),
-                        "não substitua funções de atencao, do NumPy ou das verificações (`modulo.funcao = ...`): a "
-                        "troca foi desfeita. Se foi sem querer, reinicie o kernel e rode o notebook de novo.")
+                        categories.TAMPERED_HINT)

@@ -18,6 +18,7 @@ import os
 import re
 
 from . import cases
+from .categories import Hint
 from .watcher import CHECKS_DIR, is_student_file
 
 __all__ = ["translate", "student_error", "is_numpy_shape_error"]
@@ -101,7 +102,8 @@ def student_error(exc: BaseException) -> tuple[str, None, None, str]:
     if onde is None and _raised_in_checks(exc):  # nenhum quadro do aluno: a verificação não entendeu o retorno
         return ("a verificação não conseguiu ler o que a sua função devolveu",
                 "o formato pedido no enunciado", f"{type(exc).__name__}: {original[:120]}",
-                "confira a ordem e o tipo de cada item do `return` (o enunciado diz o que devolver, nessa ordem).")
+                Hint("unreadable_return", "confira a ordem e o tipo de cada item do `return` (o enunciado diz o que "
+                     "devolver, nessa ordem)."))
     sorteado = cases.RANDOMIZE_CASES and not getattr(exc, "mensagem_fixa", False)
     # de outro processo, um tipo que não é dos comuns chega como StudentError, com o nome original à parte
     tipo = getattr(exc, "tipo_do_aluno", None) if sorteado else None
@@ -119,7 +121,7 @@ def student_error(exc: BaseException) -> tuple[str, None, None, str]:
         dica = f"mensagem original: “{original}”; " + dica
     if sorteado and original:  # a mensagem, fora do critério, ainda aparece no relatório impresso
         dica = f"mensagem: “{traduzida}”; " + dica
-    return criterio, None, None, dica
+    return criterio, None, None, Hint("student_exception", dica)
 
 
 def _raised_in_checks(exc: BaseException) -> bool:

@@ -31,6 +31,7 @@ from .._validation import read_only_copy
 from . import integrity
 from .calls import Captured, RemoteCall
 from .cases import case_seed
+from .categories import Hint, mistake
 from .checker import Checker, StopCheck
 from .errors import is_numpy_shape_error, student_error
 from .figures import close_new_figures, open_figures, warm_up_matplotlib
@@ -47,7 +48,7 @@ from .report import (
 __all__ = [
     # o arcabouço
     "Checker", "check", "CheckResult", "Captured", "RemoteCall", "StopCheck", "passou", "grading", "protect",
-    "frozen_copy", "call_frozen", "matching_hint",
+    "frozen_copy", "call_frozen", "matching_hint", "Hint", "mistake",
     # reexportados: casos, texto do relatório, figuras e erros
     "case_seed", "MARKS", "UNSTABLE_SOFTMAX_HINT", "describe", "format_number",
     "format_value", "return_hint", "wrap_report", "open_figures", "close_new_figures", "warm_up_matplotlib",
@@ -61,16 +62,28 @@ def grading() -> bool:
 
 
 class CheckResult:
-    """Resultado de uma verificação: ``bool(resultado)`` diz se passou; ``falhas`` lista os critérios.
+    """Resultado de uma verificação: ``bool(resultado)`` diz se passou; ``failures`` lista os critérios que
+    falharam e ``categories``, a categoria de cada um (o id do engano da dica, :mod:`.categories`).
 
     No Jupyter não mostra nada como última expressão (o relatório já foi impresso).
     """
 
-    def __init__(self, title: str, passed: bool, status: str, failures: list[str]):
+    def __init__(self, title: str, passed: bool, status: str, failures: list[str], categories: list[str] | None = None):
         self.title = title
         self.passed = passed
         self.status = status  # "ok", "falhou" ou "nao_feito"
         self.failures = failures
+        self.categories = list(categories or [])
+
+    @property
+    def category(self) -> str:
+        """A categoria do resultado: ``"ok"``, ``"not_done"`` (⏳) ou a do primeiro ❌ (a que encerrou a
+        verificação, com a dica que o aluno leu primeiro)."""
+        if self.status == "ok":
+            return "ok"
+        if self.status == "nao_feito":
+            return "not_done"
+        return self.categories[0] if self.categories else "criterion_failed"
 
     def __bool__(self) -> bool:
         return self.passed
@@ -143,9 +156,10 @@ def check(title: str):
                 _record(args[0] if args else None, status)
                 if grading():
                     raise AssertionError(f"{title}: exercício não resolvido.")
-                return CheckResult(title, False, status, ["não resolvido"])
+                return CheckResult(title, False, status, ["não resolvido"], ["not_done"])
             if type(checker.failures) is not list or type(checker.lines) is not list:  # noqa: E721
                 checker.failures = ["o relatório da verificação foi alterado durante a execução"]
+                checker.categories = ["library_tampered"]
             passed = not checker.failures
             status = "ok" if passed else "falhou"
             _record(args[0] if args else None, status)
@@ -156,7 +170,8 @@ def check(title: str):
             print(wrap_report("\n".join(linhas)))
             if grading() and not passed:
                 raise AssertionError(f"{title}: não passou em: " + "; ".join(checker.failures))
-            return CheckResult(title, passed, status, checker.failures)
+            categorias = checker.categories if type(checker.categories) is list else []  # noqa: E721
+            return CheckResult(title, passed, status, checker.failures, categorias)
 
         return wrapper
 
@@ -286,8 +301,9 @@ def matching_hint(got: np.ndarray, candidates, ref=None, atol: float = 1e-5) -> 
     ----------
     got : ndarray
         O que a função do aluno devolveu (já convertido por :meth:`Checker.array`).
-    candidates : iterável de (str, array)
-        A tabela dos erros típicos: pares ``(dica, resultado do engano)``, na ordem de prioridade; cada resultado é
+    candidates : iterável de (Hint, array)
+        A tabela dos erros típicos: pares ``(dica, resultado do engano)``, na ordem de prioridade; cada dica é escrita
+        com :func:`mistake` (o texto e o id estável do engano, que o relatório da turma conta) e cada resultado é
         a conta feita com o engano (sem a escala, softmax no eixo errado...), calculada pela verificação (``None``:
         um engano que não se aplica ao caso, pulado).
     ref : array, opcional
@@ -297,8 +313,9 @@ def matching_hint(got: np.ndarray, candidates, ref=None, atol: float = 1e-5) -> 
 
     Returns
     -------
-    str ou None
-        A dica do primeiro candidato com a forma de ``got`` e igual a ele; ``None`` se nenhum bate.
+    Hint ou None
+        A dica do primeiro candidato com a forma de ``got`` e igual a ele (com a categoria dele); ``None`` se nenhum
+        bate.
     """
     for dica, cand in candidates:
         if cand is None:  # um engano que não se aplica a este caso

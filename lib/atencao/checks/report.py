@@ -10,6 +10,8 @@ import textwrap
 
 import numpy as np
 
+from .categories import Hint
+
 __all__ = ["MARKS", "UNSTABLE_SOFTMAX_HINT", "format_value", "format_number", "describe", "return_hint",
            "wrap_report"]
 
@@ -19,8 +21,9 @@ __all__ = ["MARKS", "UNSTABLE_SOFTMAX_HINT", "format_value", "format_number", "d
 MARKS = {"ok": "✅ OK", "falhou": "❌ FALHOU", "nao_feito": "⏳ A FAZER", "espera": "⏸️ ESPERANDO"}
 
 # A dica para pesos com NaN/inf: a softmax sem subtrair o máximo estoura com pontuações grandes.
-UNSTABLE_SOFTMAX_HINT = ("apareceram NaN/inf nos pesos com pontuações grandes: np.exp estoura acima de ~709. "
-                         "Subtraia o máximo de cada linha antes do exp (a softmax estável) ou use atencao.softmax.")
+UNSTABLE_SOFTMAX_HINT = Hint("unstable_softmax",
+                             "apareceram NaN/inf nos pesos com pontuações grandes: np.exp estoura acima de ~709. "
+                             "Subtraia o máximo de cada linha antes do exp (a softmax estável) ou use atencao.softmax.")
 
 
 def format_value(x) -> str:
