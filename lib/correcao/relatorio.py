@@ -13,8 +13,9 @@ from pathlib import Path
 from atencao.checks.errors import translate
 
 CSV_FIXED = ["aluno", "aula", "notebook", "arquivo"]
-CSV_TAIL = ["total", "maximo", "pontos_em_revisao", "correcao_manual_pendente", "situacao", "isolamento", "retorno",
-            "motivo"]
+# "similaridade" antes de "total": as oito colunas do fim continuam as mesmas (correcao.similarity a preenche)
+CSV_TAIL = ["similaridade", "total", "maximo", "pontos_em_revisao", "correcao_manual_pendente", "situacao",
+            "isolamento", "retorno", "motivo"]
 
 STATUSES = {
     "ok": "tudo certo", "parcial": "parcialmente correto", "zero": "nenhuma verificação passou",
@@ -51,6 +52,7 @@ class Row:
     peak_memory: int | None = None  # bytes, a soma das caixas do notebook (quando medida)
     corpo: str = ""  # o notebook corrigido em HTML, feito no processo que corrigiu (em paralelo)
     em_revisao: dict = field(default_factory=dict)  # grade_id -> pontos que teria, retidos até o professor revisar
+    similaridade: str = ""  # os pares de similaridade.html em que esta entrega está (correcao.similarity)
 
     def csv(self, columns: list[str]) -> dict:
         out = {"aluno": spreadsheet_cell(self.student), "aula": self.assignment,
@@ -60,7 +62,8 @@ class Row:
                "pontos_em_revisao": format_number(sum(self.em_revisao.values())) if self.em_revisao else "",
                "correcao_manual_pendente": self.manual_pending, "situacao": self.status,
                "isolamento": self.isolation, "retorno": spreadsheet_cell(self.retorno),
-               "motivo": spreadsheet_cell(strip_paths(" | ".join(self.reasons)))}
+               "motivo": spreadsheet_cell(strip_paths(" | ".join(self.reasons))),
+               "similaridade": spreadsheet_cell(self.similaridade)}
         out.update({c: format_number(self.scores[c]) if c in self.scores else "" for c in columns})
         return out
 
