@@ -365,34 +365,40 @@ def bench_gpt_training(config=None, n_samples: int = 3, sample_len: int = 300) -
     train, val = split_train_val(tok.encode(text))
     baseline = min(bigram_bits_per_char(train, val, tok.vocab_size, a) for a in (0.01, 0.03, 0.1, 0.3, 1.0))
     model = GPT(GPTConfig(vocab_size=tok.vocab_size, dtype="float32"))
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     hist = train_gpt(model, train, val, config)
-    wall = time.perf_counter() - t0
+    wall, cpu = time.perf_counter() - t0, time.process_time() - c0
     words = corpus_words(text)
     prompt = "A atenção "
     samples = [generate_text(model, tok, prompt, sample_len, temperature=0.8, top_k=10, seed=s)[len(prompt):]
                for s in range(n_samples)]
     shares = [word_share(s, words) for s in samples]
-    return dict(steps=config.steps, seconds=hist.seconds, wall=wall, n_params=model.n_params,
+    return dict(steps=config.steps, seconds=hist.seconds, wall=wall, cpu=cpu, n_params=model.n_params,
                 val_bits=bits_per_char(hist.val_loss[-1]), train_bits=bits_per_char(hist.train_loss[-1]),
                 best_val_bits=min(hist.val_loss) / math.log(2.0), baseline_bits=baseline,
                 share=float(np.nanmean(shares)), samples=samples, chars=len(text), vocab=tok.vocab_size)
+
+
+def _milhar(n: int) -> str:
+    """``n`` com o ponto de milhar do português (``111.296``)."""
+    return f"{n:,}".replace(",", ".")
 
 
 def print_aula06() -> None:
     from atencao.gpt_training import SHORT
 
     r = bench_gpt_step()
-    print(f"Aula 6, passo de treino do GPT ({r['n_params']:,} pesos, lote 32 × 64, float32, {r['threads']} threads):"
-          .replace(",", "."))
+    print(f"Aula 6, passo de treino do GPT ({_milhar(r['n_params'])} pesos, lote 32 × 64, float32, {r['threads']} "
+          "threads):")
     print(f"  PyTorch {r['t_torch'] * 1000:.1f} ms, NumPy do curso {r['t_ours'] * 1000:.1f} ms; razão NumPy / PyTorch "
           f"{r['ratio']:.2f}x (meta ≤ 2x; mediana de {r['pairs']} pares alternados, quartis {r['ratio_q1']:.2f}x a "
           f"{r['ratio_q3']:.2f}x)")
     for nome, cfg in (("padrão", None), ("curto (navegador e CI)", SHORT)):
         t = bench_gpt_training(cfg)
-        print(f"Aula 6, treino {nome} ({t['steps']} passos, corpus de {t['chars']:,} caracteres, vocabulário "
-              f"{t['vocab']}): {t['seconds']:.0f} s de treino, {t['wall']:.0f} s com as medidas"
-              .replace(",", ".") + (" (meta ≤ 180 s)" if cfg is None else ""))
+        print(f"Aula 6, treino {nome} ({t['steps']} passos, corpus de {_milhar(t['chars'])} caracteres, vocabulário "
+              f"{t['vocab']}): {t['seconds']:.0f} s de treino, {t['wall']:.0f} s com as medidas, "
+              f"{t['cpu']:.0f} s de CPU"
+              + (" (meta ≤ 180 s)" if cfg is None else ""))
         print(f"  validação {t['val_bits']:.2f} bits/caractere (a melhor, {t['best_val_bits']:.2f}; treino "
               f"{t['train_bits']:.2f}) × bigramas {t['baseline_bits']:.2f}; palavras das amostras que existem no "
               f"corpus: {100 * t['share']:.0f} %" + (" (meta ≥ 60 %)" if cfg is None else ""))
