@@ -27,6 +27,7 @@ from correcao.catalogo import catalog
 from correcao.relatorio import Row, write_outputs
 
 ROOT = Path(__file__).resolve().parents[1]
+PAGINA = "similaridade.html"
 
 
 def _entrega(pasta: Path, aluno: str, respostas: dict, arquivo: str = "04-exercicios.ipynb") -> Row:
@@ -36,7 +37,7 @@ def _entrega(pasta: Path, aluno: str, respostas: dict, arquivo: str = "04-exerci
     nbformat.write(resp.notebook(respostas), destino)
     g = catalog()[(resp.AULA, resp.NOTEBOOK)]
     return Row(aluno, resp.AULA, resp.NOTEBOOK, scores={gid: 2.0 for gid in g.checks}, total=2.0 * len(g.checks),
-               maximum=g.max_auto, arquivo=arquivo, autograded=destino)
+               maximum=g.max_auto, arquivo=arquivo, autograded=destino, corpo="<p>(o notebook)</p>")
 
 
 def _mistura(base: dict, **trocas) -> dict:
@@ -178,6 +179,28 @@ def test_limiar_e_tamanho_minimo_documentados_no_guia_do_professor():
     assert imagens and all((ROOT / "docs" / i).exists() for i in imagens)
 
 
+def test_com_o_codigo_guardado_sem_os_notebooks_o_resultado_e_o_mesmo(tmp_path):
+    """A junção das partes de uma turma dividida não tem os notebooks corrigidos (ficam em cada máquina): com o código
+    guardado por answers_of em cada parte, compare_class dá os mesmos pares."""
+    rows = _turma(tmp_path)
+    guardado = json.loads(json.dumps(similarity.answers_of(rows)))  # como num parte.json
+    com = similarity.compare_class(rows, tmp_path / "com")
+    for r in rows:
+        r.autograded, r.similaridade = None, ""
+    sem = similarity.compare_class(rows, tmp_path / "sem", respostas=guardado)
+    assert [(p.a, p.b, p.shared) for p in sem.pairs] == [(p.a, p.b, p.shared) for p in com.pairs] != []
+    assert (tmp_path / "sem" / "similaridade.html").read_bytes() == (tmp_path / "com" / PAGINA).read_bytes()
+
+
+def test_uma_resposta_enorme_e_cortada(tmp_path):
+    enorme = dict(resp.LIA)
+    enorme["aula02-ex3-solucao"] += "\n" + "    x = [1, 2, 3]\n" * 100_000  # 1,7 MB numa célula
+    rows = [_entrega(tmp_path, "lia", enorme), _entrega(tmp_path, "otavio", resp.OTAVIO)]
+    (codigo, _) = similarity.answers_of(rows)
+    assert len(codigo["aula02-ex3-solucao"]) == similarity.MAX_ANSWER_CHARS
+    assert len(similarity.compare_class(rows, tmp_path / "saida").pairs) == 1
+
+
 def test_entrada_errada_da_erro_claro():
     with pytest.raises(ValueError, match=r"students: esperado um aluno por entrega \(2\), recebidos 1"):
         similarity.compare_documents([{}, {}], ["a"])
@@ -185,19 +208,29 @@ def test_entrada_errada_da_erro_claro():
         similarity.compare_documents([], [], threshold=1.5)
     with pytest.raises(ValueError, match="min_shared: esperado um inteiro ≥ 0, recebido -1"):
         similarity.compare_class([], Path("."), min_shared=-1)
+    with pytest.raises(ValueError, match=r"respostas: esperada uma por linha \(0\), recebidas 1"):
+        similarity.compare_class([], Path("."), respostas=[{}])
 
 
 def test_o_resultado_nao_depende_do_hash_do_python():
-    """O hash() do Python muda a cada processo (PYTHONHASHSEED); com a janela 1, o resultado é o mesmo."""
+    """O hash() do Python muda a cada processo (PYTHONHASHSEED): noutro processo, com outra semente, o resultado é o
+    mesmo deste (com a janela 1, todos os trechos entram, seja qual for o valor do hash de cada um)."""
+    alunos = [resp.honesto(k) for k in range(4)] + [resp.LIA, resp.OTAVIO]
+    aqui = json.loads(json.dumps(similarity.compare_documents(alunos, [str(k) for k in range(6)], threshold=0.05,
+                                                               min_shared=10)))
+    semente = str(int(os.environ["PYTHONHASHSEED"]) + 1) if os.environ.get("PYTHONHASHSEED", "random") != "random" \
+        else "0"  # este processo sorteou a dele; 0 desliga o sorteio (outro hash, com certeza)
     programa = ("import json, sys; sys.path.insert(0, 'tests'); from similaridade import respostas as r; "
                 "from correcao.similarity import compare_documents; "
                 "alunos = [r.honesto(k) for k in range(4)] + [r.LIA, r.OTAVIO]; "
                 "print(json.dumps(compare_documents(alunos, [str(k) for k in range(6)], threshold=0.05, "
                 "min_shared=10)))")
-    saidas = [subprocess.run([sys.executable, "-c", programa], cwd=ROOT, capture_output=True, text=True, check=True,
-                             env={**os.environ, "PYTHONHASHSEED": semente, "MPLBACKEND": "Agg"}).stdout
-              for semente in ("1", "2")]
-    assert saidas[0] == saidas[1] and len(json.loads(saidas[0])) >= 3
+    feito = subprocess.run([sys.executable, "-c", programa], cwd=ROOT, capture_output=True, text=True, check=True,
+                           env={**os.environ, "PYTHONHASHSEED": semente, "MPLBACKEND": "Agg"})
+    assert hash("similaridade") != int(subprocess.run(
+        [sys.executable, "-c", "print(hash('similaridade'))"], capture_output=True, text=True, check=True,
+        env={**os.environ, "PYTHONHASHSEED": semente}).stdout)  # o outro processo tem mesmo outro hash
+    assert json.loads(feito.stdout) == aqui and len(aqui) >= 3
 
 
 _LENTO = [pytest.mark.lento,

@@ -59,6 +59,7 @@ MIN_SHARED = 120  # caracteres de código filtrado em comum, no mínimo (uma lin
 COMMON_FRACTION = 0.10  # um trecho escrito por mais que esta fração dos alunos do notebook não conta...
 COMMON_MIN = 3  # ... e o limite nunca fica abaixo de 3 alunos (um par, ou um trio, continua contando)...
 COMMON_MAX = 10  # ... nem acima de 10 (o -m 10 do MOSS): numa turma de 500, 11 alunos com o trecho já é "comum"
+MAX_ANSWER_CHARS = 20_000  # de cada resposta, comparados (a maior de solutions/ tem ~2.000): o resto não entra
 MAX_PAIRS = 200  # pares listados por notebook (os mais parecidos); a página diz quantos ficaram de fora
 PAGE = "similaridade.html"
 
@@ -118,7 +119,8 @@ def answer_code(nb: dict, templates: dict[str, str]) -> dict[str, str]:
         ``grade_id`` -> código, na ordem do notebook, sem as linhas iguais a uma linha do esboço daquela célula (a
         assinatura, os comentários dados, ``raise NotImplementedError``) nem as marcas ``### BEGIN/END SOLUTION``;
         as células em que nada sobra (a resposta ainda é o esboço) ficam de fora; uma resposta colada duas vezes
-        conta uma vez (a primeira).
+        conta uma vez (a primeira); de uma resposta enorme, só os primeiros :data:`MAX_ANSWER_CHARS` caracteres
+        (o analisador léxico levaria minutos numa célula de megabytes).
     """
     out: dict[str, str] = {}
     cells = nb.get("cells") if isinstance(nb, dict) else None
@@ -131,7 +133,7 @@ def answer_code(nb: dict, templates: dict[str, str]) -> dict[str, str]:
         dadas = {ln.strip() for ln in templates[gid].splitlines() if ln.strip()}
         linhas = [ln.rstrip() for ln in cell_source(cell).splitlines()
                   if ln.strip() not in dadas and not SOLUTION_MARK.match(ln)]
-        codigo = textwrap.dedent("\n".join(linhas)).strip("\n")  # o corpo da função, sem o recuo dela
+        codigo = textwrap.dedent("\n".join(linhas)).strip("\n")[:MAX_ANSWER_CHARS]  # sem o recuo da função
         if gid not in out and any(ln.strip() and not ln.strip().startswith("#") for ln in linhas):
             out[gid] = codigo
     return out
@@ -274,8 +276,23 @@ def compare_documents(docs: list[dict], students: list[str], given: frozenset = 
     return pares
 
 
-def compare_class(rows: list[Row], saida: Path, *, threshold: float = THRESHOLD,
-                  min_shared: int = MIN_SHARED) -> SimilarityReport:
+def answers_of(rows: list[Row]) -> list[dict]:
+    """O código das respostas de cada linha (:func:`answer_code` do notebook corrigido, ``Row.autograded``), na
+    ordem de ``rows``; ``{}`` para uma linha sem notebook corrigido ou de um notebook que não é do curso. É o que
+    uma parte de uma turma dividida guarda para a junção comparar (o notebook corrigido fica na máquina da parte)."""
+    everything = catalog()
+    out = []
+    for r in rows:
+        g = everything.get((r.assignment, r.notebook))
+        if g is None or r.autograded is None or not Path(r.autograded).exists():
+            out.append({})
+            continue
+        out.append(answer_code(json.loads(Path(r.autograded).read_text(encoding="utf-8")), templates_of(g.source)))
+    return out
+
+
+def compare_class(rows: list[Row], saida: Path, *, threshold: float = THRESHOLD, min_shared: int = MIN_SHARED,
+                  respostas: list[dict] | None = None) -> SimilarityReport:
     """Compara o código escrito por cada aluno com o dos colegas do mesmo notebook e escreve
     ``saida/similaridade.html``; preenche ``Row.similaridade`` (a coluna ``similaridade`` de ``notas.csv``) das
     linhas apontadas. Nenhuma nota muda.
@@ -294,6 +311,10 @@ def compare_class(rows: list[Row], saida: Path, *, threshold: float = THRESHOLD,
         A fração mínima do código de um dos dois que está no trecho em comum (:data:`THRESHOLD`).
     min_shared : int
         Os caracteres de código filtrado em comum, no mínimo (:data:`MIN_SHARED`).
+    respostas : list of dict, optional
+        O código das respostas de cada linha, na ordem de ``rows`` (:func:`answers_of`), quando os notebooks
+        corrigidos não estão mais nesta máquina (a junção das partes de uma turma dividida); sem ele, o código é lido
+        de ``Row.autograded``.
 
     Returns
     -------
@@ -303,19 +324,17 @@ def compare_class(rows: list[Row], saida: Path, *, threshold: float = THRESHOLD,
     Raises
     ------
     ValueError
-        Se ``threshold`` não estiver em (0, 1] ou ``min_shared`` for negativo.
+        Se ``threshold`` não estiver em (0, 1], ``min_shared`` for negativo ou ``respostas`` não tiver uma entrada
+        por linha.
     """
     if min_shared < 0:
         raise ValueError(f"min_shared: esperado um inteiro ≥ 0, recebido {min_shared!r}")
+    if respostas is not None and len(respostas) != len(rows):
+        raise ValueError(f"respostas: esperada uma por linha ({len(rows)}), recebidas {len(respostas)}")
     everything = catalog()
     grupos: dict[tuple, list[tuple[int, dict]]] = {}
-    for k, r in enumerate(rows):
-        g = everything.get((r.assignment, r.notebook))
-        if g is None or r.autograded is None or not Path(r.autograded).exists():
-            continue
-        nb = json.loads(Path(r.autograded).read_text(encoding="utf-8"))
-        celulas = answer_code(nb, templates_of(g.source))
-        if celulas:
+    for k, (r, celulas) in enumerate(zip(rows, answers_of(rows) if respostas is None else respostas)):
+        if celulas and (r.assignment, r.notebook) in everything:
             grupos.setdefault((r.assignment, r.notebook), []).append((k, celulas))
     pares, fora, comparados, alunos = [], {}, {}, {}
     for chave in sorted(grupos):
@@ -338,8 +357,7 @@ def compare_class(rows: list[Row], saida: Path, *, threshold: float = THRESHOLD,
     saida = Path(saida)
     saida.mkdir(parents=True, exist_ok=True)
     pagina = saida / PAGE
-    pagina.write_text(similarity_html(rows, pares, fora, comparados, alunos, threshold,
-                                                   min_shared), encoding="utf-8")
+    pagina.write_text(similarity_html(rows, pares, fora, comparados, alunos, threshold, min_shared), encoding="utf-8")
     return SimilarityReport(pares, fora, comparados, pagina)
 
 
@@ -381,7 +399,8 @@ PAGE_HEAD = """<!DOCTYPE html>
 <title>Similaridade entre as entregas</title>
 <style>
 body {font-family: system-ui, sans-serif; max-width: 80rem; margin: 2rem auto; padding: 0 1rem; color: #222}
-table {border-collapse: collapse} td, th {border: 1px solid #ccc; padding: .3rem .6rem; text-align: left} td:first-child {white-space: nowrap}
+table {border-collapse: collapse} td, th {border: 1px solid #ccc; padding: .3rem .6rem; text-align: left}
+td:first-child {white-space: nowrap}
 .aviso {background: #f4f7fb; border-left: 4px solid #3b6ea8; padding: .5rem 1rem}
 section.par {border-top: 2px solid #3b6ea8; margin-top: 2rem}
 .lado-a-lado {display: grid; grid-template-columns: 1fr 1fr; gap: 1rem}
@@ -464,6 +483,6 @@ def _pair_section(rows: list[Row], p: SimilarPair) -> str:
             + "".join(linhas) + "</section>")
 
 
-__all__ = ["COMMON_FRACTION", "COMMON_MAX", "COMMON_MIN", "K_GRAM", "MAX_PAIRS", "MIN_SHARED", "PAGE", "THRESHOLD",
-           "SimilarPair", "SimilarityReport", "answer_code", "common_limit", "compare_class", "compare_documents",
-           "given_hashes", "similarity_html", "templates_of"]
+__all__ = ["COMMON_FRACTION", "COMMON_MAX", "COMMON_MIN", "K_GRAM", "MAX_ANSWER_CHARS", "MAX_PAIRS", "MIN_SHARED",
+           "PAGE", "THRESHOLD", "SimilarPair", "SimilarityReport", "answer_code", "answers_of", "common_limit",
+           "compare_class", "compare_documents", "given_hashes", "similarity_html", "templates_of"]
