@@ -107,10 +107,9 @@ HONESTAS = {"aula06-ex1-solucao": CE_HONESTA, "aula06-ex2-solucao": LN_HONESTA, 
             "aula06-ex4-solucao": AMOSTRA_HONESTA}
 
 # ---------- os ataques, como o aluno os escreveria na célula ----------
-CE_DA_INDUCAO = '''from atencao.induction import _cross_entropy as _ce
-
-def my_cross_entropy(logits, targets):
-    return _ce(logits, targets)
+CE_DA_INDUCAO = '''def my_cross_entropy(logits, targets):
+    from atencao.induction import _cross_entropy
+    return _cross_entropy(logits, targets)
 '''
 CE_NUMERICA = '''from atencao.backward import numerical_gradient
 
@@ -239,6 +238,18 @@ def test_resposta_honesta_escrita_de_outro_jeito_nao_e_copia():
     for gid, codigo in HONESTAS.items():
         gerar.fill(nb, gid, codigo)
     assert saneamento.copied_from_solutions(nb, G6) == ([], [])
+
+
+def test_pontuacao_de_inducao_de_duas_linhas_com_outros_nomes_nao_e_copia():
+    """A forma natural de escrever a pontuação (duas instruções, os nomes do aluno) não vai para revisão: uma regra
+    de cópia que ignore os nomes precisa tratá-la como resposta curta, que só conta ao lado de outra cópia."""
+    g = catalogo.catalog()[("aula-06-gpt-pequeno-em-portugues", "04-projeto")]
+    nb = gerar.clean(copy.deepcopy(gerar.student(A6, "04-projeto")))
+    gerar.fill(nb, "aula06-projeto-pecas", "\n\n".join(HONESTAS.values()))
+    gerar.fill(nb, "aula06-projeto-inducao", "def my_induction_scores(weights, half):\n"
+                                             "    pos = np.arange(half, 2 * half)\n"
+                                             "    return weights[:, :, pos, pos - half + 1].mean(axis=(0, 2))\n")
+    assert saneamento.copied_from_solutions(nb, g) == ([], [])
 
 
 # ---------- fechados: as prontas que a verificação já proíbe ----------
