@@ -17,8 +17,9 @@ Furos abertos (o ataque ganha ✅ no notebook e, menos o último, os pontos na c
   (``aula06._induction_reference``), o PyTorch e a pontuação pronta da Aula 5 (``atencao.training.pattern_score``
   num recorte dos pesos) passam no notebook; na correção, a referência e o PyTorch não existem na caixa (0 e
   revisão), mas o ``pattern_score`` ganha os pontos;
-- a cópia de ``solutions/`` com as variáveis locais renomeadas: a impressão digital das respostas é a árvore
-  sintática com os nomes, e a cópia passa como resposta própria (``ok``, sem revisão).
+- a cópia de ``solutions/`` com as variáveis locais renomeadas, ou com as quatro funções do passo 1 do projeto em
+  outra ordem: a impressão digital das respostas é a árvore sintática com os nomes e a ordem, e a cópia passa como
+  resposta própria (``ok``, sem revisão).
 
 Fechados, com um teste de regressão: as respostas prontas que a verificação já proíbe (``cross_entropy``,
 ``TinyAttentionModel.loss``, ``layer_norm_backward_unchecked``, ``schedule.AdamW``, ``next_token_probs``, as
@@ -369,6 +370,22 @@ def test_copia_da_solucao_com_as_variaveis_renomeadas_vai_para_revisao():
         gerar.fill(nb, gid, codigo)
     respostas, verificacoes = saneamento.copied_from_solutions(nb, G6)
     assert respostas == list(SOLUCAO_RENOMEADA) and verificacoes == G6.checks, respostas
+
+
+@pytest.mark.xfail(strict=True, raises=AssertionError,
+                   reason="a impressão digital da resposta guarda a ordem das funções da célula")
+def test_copia_das_pecas_da_solucao_em_outra_ordem_vai_para_revisao():
+    """O passo 1 do projeto pede as quatro funções numa célula: as da solução coladas de trás para a frente."""
+    import ast
+
+    g = catalogo.catalog()[("aula-06-gpt-pequeno-em-portugues", "04-projeto")]
+    fonte = "".join(gerar.cell(gerar.load("solutions", A6, "04-projeto"), "aula06-projeto-pecas")["source"])
+    funcoes = [ast.get_source_segment(fonte, n) for n in ast.parse(fonte).body]
+    nb = gerar.clean(copy.deepcopy(gerar.student(A6, "04-projeto")))
+    gerar.fill(nb, "aula06-projeto-pecas", "\n\n\n".join(funcoes[::-1]) + "\n")
+    respostas, verificacoes = saneamento.copied_from_solutions(nb, g)
+    assert respostas == ["aula06-projeto-pecas"], respostas
+    assert verificacoes == ["aula06-projeto-pecas-verificacao"], verificacoes
 
 
 def test_a_copia_renomeada_e_a_mesma_conta_da_solucao(monkeypatch, capsys):
