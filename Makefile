@@ -11,7 +11,7 @@ PYTHON ?= python3
 MOSTRAR = $(if $(findstring n,$(firstword -$(MAKEFLAGS))),--mostrar,)
 CURSO   = $(strip $(if $(MOSTRAR),+,)$(PYTHON) curso.py $(MOSTRAR))
 
-.PHONY: ajuda lab instalar test test-lento test-notebooks test-cpus test-minimo test-lib test-browser lint alunos executar bench corrigir validar \
+.PHONY: ajuda lab instalar test test-lento test-notebooks test-cpus test-minimo test-lib test-browser lint alunos executar bench corrigir relatorio validar \
 	turma-exemplo limpar turma test-hub site
 
 ajuda:
@@ -72,6 +72,10 @@ bench:
 # depois JUNTAR="pasta-1 ... pasta-N" (as SAIDA das partes) numa delas (docs/professor.md).
 corrigir:
 	$(CURSO) corrigir "$(ENTREGAS)"$(if $(SAIDA), --saida "$(SAIDA)")$(if $(MEMORIA), --memoria $(MEMORIA))$(if $(TEMPO_CELULA), --tempo-celula $(TEMPO_CELULA))$(if $(TEMPO_NOTEBOOK), --tempo-notebook $(TEMPO_NOTEBOOK))$(if $(PROCESSOS), --processos $(PROCESSOS))$(if $(SEM_ISOLAMENTO), --sem-isolamento)$(if $(PARTE), --parte $(PARTE))$(if $(JUNTAR), --juntar $(JUNTAR))
+
+# O relatório da turma (relatorio-turma.html) de uma pasta de saída da correção (SAIDA), a partir de verificacoes.csv.
+relatorio:
+	$(CURSO) relatorio "$(SAIDA)"
 
 # O código de saída é o do curso.py: 0 com o relatório feito (pronto ou "ainda há o que resolver"), 2 no uso errado.
 validar:

@@ -583,6 +583,18 @@ def _moodle_options(options) -> list:
     return out
 
 
+def class_report(runner: Runner, options) -> int:
+    """Refaz o relatório da turma (``relatorio-turma.html`` e ``relatorio-turma.csv``) de uma pasta de saída da
+    correção, a partir do ``verificacoes.csv`` dela (o comando ``relatorio``; a correção já o escreve sozinha). Código
+    de saída 0 com o relatório escrito, 2 sem a pasta ou sem ``verificacoes.csv``."""
+    if not options.folder:
+        print("Uso: make relatorio SAIDA=pasta-da-correcao" if invocation() == "make"
+              else f"Uso: {invocation()} relatorio pasta-da-correcao")
+        return 2
+    return install(runner) or runner.run([course_python(), "-m", "correcao.class_report",
+                                          _user_path(options.folder)], without_mplbackend=True)
+
+
 def check_notebook(runner: Runner, options) -> int:
     """Confere um notebook antes da entrega (o comando ``validar``). A regra do código de saída, a mesma com e sem
     ``make``: 0 quando o relatório foi feito, diga ele "Pronto para entregar" ou "Ainda há o que resolver" (é uma
@@ -745,6 +757,10 @@ COMMANDS = {command.name: command for command in (
                     help="download do Moodle: a planilha baixada dele (\"Baixar planilha de notas\"), preenchida"),
              option("--moodle-idioma", dest="moodle_language", default=None,
                     help="download do Moodle: pt_br (padrão) ou en, o idioma dos cabeçalhos de moodle-notas.csv"))),
+    Command("relatorio", class_report,
+            "refaz o relatório da turma (o que a turma errou) de uma pasta de saída da correção",
+            "relatorio SAIDA=pasta", "relatorio pasta",
+            (option("folder", nargs="?", default="", help="a pasta de saída da correção (com verificacoes.csv)"),)),
     Command("validar", check_notebook, "confere um notebook antes da entrega",
             "validar NB=notebook.ipynb", "validar notebook.ipynb",
             (option("notebook", nargs="?", default="", help="o notebook (a sua cópia em trabalho/)"),)),

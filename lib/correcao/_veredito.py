@@ -15,7 +15,8 @@ O veredito é o ``CheckResult.passed`` da verificação, calculado aqui.
 Pedido (JSON na entrada padrão): ``nonce``, ``verificacoes`` (``[{"grade_id", "fonte"}]``),
 ``tempo_celula`` (s, o limite de cada chamada), ``tempo_pronto`` (s, a espera pelo lado do aluno).
 Resposta: linhas ``<nonce> {...}``: ``{"inicio": grade_id}`` antes de cada verificação, depois
-``{"grade_id", "passou", "detalhe"}``, e no fim ``{"fim": "ok"}``.
+``{"grade_id", "passou", "detalhe", "categoria"}`` (a categoria do resultado, ``CheckResult.category``: ``ok``,
+``not_done`` ou o id do engano), e no fim ``{"fim": "ok"}``.
 """
 
 from __future__ import annotations
@@ -388,22 +389,23 @@ def calls(fonte: str, modulos: dict) -> list[tuple]:
 
 
 def _judge(celula: dict, modulos: dict, remota, canal, tempo: float) -> tuple:
-    """(passou, detalhe) de uma célula de verificação."""
+    """(passou, detalhe, categoria) de uma célula de verificação."""
     from atencao.checks.framework import CheckResult
 
     alvos = calls(celula["fonte"], modulos)
     if not alvos:
-        return False, "célula sem chamada de verificação conhecida"
+        return False, "célula sem chamada de verificação conhecida", "grading_error"
     for func, nomes in alvos:
         args = [remota(canal, nomes[0], tempo), *(_library_object(n) for n in nomes[1:])]
         with contextlib.redirect_stdout(io.StringIO()):
             resultado = func(*args)
         if not (type(resultado) is CheckResult and resultado.passed is True):
             return False, ("; ".join(resultado.failures) if type(resultado) is CheckResult
-                           else "a verificação não devolveu um resultado")
+                           else "a verificação não devolveu um resultado"), (
+                resultado.category if type(resultado) is CheckResult else "grading_error")
         if canal.parou:
-            return False, "o processo do aluno parou durante a verificação"
-    return True, ""
+            return False, "o processo do aluno parou durante a verificação", "stopped"
+    return True, "", "ok"
 
 
 def main() -> None:
@@ -434,13 +436,13 @@ def main() -> None:
         if not vivo:
             send({"grade_id": gid, "passou": False,
                   "detalhe": "o código do notebook parou antes desta verificação "
-                               "(tempo esgotado ou processo parado)"})
+                               "(tempo esgotado ou processo parado)", "categoria": "stopped"})
             continue
         try:
-            passou, detalhe = _judge(celula, modulos, remota, canal, tempo)
+            passou, detalhe, categoria = _judge(celula, modulos, remota, canal, tempo)
         except BaseException as exc:  # noqa: BLE001 - nada do aluno roda aqui; um erro é da conferência
-            passou, detalhe = False, f"{type(exc).__name__}: {str(exc)[:200]}"
-        send({"grade_id": gid, "passou": passou, "detalhe": detalhe})
+            passou, detalhe, categoria = False, f"{type(exc).__name__}: {str(exc)[:200]}", "grading_error"
+        send({"grade_id": gid, "passou": passou, "detalhe": detalhe, "categoria": categoria})
         try:
             canal.send({"continuar": True})
         except OSError:

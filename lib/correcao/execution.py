@@ -71,6 +71,7 @@ class ExecutionResult:
 
     flags: list = field(default_factory=list)  # motivos da varredura
     verdicts: dict = field(default_factory=dict)  # grade_id -> (passou: bool | None, detalhe)
+    categories: dict = field(default_factory=dict)  # grade_id -> categoria do resultado (ok, not_done, id do engano...)
     changed_modules: list = field(default_factory=list)  # módulos alterados, vistos na conferência
     outcome: str = ""  # "", tempo_esgotado, memoria_esgotada, kernel_morreu, falha_da_maquina
     kernel_started: bool = False  # o kernel da caixa começou e atendeu antes da primeira célula
@@ -339,6 +340,7 @@ class Worker:
             elif "grade_id" in msg and msg["grade_id"] in pendentes and msg["grade_id"] not in res.verdicts:
                 passou = msg.get("passou")
                 res.verdicts[msg["grade_id"]] = (passou is True, str(msg.get("detalhe", ""))[:300])
+                res.categories[msg["grade_id"]] = str(msg.get("categoria", ""))[:60]
                 iniciada = None
         morta = self.budget.motivo if self.budget is not None else ""
         motivo = ("tempo esgotado" if tempo_esgotado else
@@ -347,6 +349,7 @@ class Worker:
             if gid not in res.verdicts:
                 onde = "nesta verificação" if gid == iniciada else "antes desta verificação"
                 res.verdicts[gid] = (False, f"a conferência parou {onde} ({motivo})")
+                res.categories[gid] = "timeout" if tempo_esgotado else "stopped"
         if self.timings is not None:
             self.timings["veredito"] = time.monotonic() - inicio_veredito
 

@@ -9,7 +9,8 @@
 4. **julgar e pontuar** (:mod:`correcao.grading` e as regras puras de :mod:`correcao.scoring`): os pontos vêm só
    do verificador isolado; divergência, ou código que mexe na correção, vira a situação ``revisar`` com o motivo;
 5. **escrever o retorno** (:mod:`correcao.relatorio`): ``notas.csv`` e uma página por notebook (ou, numa parte
-   de uma turma dividida, ``parte.json``: :mod:`correcao.partes`).
+   de uma turma dividida, ``parte.json``: :mod:`correcao.partes`), e o relatório da turma
+   (:mod:`correcao.class_report`: ``verificacoes.csv``, ``relatorio-turma.html`` e ``relatorio-turma.csv``).
 
 A :class:`correcao.politica.GradingPolicy` é montada uma vez (:func:`grade_class`) e passada a todas as etapas.
 """
@@ -173,7 +174,7 @@ def grade_class(entregas: Path, saida: Path, politica: GradingPolicy | None = No
                        politica.part_options(), anexo_parte)
             _machine_failures(rows, saida, written=True)
             return rows
-        write_outputs(rows, everything, saida, fora)
+        write_outputs(rows, everything, saida, fora)  # com o relatório da turma (correcao.class_report)
         _machine_failures(rows, saida, written=True)
         if fora:
             log(f"  {len(fora)} arquivo(s) não corrigido(s): veja {saida / 'nao-corrigidos.csv'}")

@@ -206,9 +206,9 @@ def _check(partes: list[tuple[Path, dict]]) -> int:  # noqa: C901 — uma recusa
 
 def join_parts(pastas: list[Path], saida: Path, log=print) -> tuple[list[Row], dict]:
     """Junta as pastas das partes (``corrigir --parte K/N``, de 1/N a N/N, em qualquer ordem) e escreve em
-    ``saida`` o que uma correção única da turma escreveria: ``notas.csv``, ``nao-corrigidos.csv`` e
-    ``retorno/`` (os mesmos bytes). Devolve as linhas e o anexo das partes (o mesmo em todas; o Moodle guarda
-    ali os participantes, veja :func:`correcao.moodle.join_parts`).
+    ``saida`` o que uma correção única da turma escreveria: ``notas.csv``, ``nao-corrigidos.csv``, ``retorno/`` e o
+    relatório da turma (:mod:`correcao.class_report`), os mesmos bytes. Devolve as linhas e o anexo das partes (o
+    mesmo em todas; o Moodle guarda ali os participantes, veja :func:`correcao.moodle.join_parts`).
 
     Raises
     ------
@@ -240,7 +240,7 @@ def join_parts(pastas: list[Path], saida: Path, log=print) -> tuple[list[Row], d
     rows.sort(key=lambda r: (r.student, r.assignment, r.notebook, r.arquivo))
     fora = [tuple(x) for _, dados in partes for x in dados["nao_corrigidos"]]
     saida = Path(saida).resolve()
-    write_outputs(rows, catalog(), saida, fora)
+    write_outputs(rows, catalog(), saida, fora)  # o relatório da turma sai dos diagnósticos de cada linha (parte.json)
     log(f"{n} parte(s) juntada(s): {len(rows)} linha(s) em {saida / 'notas.csv'}")
     return rows, partes[0][1]["anexo"]
 

@@ -12,6 +12,9 @@ from pathlib import Path
 
 from atencao.checks.errors import translate
 
+# a célula de planilha protegida mora com o relatório da turma (que não pode importar este módulo, que o chama)
+from .class_report import spreadsheet_cell, write_class_report
+
 CSV_FIXED = ["aluno", "aula", "notebook", "arquivo"]
 # "similaridade" antes de "total": as oito colunas do fim continuam as mesmas (correcao.similarity a preenche)
 CSV_TAIL = ["similaridade", "total", "maximo", "pontos_em_revisao", "correcao_manual_pendente", "situacao",
@@ -52,6 +55,9 @@ class Row:
     peak_memory: int | None = None  # bytes, a soma das caixas do notebook (quando medida)
     corpo: str = ""  # o notebook corrigido em HTML, feito no processo que corrigiu (em paralelo)
     em_revisao: dict = field(default_factory=dict)  # grade_id -> pontos que teria, retidos até o professor revisar
+    # grade_id -> (categoria, detalhe) do verificador isolado: o resultado de cada verificação (ok, not_done, o id do
+    # engano da dica...), para o relatório da turma (correcao.class_report, verificacoes.csv; não vai para notas.csv)
+    diagnoses: dict = field(default_factory=dict)
     similaridade: str = ""  # os pares de similaridade.html em que esta entrega está (correcao.similarity)
 
     def csv(self, columns: list[str]) -> dict:
@@ -66,26 +72,6 @@ class Row:
                "similaridade": spreadsheet_cell(self.similaridade)}
         out.update({c: format_number(self.scores[c]) if c in self.scores else "" for c in columns})
         return out
-
-
-_FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "\n", "＝", "＋", "－", "＠")  # também as de largura cheia
-_BLANK_START = " \xa0\ufeff\x0b\x0c"  # o que a planilha pode ignorar antes do sinal
-_PLAIN_NUMBER = re.compile(r"[+-]?(\d+([.,]\d*)?|[.,]\d+)|[+-]")
-
-
-def spreadsheet_cell(texto):
-    """Uma célula de qualquer CSV que a correção grava (``notas.csv``, ``nao-corrigidos.csv``, ``moodle-notas.csv``,
-    ``turma-<aula>.csv``): texto que começa com ``=``, ``+``, ``-``, ``@``, tabulação ou CR o LibreOffice/Excel
-    executaria como fórmula (``=2+3``, ``=HYPERLINK(...)``, ``@SUM(...)``; também depois de espaços, do espaço
-    sem quebra ou da marca BOM, e os sinais de largura cheia ``＝ ＋ － ＠``), e um apóstrofo na frente evita. Um
-    número simples (``-1``, ``+2,5``) ou um sinal sozinho (o ``-`` do Moodle sem nota) não é fórmula e fica como
-    está; o que não é texto (números, ``None``) também."""
-    if (not isinstance(texto, str) or not texto.lstrip(_BLANK_START).startswith(_FORMULA_START)
-            or _PLAIN_NUMBER.fullmatch(texto)):
-        return texto
-    return "'" + texto
-
-
 
 
 def readable_error(ename: str, evalue: str, com_nome: bool = True, limite: int = 600) -> str:
@@ -382,8 +368,9 @@ def _feedback_pages(rows: list[Row]) -> list[str]:
 
 
 def write_outputs(rows: list[Row], everything: dict, saida: Path, fora: list | tuple = ()) -> None:
-    """``notas.csv`` (uma linha por aluno e notebook), ``retorno/<aluno>/<aula>-<notebook>.html`` e
-    ``nao-corrigidos.csv`` (aluno, arquivo, motivo: o que foi entregue mas não é notebook)."""
+    """``notas.csv`` (uma linha por aluno e notebook), ``retorno/<aluno>/<aula>-<notebook>.html``,
+    ``nao-corrigidos.csv`` (aluno, arquivo, motivo: o que foi entregue mas não é notebook) e o relatório da turma
+    (:func:`correcao.class_report.write_class_report`: ``verificacoes.csv``, ``relatorio-turma.html`` e ``.csv``)."""
     saida.mkdir(parents=True, exist_ok=True)
     for r, pagina in zip(rows, _feedback_pages(rows)):
         r.retorno = f"retorno/{pagina}"
@@ -408,3 +395,4 @@ def write_outputs(rows: list[Row], everything: dict, saida: Path, fora: list | t
         dest = saida / r.retorno
         dest.parent.mkdir(parents=True, exist_ok=True)
         dest.write_text(feedback_html(r, g), encoding="utf-8")
+    write_class_report(rows, everything, saida)

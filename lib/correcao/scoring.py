@@ -120,13 +120,16 @@ def apply_verification(g: Gradable, row: Row, res: ExecutionResult) -> None:
 
 def verifier_scores(g: Gradable, row: Row, res: ExecutionResult) -> bool:
     """Os pontos de cada verificação pelo veredito do verificador isolado; diz se a linha vai para revisão (o
-    kernel e o verificador discordaram)."""
+    kernel e o verificador discordaram). O resultado de cada uma, com a categoria (``ok``, ``not_done``, o id do
+    engano da dica, :mod:`atencao.checks.categories`), vai para ``row.diagnoses`` (o relatório da turma)."""
     review = False
     discordam = []
     for gid in g.checks:
         if gid not in row.scores:
             continue
         passou, detalhe = res.verdicts.get(gid, (False, "a conferência não chegou a esta verificação"))
+        row.diagnoses[gid] = (res.categories.get(gid) or ("ok" if passou is True else "stopped"),
+                              "" if passou is True else detalhe)
         no_kernel = row.scores[gid]
         row.scores[gid] = float(g.cells[gid][1]) if passou is True else 0.0
         if passou is not True and no_kernel > 0:  # o verificador decide: 0, e a discordância vai para revisão

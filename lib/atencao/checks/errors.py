@@ -121,7 +121,10 @@ def student_error(exc: BaseException) -> tuple[str, None, None, str]:
         dica = f"mensagem original: “{original}”; " + dica
     if sorteado and original:  # a mensagem, fora do critério, ainda aparece no relatório impresso
         dica = f"mensagem: “{traduzida}”; " + dica
-    return criterio, None, None, Hint("student_exception", dica)
+    categoria = "student_exception"
+    if getattr(exc, "mensagem_fixa", False):  # escrita pela correção: a função passou do tempo, ou o processo parou
+        categoria = "timeout" if "tempo limite" in original else "stopped"
+    return criterio, None, None, Hint(categoria, dica)
 
 
 def _raised_in_checks(exc: BaseException) -> bool:
