@@ -180,6 +180,8 @@ def test_as_linhas_viram_um_resultado_por_verificacao():
     assert por[("eva", EX3)] == "not_done"
     assert por[("fred", EX3)] == class_report.NOT_GRADED and por[("gil", EX4)] == "grading_error"
     assert por[("caio", "aula01-ex3-resposta")] == class_report.WRITTEN_STUB
+    solto = class_report.records_from_rows([_linha("", {}, status="fora_de_pasta")], catalog())
+    assert {(r.student, r.category) for r in solto} == {(class_report.SEM_PASTA, class_report.NOT_GRADED)}
     sem_versao = _linha("hugo", {EX3: ("ok", "")})
     del sem_versao.scores[EX4]  # a versão do curso do aluno não tinha o exercício 4
     assert [r.grade_id for r in class_report.records_from_rows([sem_versao], catalog())] == [EX3]

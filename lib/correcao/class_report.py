@@ -52,6 +52,8 @@ CHECKS_DIR = Path(__file__).resolve().parents[1] / "atencao" / "checks"
 WRITTEN_STUB = "written_stub"
 # uma entrega que não foi ao kernel (arquivo inválido, grande demais...): nenhuma verificação rodou
 NOT_GRADED = "not_graded"
+# o nome de quem entregou um notebook solto na raiz das entregas, fora da pasta de um aluno (situação fora_de_pasta)
+SEM_PASTA = "(fora da pasta de um aluno)"
 # as situações de uma linha em que a correção falhou, e não o aluno
 _GRADING_FAILED = frozenset({"erro_na_correcao", "falha_da_maquina"})
 _STUB_REASON = re.compile(r"resposta\(s\) escrita\(s\) ainda com o esboço ✍️ .*?: (.+)$")
@@ -127,7 +129,7 @@ def records_from_rows(rows, everything: dict) -> list[Record]:
         g = everything.get((r.assignment, r.notebook))
         if g is None:
             continue
-        base = dict(student=r.student, assignment=r.assignment, notebook=r.notebook, arquivo=r.arquivo,
+        base = dict(student=r.student or SEM_PASTA, assignment=r.assignment, notebook=r.notebook, arquivo=r.arquivo,
                     status=r.status)
         diagnoses = r.diagnoses or {}
         for gid in g.checks:
@@ -330,7 +332,7 @@ code {{background: #f4f4f4; padding: 0 .2rem}} img {{max-width: 100%}}
 <h1>Relatório da turma</h1>
 <p class="nota">Só para o professor: os nomes dos alunos aparecem ao lado de cada engano. Os dados vêm de
 <code>verificacoes.csv</code> (o resultado de cada verificação, dado pelo verificador isolado da correção); a categoria
-de cada ❌ é o id do engano que a dica nomeia, e continua a mesma quando o texto da dica muda.</p>
+de cada falha (❌ FALHOU) é o id do engano que a dica nomeia, e continua a mesma quando o texto da dica muda.</p>
 {corpo}
 </body></html>
 """

@@ -40,7 +40,7 @@ GENERIC = {
 # Os resultados de uma verificação que não são um ❌ da própria verificação (a correção os atribui).
 OUTCOMES = {
     "ok": "passou",
-    "not_done": "não feito (⏳, o esboço ainda levanta NotImplementedError)",
+    "not_done": "não feito (⏳ A FAZER: o esboço ainda levanta NotImplementedError)",
     "timeout": "tempo esgotado (a execução parou antes ou durante a verificação)",
     "stopped": "a execução do notebook parou antes da verificação (erro, memória, kernel parado)",
     "grading_error": "erro da correção (não do aluno)",
