@@ -81,8 +81,8 @@ def test_toda_dica_de_tabela_tem_um_id_unico_na_tabela(arquivo):
 def test_os_ids_sao_snake_case_e_literais():
     """Todo ``mistake(...)`` das verificações tem um id escrito ali (o relatório os acha pelo código) em snake_case,
     e nenhum id é o de uma categoria genérica ou de um resultado da correção."""
-    reservados = set(categories.GENERIC) | set(categories.OUTCOMES) | {class_report.WRITTEN_STUB,
-                                                                       class_report.NOT_GRADED}
+    reservados = set(categories.GENERIC) | set(categories.OUTCOMES) | {
+        class_report.WRITTEN_STUB, class_report.NOT_GRADED, class_report.NO_DIAGNOSIS}
     vistos = 0
     for arquivo in sorted(CHECKS.glob("*.py")):
         for n in ast.walk(ast.parse(arquivo.read_text(encoding="utf-8"))):
@@ -180,6 +180,8 @@ def test_as_linhas_viram_um_resultado_por_verificacao():
     assert por[("eva", EX3)] == "not_done"
     assert por[("fred", EX3)] == class_report.NOT_GRADED and por[("gil", EX4)] == "grading_error"
     assert por[("caio", "aula01-ex3-resposta")] == class_report.WRITTEN_STUB
+    antiga = class_report.records_from_rows([_linha("ivo", {}, status="ok")], catalog())  # um parte.json antigo
+    assert {r.category for r in antiga} == {class_report.NO_DIAGNOSIS}
     solto = class_report.records_from_rows([_linha("", {}, status="fora_de_pasta")], catalog())
     assert {(r.student, r.category) for r in solto} == {(class_report.SEM_PASTA, class_report.NOT_GRADED)}
     sem_versao = _linha("hugo", {EX3: ("ok", "")})

@@ -52,6 +52,10 @@ CHECKS_DIR = Path(__file__).resolve().parents[1] / "atencao" / "checks"
 WRITTEN_STUB = "written_stub"
 # uma entrega que não foi ao kernel (arquivo inválido, grande demais...): nenhuma verificação rodou
 NOT_GRADED = "not_graded"
+# uma linha corrigida sem o resultado de cada verificação (de um parte.json anterior ao relatório da turma)
+NO_DIAGNOSIS = "no_diagnosis"
+_KERNEL_STATUSES = frozenset({"ok", "parcial", "zero", "revisar", "tempo_esgotado", "memoria_esgotada",
+                              "kernel_morreu"})
 # o nome de quem entregou um notebook solto na raiz das entregas, fora da pasta de um aluno (situação fora_de_pasta)
 SEM_PASTA = "(fora da pasta de um aluno)"
 # as situações de uma linha em que a correção falhou, e não o aluno
@@ -67,10 +71,10 @@ GROUPS = {
     "error": ("#CC79A7", "falhou: erro no código do aluno"),
     "not_done": ("#56B4E9", "não feito"),
     "timeout": ("#0072B2", "tempo esgotado"),
-    "stopped": ("#999999", "não rodou (execução parada, erro da correção, arquivo inválido)"),
+    "stopped": ("#999999", "sem resultado (execução parada, erro da correção, arquivo inválido)"),
 }
 _ERROR = frozenset({"student_exception", "unreadable_return"})
-_STOPPED = frozenset({"stopped", "grading_error", NOT_GRADED})
+_STOPPED = frozenset({"stopped", "grading_error", NOT_GRADED, NO_DIAGNOSIS})
 
 
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "\n", "＝", "＋", "－", "＠")  # também as de largura cheia
@@ -122,8 +126,9 @@ def records_from_rows(rows, everything: dict) -> list[Record]:
     notebook tiradas do catálogo ``everything`` (:func:`correcao.catalogo.catalog`).
 
     Uma verificação com diagnóstico leva a categoria dele (``stopped`` vira ``timeout`` numa linha ``tempo_esgotado``);
-    sem diagnóstico, ``grading_error`` quando a correção falhou e :data:`NOT_GRADED` quando a entrega nem foi ao
-    kernel. As respostas escritas no esboço vêm do motivo da linha (a nota que a leitura da entrega escreve)."""
+    sem diagnóstico, ``grading_error`` quando a correção falhou, :data:`NOT_GRADED` quando a entrega nem foi ao
+    kernel e :data:`NO_DIAGNOSIS` numa linha corrigida sem eles (de um ``parte.json`` anterior ao relatório). As
+    respostas escritas no esboço vêm do motivo da linha (a nota que a leitura da entrega escreve)."""
     out = []
     for r in rows:
         g = everything.get((r.assignment, r.notebook))
@@ -140,7 +145,9 @@ def records_from_rows(rows, everything: dict) -> list[Record]:
             elif gid not in r.scores:  # uma verificação que a versão do curso do aluno não tinha
                 continue
             else:
-                category, detail = ("grading_error" if r.status in _GRADING_FAILED else NOT_GRADED), ""
+                category = ("grading_error" if r.status in _GRADING_FAILED else
+                            NO_DIAGNOSIS if r.status in _KERNEL_STATUSES else NOT_GRADED)
+                detail = ""
             out.append(Record(**base, grade_id=gid, category=category, detail=detail))
         for motivo in r.reasons:
             achou = _STUB_REASON.search(motivo)
@@ -251,6 +258,8 @@ def describe(category: str, grade_id: str = "") -> str:
         return GENERIC[category]
     if category == NOT_GRADED:
         return "a entrega não foi corrigida (arquivo inválido, grande demais...)"
+    if category == NO_DIAGNOSIS:
+        return "corrigida sem o resultado de cada verificação (uma parte corrigida antes do relatório da turma)"
     textos = _hint_texts()
     modulo = grade_id.split("-")[0]
     texto = textos.get((modulo, category)) or next((t for (_, c), t in sorted(textos.items()) if c == category), "")
