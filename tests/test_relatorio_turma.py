@@ -44,8 +44,11 @@ def _tables(tree):
     """As tabelas de erros típicos de um módulo, com a função em que estão: as listas (ou tuplas) de pares ``(dica,
     engano)`` ou ``(reproduz, dica)`` em que algum par tem uma dica com id, e as passadas direto a ``matching_hint``."""
     for func in (n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.Module))):
-        direto = {id(c.args[1]) for c in ast.walk(func) if isinstance(c, ast.Call) and len(c.args) > 1
-                  and getattr(c.func, "id", "") in ("matching_hint", "_match", "_engano")}
+        tabelas = [c.args[1] for c in ast.walk(func) if isinstance(c, ast.Call) and len(c.args) > 1
+                   and getattr(c.func, "id", "") in ("matching_hint", "_match", "_engano")]
+        nomes = {t.id for t in tabelas if isinstance(t, ast.Name)}  # mistakes = [...]; matching_hint(got, mistakes)
+        direto = {id(t) for t in tabelas} | {id(n.value) for n in ast.walk(func) if isinstance(n, ast.Assign)
+                                             and any(getattr(x, "id", None) in nomes for x in n.targets)}
         for node in ast.walk(func):
             if isinstance(node, (ast.List, ast.Tuple)):
                 pares = [e for e in node.elts if isinstance(e, ast.Tuple) and len(e.elts) == 2]
