@@ -301,6 +301,10 @@ def adamw_sem_decaimento(param, grad, m, v, t, lr, betas=(0.9, 0.999), eps=1e-8,
     return adamw_certo(param, grad, m, v, t, lr, betas, eps, 0.0)
 
 
+def adamw_betas_fixos(param, grad, m, v, t, lr, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.01):
+    return adamw_certo(param, grad, m, v, t, lr, (0.9, 0.999), 1e-8, weight_decay)  # ignora os recebidos
+
+
 def adamw_devolve_m_v_antigos(param, grad, m, v, t, lr, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.01):
     novo, _, _ = adamw_certo(param, grad, m, v, t, lr, betas, eps, weight_decay)
     return novo, m, v
@@ -564,6 +568,7 @@ ERRADAS = {
          "o novo"),
         ("eps_inside_sqrt", adamw_eps_na_raiz, "o novo param"),
         ("missing_weight_decay", adamw_sem_decaimento, "o novo param"),
+        ("ignored_betas_eps", adamw_betas_fixos, "o novo param"),
         ("moment_not_updated", adamw_devolve_m_v_antigos, "o novo m"), ("m_v_swapped", adamw_m_e_v_trocados,
          "o novo m"),
         ("wrong_values", adamw_sinal_trocado, "o novo param"), ("forbidden_function", adamw_biblioteca,

@@ -1,25 +1,21 @@
 """Trapaças na Aula 6 (``03-exercicios`` e ``04-projeto``), escritas por um aluno que leu o repositório inteiro.
 
 Cada teste afirma o comportamento certo: a resposta que foge do enunciado é recusada (❌ no notebook, 0 na
-correção) ou, se é uma cópia de ``solutions/``, vai para revisão. Os marcados ``xfail`` estrito são furos
-abertos: o teste falha enquanto o furo existir e avisa (XPASS) quando ele for fechado.
+correção) ou, se é uma cópia de ``solutions/``, vai para revisão.
 
-Furos abertos (o ataque ganha ✅ no notebook e, menos o último, os pontos na correção isolada):
+Furos achados e fechados (o ataque ganhava ✅ no notebook e, menos o último, os pontos na correção isolada):
 
-- exercício 1: a entropia cruzada pronta do modelo de indução, ``atencao.induction._cross_entropy``, que a lista
-  das proibidas não tem (é a mesma conta da resposta);
+- exercício 1: a entropia cruzada do modelo de indução (``atencao.induction._cross_entropy``, a mesma conta da
+  resposta): saiu da biblioteca, a conta mora dentro do modelo;
 - exercícios 1 e 2: o gradiente pelas diferenças centrais da biblioteca, ``atencao.backward.numerical_gradient``
-  (com um passo relativo à escala da entrada), no lugar das fórmulas: o erro fica abaixo da tolerância;
-- exercício 3: o Adam pronto da Aula 5, ``atencao.optim.Adam``, mais uma linha com o decaimento;
-- exercício 3: ``betas`` e ``eps`` fixos no código (ignorando os recebidos): todos os casos usam os padrões, e o
-  projeto treina com ``betas = (0.9, 0.99)``;
-- projeto: a verificação não proíbe nada, e a vigilância fica desligada: a referência da própria verificação
-  (``aula06._induction_reference``), o PyTorch e a pontuação pronta da Aula 5 (``atencao.training.pattern_score``
-  num recorte dos pesos) passam no notebook; na correção, a referência e o PyTorch não existem na caixa (0 e
-  revisão), mas o ``pattern_score`` ganha os pontos;
+  (com um passo relativo à escala da entrada), no lugar das fórmulas: agora proibido nos dois;
+- exercício 3: o Adam pronto da Aula 5, ``atencao.optim.Adam``, mais uma linha com o decaimento: proibido (o
+  treino de indução tem o Adam escrito nele);
+- exercício 3: ``betas`` e ``eps`` fixos no código (ignorando os recebidos): um caso novo usa outros, com a dica;
+- projeto: a verificação não proibia nada; agora a vigilância liga (a referência da própria verificação, o
+  PyTorch e a pontuação pronta da Aula 5, ``atencao.training.pattern_score`` num recorte dos pesos);
 - a cópia de ``solutions/`` com as variáveis locais renomeadas, ou com as quatro funções do passo 1 do projeto em
-  outra ordem: a impressão digital das respostas é a árvore sintática com os nomes e a ordem, e a cópia passa como
-  resposta própria (``ok``, sem revisão).
+  outra ordem: a impressão digital das respostas agora troca os nomes criados pela resposta e ordena as funções.
 
 Fechados, com um teste de regressão: as respostas prontas que a verificação já proíbe (``cross_entropy``,
 ``TinyAttentionModel.loss``, ``layer_norm_backward_unchecked``, ``schedule.AdamW``, ``next_token_probs``, as
@@ -312,30 +308,21 @@ def test_resposta_pronta_ja_proibida_continua_recusada(check, fn, visto, monkeyp
     assert visto in _recusada(check, fn, monkeypatch, capsys)
 
 
-# ---------- furos abertos, no notebook (as verificações chamadas direto, em modo de correção) ----------
-@pytest.mark.xfail(strict=True, raises=pytest.fail.Exception,
-                   reason="aula06._PRONTAS_CE não tem atencao.induction._cross_entropy, a mesma conta da resposta")
+# ---------- furos fechados, no notebook (as verificações chamadas direto, em modo de correção) ----------
 def test_ex1_entropia_cruzada_do_modelo_de_inducao_e_recusada(monkeypatch, capsys):
     assert "_cross_entropy" in _recusada(aula06.exercicio_1, _funcao(CE_DA_INDUCAO), monkeypatch, capsys)
 
 
-@pytest.mark.xfail(strict=True, raises=pytest.fail.Exception,
-                   reason="numerical_gradient não está em _PRONTAS_CE nem em _PRONTAS_LN: as diferenças centrais "
-                          "da biblioteca ficam dentro da tolerância")
 @pytest.mark.parametrize("check, codigo", [(aula06.exercicio_1, CE_NUMERICA), (aula06.exercicio_2, LN_NUMERICA)],
                          ids=["ex1", "ex2"])
 def test_gradiente_pelas_diferencas_centrais_da_biblioteca_e_recusado(check, codigo, monkeypatch, capsys):
     assert "numerical_gradient" in _recusada(check, _funcao(codigo), monkeypatch, capsys)
 
 
-@pytest.mark.xfail(strict=True, raises=pytest.fail.Exception,
-                   reason="aula06._PRONTAS_ADAM só tem adamw_step: o Adam da Aula 5 mais o decaimento passa")
 def test_ex3_adam_pronto_da_aula_5_e_recusado(monkeypatch, capsys):
     assert "Adam" in _recusada(aula06.exercicio_3, _funcao(ADAM_DA_AULA5), monkeypatch, capsys)
 
 
-@pytest.mark.xfail(strict=True, raises=pytest.fail.Exception,
-                   reason="todos os casos do exercício 3 usam betas=(0.9, 0.999) e eps=1e-8")
 def test_ex3_betas_e_eps_fixos_no_codigo_sao_recusados(monkeypatch, capsys):
     saida = _recusada(aula06.exercicio_3, _funcao(ADAM_BETAS_FIXOS), monkeypatch, capsys)
     assert "❌" in saida
@@ -352,8 +339,6 @@ def _inducao_torch(weights, half):
     return torch.tensor(weights)[:, :, i, i - half + 1].mean(dim=(0, 2)).numpy()
 
 
-@pytest.mark.xfail(strict=True, raises=pytest.fail.Exception,
-                   reason="a verificação do projeto não passa forbidden=: a vigilância não liga")
 @pytest.mark.parametrize("fn, visto", [(_inducao_pela_referencia, "própria verificação"),
                                        (_inducao_torch, "PyTorch"),
                                        (_funcao(INDUCAO_PELO_PATTERN_SCORE), "pattern_score")],
@@ -362,8 +347,6 @@ def test_projeto_pontuacao_pronta_e_recusada(fn, visto, monkeypatch, capsys):
     assert visto in _recusada(aula06.projeto, fn, monkeypatch, capsys)
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError,
-                   reason="a impressão digital da resposta guarda os nomes das variáveis locais")
 def test_copia_da_solucao_com_as_variaveis_renomeadas_vai_para_revisao():
     nb = gerar.clean(copy.deepcopy(gerar.student(A6, "03-exercicios")))
     for gid, codigo in SOLUCAO_RENOMEADA.items():
@@ -372,8 +355,6 @@ def test_copia_da_solucao_com_as_variaveis_renomeadas_vai_para_revisao():
     assert respostas == list(SOLUCAO_RENOMEADA) and verificacoes == G6.checks, respostas
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError,
-                   reason="a impressão digital da resposta guarda a ordem das funções da célula")
 def test_copia_das_pecas_da_solucao_em_outra_ordem_vai_para_revisao():
     """O passo 1 do projeto pede as quatro funções numa célula: as da solução coladas de trás para a frente."""
     import ast
@@ -457,7 +438,6 @@ def test_correcao_da_os_pontos_da_resposta_honesta(turma_aula06, aluno, verifica
 
 
 @pytest.mark.lento
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason="os furos abertos dos exercícios 1, 2 e 3 e do projeto")
 @pytest.mark.parametrize("aluno, verificacao", [
     ("inducao-e-betas", "aula06-ex1-verificacao"), ("inducao-e-betas", "aula06-ex3-verificacao"),
     ("numerica-e-adam", "aula06-ex2-verificacao"),
@@ -469,8 +449,6 @@ def test_correcao_nao_da_os_pontos_do_atalho(turma_aula06, aluno, verificacao):
 
 
 @pytest.mark.lento
-@pytest.mark.xfail(strict=True, raises=AssertionError,
-                   reason="a impressão digital da resposta guarda os nomes das variáveis locais")
 def test_correcao_manda_a_copia_renomeada_para_revisao(turma_aula06):
     linha = turma_aula06["renomeada"]
     assert linha["situacao"] == "revisar" and "solutions/" in linha["motivo"], linha

@@ -11,8 +11,9 @@ como os modelos "só de atenção" de Elhage et al., 2021) e uma leitura linear 
 Treina em sequências aleatórias cuja segunda metade repete a primeira (:func:`repeated_sequences`): a
 primeira metade é imprevisível (perda ≈ ln vocab), a segunda pode ser copiada do contexto, se o modelo
 aprender a procurar "o que veio depois da última vez que este token apareceu". A volta (``backward``) é a da
-Aula 5 (atenção) e a da Aula 6 (entropia cruzada, embeddings), escrita aqui por inteiro; o otimizador é o
-:class:`atencao.optim.Adam`.
+Aula 5 (atenção) e a da Aula 6 (entropia cruzada, embeddings), escrita aqui por inteiro, como o otimizador (o Adam
+de :class:`atencao.optim.Adam`): as prontas da biblioteca são respostas proibidas nos exercícios 1 e 3 da aula e,
+na correção, nem rodam fora das verificações.
 
 Fonte: Olsson et al. (2022), "In-context Learning and Induction Heads", seções 2 e 3; Elhage et al. (2021),
 "A Mathematical Framework for Transformer Circuits"; Módulo 6, Aula 6, ``01-teoria`` (seção 6) e ``04-projeto``.
@@ -25,7 +26,6 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ._validation import check_dim, check_seed, shape_str
-from .optim import Adam
 
 __all__ = ["repeated_sequences", "AttentionOnlyModel", "InductionRun", "train_induction", "loss_by_position"]
 
@@ -183,15 +183,28 @@ class AttentionOnlyModel:
         """A perda média (nats) de prever ``tokens[:, 1:]`` a partir de cada posição anterior."""
         tokens = self._check_tokens(tokens)
         logits, _ = self.forward(tokens, ablate=ablate)
-        return float(_cross_entropy(logits[:, :-1], tokens[:, 1:])[0])
+        Z = logits[:, :-1]
+        Zc = Z - Z.max(axis=-1, keepdims=True)
+        log_p = Zc - np.log(np.exp(Zc).sum(axis=-1, keepdims=True))  # (B, n − 1, V)
+        return float(-np.take_along_axis(log_p, tokens[:, 1:, None], axis=-1).mean())
 
     def loss_and_grads(self, tokens, ablate=()) -> tuple[float, dict]:
         """A perda média (nats) do próximo token e os gradientes de todos os pesos (os nomes de :attr:`params`)."""
         logits, cache = self.forward(tokens, ablate=ablate)
         tokens = cache["tokens"]
-        loss, d = _cross_entropy(logits[:, :-1], tokens[:, 1:])
+        # a entropia cruzada do próximo token, escrita aqui dentro: uma função solta com a conta (logits, alvos)
+        # seria a resposta pronta do exercício 1 (a de gpt_backward é proibida ali e, na correção, nem roda fora
+        # das verificações; o modelo de indução do projeto treina com esta)
+        V = logits.shape[-1]
+        Z, y = logits[:, :-1].reshape(-1, V), tokens[:, 1:].reshape(-1)  # (N, V), (N,)
+        N = Z.shape[0]
+        Zc = Z - Z.max(axis=-1, keepdims=True)
+        log_p = Zc - np.log(np.exp(Zc).sum(axis=-1, keepdims=True))
+        dZ = np.exp(log_p)
+        dZ[np.arange(N), y] -= 1.0
+        loss = float(-log_p[np.arange(N), y].mean())
         dlogits = np.zeros_like(logits)
-        dlogits[:, :-1] = d  # a última posição não tem alvo
+        dlogits[:, :-1] = (dZ / N).reshape(logits[:, :-1].shape)  # a última posição não tem alvo
         return loss, self.backward(cache, dlogits)
 
     def backward(self, cache: dict, dlogits: np.ndarray) -> dict:
@@ -228,22 +241,6 @@ class AttentionOnlyModel:
         g["P"] = np.zeros_like(p["P"])
         g["P"][:n] = dx.sum(axis=0)
         return {nome: g[nome] for nome in p}
-
-
-def _cross_entropy(logits: np.ndarray, targets: np.ndarray) -> tuple[float, np.ndarray]:
-    """A perda média (nats) e ``dlogits = (softmax − onehot) / N`` (a conta da Aula 6, exercício 1).
-
-    A mesma conta de :func:`atencao.gpt_backward.cross_entropy`, escrita de novo aqui de propósito: aquela é a
-    resposta pronta que o exercício 1 proíbe e, na correção, o processo do aluno não a tem
-    (:mod:`correcao.biblioteca_aluno`); o modelo de indução do projeto treina ali mesmo."""
-    V = logits.shape[-1]
-    Z, y = logits.reshape(-1, V), targets.reshape(-1)
-    N = Z.shape[0]
-    Zc = Z - Z.max(axis=-1, keepdims=True)
-    log_p = Zc - np.log(np.exp(Zc).sum(axis=-1, keepdims=True))
-    dZ = np.exp(log_p)
-    dZ[np.arange(N), y] -= 1.0
-    return float(-log_p[np.arange(N), y].mean()), (dZ / N).reshape(logits.shape)
 
 
 def loss_by_position(model: AttentionOnlyModel, tokens, ablate=()) -> np.ndarray:
@@ -312,7 +309,10 @@ def train_induction(model: AttentionOnlyModel, steps: int = 600, batch_size: int
     check_seed(seed)
     rng = np.random.default_rng(seed)
     fixed = repeated_sequences(np.random.default_rng(seed + 1), 64, half, model.vocab_size)
-    opt = Adam(model.params, lr=lr)
+    # o Adam (Kingma e Ba, 2015) escrito aqui, com as contas de atencao.optim.Adam: o pronto é proibido no exercício 3
+    b1, b2, eps = 0.9, 0.999, 1e-8
+    m = {name: np.zeros_like(p) for name, p in model.params.items()}
+    v = {name: np.zeros_like(p) for name, p in model.params.items()}
     run = InductionRun()
     for step in range(steps + 1):
         if step % every == 0 or step == steps:
@@ -322,7 +322,13 @@ def train_induction(model: AttentionOnlyModel, steps: int = 600, batch_size: int
         if step == steps:
             break
         loss, grads = model.loss_and_grads(repeated_sequences(rng, batch_size, half, model.vocab_size))
-        opt.step(grads)
+        for name, p in model.params.items():
+            g = grads[name]
+            m[name] = b1 * m[name] + (1 - b1) * g
+            v[name] = b2 * v[name] + (1 - b2) * g * g
+            m_hat = m[name] / (1 - b1 ** (step + 1))
+            v_hat = v[name] / (1 - b2 ** (step + 1))
+            p -= lr * m_hat / (np.sqrt(v_hat) + eps)
         run.steps.append(step)
         run.losses.append(loss)
     return run

@@ -323,6 +323,31 @@ def _without_docstrings(tree):
     return tree
 
 
+def _local_names(tree):
+    """``tree`` com os nomes que a resposta cria (atribuições, laços, ``with``, parâmetros) trocados por ``_0``,
+    ``_1``... na ordem em que aparecem: a cópia de ``solutions/`` com as variáveis renomeadas tem a mesma impressão
+    digital. Os nomes de fora (``np``, ``atencao``, as funções chamadas) e os atributos ficam como estão."""
+    import ast
+
+    criados = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del))}
+    criados |= {n.arg for n in ast.walk(tree) if isinstance(n, ast.arg)}
+    novos: dict[str, str] = {}
+
+    class _Trocar(ast.NodeTransformer):
+        def visit_Name(self, node):
+            if node.id in criados:
+                node.id = novos.setdefault(node.id, f"_{len(novos)}")
+            return node
+
+        def visit_arg(self, node):
+            if node.arg in criados:
+                node.arg = novos.setdefault(node.arg, f"_{len(novos)}")
+            self.generic_visit(node)
+            return node
+
+    return _Trocar().visit(tree)
+
+
 SOLUTION_MARK = re.compile(r"^\s*#+\s*(BEGIN|END) SOLUTION\s*$")
 
 
@@ -343,7 +368,11 @@ def answer_fingerprint(fonte: str, cell_type: str = "code") -> str:
     fonte = "\n".join(ln for ln in str(fonte).splitlines() if not SOLUTION_MARK.match(ln))
     if cell_type == "code":
         try:
-            normal = ast.dump(_without_docstrings(ast.parse(fonte)), annotate_fields=False)
+            arvore = _without_docstrings(ast.parse(fonte))
+            # as funções de uma célula em qualquer ordem (as quatro peças do passo 1 do projeto da Aula 6), e
+            # as variáveis da resposta com qualquer nome
+            arvore.body.sort(key=lambda n: (isinstance(n, ast.FunctionDef), getattr(n, "name", "")))
+            normal = ast.dump(_local_names(arvore), annotate_fields=False)
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             normal = "\n".join(ln.split("#", 1)[0].strip() for ln in fonte.splitlines() if ln.split("#", 1)[0].strip())
         if normal in ("Module([], [])", ""):

@@ -378,8 +378,9 @@ def copied_from_solutions(nb: dict, g: Gradable) -> tuple[list[str], list[str]]:
 def _short_answers(source) -> frozenset:
     """As respostas de ``solutions/`` (``source``) que podem coincidir por acaso com a de um aluno honesto: as de
     texto e as de código cuja parte do aluno (entre ``### BEGIN SOLUTION`` e ``### END SOLUTION``, ou a célula
-    inteira se não há marcas) é uma instrução simples só (uma atribuição, um ``return``; nunca um ``def``, um laço
-    ou um ``if``)."""
+    inteira se não há marcas) tem até duas instruções simples (atribuições, um ``return``; nunca um ``def``, um
+    laço ou um ``if``): sem os nomes das variáveis (:func:`catalogo.answer_fingerprint`), duas linhas como
+    ``i = np.arange(half, 2 * half)`` e o ``return`` coincidem por acaso."""
     import ast
     import json
     from pathlib import Path
@@ -401,6 +402,6 @@ def _short_answers(source) -> frozenset:
             corpo = [st for parte in partes for st in ast.parse(textwrap.dedent("\n".join(parte))).body]
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             continue
-        if len(corpo) == 1 and not hasattr(corpo[0], "body"):
+        if len(corpo) <= 2 and not any(hasattr(st, "body") for st in corpo):
             curtas.add(meta["grade_id"])
     return frozenset(curtas)

@@ -11,11 +11,12 @@ from __future__ import annotations
 import numpy as np
 
 from ..attention import softmax
-from ..backward import softmax_backward
+from ..backward import numerical_gradient, softmax_backward
 from ..gpt_backward import cross_entropy, layer_norm_backward, layer_norm_backward_unchecked
+from ..optim import Adam
 from ..sampling import next_token_probs
 from ..schedule import adamw_step
-from ..training import TinyAttentionModel
+from ..training import TinyAttentionModel, pattern_score
 from .framework import Checker, case_seed, check, frozen_copy, mistake, passou, protect
 
 __all__ = ["passou", "exercicio_1", "exercicio_2", "exercicio_3", "exercicio_4", "projeto"]
@@ -24,10 +25,12 @@ __all__ = ["passou", "exercicio_1", "exercicio_2", "exercicio_3", "exercicio_4",
 # Só as respostas em si: na correção, uma função proibida em alguma verificação da aula também é recusada fora
 # das verificações, e o GPT, o treino e a geração dos notebooks usam a LayerNorm, o AdamW (com o passo do aluno),
 # o Adam e a geração (com a distribuição do aluno) por dentro.
-_PRONTAS_CE = (cross_entropy, softmax_backward, TinyAttentionModel)
-_PRONTAS_LN = (layer_norm_backward, layer_norm_backward_unchecked)  # o miolo também (o treino o usa)
-_PRONTAS_ADAM = (adamw_step,)
+_PRONTAS_CE = (cross_entropy, softmax_backward, TinyAttentionModel, numerical_gradient)
+_PRONTAS_LN = (layer_norm_backward, layer_norm_backward_unchecked,  # o miolo também (o treino o usa)
+               numerical_gradient)  # as diferenças centrais da Aula 5 ficam dentro da tolerância
+_PRONTAS_ADAM = (adamw_step, Adam)  # o Adam da Aula 5 mais uma linha de decaimento é o AdamW
 _PRONTAS_AMOSTRA = (next_token_probs,)
+_PRONTAS_INDUCAO = (pattern_score,)  # num recorte dos pesos, a pontuação da Aula 5 é a de indução
 
 
 def _match(got: np.ndarray, candidates, ref, atol: float, rtol: float = 1e-9) -> str | None:
@@ -359,15 +362,22 @@ def _adam_mistakes(theta, g, m, v, t, lr, betas, eps, wd) -> list:
         (mistake("missing_weight_decay", "o decaimento de peso ficou de fora: o AdamW soma lr·λ·θ ao passo (o "
                  "weight_decay recebido)."),
          _adamw(theta, g, m, v, t, lr, betas, eps, 0.0)),
+        (mistake("ignored_betas_eps", "use os betas e o eps RECEBIDOS (os argumentos da função), e não os valores "
+                 "padrão escritos no código: o projeto treina com betas = (0.9, 0.99)."),
+         _adamw(theta, g, m, v, t, lr, (0.9, 0.999), 1e-8, wd) if (tuple(betas), eps) != ((0.9, 0.999), 1e-8)
+         else None),
     ]
 
 
 def _adam_cases() -> list:
     shape = (3, 4)
-    return [("passo t = 5, com m e v de passos anteriores, lr = 0,05, λ = 0,5", (5,), 5, 0.05, 0.5, False),
-            ("passo t = 1 (m = v = 0), lr = 0,01, λ = 0,1", shape, 1, 0.01, 0.1, True),
-            ("passo t = 2, lr = 0,1, λ = 0", shape, 2, 0.1, 0.0, False),
-            ("passo t = 3, gradientes minúsculos (~1e-6): o ε pesa", shape, 3, 0.01, 0.1, "pequeno")]
+    padrao = ((0.9, 0.999), 1e-8)
+    return [("passo t = 5, com m e v de passos anteriores, lr = 0,05, λ = 0,5", (5,), 5, 0.05, 0.5, False, padrao),
+            ("passo t = 1 (m = v = 0), lr = 0,01, λ = 0,1", shape, 1, 0.01, 0.1, True, padrao),
+            ("passo t = 2, lr = 0,1, λ = 0", shape, 2, 0.1, 0.0, False, padrao),
+            ("passo t = 3, gradientes minúsculos (~1e-6): o ε pesa", shape, 3, 0.01, 0.1, "pequeno", padrao),
+            ("passo t = 4, betas = (0,8, 0,95) e eps = 1e-3, os recebidos", shape, 4, 0.05, 0.1, False,
+             ((0.8, 0.95), 1e-3))]
 
 
 _ADAM_NOMES = ("param", "m", "v")
@@ -379,14 +389,15 @@ def exercicio_3(c: Checker, adamw_step_fn):
     (param, m, v)``, os três novos (as formas de ``param``), sem alterar as entradas no lugar.
 
     Casos: um passo t = 5 com médias de passos anteriores; o primeiro passo (m = v = 0); um passo sem
-    decaimento; um com gradientes minúsculos (o lugar do ε pesa). Reconhece: o decaimento no gradiente (Adam
-    com L2), a correção de viés esquecida ou com o expoente errado, o decaimento sem a taxa, β₁ e β₂ trocados,
-    ε dentro da raiz, o decaimento esquecido, m e v devolvidos sem atualizar ou trocados. Fonte: Aula 6,
+    decaimento; um com gradientes minúsculos (o lugar do ε pesa); um com outros betas e outro ε (os recebidos).
+    Reconhece: o decaimento no gradiente (Adam com L2), a correção de viés esquecida ou com o expoente errado, o
+    decaimento sem a taxa, β₁ e β₂ trocados, ε dentro da raiz, o decaimento esquecido, m e v devolvidos sem
+    atualizar ou trocados, os betas e o ε padrão escritos no código. Proíbe o ``adamw_step`` e o ``Adam`` da
+    Aula 5 prontos. Fonte: Aula 6,
     ``01-teoria`` (seção 4.1); Loshchilov e Hutter (2019), algoritmo 2.
     """
     rng = np.random.default_rng(case_seed(63))
-    betas, eps = (0.9, 0.999), 1e-8
-    for label, shape, t, lr, wd, inicio in c.cases(_adam_cases()):
+    for label, shape, t, lr, wd, inicio, (betas, eps) in c.cases(_adam_cases()):
         escala = 1e-6 if inicio == "pequeno" else 1.0  # gradientes minúsculos: √v̂ perto de ε
         theta, g = frozen_copy(rng.normal(size=shape)), frozen_copy(escala * rng.normal(size=shape))
         m = frozen_copy(np.zeros(shape) if inicio is True else 0.1 * escala * rng.normal(size=shape))
@@ -579,7 +590,8 @@ def projeto(c: Checker, induction_scores_fn):
     Casos: pesos causais sorteados de formas (4, 2, 10, 10), (3, 4, 16, 16) e (1, 3, 6, 6), e uma camada em que
     a cabeça 1 é uma cabeça de indução perfeita. Reconhece: a coluna i − half (o token repetido), i − half − 1 ou
     i − 1 (a cabeça de token anterior), as linhas da primeira metade, a média no eixo errado, o máximo ou a soma
-    no lugar da média. Fonte: Olsson et al. (2022), seção 3; Aula 6, ``04-projeto``.
+    no lugar da média. Proíbe a ``pattern_score`` da Aula 5 pronta (num recorte dos pesos, é a mesma conta).
+    Fonte: Olsson et al. (2022), seção 3; Aula 6, ``04-projeto``.
     """
     rng = np.random.default_rng(case_seed(65))
     perfeita = _random_attention(rng, 2, 3, 12)
@@ -592,7 +604,8 @@ def projeto(c: Checker, induction_scores_fn):
              ("pesos (2, 3, 12, 12), half = 6, a cabeça 1 é de indução", perfeita, 6)]
     for label, A, half in c.cases(casos):
         A = frozen_copy(A)
-        got = c.array(c.call(label, induction_scores_fn, A, half, names=("weights", "half")),
+        got = c.array(c.call(label, induction_scores_fn, A, half, names=("weights", "half"),
+                             forbidden=_PRONTAS_INDUCAO),
                       f"{label}: devolve um array de pontuações")
         if got is None:
             return
