@@ -488,7 +488,7 @@ TOOLING_TESTS = ("test_curso.py", "test_readme_numeros.py", "test_site.py", "tes
 # test-minimo e test-lib (que também ficam sem o nbval e sem o navegador).
 GRADER_TESTS = ("test_correcao.py", "test_correcao_extra.py", "test_validar.py", "test_isolamento.py",
                 "test_entregas.py", "test_versoes_antigas.py", "test_correcao_maquina.py",
-                "test_correcao_deterministica.py")
+                "test_correcao_deterministica.py", "test_similaridade.py", "test_relatorio_turma.py")
 
 
 def test_lib(runner: Runner, options) -> int:

@@ -77,8 +77,10 @@ def test_entregas_repo_e_saida_intactos_e_nenhum_processo_sobra(correcao):
     assert not list(ROOT.glob("INVADIDO.txt")) and not Path("/tmp/INVADIDO.txt").exists()
     saida = correcao["saida"]
     assert (saida / "notas.csv").read_bytes() == correcao["notas"], "algo reescreveu notas.csv depois da correção"
-    assert all(p in ("notas.csv", "nao-corrigidos.csv") or p.startswith(("retorno", "notebooks-corrigidos"))
+    assert all(p in ("notas.csv", "nao-corrigidos.csv", "verificacoes.csv", "relatorio-turma.html",
+                     "relatorio-turma.csv", "similaridade.html") or p.startswith(("retorno", "notebooks-corrigidos"))
                for p in correcao["outputs"]), correcao["outputs"]
+    assert {"relatorio-turma.html", "similaridade.html"} <= set(correcao["outputs"]), correcao["outputs"]
     assert correcao["sobreviventes"] == []
     assert correcao["cgroups"] == []
     cmdlines = []

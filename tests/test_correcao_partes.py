@@ -21,6 +21,7 @@ from correcao import catalogo, partes
 from correcao.entregas import read_submissions
 from correcao.motor import plan_class
 from correcao.relatorio import Row, write_outputs
+from correcao.similarity import compare_class
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
@@ -156,6 +157,7 @@ def test_juntar_da_os_mesmos_bytes_que_a_correcao_unica(tmp_path, n):
     rows, fora, _ = _turma_feita_a_mao()
     unica = [Row(**{**r.__dict__}) for r in rows]
     unica.sort(key=lambda r: (r.student, r.assignment, r.notebook, r.arquivo))
+    compare_class(unica, tmp_path / "unica")  # como grade_class: a similaridade, depois as notas e os relatórios
     write_outputs(unica, catalogo.catalog(), tmp_path / "unica", fora)
     pastas = _em_partes(tmp_path, n)
     assert {partes.read_part(p)["parte"] for p in pastas} == set(range(1, n + 1))

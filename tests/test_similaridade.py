@@ -192,6 +192,34 @@ def test_com_o_codigo_guardado_sem_os_notebooks_o_resultado_e_o_mesmo(tmp_path):
     assert (tmp_path / "sem" / "similaridade.html").read_bytes() == (tmp_path / "com" / PAGINA).read_bytes()
 
 
+@pytest.mark.parametrize("n", [2, 4, 5])  # com 4 e 5 partes, lia e otavio ficam em partes diferentes
+def test_a_turma_em_partes_juntada_da_a_mesma_pagina(tmp_path, n):
+    """Cada parte guarda o código das suas respostas no parte.json (grade_class com parte=); a junção compara os
+    alunos de todas as partes: a mesma página e a mesma coluna de uma correção única, com a cópia achada mesmo quando
+    lia e otavio caem em partes diferentes."""
+    from correcao import partes
+
+    rows = _turma(tmp_path / "turma")
+    rows.sort(key=lambda r: (r.student, r.assignment, r.notebook, r.arquivo))
+    unica = similarity.compare_class(rows, tmp_path / "unica")
+    respostas = similarity.answers_of(rows)
+    alunos = sorted({r.student for r in rows})
+    pastas = []
+    for k in range(1, n + 1):
+        meus = [(r, a) for r, a in zip(rows, respostas) if partes.part_of(r.student, n) == k]
+        pasta = tmp_path / f"parte-{k}"
+        partes.write_part(pasta, (k, n), [r for r, _ in meus], [], "turma", alunos, {}, None,
+                          respostas=[a for _, a in meus])
+        pastas.append(pasta)
+    if n > 2:
+        assert partes.part_of("lia", n) != partes.part_of("otavio", n)
+    juntas, _ = partes.join_parts(pastas[::-1], tmp_path / "juntas", log=lambda *_: None)
+    assert (tmp_path / "juntas" / PAGINA).read_bytes() == (tmp_path / "unica" / PAGINA).read_bytes()
+    nomes = {frozenset((rows[par.a].student, rows[par.b].student)) for par in unica.pairs}
+    assert frozenset(("lia", "otavio")) in nomes, nomes
+    assert [r.similaridade for r in juntas] == [r.similaridade for r in rows]
+
+
 def test_uma_resposta_enorme_e_cortada(tmp_path):
     enorme = dict(resp.LIA)
     enorme["aula02-ex3-solucao"] += "\n" + "    x = [1, 2, 3]\n" * 100_000  # 1,7 MB numa célula

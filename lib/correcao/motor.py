@@ -33,6 +33,7 @@ from .politica import GradingPolicy
 from .pool import BUDGET_MARGIN_S, GradingPool, grade_parallel
 from .relatorio import Row, write_outputs
 from .scoring import busy_machine_note, mark_copies, timed_out_by_machine
+from .similarity import answers_of, compare_class
 
 __all__ = ["BUDGET_MARGIN_S", "MAX_COPIES", "MAX_FILES_PER_STUDENT", "ExecutionResult", "GradingTask", "MachineFailure",
            "Worker", "alembic_head", "grade_class", "plan_class", "preflight"]
@@ -124,10 +125,12 @@ def _machine_failures(rows: list[Row], saida: Path, written: bool) -> None:
 
 def grade_class(entregas: Path, saida: Path, politica: GradingPolicy | None = None, *, log=print,
                 marca: str | None = None, guardar_notebooks: bool = False, parte: tuple[int, int] | None = None,
-                anexo_parte: dict | None = None, preflight_check: bool = True, **limites) -> list[Row]:
+                anexo_parte: dict | None = None, preflight_check: bool = True, class_reports: bool = True,
+                **limites) -> list[Row]:
     """Corrige a turma de ``entregas`` (pasta ou .zip, ou uma lista delas: as partes da mesma turma, juntadas
     por aluno por :func:`correcao.entregas.read_submissions`) e escreve ``notas.csv`` e os retornos em ``saida``.
 
+    ``class_reports``: com ``False`` (o ``validar`` de um aluno), sem o relatório da turma e a similaridade.
     ``politica``: os limites e as opções da correção (:class:`correcao.politica.GradingPolicy`; sem ela, a padrão).
     ``limites``: por cima dela, pelos nomes antigos (``cell_timeout``, ``notebook_timeout``, ``workers``,
     ``memoria_mb``, ``memoria_total_mb``, ``disco_mb``, ``isolar``; veja :meth:`GradingPolicy.build`); o orçamento de
@@ -171,10 +174,12 @@ def grade_class(entregas: Path, saida: Path, politica: GradingPolicy | None = No
             from .partes import class_fingerprint, write_part
 
             write_part(saida, parte, rows, fora, class_fingerprint(entregas_lidas), entregas_lidas.alunos,
-                       politica.part_options(), anexo_parte)
+                       politica.part_options(), anexo_parte, respostas=answers_of(rows))
             _machine_failures(rows, saida, written=True)
             return rows
-        write_outputs(rows, everything, saida, fora)  # com o relatório da turma (correcao.class_report)
+        if class_reports:
+            compare_class(rows, saida)  # similaridade.html e a coluna similaridade (nenhuma nota muda)
+        write_outputs(rows, everything, saida, fora, class_report=class_reports)  # e o relatório da turma
         _machine_failures(rows, saida, written=True)
         if fora:
             log(f"  {len(fora)} arquivo(s) não corrigido(s): veja {saida / 'nao-corrigidos.csv'}")

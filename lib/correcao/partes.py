@@ -28,7 +28,7 @@ from .entregas import Submissions
 from .relatorio import Row
 
 PART_FILE = "parte.json"
-FORMAT = 1  # a versão do formato de PART_FILE
+FORMAT = 2  # a versão do formato de PART_FILE (2: o código das respostas, para a similaridade na junção)
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -108,14 +108,16 @@ def _row_from_json(d: dict) -> Row:
 
 
 def write_part(pasta: Path, parte: tuple[int, int], rows: list[Row], fora: list, impressao: str, alunos: list[str],
-               opcoes: dict, anexo: dict | None = None) -> Path:
+               opcoes: dict, anexo: dict | None = None, respostas: list[dict] | None = None) -> Path:
     """Grava a parte ``parte`` = (K, N) em ``pasta/parte.json`` (de uma vez: um arquivo temporário renomeado).
 
     ``rows``: as linhas da parte, já na ordem de :func:`correcao.motor.grade_class`; ``fora``: os arquivos não
     corrigidos dos alunos da parte; ``impressao``: :func:`class_fingerprint` da turma inteira; ``alunos``: os
     alunos da turma inteira (a junção confere que as partes cobrem todos); ``opcoes``: as opções da correção que
     mudam a nota (:meth:`correcao.politica.GradingPolicy.part_options`: a junção recusa partes com outras);
-    ``anexo``: o que mais a junção precisa (o Moodle guarda ali os participantes). Devolve o caminho gravado.
+    ``anexo``: o que mais a junção precisa (o Moodle guarda ali os participantes); ``respostas``: o código das
+    respostas de cada linha, na ordem de ``rows`` (:func:`correcao.similarity.answers_of`: o notebook corrigido fica
+    nesta máquina, e a junção compara os alunos de todas as partes). Devolve o caminho gravado.
     """
     k, n = parte
     pasta = Path(pasta)
@@ -125,6 +127,7 @@ def write_part(pasta: Path, parte: tuple[int, int], rows: list[Row], fora: list,
         "opcoes": opcoes, "alunos_turma": list(alunos),
         "alunos": sorted(a for a in set(alunos) | {""} if part_of(a, n) == k),
         "linhas": [_row_to_json(r) for r in rows], "nao_corrigidos": [list(x) for x in fora],
+        "respostas": list(respostas) if respostas is not None else [{} for _ in rows],
         "anexo": anexo or {},
     }
     destino = pasta / PART_FILE
@@ -206,8 +209,9 @@ def _check(partes: list[tuple[Path, dict]]) -> int:  # noqa: C901 — uma recusa
 
 def join_parts(pastas: list[Path], saida: Path, log=print) -> tuple[list[Row], dict]:
     """Junta as pastas das partes (``corrigir --parte K/N``, de 1/N a N/N, em qualquer ordem) e escreve em
-    ``saida`` o que uma correção única da turma escreveria: ``notas.csv``, ``nao-corrigidos.csv``, ``retorno/`` e o
-    relatório da turma (:mod:`correcao.class_report`), os mesmos bytes. Devolve as linhas e o anexo das partes (o
+    ``saida`` o que uma correção única da turma escreveria: ``notas.csv``, ``nao-corrigidos.csv``, ``retorno/``, o
+    relatório da turma (:mod:`correcao.class_report`) e ``similaridade.html`` (:mod:`correcao.similarity`), os
+    mesmos bytes. Devolve as linhas e o anexo das partes (o
     mesmo em todas; o Moodle guarda ali os participantes, veja :func:`correcao.moodle.join_parts`).
 
     Raises
@@ -220,6 +224,7 @@ def join_parts(pastas: list[Path], saida: Path, log=print) -> tuple[list[Row], d
     """
     from .catalogo import catalog
     from .relatorio import write_outputs
+    from .similarity import compare_class
 
     if not pastas:
         raise PartsError("--juntar: esperada ao menos uma pasta de parte, recebida nenhuma")
@@ -235,11 +240,14 @@ def join_parts(pastas: list[Path], saida: Path, log=print) -> tuple[list[Row], d
         raise PartsError("as partes foram corrigidas com outra versão do curso (solutions/ ou lib/) que a desta "
                          "máquina: junte na mesma versão em que elas foram corrigidas")
     partes.sort(key=lambda x: x[1]["parte"])
-    rows = [_row_from_json(d) for _, dados in partes for d in dados["linhas"]]
+    pares = [(_row_from_json(d), resposta) for _, dados in partes
+             for d, resposta in zip(dados["linhas"], dados.get("respostas") or [{}] * len(dados["linhas"]))]
     # a mesma ordem da correção única: cada parte já vem ordenada, e os empates (o mesmo aluno) ficam numa parte só
-    rows.sort(key=lambda r: (r.student, r.assignment, r.notebook, r.arquivo))
+    pares.sort(key=lambda x: (x[0].student, x[0].assignment, x[0].notebook, x[0].arquivo))
+    rows = [r for r, _ in pares]
     fora = [tuple(x) for _, dados in partes for x in dados["nao_corrigidos"]]
     saida = Path(saida).resolve()
+    compare_class(rows, saida, respostas=[resposta for _, resposta in pares])  # similaridade.html, como na única
     write_outputs(rows, catalog(), saida, fora)  # o relatório da turma sai dos diagnósticos de cada linha (parte.json)
     log(f"{n} parte(s) juntada(s): {len(rows)} linha(s) em {saida / 'notas.csv'}")
     return rows, partes[0][1]["anexo"]

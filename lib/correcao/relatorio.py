@@ -367,10 +367,12 @@ def _feedback_pages(rows: list[Row]) -> list[str]:
     return paginas
 
 
-def write_outputs(rows: list[Row], everything: dict, saida: Path, fora: list | tuple = ()) -> None:
+def write_outputs(rows: list[Row], everything: dict, saida: Path, fora: list | tuple = (), *,
+                  class_report: bool = True) -> None:
     """``notas.csv`` (uma linha por aluno e notebook), ``retorno/<aluno>/<aula>-<notebook>.html``,
-    ``nao-corrigidos.csv`` (aluno, arquivo, motivo: o que foi entregue mas não é notebook) e o relatório da turma
-    (:func:`correcao.class_report.write_class_report`: ``verificacoes.csv``, ``relatorio-turma.html`` e ``.csv``)."""
+    ``nao-corrigidos.csv`` (aluno, arquivo, motivo: o que foi entregue mas não é notebook) e, com ``class_report``,
+    o relatório da turma (:func:`correcao.class_report.write_class_report`: ``verificacoes.csv``,
+    ``relatorio-turma.html`` e ``.csv``)."""
     saida.mkdir(parents=True, exist_ok=True)
     for r, pagina in zip(rows, _feedback_pages(rows)):
         r.retorno = f"retorno/{pagina}"
@@ -395,4 +397,5 @@ def write_outputs(rows: list[Row], everything: dict, saida: Path, fora: list | t
         dest = saida / r.retorno
         dest.parent.mkdir(parents=True, exist_ok=True)
         dest.write_text(feedback_html(r, g), encoding="utf-8")
-    write_class_report(rows, everything, saida)
+    if class_report:
+        write_class_report(rows, everything, saida)

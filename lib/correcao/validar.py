@@ -69,7 +69,7 @@ def validate_many(paths: list[Path], politica: GradingPolicy | None = None,
             (Path(tmp) / "entregas" / f"n{k:03d}").mkdir(parents=True)
             shutil.copy(path, Path(tmp) / "entregas" / f"n{k:03d}" / path.name)
         rows = grade_class(Path(tmp) / "entregas", Path(tmp) / "saida", politica=politica, log=lambda *_: None,
-                           guardar_notebooks=True,
+                           guardar_notebooks=True, class_reports=False,
                            preflight_check=False)  # um notebook só: a falha da máquina aparece nele mesmo
         out = []
         for k, path in enumerate(paths):
