@@ -166,15 +166,16 @@ def test_motivo_da_conferencia_nao_cita_o_caso_sorteado(conferencia, tipo):
     assert len(res["casos"]) == 2 and res["casos"][0] != res["casos"][1]  # cada correção sorteou outro caso
     primeiro, segundo = res["detalhes"]
     assert segundo == primeiro, res["detalhes"]
-    assert primeiro == [False, f"caso 1 de 5: o seu código levantou {tipo} (linha 7 de attention_with_projections)"]
+    assert primeiro == [False, f"caso 1 de 5: o seu código levantou {tipo} (linha 7 de attention_with_projections)",
+                        "student_exception"]  # (passou, detalhe, a categoria do engano: veja correcao.class_report)
 
 
 def test_mensagem_escrita_pela_correcao_continua_no_motivo(conferencia):
     """As mensagens que a própria correção escreve (o tempo esgotado, o processo do aluno parado) não citam o caso
     sorteado: continuam no motivo, que diz o que houve."""
     assert conferencia["TempoEsgotado"]["detalhes"][0] == [
-        False, "caso 1 de 5: o seu código levantou StudentError: a função passou do tempo limite"]
-    passou, detalhe = conferencia["parou"]  # (aqui, a "linha" é a deste arquivo, que faz o papel do processo parado)
+        False, "caso 1 de 5: o seu código levantou StudentError: a função passou do tempo limite", "timeout"]
+    passou, detalhe, _ = conferencia["parou"]  # (aqui, a "linha" é a deste arquivo, que faz o papel do processo parado)
     assert not passou and detalhe.startswith(
         "caso 1 de 5: o seu código levantou StudentProcessStopped: o processo do aluno não respondeu a tempo"), detalhe
 

@@ -586,6 +586,12 @@ def test_turma_no_hub_de_ponta_a_ponta(turma):  # noqa: PLR0915 — o roteiro de
     assert set(notas) == {a_certo, a_adulterado}
     assert float(notas[a_certo]["total"]) == g.max_auto and float(notas[a_certo]["maximo"]) == maximo
     assert notas[a_adulterado]["situacao"] == "revisar", notas[a_adulterado]
+    # o relatório da turma e a página de similaridade, ao lado de notas.csv (a coluna sobrevive ao máximo do hub)
+    assert "similaridade" in notas[a_certo], list(notas[a_certo])
+    relatorio = (pasta / "correcao" / AULA / "relatorio-turma.html").read_text(encoding="utf-8")
+    assert "Relatório da turma" in relatorio and "aula01-ex3-verificacao" in relatorio
+    assert "Similaridade entre as entregas" in (pasta / "correcao" / AULA / "similaridade.html").read_text(
+        encoding="utf-8")
     with open(pasta / "correcao" / AULA / "nao-corrigidos.csv", encoding="utf-8") as f:
         assert list(csv.reader(f)) == [["aluno", "arquivo", "motivo"]]  # timestamp.txt e o segredo não aparecem
     assert not (pasta / "adulterado.txt").exists()  # a célula do aluno rodou na caixa: nada chegou ao disco
