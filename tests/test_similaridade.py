@@ -315,3 +315,18 @@ def test_na_turma_de_exemplo_corrigida(tmp_path_factory, tmp_path):
                and rows[p.a].student != rows[p.b].student for p in rep.pairs)
     pagina = (tmp_path / "similaridade.html").read_text(encoding="utf-8")
     assert "<script" not in pagina.lower() and "/tmp" not in pagina
+
+
+def test_sem_o_copydetect_a_correcao_escreve_as_notas_e_diz_por_que(tmp_path, monkeypatch):
+    """A página é um relatório à parte: sem o copydetect (um ambiente antigo, o do hub sem ele), a correção não
+    perde as notas; o log diz o que falta e como instalar."""
+    from correcao import motor
+
+    def sem_pacote(*_a, **_k):
+        raise ModuleNotFoundError("No module named 'copydetect'", name="copydetect")
+
+    monkeypatch.setattr(motor, "compare_class", sem_pacote)
+    log: list[str] = []
+    motor._similarity(_turma(tmp_path), tmp_path / "saida", log.append)
+    assert len(log) == 1 and "copydetect" in log[0] and "pip install" in log[0] and "as notas não mudam" in log[0]
+    assert not (tmp_path / "saida" / PAGINA).exists()

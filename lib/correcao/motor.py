@@ -178,7 +178,7 @@ def grade_class(entregas: Path, saida: Path, politica: GradingPolicy | None = No
             _machine_failures(rows, saida, written=True)
             return rows
         if class_reports:
-            compare_class(rows, saida)  # similaridade.html e a coluna similaridade (nenhuma nota muda)
+            _similarity(rows, saida, log)  # similaridade.html e a coluna similaridade (nenhuma nota muda)
         write_outputs(rows, everything, saida, fora, class_report=class_reports)  # e o relatório da turma
         _machine_failures(rows, saida, written=True)
         if fora:
@@ -191,6 +191,18 @@ def grade_class(entregas: Path, saida: Path, politica: GradingPolicy | None = No
                     shutil.copy(r.autograded, dest)
                     r.autograded = dest
     return rows
+
+
+def _similarity(rows: list[Row], saida: Path, log) -> None:
+    """:func:`correcao.similarity.compare_class`, sem nunca custar as notas: se ela falhar (o ``copydetect`` não
+    instalado, por exemplo), o log diz por quê e a correção escreve ``notas.csv`` e os retornos assim mesmo."""
+    try:
+        compare_class(rows, saida)
+    except ImportError as exc:
+        log(f"  similaridade.html não foi feita: falta o pacote {exc.name or 'copydetect'} (pip install "
+            "'copydetect>=0.5,<0.6', ou make instalar); as notas não mudam")
+    except Exception as exc:  # noqa: BLE001 - a página é um relatório à parte: as notas saem mesmo sem ela
+        log(f"  similaridade.html não foi feita ({type(exc).__name__}: {str(exc)[:200]}); as notas não mudam")
 
 
 def _start_preflight(pool: "GradingPool", tmp: Path, on: bool):
