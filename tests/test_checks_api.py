@@ -136,11 +136,12 @@ def test_o_arcabouco_tem_os_modulos_por_assunto():
 
 def test_as_verificacoes_das_aulas_importam_so_do_arcabouco_publico():
     """Os módulos ``aulaNN`` importam o arcabouço por ``from .framework import ...`` (e as dicas comuns de
-    ``multihead_hints``), nunca dos módulos internos da vigilância e das fotos."""
+    ``multihead_hints`` e as funções das células de demonstração, ``demos``), nunca dos módulos internos da
+    vigilância e das fotos."""
     for arquivo in sorted(CHECKS.glob("aula*.py")):
         tree = ast.parse(arquivo.read_text(encoding="utf-8"))
         internos = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.level == 1}
-        assert internos <= {"framework", "multihead_hints"}, (arquivo.name, internos)
+        assert internos <= {"framework", "multihead_hints", "demos"}, (arquivo.name, internos)
 
 
 def _exemplo_do_guia():

@@ -131,13 +131,13 @@ def _na_conferencia(destino: str) -> None:
         for tipo, mensagem in (_ERROS | tempo).items():
             visto: list = []
             detalhes = [_veredito._judge({"fonte": "aula01.exercicio_4(attention_with_projections)"}, modulos,
-                                         _remota(tipo, mensagem, visto), _Canal(), 20.0) for _ in range(2)]
+                                         _remota(tipo, mensagem, visto), _Canal(), 20.0)[:3] for _ in range(2)]
             res[tipo] = {"detalhes": detalhes, "casos": visto}
         class Parado(_veredito._make_remote_base()):
             def call_checked(self, args, kwargs, names, forbidden):
                 raise _veredito.StudentProcessStopped("o processo do aluno não respondeu a tempo")
 
-        res["parou"] = _veredito._judge({"fonte": "aula01.exercicio_4(f)"}, modulos, Parado, _Canal(), 20.0)
+        res["parou"] = _veredito._judge({"fonte": "aula01.exercicio_4(f)"}, modulos, Parado, _Canal(), 20.0)[:3]
         res["local"] = {"falhas": [aula01.exercicio_4(tabela).failures for _ in range(2)], "casos": vistos}
         falhas = []
         while len(set(ns) - set(fixas)) < 2 and len(falhas) < 40:  # até sortear dois n diferentes

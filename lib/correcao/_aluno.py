@@ -12,6 +12,15 @@ Pedido (JSON na entrada padrão): ``nonce``, ``celulas`` (``[{"fonte": ...}]`` p
 ``{"verificacao": grade_id}`` no lugar de cada verificação), ``tempo_celula`` (s).
 O código do aluno roda neste processo: ele pode mudar tudo aqui, inclusive este arquivo já carregado; o
 que ele conseguir mudar são só os valores das respostas, e esses o verificador julga.
+
+**Execução única** (``"saidas": true`` no pedido, cada célula com o ``indice`` dela no notebook): este processo
+também é o que dá as saídas do retorno, no lugar do kernel. Ele roda as células como um kernel rodaria
+(``NBGRADER_EXECUTION`` definida, o matplotlib do kernel), guarda as saídas de cada uma
+(:mod:`correcao._capture`) e as manda pela saída padrão, em linhas ``<nonce> <json>``, como
+:mod:`correcao._executar`: ``{"kernel_pronto": true}`` antes da primeira célula, ``{"executando": i}`` antes de
+cada uma, ``{"celula": i, "outputs": [...], "execution_count": n, "cortada": c}`` depois, e
+``{"fim": situacao, "cpu": s, "relogio": s}``. O código do aluno pode escrever linhas falsas ali: elas só mudam o
+retorno dele mesmo; as verificações do retorno e os pontos vêm do verificador.
 """
 
 from __future__ import annotations
@@ -19,8 +28,10 @@ from __future__ import annotations
 import contextlib
 import io
 import os
+import resource
 import signal
 import sys
+import time
 
 from . import _caixa, _remoto
 
@@ -35,12 +46,19 @@ ALARM_RETRIES = 3  # depois do limite da célula, o alarme volta a cada segundo;
 _alarmes = [0]  # quantas vezes o alarme da célula atual já tocou
 
 
+_EM_ANDAMENTO: dict = {}  # na execução única: a célula em andamento e como mandar as saídas dela (veja _alarm)
+
+
 def _alarm(signum, frame):
     """O limite da célula: levanta :class:`TimeExhausted`; um ``except BaseException`` do aluno pode engoli-la,
     então o alarme se repete e, passadas :data:`ALARM_RETRIES` repetições, o processo do aluno termina ali (a
-    conferência vê o canal fechado e marca as verificações que faltam)."""
+    conferência vê o canal fechado e marca as verificações que faltam; na execução única, a célula sai com o que
+    já mostrou e o fim diz ``ignorou_interrupcao``)."""
     _alarmes[0] += 1
     if _alarmes[0] > ALARM_RETRIES:
+        fim = _EM_ANDAMENTO.get("fim")
+        if fim is not None:
+            fim()
         os._exit(3)
     raise TimeExhausted()
 
@@ -166,6 +184,15 @@ def _warm_up(aquecer) -> None:
     _AQUECIDO.update(pedidos)
 
 
+def _plain_matplotlib() -> None:
+    """No filho de uma chamada da execução única: o matplotlib sem o backend do kernel. Com ele, um ``plt.show()``
+    na função do aluno mostraria e fecharia a figura, e a verificação (que lê as figuras abertas no fim da
+    chamada, :func:`_call`) não a veria; com o ``agg``, como no processo do aluno da conferência comum."""
+    pyplot = sys.modules.get("matplotlib.pyplot")
+    if pyplot is not None and "inline" in str(pyplot.get_backend()):
+        pyplot.switch_backend("agg")
+
+
 def _serve(ns: dict, canal: _remoto.Channel, pedido: dict, tempo: float) -> None:
     """Roda o pedido num processo filho e manda a resposta dele (ou a do tempo esgotado)."""
     try:
@@ -178,6 +205,7 @@ def _serve(ns: dict, canal: _remoto.Channel, pedido: dict, tempo: float) -> None
         os.close(ler)
         try:
             signal.signal(signal.SIGALRM, signal.SIG_DFL)
+            _plain_matplotlib()
             resposta = _call(ns, pedido)
         except BaseException as exc:  # noqa: BLE001 - argumentos que não deu para refazer
             resposta = {"id": pedido.get("id"), "erro": {"tipo": "ErroNaCorrecao", "mensagem": str(exc)[:300],
@@ -206,8 +234,23 @@ def _serve(ns: dict, canal: _remoto.Channel, pedido: dict, tempo: float) -> None
     canal.send(resposta)
 
 
+def _record_statuses(ns: dict, estados) -> None:
+    """Guarda o resultado que o verificador deu a cada função verificada (``[[nome, status], ...]``), para as
+    células de demonstração (``aulaNN.passou``) rodarem como no notebook."""
+    if not isinstance(estados, list):
+        return
+    from atencao.checks.status import record
+
+    for item in estados[:20]:
+        if isinstance(item, list) and len(item) == 2 and all(isinstance(x, str) for x in item):
+            nome, status = item
+            if nome in ns:
+                record(ns[nome], status)
+
+
 def _serve_until_continue(ns: dict, canal: _remoto.Channel, limite: float) -> bool:
-    """Atende os pedidos do verificador até ele mandar ``{"continuar": true}`` (``True``) ou fechar o canal."""
+    """Atende os pedidos do verificador até ele mandar ``{"continuar": true}`` (``True``, com o resultado de cada
+    função verificada: :func:`_record_statuses`) ou fechar o canal."""
     while True:
         try:
             pedido = canal.receive(None)
@@ -216,6 +259,10 @@ def _serve_until_continue(ns: dict, canal: _remoto.Channel, limite: float) -> bo
         if not isinstance(pedido, dict):
             return False
         if pedido.get("continuar") is True:
+            try:
+                _record_statuses(ns, pedido.get("estados"))
+            except Exception:  # noqa: BLE001 - o aluno pode ter estragado a biblioteca: só a demonstração perde
+                pass
             return True
         try:
             _serve(ns, canal, pedido, float(pedido.get("tempo", limite)))
@@ -223,43 +270,111 @@ def _serve_until_continue(ns: dict, canal: _remoto.Channel, limite: float) -> bo
             return False
 
 
-def main() -> None:
-    pedido, _enviar = _caixa.open_channel()
-    canal = _remoto.channel_from_env()
-    from . import _calculo_remoto
-
-    _calculo_remoto.CANAL = canal  # as contas prontas da aula (ausentes daqui) vão ao verificador
-    os.environ["MPLBACKEND"] = "Agg"
-    os.environ.pop("NBGRADER_EXECUTION", None)
-    from IPython.core.interactiveshell import InteractiveShell
+def _shell(saidas: bool):
+    """O shell do IPython das células: com as saídas guardadas (:mod:`correcao._capture`) na execução única."""
     from traitlets.config import Config
 
     config = Config()
     config.HistoryManager.hist_file = ":memory:"
     config.HistoryManager.enabled = False
-    shell = InteractiveShell.instance(config=config)
+    if saidas:
+        from ._capture import capture_shell
+
+        return capture_shell(config)
+    from IPython.core.interactiveshell import InteractiveShell
+
+    return InteractiveShell.instance(config=config)
+
+
+def _run_cell(shell, fonte: str, limite: float, saidas: bool) -> None:
+    """Uma célula, com o tempo limite (:func:`_alarm`); o que o código do aluno levantar fica com ele."""
+    signal.signal(signal.SIGALRM, _alarm)
+    _alarmes[0] = 0
+    try:
+        signal.setitimer(signal.ITIMER_REAL, limite, 1.0)
+        shell.run_cell(fonte, store_history=saidas)
+    except BaseException:  # noqa: BLE001 - o código do aluno não derruba a conferência
+        pass
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, signal.SIG_DFL)
+
+
+_TIMEOUT_ERROR = {"output_type": "error", "ename": "CellTimeoutError", "evalue": "",
+                  "traceback": ["CellTimeoutError: a célula passou do tempo limite e foi interrompida"]}
+_FLOOD_ERROR = {"output_type": "error", "ename": "SaidaExcessiva", "traceback": [],
+                "evalue": "a célula produziu saída demais e foi interrompida pela correção"}
+
+
+def _cell_outputs(capture) -> list[dict]:
+    """As saídas da célula que acabou, com os erros da correção como o kernel os daria: o tempo limite vira o
+    ``CellTimeoutError`` do nbclient, e a interrupção por saída demais, ``SaidaExcessiva``."""
+    saidas = capture.stop()
+    if any(o.get("output_type") == "error" and o.get("ename") == "TimeExhausted" for o in saidas):
+        saidas = [o for o in saidas if not (o.get("output_type") == "error" and o.get("ename") == "TimeExhausted")]
+        saidas.append(dict(_TIMEOUT_ERROR))
+    if capture.cut:
+        saidas = [o for o in saidas if not (o.get("output_type") == "error" and o.get("ename") == "OutputFlood")]
+        saidas.append(dict(_FLOOD_ERROR))
+    return saidas
+
+
+def main() -> None:  # noqa: C901 — as células em ordem: código, verificação (atender o verificador), saídas
+    pedido, enviar = _caixa.open_channel()
+    inicio = time.perf_counter()
+    canal = _remoto.channel_from_env()
+    from . import _calculo_remoto
+
+    _calculo_remoto.CANAL = canal  # as contas prontas da aula (ausentes daqui) vão ao verificador
+    saidas = pedido.get("saidas") is True
+    if saidas:  # a execução única: como o kernel da correção
+        os.environ["NBGRADER_EXECUTION"] = "autograde"
+    else:
+        os.environ["MPLBACKEND"] = "Agg"
+        os.environ.pop("NBGRADER_EXECUTION", None)
+    shell = _shell(saidas)
     limite = float(pedido.get("tempo_celula", 20))
     from atencao.checks.watcher import guard_hooks
 
     guard_hooks()  # antes da primeira célula: o aluno nunca vê as funções que desligam a vigilância
     ns = shell.user_ns
+    if saidas:
+        enviar({"kernel_pronto": True})  # antes de qualquer célula: daqui em diante, o que parar é do aluno
     for celula in pedido.get("celulas", []):
+        indice = celula.get("indice")
         if "verificacao" in celula:  # tudo o que vem antes desta verificação já rodou: o verificador julga agora
             sys.stdout.flush()
             canal.send({"pronto": celula["verificacao"]})
             if not _serve_until_continue(ns, canal, limite):
                 break
+            if saidas:  # as saídas desta célula vêm do verificador; o número de execução, daqui
+                shell.execution_count += 1
+                enviar({"celula": indice, "outputs": [], "execution_count": shell.execution_count - 1, "cortada": ""})
             continue
-        signal.signal(signal.SIGALRM, _alarm)
-        _alarmes[0] = 0
+        if not saidas:
+            _run_cell(shell, celula["fonte"], limite, saidas)
+            continue
+        enviar({"executando": indice})
+        numero = shell.execution_count
+        shell.capture.start()
+
+        def fim_da_celula(indice=indice, numero=numero, ignorou: bool = True) -> None:
+            enviar({"celula": indice, "outputs": _cell_outputs(shell.capture), "execution_count": numero,
+                    "cortada": shell.capture.cut})
+            if ignorou:
+                enviar({"fim": f"ignorou_interrupcao:{indice}"})
+
+        _EM_ANDAMENTO["fim"] = fim_da_celula
+        _run_cell(shell, celula["fonte"], limite, saidas)
+        _EM_ANDAMENTO.pop("fim", None)
+        fim_da_celula(ignorou=False)
+    if saidas:
         try:
-            signal.setitimer(signal.ITIMER_REAL, limite, 1.0)
-            shell.run_cell(celula["fonte"], store_history=False)
-        except BaseException:  # noqa: BLE001 - o código do aluno não derruba a conferência
+            canal.send({"celulas_acabaram": True})  # o verificador, que atendia as contas das demonstrações, termina
+        except OSError:
             pass
-        finally:
-            signal.setitimer(signal.ITIMER_REAL, 0)
-            signal.signal(signal.SIGALRM, signal.SIG_DFL)
+        uso = [resource.getrusage(r) for r in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)]
+        enviar({"fim": "ok", "cpu": sum(u.ru_utime + u.ru_stime for u in uso), "relogio": time.perf_counter() - inicio})
     os._exit(0)
 
 

@@ -65,7 +65,7 @@ KERNEL_ARGUMENTS = ["--HistoryManager.hist_file=:memory:", "--IPKernelApp.extens
                     "--IPKernelApp.extensions=correcao._saida_limitada"]
 
 
-def _size(content: dict) -> int:
+def output_size(content: dict) -> int:
     """Bytes de uma saída (texto e dados), medidos sem montar a saída."""
     total = 0
     for chave in ("text", "data", "traceback", "evalue"):
@@ -88,7 +88,7 @@ def _client(nb, pedido):
 
     class Cliente(NotebookClient):
         def output(self, outs, msg, display_id, cell_index):
-            tamanho = _size(msg.get("content", {}))
+            tamanho = output_size(msg.get("content", {}))
             usado = self._por_celula.get(cell_index, 0)
             if cell_index in self._cortadas or usado + tamanho > MAX_CELL_OUTPUT \
                     or self._total + tamanho > MAX_NOTEBOOK_OUTPUT:

@@ -16,7 +16,9 @@ Pedido (JSON na entrada padrão): ``nonce``, ``verificacoes`` (``[{"grade_id", "
 ``tempo_celula`` (s, o limite de cada chamada), ``tempo_pronto`` (s, a espera pelo lado do aluno).
 Resposta: linhas ``<nonce> {...}``: ``{"inicio": grade_id}`` antes de cada verificação, depois
 ``{"grade_id", "passou", "detalhe", "categoria"}`` (a categoria do resultado, ``CheckResult.category``: ``ok``,
-``not_done`` ou o id do engano), e no fim ``{"fim": "ok"}``.
+``not_done`` ou o id do engano), e no fim ``{"fim": "ok"}``. Na execução única (``"saidas": true`` no pedido), o
+veredito leva também as saídas da célula para o retorno (``"saidas"``, ``"passou_no_notebook"``: veja
+:func:`notebook_report`).
 """
 
 from __future__ import annotations
@@ -107,12 +109,59 @@ def _changed(valor) -> list:
 class _Context:
     """O que a verificação em curso proíbe (objetos) e o que o processo do aluno pediu disso até agora."""
 
-    def __init__(self, refused: frozenset = frozenset()):
+    def __init__(self, refused: frozenset = frozenset(), demonstrations: bool = False):
         self.forbidden: tuple = ()
         self.used: set[str] = set()
         # fora das verificações (na hora das células): as funções que alguma verificação da aula proíbe não são
         # feitas (uma tabela pedida na célula, como causal_mask(2500), serviria de resposta depois)
         self.refused = refused
+        # na execução única, as células de demonstração rodam no processo do aluno: uma função recusada roda fora
+        # das verificações se o pedido traz dados em ponto flutuante (veja _enumerable)
+        self.demonstrations = demonstrations
+
+
+def _float_data(valor, fundo: int = 0) -> bool:
+    """``valor`` (os argumentos de um pedido de conta, já refeitos) tem um array de ponto flutuante, solto, numa
+    lista, tupla ou dicionário, ou num atributo de um objeto da biblioteca."""
+    import numpy as np
+
+    if isinstance(valor, np.ndarray):
+        return valor.size > 0 and np.issubdtype(valor.dtype, np.floating)
+    if fundo > 4:
+        return False
+    if isinstance(valor, dict):
+        return any(_float_data(v, fundo + 1) for v in valor.values())
+    if isinstance(valor, (list, tuple)):
+        return any(_float_data(v, fundo + 1) for v in valor[:1000])
+    if hasattr(valor, "__dict__") and type(valor).__module__.startswith("atencao."):
+        return _float_data(dict(vars(valor)), fundo + 1)
+    return False
+
+
+def _has_array(valor, fundo: int = 0) -> bool:
+    """``valor`` (o resultado de uma conta) é ou tem um array (solto, numa lista, tupla ou dicionário)."""
+    import numpy as np
+
+    if isinstance(valor, np.ndarray):
+        return True
+    if fundo > 4:
+        return False
+    if isinstance(valor, dict):
+        return any(_has_array(v, fundo + 1) for v in valor.values())
+    if isinstance(valor, (list, tuple)):
+        return any(_has_array(v, fundo + 1) for v in valor[:1000])
+    return False
+
+
+def _enumerable(params: dict) -> bool:
+    """Uma conta pedida fora das verificações cujas entradas dá para enumerar: nenhum array de ponto flutuante (só
+    inteiros, textos, formas). O resultado dela pode virar uma tabela que responde à verificação depois
+    (``causal_mask(2500)`` recortada, ``positional_encoding`` de todas as formas), então ela é recusada mesmo na
+    execução única, quando devolve um array (:func:`_has_array`; um método que só guarda tamanhos no objeto, como
+    ``MultiHeadAttention._set_sizes``, roda). Com dados em ponto flutuante, o resultado vale só para aqueles dados,
+    conhecidos antes da verificação: os casos dela são sorteados na hora, e uma conta pedida durante a verificação é
+    vigiada por ela (:func:`serve_calculation`)."""
+    return not _float_data(params)
 
 
 _CONTEXTO = _Context()
@@ -232,6 +281,12 @@ class _ObjectUnknown(Exception):
 _OBJETOS = _ObjectCache()
 
 
+_REFUSED = ("{nome}: na correção, esta função pronta só roda dentro das verificações que a permitem (o exercício "
+            "pede a conta escrita por você)")
+_REFUSED_TABLE = ("; fora delas, só sobre dados em ponto flutuante (sem eles, o resultado serviria de tabela de "
+                  "respostas)")
+
+
 def serve_calculation(canal: _remoto.Channel, msg: dict, contexto: _Context) -> None:
     """Faz aqui, com a biblioteca de verdade, a conta pronta que o processo do aluno pediu (a biblioteca dele não
     a tem, veja :mod:`correcao.biblioteca_aluno`) e responde. Se a verificação em curso proíbe a função (ou uma
@@ -246,9 +301,9 @@ def serve_calculation(canal: _remoto.Channel, msg: dict, contexto: _Context) -> 
         classe = nome.rsplit(".", 1)[0] if "." in nome.partition(":")[2] else None
         if nome not in _served_names() and classe not in _served_names():
             raise _remoto.InvalidMessage(f"conta desconhecida: {nome}")
-        if nome in contexto.refused or classe in contexto.refused:
-            raise RuntimeError(f"{nome.replace(':', '.')}: na correção, esta função pronta só roda dentro das "
-                               "verificações que a permitem (o exercício pede a conta escrita por você)")
+        recusada = nome in contexto.refused or classe in contexto.refused
+        if recusada and not contexto.demonstrations:
+            raise RuntimeError(_REFUSED.format(nome=nome.replace(":", ".")))
         (fn,) = _resolve([nome]) or (None,)
         params = _remoto.decode_value(msg.get("params"), objetos=True, refazer=_OBJETOS)
         if fn is None or not isinstance(params, dict):
@@ -263,6 +318,8 @@ def serve_calculation(canal: _remoto.Channel, msg: dict, contexto: _Context) -> 
                 contexto.used |= vigia.used
             else:
                 valor = fn(*args, **kwargs)
+        if recusada and _enumerable(params) and _has_array(valor):
+            raise RuntimeError(_REFUSED.format(nome=nome.replace(":", ".")) + _REFUSED_TABLE)
         resposta = {"calculado": _remoto.encode_value(valor, objetos=True)}
         if antes is not None and _changed_state(alvo, antes):
             _OBJETOS.forget(alvo)  # guardado com os dados de antes
@@ -389,23 +446,60 @@ def calls(fonte: str, modulos: dict) -> list[tuple]:
 
 
 def _judge(celula: dict, modulos: dict, remota, canal, tempo: float) -> tuple:
-    """(passou, detalhe, categoria) de uma célula de verificação."""
+    """(passou, detalhe, categoria, estados) de uma célula de verificação; ``estados``: ``[[nome, status], ...]``, o
+    resultado de cada função verificada (para as demonstrações do processo do aluno, :mod:`correcao._aluno`)."""
     from atencao.checks.framework import CheckResult
 
     alvos = calls(celula["fonte"], modulos)
     if not alvos:
-        return False, "célula sem chamada de verificação conhecida", "grading_error"
+        return False, "célula sem chamada de verificação conhecida", "grading_error", []
+    estados = []
     for func, nomes in alvos:
         args = [remota(canal, nomes[0], tempo), *(_library_object(n) for n in nomes[1:])]
         with contextlib.redirect_stdout(io.StringIO()):
             resultado = func(*args)
+        if type(resultado) is CheckResult:
+            estados.append([nomes[0], str(resultado.status)])
         if not (type(resultado) is CheckResult and resultado.passed is True):
             return False, ("; ".join(resultado.failures) if type(resultado) is CheckResult
                            else "a verificação não devolveu um resultado"), (
-                resultado.category if type(resultado) is CheckResult else "grading_error")
+                resultado.category if type(resultado) is CheckResult else "grading_error"), estados
         if canal.parou:
-            return False, "o processo do aluno parou durante a verificação", "stopped"
-    return True, "", "ok"
+            return False, "o processo do aluno parou durante a verificação", "stopped", estados
+    return True, "", "ok", estados
+
+
+MAX_REPORT = 64 * 1024  # caracteres do relatório de uma célula de verificação no retorno
+
+
+def notebook_report(celula: dict, modulos: dict, remota, canal, tempo: float) -> tuple[list, bool]:
+    """As saídas que a célula de verificação teria no notebook do aluno (para o retorno da execução única): a
+    verificação com os casos do notebook (:func:`atencao.checks.cases.fixed_cases`), o relatório impresso e, se
+    não passou, o ``AssertionError`` do modo de correção, parando na primeira chamada que não passa, como o
+    kernel. Devolve ``(saidas, passou)``. Não vale ponto: o veredito roda depois, com os casos sorteados."""
+    from atencao.checks.cases import fixed_cases
+    from atencao.checks.framework import CheckResult
+
+    impresso, erro = io.StringIO(), None
+    with fixed_cases():
+        for func, nomes in calls(celula["fonte"], modulos):
+            args = [remota(canal, nomes[0], tempo), *(_library_object(n) for n in nomes[1:])]
+            with contextlib.redirect_stdout(impresso):
+                resultado = func(*args)
+            if type(resultado) is not CheckResult:
+                erro = "a verificação não devolveu um resultado"
+            elif resultado.status == "nao_feito":
+                erro = f"{resultado.title}: exercício não resolvido."
+            elif not resultado.passed:
+                erro = f"{resultado.title}: não passou em: " + "; ".join(resultado.failures)
+            if erro is not None or canal.parou:
+                break
+    texto = impresso.getvalue()
+    saidas = [{"output_type": "stream", "name": "stdout", "text": texto[:MAX_REPORT]}] if texto else []
+    if erro is not None:
+        saidas.append({"output_type": "error", "ename": "AssertionError", "evalue": erro[:2000],
+                       "traceback": [f"AssertionError: {erro[:2000]}"]})
+    return saidas, erro is None and not canal.parou
 
 
 def main() -> None:
@@ -417,13 +511,14 @@ def main() -> None:
     remota = _make_remote_base()
     tempo = float(pedido.get("tempo_celula", 20))
     espera = float(pedido.get("tempo_pronto", 600))
+    saidas = pedido.get("saidas") is True  # a execução única (veja notebook_report)
     vivo = True
     from .biblioteca_aluno import forbidden_of_lesson, lessons_in
 
     proibidas_da_aula = frozenset(
         f"{f.__module__}:{f.__qualname__}" for m in lessons_in(c["fonte"] for c in pedido.get("verificacoes", []))
         for f in (getattr(g, "__func__", g) for g in forbidden_of_lesson(modulos[m])))
-    fora = _Context(proibidas_da_aula)
+    fora = _Context(proibidas_da_aula, demonstrations=saidas)
     for celula in pedido.get("verificacoes", []):
         gid = celula["grade_id"]
         send({"inicio": gid})
@@ -438,15 +533,28 @@ def main() -> None:
                   "detalhe": "o código do notebook parou antes desta verificação "
                                "(tempo esgotado ou processo parado)", "categoria": "stopped"})
             continue
+        extra = {}
+        if saidas:  # a execução única: o relatório do retorno, com os casos do notebook
+            try:
+                extra["saidas"], extra["passou_no_notebook"] = notebook_report(celula, modulos, remota, canal, tempo)
+            except BaseException as exc:  # noqa: BLE001 - nada do aluno roda aqui; um erro é da conferência
+                extra["saidas"], extra["passou_no_notebook"] = [], False
+                extra["erro_do_relatorio"] = f"{type(exc).__name__}: {str(exc)[:200]}"
+        estados = []
         try:
-            passou, detalhe, categoria = _judge(celula, modulos, remota, canal, tempo)
+            passou, detalhe, categoria, estados = _judge(celula, modulos, remota, canal, tempo)
         except BaseException as exc:  # noqa: BLE001 - nada do aluno roda aqui; um erro é da conferência
             passou, detalhe, categoria = False, f"{type(exc).__name__}: {str(exc)[:200]}", "grading_error"
-        send({"grade_id": gid, "passou": passou, "detalhe": detalhe, "categoria": categoria})
+        send({"grade_id": gid, "passou": passou, "detalhe": detalhe, "categoria": categoria, **extra})
         try:
-            canal.send({"continuar": True})
+            canal.send({"continuar": True, "estados": estados})
         except OSError:
             vivo = False
+    if saidas and vivo:  # as células depois da última verificação ainda pedem contas (as demonstrações)
+        try:
+            receive_serving(canal, espera, fora)  # até o processo do aluno dizer que as células acabaram
+        except _remoto.InvalidMessage:
+            pass
     send({"fim": "ok"})
     sys.stdout.flush()
     os._exit(0)

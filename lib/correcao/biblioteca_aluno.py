@@ -37,7 +37,10 @@ __all__ = ["forbidden_of_lesson", "proxied_names", "build_student_library", "stu
 # métodos que ficam como estão numa classe proibida: criam o objeto ou o descrevem (nenhuma conta da aula)
 _KEPT_METHODS = {"__init__", "__repr__", "__new__", "__init_subclass__"}
 # módulos de atencao.checks que o processo do aluno usa (as fotos, as figuras, os erros em português)
-_CHECKS_KEPT = {"figures.py", "integrity.py", "watcher.py", "cases.py", "errors.py", "report.py"}
+# e o que as células de demonstração chamam (``aulaNN.passou``, ``aula05.pronto_para_treinar``), com o resultado que
+# o verificador manda (correcao._aluno)
+_CHECKS_KEPT = {"figures.py", "integrity.py", "watcher.py", "cases.py", "errors.py", "report.py", "status.py",
+                "demos.py", "categories.py"}
 # bibliotecas com softmax ou atenção prontas, tapadas no processo do aluno (só as que existirem)
 MASKED = ("torch", "functorch", "torchgen", "scipy", "sklearn", "jax", "jaxlib", "flax", "tensorflow", "keras",
           "transformers", "tokenizers", "onnxruntime", "numba", "mlx", "cupy", "tinygrad", "autograd")
@@ -54,6 +57,17 @@ _STUB_PACKAGE = '''"""Tapado na correção."""
 raise ImportError("{nome}: este pacote não está disponível na correção (os exercícios pedem a conta escrita por "
                   "você, com o NumPy)")
 '''
+
+
+def _stub_checks(fonte: str) -> str:
+    """O módulo de verificação vazio que substitui ``fonte`` na cópia: só o que ele importa dos módulos que ficam
+    (:data:`_CHECKS_KEPT`: ``from .demos import sua_tarefa``...) e :func:`atencao.checks.status.passou`, para as
+    células de demonstração rodarem como no notebook; o resto levanta ``AttributeError``."""
+    linhas = ["from .status import passou  # noqa: F401"]
+    for node in ast.parse(fonte).body:
+        if isinstance(node, ast.ImportFrom) and node.level == 1 and f"{node.module}.py" in _CHECKS_KEPT:
+            linhas.append(f"from .{node.module} import {', '.join(a.name for a in node.names)}  # noqa: F401")
+    return _STUB_CHECKS.replace("\n\n\ndef __getattr__", "\n\n" + "\n".join(linhas) + "\n\n\ndef __getattr__", 1)
 
 
 def forbidden_of_lesson(module) -> list:
@@ -195,8 +209,8 @@ def build_student_library(dest: Path, nomes: tuple[str, ...], lib: Path | None =
     checks = dest / "atencao" / "checks"
     for arquivo in checks.iterdir():
         if arquivo.suffix == ".py" and arquivo.name not in _CHECKS_KEPT:
-            arquivo.write_text(_STUB_CHECKS if arquivo.name != "__init__.py" else '"""Verificações: indisponíveis '
-                               'na correção."""\n', encoding="utf-8")
+            arquivo.write_text(_stub_checks(arquivo.read_text(encoding="utf-8")) if arquivo.name != "__init__.py"
+                               else '"""Verificações: indisponíveis na correção."""\n', encoding="utf-8")
         elif arquivo.suffix != ".py":
             if arquivo.is_dir():
                 shutil.rmtree(arquivo)

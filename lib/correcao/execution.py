@@ -35,7 +35,7 @@ from .catalogo import (  # noqa: E402
     is_check,
     nbgrader_meta,
 )
-from .isolamento import NotebookBudget, Sandbox  # noqa: E402
+from .isolamento import MAX_OUTPUT_BYTES, NotebookBudget, Sandbox  # noqa: E402
 from .politica import GradingPolicy  # noqa: E402
 from .varredura import imported_modules, scan_cell  # noqa: E402
 
@@ -221,7 +221,9 @@ class Worker:
         return work
 
     def execute(self, nb, ident: str) -> ExecutionResult:
-        """Varredura, execução no kernel (as saídas entram em ``nb``) e conferência independente."""
+        """Varredura e execução: na execução única (``policy.single_run``), a conferência independente dá também as
+        saídas do retorno (:meth:`_single_run`); senão, o kernel dá as saídas e a conferência roda ao lado. As
+        saídas entram em ``nb``."""
         res = ExecutionResult()
         codigo = [c for c in nb.cells if c.cell_type == "code"]
         modulos = imported_modules([c.source for c in codigo])
@@ -231,10 +233,13 @@ class Worker:
         celulas = self._code_cells(nb)  # lidas antes: a conferência roda ao mesmo tempo que o kernel
 
         t0 = time.monotonic()
-        paralela = threading.Thread(target=self._verify, args=(celulas, ident, res))
-        paralela.start()
-        self._kernel(nb, ident, res)
-        paralela.join()
+        if self.policy.single_run:
+            self._single_run(nb, celulas, ident, res)
+        else:
+            paralela = threading.Thread(target=self._verify, args=(celulas, ident, res))
+            paralela.start()
+            self._kernel(nb, ident, res)
+            paralela.join()
         if self.timings is not None:
             self.timings["execucao"] = time.monotonic() - t0
         self.results[ident] = res
@@ -273,14 +278,14 @@ class Worker:
     def _code_cells(nb) -> list[dict]:
         """As células de código do notebook saneado, na ordem: verificações (originais) e código."""
         celulas = []
-        for cell in nb.cells:
+        for indice, cell in enumerate(nb.cells):
             if cell.cell_type != "code":
                 continue
             if is_check(cell):
                 celulas.append({"tipo": "verificacao", "grade_id": nbgrader_meta(cell)["grade_id"],
-                                "fonte": cell.source})
+                                "fonte": cell.source, "indice": indice})
             else:
-                celulas.append({"tipo": "codigo", "fonte": cell.source})
+                celulas.append({"tipo": "codigo", "fonte": cell.source, "indice": indice})
         return celulas
 
     def _verify(self, celulas: list[dict], ident: str, res: ExecutionResult) -> None:  # noqa: C901 — começar, esperar e encerrar as duas caixas da conferência, em ordem
@@ -352,6 +357,162 @@ class Worker:
                 res.categories[gid] = "timeout" if tempo_esgotado else "stopped"
         if self.timings is not None:
             self.timings["veredito"] = time.monotonic() - inicio_veredito
+
+    def _single_run(self, nb, celulas: list[dict], ident: str, res: ExecutionResult) -> None:
+        """A execução única: o processo do aluno (:mod:`correcao._aluno`) roda cada célula uma vez, manda as saídas
+        dela e atende o verificador (:mod:`correcao._veredito`) nas células de verificação; o verificador julga e
+        manda o relatório de cada verificação (com os casos do notebook) para o retorno. As saídas do aluno só
+        servem ao retorno; as das verificações e os pontos vêm do verificador."""
+        inicio = time.monotonic()
+        limite = self.budget.remaining() if self.budget is not None else self.limits.relogio_s
+        nonce_aluno, nonce = secrets.token_hex(16), secrets.token_hex(16)
+        caixas = self._start_conference(celulas, ident, nonce_aluno, nonce, limite, single=True)
+        if caixas is None:
+            return
+        aluno, verificador, works = caixas
+        lido_aluno, lido = [], []
+        leitores = [threading.Thread(target=_read_limited, args=(aluno.stdout, lido_aluno, _STUDENT_OUTPUT_BYTES),
+                                     daemon=True),
+                    threading.Thread(target=_read_limited, args=(verificador.stdout, lido, MAX_OUTPUT_BYTES),
+                                     daemon=True)]
+        for t in leitores:
+            t.start()
+        tempo_esgotado = False
+        for proc in (verificador, aluno):
+            try:
+                proc.wait(timeout=max(0.01, limite - (time.monotonic() - inicio)))
+            except subprocess.TimeoutExpired:
+                tempo_esgotado = True
+                break
+        tempo_esgotado = tempo_esgotado or (self.budget is not None and self.budget.motivo == "tempo")
+        self._stop_conference(aluno, verificador, works, leitores)
+        res.killed_by = self.budget.motivo if self.budget is not None else ""
+        mensagens = read_messages(b"".join(lido_aluno), nonce_aluno)
+        veredito = read_messages(b"".join(lido), nonce)
+        executed, end = _apply_kernel_messages(nb, mensagens, res)
+        res.kernel_started = any(m.get("kernel_pronto") is True for m in mensagens)
+        if end is None:  # o processo parou no meio: em qual célula?
+            em_curso = [m["executando"] for m in mensagens if isinstance(m.get("executando"), int)]
+            if em_curso and em_curso[-1] not in executed:
+                end = f"kernel_morreu:{em_curso[-1]}"
+        self._read_verdicts(veredito, [c["grade_id"] for c in celulas if c["tipo"] == "verificacao"],
+                            tempo_esgotado, res)
+        relatadas = _apply_check_reports(nb, veredito)
+        group_memory = self.budget is not None and self.budget.memory_exhausted()
+        _classify_kernel_outcome(nb, executed, end, tempo_esgotado, group_memory, res)
+        if not res.kernel_started and res.outcome == "kernel_morreu":
+            res.outcome, res.where = "falha_da_maquina", ""
+            res.machine_error = "o processo do aluno não começou"
+        _mark_checks(nb, relatadas | {i for i in executed if not is_check(nb.cells[i])}, res)
+        if self.timings is not None:
+            self.timings["veredito"] = time.monotonic() - inicio
+
+    def _start_conference(self, celulas: list[dict], ident: str, nonce_aluno: str, nonce: str, limite: float,
+                          single: bool):
+        """Começa as duas caixas da conferência (o lado do aluno e o verificador), ligadas por um par de pipes;
+        devolve ``(aluno, verificador, pastas)``, ou ``None`` sem verificações na conferência comum."""
+        verificacoes = [{"grade_id": c["grade_id"], "fonte": c["fonte"]} for c in celulas if c["tipo"] == "verificacao"]
+        if not verificacoes and not single:
+            return None
+        from .biblioteca_aluno import lessons_in, student_library
+
+        # o processo do aluno importa uma biblioteca sem as contas que as verificações proíbem: elas são feitas
+        # pelo verificador, que sabe qual verificação está rodando (correcao.biblioteca_aluno)
+        self.student_box.biblioteca = student_library(lessons_in(v["fonte"] for v in verificacoes))
+        codigo = [{"fonte": c["fonte"], "indice": c["indice"]} if c["tipo"] == "codigo" else
+                  {"verificacao": c["grade_id"], "indice": c["indice"]} for c in celulas]
+        work_aluno = self._workdir(f"{ident}-aluno", self.student_box)
+        work_ver = self._workdir(f"{ident}-verificador", self.verifier_box)
+        pedidos_ler, pedidos_escrever = os.pipe()  # verificador -> aluno
+        respostas_ler, respostas_escrever = os.pipe()  # aluno -> verificador
+        pedido_aluno = {"nonce": nonce_aluno, "celulas": codigo, "tempo_celula": self.cell_timeout}
+        pedido_ver = {"nonce": nonce, "verificacoes": verificacoes, "tempo_celula": self.cell_timeout,
+                      "tempo_pronto": limite}
+        if single:
+            pedido_aluno["saidas"] = pedido_ver["saidas"] = True
+        try:
+            aluno = _start_in_sandbox(self.student_box, work_aluno, "correcao._aluno", pedido_aluno,
+                                      {"CORRECAO_FD_LER": str(pedidos_ler),
+                                       "CORRECAO_FD_ESCREVER": str(respostas_escrever)},
+                                      (pedidos_ler, respostas_escrever),
+                                      subprocess.PIPE if single else subprocess.DEVNULL)
+            verificador = _start_in_sandbox(self.verifier_box, work_ver, "correcao._veredito", pedido_ver,
+                                            {"CORRECAO_FD_LER": str(respostas_ler),
+                                             "CORRECAO_FD_ESCREVER": str(pedidos_escrever)},
+                                            (respostas_ler, pedidos_escrever), subprocess.PIPE)
+        finally:
+            for fd in (pedidos_ler, pedidos_escrever, respostas_ler, respostas_escrever):
+                os.close(fd)
+        return aluno, verificador, (work_aluno, work_ver)
+
+    def _stop_conference(self, aluno, verificador, works, leitores) -> None:
+        """Mata o que ainda vive das duas caixas, espera os leitores e apaga as pastas."""
+        for proc, caixa in ((verificador, self.verifier_box), (aluno, self.student_box)):
+            if proc.poll() is None:
+                caixa._kill(proc)
+        self.verifier_box.kill_leftovers()
+        self.student_box.kill_leftovers()
+        for t in leitores:
+            t.join(10)  # mortas as caixas, o que elas já tinham dito chega ao fim
+        for work in works:
+            shutil.rmtree(work, ignore_errors=True)
+
+    @staticmethod
+    def _read_verdicts(mensagens: list[dict], pendentes: list[str], tempo_esgotado: bool, res: ExecutionResult,
+                       motivo_memoria: bool = False) -> None:
+        """Os vereditos do verificador em ``res`` (o primeiro de cada verificação); uma verificação sem veredito
+        reprova, dizendo se a conferência parou nela ou antes dela."""
+        iniciada = None
+        for msg in mensagens:
+            if "inicio" in msg:
+                iniciada = msg["inicio"]
+            elif "grade_id" in msg and msg["grade_id"] in pendentes and msg["grade_id"] not in res.verdicts:
+                passou = msg.get("passou")
+                res.verdicts[msg["grade_id"]] = (passou is True, str(msg.get("detalhe", ""))[:300])
+                res.categories[msg["grade_id"]] = str(msg.get("categoria", ""))[:60]
+                iniciada = None
+        motivo = ("tempo esgotado" if tempo_esgotado else
+                  "memória do notebook esgotada" if motivo_memoria else "o processo parou")
+        for gid in pendentes:
+            if gid not in res.verdicts:
+                onde = "nesta verificação" if gid == iniciada else "antes desta verificação"
+                res.verdicts[gid] = (False, f"a conferência parou {onde} ({motivo})")
+                res.categories[gid] = "timeout" if tempo_esgotado else "stopped"
+
+
+# o que se lê do processo do aluno: 3x o limite de saída do notebook (o resto é descartado)
+_STUDENT_OUTPUT_BYTES = 12 * 2**20
+
+
+def _read_limited(stream, chunks: list, limite: int) -> None:
+    """Lê ``stream`` até o fim, guardando em ``chunks`` só os primeiros ``limite`` bytes."""
+    lidos = 0
+    while True:
+        bloco = stream.read1(1 << 16)
+        if not bloco:
+            break
+        if lidos < limite:
+            chunks.append(bloco[:limite - lidos])
+        lidos += len(bloco)
+
+
+def _apply_check_reports(nb, veredito: list[dict]) -> set[int]:
+    """Põe nas células de verificação de ``nb`` as saídas que o verificador mandou com cada veredito (o relatório
+    com os casos do notebook, :func:`correcao._veredito.notebook_report`); devolve os índices dessas células."""
+    from nbformat import from_dict
+
+    por_id = {}
+    for msg in veredito:
+        if isinstance(msg.get("grade_id"), str) and isinstance(msg.get("saidas"), list):
+            por_id.setdefault(msg["grade_id"], msg["saidas"])
+    feitas = set()
+    for indice, cell in enumerate(nb.cells):
+        if cell.cell_type == "code" and is_check(cell):
+            saidas = por_id.get(nbgrader_meta(cell)["grade_id"])
+            if saidas is not None:
+                cell.outputs = [from_dict(o) for o in saidas if isinstance(o, dict)]
+                feitas.add(indice)
+    return feitas
 
 
 def kernel_times(nb, mensagens: list[dict], lancado: float, voltou: float) -> dict:

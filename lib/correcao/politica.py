@@ -57,6 +57,10 @@ class GradingPolicy:
         Cópias do mesmo notebook corrigidas por aluno (a entrega e as reentregas, pela ordem do caminho).
     max_files_per_student : int
         Notebooks (e, à parte, outros arquivos) olhados por aluno; o resto vira uma linha ``arquivos_demais``.
+    single_run : bool
+        Cada notebook executado uma vez só: o processo do aluno da conferência dá também as saídas do retorno, e o
+        verificador, o relatório das verificações (``True``); ``False``: as saídas vêm de um kernel à parte, que
+        roda o notebook de novo (:meth:`correcao.execution.Worker.execute`).
     """
 
     cell_timeout: int = 30
@@ -68,13 +72,14 @@ class GradingPolicy:
     isolate: bool = True
     max_copies: int = 3
     max_files_per_student: int = 40
+    single_run: bool = True
 
     def __post_init__(self):
         for f in dataclasses.fields(self):
             valor = getattr(self, f.name)
-            if f.name == "isolate":
+            if f.name in ("isolate", "single_run"):
                 if not isinstance(valor, bool):
-                    raise ValueError(f"GradingPolicy.isolate: esperado True ou False, recebido {valor!r}")
+                    raise ValueError(f"GradingPolicy.{f.name}: esperado True ou False, recebido {valor!r}")
             elif f.name == "workers" and valor is None:
                 continue
             elif not isinstance(valor, (int, float)) or isinstance(valor, bool) or not valor > 0:

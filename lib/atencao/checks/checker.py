@@ -138,7 +138,7 @@ class Checker:
         uma forma), outro a cada correção: ele dá lugar ao número do caso (``caso 5 de 5: ...``), e um critério
         sem rótulo ganha o número na frente. A mesma turma dá então o mesmo motivo, byte a byte.
         """
-        if not cases.RANDOMIZE_CASES or not isinstance(self.case, int):
+        if not cases.randomized() or not isinstance(self.case, int):
             return what
         caso = f"caso {self.case} de {self.n_cases}"
         for label in sorted(self.labels, key=len, reverse=True):

@@ -104,7 +104,7 @@ def student_error(exc: BaseException) -> tuple[str, None, None, str]:
                 "o formato pedido no enunciado", f"{type(exc).__name__}: {original[:120]}",
                 Hint("unreadable_return", "confira a ordem e o tipo de cada item do `return` (o enunciado diz o que "
                      "devolver, nessa ordem)."))
-    sorteado = cases.RANDOMIZE_CASES and not getattr(exc, "mensagem_fixa", False)
+    sorteado = cases.randomized() and not getattr(exc, "mensagem_fixa", False)
     # de outro processo, um tipo que não é dos comuns chega como StudentError, com o nome original à parte
     tipo = getattr(exc, "tipo_do_aluno", None) if sorteado else None
     criterio = f"o seu código levantou {tipo or type(exc).__name__}"

@@ -21,9 +21,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import io
-import os
 import warnings
-import weakref
 
 import numpy as np
 
@@ -44,6 +42,7 @@ from .report import (
     return_hint,
     wrap_report,
 )
+from .status import grading, passou, record
 
 __all__ = [
     # o arcabouço
@@ -55,10 +54,6 @@ __all__ = [
     "is_numpy_shape_error", "student_error",
 ]
 
-
-def grading() -> bool:
-    """``True`` durante a correção automática (o nbgrader define ``NBGRADER_EXECUTION``)."""
-    return bool(os.environ.get("NBGRADER_EXECUTION"))
 
 
 class CheckResult:
@@ -153,7 +148,7 @@ def check(title: str):
                                f"{MARKS['nao_feito']} — {title}: a sua função usa {quem}, que ainda não foi "
                                f"resolvida (levanta NotImplementedError). Resolva {quem} antes e rode esta "
                                "verificação de novo."))
-                _record(args[0] if args else None, status)
+                record(args[0] if args else None, status)
                 if grading():
                     raise AssertionError(f"{title}: exercício não resolvido.")
                 return CheckResult(title, False, status, ["não resolvido"], ["not_done"])
@@ -162,7 +157,7 @@ def check(title: str):
                 checker.categories = ["library_tampered"]
             passed = not checker.failures
             status = "ok" if passed else "falhou"
-            _record(args[0] if args else None, status)
+            record(args[0] if args else None, status)
             linhas = [checker.header(passed), *checker.lines]
             if not passed and checker.failed_case is not None and checker.failed_case < (checker.n_cases or 0):
                 linhas.append("  (a verificação para no primeiro caso que falha: corrija-o e rode de novo para ver os "
@@ -178,58 +173,9 @@ def check(title: str):
     return decorator
 
 
-# o último resultado de cada função verificada (a função do aluno é a chave; se ela for redefinida, a nova
-# ainda não foi verificada): é o que :func:`passou` consulta antes de uma demonstração
-_LAST_STATUS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-
-
-def _record(fn, status: str) -> None:
-    """Guarda o resultado da última verificação de ``fn`` (veja :func:`passou`)."""
-    try:
-        _LAST_STATUS[fn] = status
-    except TypeError:  # um objeto sem referência fraca: a demonstração pede para verificar de novo
-        pass
-
-
 # ---------- integridade: a verificação e a biblioteca como foram importadas ----------
 
 
-
-
-def passou(fn, avisar: bool = True) -> bool:
-    """``True`` se a última verificação rodada com a função ``fn`` (o mesmo objeto) deu ✅.
-
-    As células de demonstração dos exercícios começam com ``if aula02.passou(sua_funcao):`` e só usam a
-    função do aluno depois do ✅, em vez de quebrar com um erro de dentro da biblioteca. Quando não
-    passou, imprime o que falta (resolver, corrigir ou rodar a verificação) e devolve ``False``.
-
-    Parameters
-    ----------
-    fn : callable
-        A função do aluno, a mesma passada à verificação. Se a célula da função rodou de novo depois da
-        verificação, é outra função: a verificação precisa rodar de novo.
-    avisar : bool
-        Se ``False``, não imprime nada (para escolher entre a função do aluno e a da biblioteca).
-    """
-    nome = getattr(fn, "__name__", "a sua função")
-    try:
-        status = _LAST_STATUS.get(fn)
-    except TypeError:
-        status = None
-    if status == "ok":
-        return True
-    if not avisar:
-        return False
-    if status == "nao_feito":
-        print(wrap_report(f"{MARKS['nao_feito']} — a demonstração aparece quando {nome} estiver pronta e a verificação "
-                       f"acima der {MARKS['ok']}."))
-    elif status == "falhou":
-        print(wrap_report(f"{MARKS['espera']} — a demonstração espera o {MARKS['ok']}: corrija {nome} (a verificação "
-                       "acima diz o que falta) e rode de novo a célula da função, a verificação e esta célula."))
-    else:
-        print(wrap_report(f"{MARKS['espera']} — rode antes a verificação acima: a demonstração usa {nome} só depois "
-                       f"do {MARKS['ok']} (se você mudou a função, verifique de novo)."))
-    return False
 
 
 def _unfinished_helper(exc, fn) -> str | None:

@@ -1,0 +1,182 @@
+"""Dentro da caixa, no processo do aluno: as saídas de cada célula como um kernel as daria, sem kernel.
+
+Na execução única da correção (:mod:`correcao._aluno` com ``"saidas"`` no pedido), o mesmo processo que roda as
+células do aluno atende o verificador nas células de verificação; o retorno mostra o que ele imprimiu e
+desenhou. Em vez de um kernel do Jupyter (começar o ``ipykernel`` e importar o ``nbclient`` custam ~1,5 s por
+notebook), o shell do IPython (o mesmo que o ``ipykernel`` usa) guarda as saídas no formato do nbformat, pelos
+ganchos que o próprio IPython oferece:
+
+- ``stream``: ``sys.stdout`` e ``sys.stderr`` trocados por :class:`CellStream`;
+- ``display_data``: o publicador de ``display()`` (:class:`CapturePublisher`); as figuras do matplotlib chegam
+  por ele, pelo backend ``matplotlib_inline`` do kernel, sem formatos de imagem (como :mod:`correcao._sem_figuras`);
+- ``execute_result``: o ``displayhook`` do IPython (:class:`CaptureDisplayHook`);
+- ``error``: o ``_showtraceback`` do shell (:class:`CaptureShell`), como o ``ipykernel`` faz.
+
+Os limites de :mod:`correcao._executar` valem aqui também: no máximo :data:`MAX_CELL_OUTPUT` bytes por célula e
+:data:`MAX_NOTEBOOK_OUTPUT` no notebook; o que passa é descartado, a célula ganha o aviso do corte e é
+interrompida (:class:`OutputFlood`). Nada daqui decide pontos: as saídas só servem ao retorno.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+
+from IPython.core.displayhook import DisplayHook
+from IPython.core.displaypub import DisplayPublisher
+from IPython.core.interactiveshell import InteractiveShell
+from traitlets import Type
+
+from ._executar import MAX_CELL_OUTPUT, MAX_NOTEBOOK_OUTPUT, output_size
+
+
+class OutputFlood(BaseException):  # noqa: N818 - não é um erro do aluno: interrompe a célula
+    """A célula passou do limite de saída (``BaseException``: um ``except Exception`` não engole)."""
+
+
+def _json_data(data: dict) -> dict:
+    """Os dados de um ``display`` prontos para JSON: ``bytes`` (uma imagem) em base64, como o ipykernel manda."""
+    return {str(k): base64.b64encode(v).decode("ascii") if isinstance(v, (bytes, bytearray)) else v
+            for k, v in dict(data).items()}
+
+
+class CellOutputs:
+    """As saídas da célula em andamento (dicionários do nbformat) e os bytes do notebook inteiro.
+
+    ``cut``: ``""``, ``"celula"`` ou ``"notebook"`` (a célula passou de um dos limites). ``active``: só as saídas
+    de uma célula do aluno contam; fora dela (entre as células, ao atender o verificador) nada é guardado."""
+
+    def __init__(self):
+        self.outputs: list[dict] = []
+        self.cell_bytes = 0
+        self.total = 0
+        self.cut = ""
+        self.active = False
+        self.clear_pending = False
+
+    def start(self) -> None:
+        self.outputs, self.cell_bytes, self.cut, self.active, self.clear_pending = [], 0, "", True, False
+
+    def stop(self) -> list[dict]:
+        self.active = False
+        return self.outputs
+
+    def add(self, out: dict) -> None:
+        """Acrescenta ``out``; passado um limite, o aviso do corte entra uma vez e :class:`OutputFlood` interrompe a
+        célula (de novo a cada saída seguinte, se o código do aluno a engolir)."""
+        if not self.active:
+            return
+        if self.clear_pending:
+            self.outputs, self.clear_pending = [], False
+        if self.cut:
+            raise OutputFlood()
+        tamanho = output_size(out)
+        if self.cell_bytes + tamanho > MAX_CELL_OUTPUT or self.total + tamanho > MAX_NOTEBOOK_OUTPUT:
+            self.cut = "celula" if self.cell_bytes + tamanho > MAX_CELL_OUTPUT else "notebook"
+            limite = MAX_CELL_OUTPUT if self.cut == "celula" else MAX_NOTEBOOK_OUTPUT
+            self.outputs.append({"output_type": "stream", "name": "stderr", "text":
+                                 f"[saída cortada pela correção: passou de {limite // 2**20} MB "
+                                 f"{'nesta célula' if self.cut == 'celula' else 'no notebook'}; "
+                                 "o resto não foi guardado e a célula foi interrompida]\n"})
+            raise OutputFlood()
+        self.cell_bytes += tamanho
+        self.total += tamanho
+        anterior = self.outputs[-1] if self.outputs else None
+        if out["output_type"] == "stream" and anterior is not None and anterior["output_type"] == "stream" \
+                and anterior["name"] == out["name"]:
+            anterior["text"] += out["text"]
+        else:
+            self.outputs.append(out)
+
+    def clear(self, wait: bool) -> None:
+        """``clear_output``: com ``wait``, as saídas somem quando a próxima chegar (como no Jupyter)."""
+        if not self.active:
+            return
+        if wait:
+            self.clear_pending = True
+        else:
+            self.outputs = []
+
+    def error(self, ename: str, evalue: str, traceback: list) -> None:
+        """O erro da célula, fora dos limites (o rastro de uma célula interrompida por saída demais ainda entra)."""
+        if self.active:
+            self.outputs.append({"output_type": "error", "ename": ename, "evalue": evalue,
+                                 "traceback": [str(t) for t in traceback][:200]})
+
+
+class CellStream(io.TextIOBase):
+    """``sys.stdout``/``sys.stderr`` do processo do aluno: cada ``write`` vira uma saída ``stream`` da célula."""
+
+    def __init__(self, outputs: CellOutputs, name: str):
+        super().__init__()
+        self._outputs, self.name = outputs, name
+
+    @property
+    def encoding(self) -> str:
+        return "utf-8"
+
+    def writable(self) -> bool:
+        return True
+
+    def isatty(self) -> bool:
+        return False
+
+    def write(self, text) -> int:
+        if not isinstance(text, str):
+            raise TypeError(f"write() argument must be str, not {type(text).__name__}")
+        if text:
+            self._outputs.add({"output_type": "stream", "name": self.name, "text": text})
+        return len(text)
+
+
+class CapturePublisher(DisplayPublisher):
+    """O ``display()`` do IPython guardado como ``display_data`` (uma atualização por ``display_id`` é ignorada)."""
+
+    def publish(self, data, metadata=None, source=None, *, transient=None, update=False, **kwargs) -> None:
+        if update:
+            return
+        self.shell.capture.add({"output_type": "display_data", "data": _json_data(data),
+                                "metadata": dict(metadata or {})})
+
+    def clear_output(self, wait=False) -> None:
+        self.shell.capture.clear(bool(wait))
+
+
+class CaptureDisplayHook(DisplayHook):
+    """O valor da última linha da célula guardado como ``execute_result`` (sem o ``Out[n]:`` do terminal)."""
+
+    def write_output_prompt(self) -> None:
+        pass
+
+    def write_format_data(self, format_dict, md_dict=None) -> None:
+        self.shell.capture.add({"output_type": "execute_result", "execution_count": self.shell.execution_count,
+                                "data": _json_data(format_dict), "metadata": dict(md_dict or {})})
+
+    def finish_displayhook(self) -> None:
+        self._is_active = False
+
+
+class CaptureShell(InteractiveShell):
+    """O shell do IPython com as saídas de cada célula em :attr:`capture` (:class:`CellOutputs`)."""
+
+    displayhook_class = Type(CaptureDisplayHook)
+    display_pub_class = Type(CapturePublisher)
+
+    def _showtraceback(self, etype, evalue, stb) -> None:
+        self.capture.error(str(etype.__name__), str(evalue), list(stb))
+
+
+def capture_shell(config) -> CaptureShell:
+    """O shell, com ``sys.stdout``/``sys.stderr`` trocados pelos da célula e o matplotlib no backend do kernel
+    (``matplotlib_inline``) sem formatos de imagem: cada figura sai como ``<Figure size ... with N Axes>``, que
+    :func:`correcao._sem_figuras.replace_undrawn` troca pelo aviso no retorno."""
+    import os
+    import sys
+
+    config.InlineBackend.figure_formats = set()
+    os.environ["MPLBACKEND"] = "module://matplotlib_inline.backend_inline"
+    capture = CellOutputs()
+    shell = CaptureShell.instance(config=config)
+    shell.capture = capture
+    sys.stdout, sys.stderr = CellStream(capture, "stdout"), CellStream(capture, "stderr")
+    return shell
