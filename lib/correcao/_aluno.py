@@ -33,7 +33,9 @@ import signal
 import sys
 import time
 
-from . import _caixa, _remoto
+INICIO = time.monotonic()  # o Python da caixa chegou aqui (só vai na resposta quando o pedido tem "tempos")
+
+from . import _caixa, _remoto  # noqa: E402
 
 MAX_PRINTED = 64 * 1024  # caracteres do que uma chamada imprime (o resto é cortado)
 
@@ -319,9 +321,34 @@ def _cell_outputs(capture) -> list[dict]:
     return saidas
 
 
+def _run_with_outputs(shell, fonte: str, indice, limite: float, enviar, tempos: bool) -> None:
+    """Uma célula da execução única: avisa que ela começou, roda e manda as saídas dela. Se o código do aluno
+    engolir o limite da célula até o processo terminar (:func:`_alarm`), as saídas vão antes, com o fim
+    ``ignorou_interrupcao``."""
+    enviar({"executando": indice})
+    numero, t0 = shell.execution_count, time.monotonic()
+    shell.capture.start()
+
+    def fim_da_celula(ignorou: bool = True) -> None:
+        msg = {"celula": indice, "outputs": _cell_outputs(shell.capture), "execution_count": numero,
+               "cortada": shell.capture.cut}
+        enviar({**msg, "t0": t0, "t1": time.monotonic()} if tempos else msg)
+        if ignorou:
+            enviar({"fim": f"ignorou_interrupcao:{indice}"})
+
+    _EM_ANDAMENTO["fim"] = fim_da_celula
+    _run_cell(shell, fonte, limite, True)
+    _EM_ANDAMENTO.pop("fim", None)
+    fim_da_celula(ignorou=False)
+
+
 def main() -> None:  # noqa: C901 — as células em ordem: código, verificação (atender o verificador), saídas
     pedido, enviar = _caixa.open_channel()
     inicio = time.perf_counter()
+    tempos = pedido.get("tempos") is True  # marcas de time.monotonic() para correcao.execution.kernel_times
+    if tempos:
+        enviar({"marca": "processo", "t": INICIO})
+        enviar({"marca": "pronta", "t": time.monotonic()})
     canal = _remoto.channel_from_env()
     from . import _calculo_remoto
 
@@ -340,6 +367,8 @@ def main() -> None:  # noqa: C901 — as células em ordem: código, verificaç�
     ns = shell.user_ns
     if saidas:
         enviar({"kernel_pronto": True})  # antes de qualquer célula: daqui em diante, o que parar é do aluno
+        for marca in ("imports", "kernel") if tempos else ():
+            enviar({"marca": marca, "t": time.monotonic()})
     for celula in pedido.get("celulas", []):
         indice = celula.get("indice")
         if "verificacao" in celula:  # tudo o que vem antes desta verificação já rodou: o verificador julga agora
@@ -351,28 +380,17 @@ def main() -> None:  # noqa: C901 — as células em ordem: código, verificaç�
                 shell.execution_count += 1
                 enviar({"celula": indice, "outputs": [], "execution_count": shell.execution_count - 1, "cortada": ""})
             continue
-        if not saidas:
+        if saidas:
+            _run_with_outputs(shell, celula["fonte"], indice, limite, enviar, tempos)
+        else:
             _run_cell(shell, celula["fonte"], limite, saidas)
-            continue
-        enviar({"executando": indice})
-        numero = shell.execution_count
-        shell.capture.start()
-
-        def fim_da_celula(indice=indice, numero=numero, ignorou: bool = True) -> None:
-            enviar({"celula": indice, "outputs": _cell_outputs(shell.capture), "execution_count": numero,
-                    "cortada": shell.capture.cut})
-            if ignorou:
-                enviar({"fim": f"ignorou_interrupcao:{indice}"})
-
-        _EM_ANDAMENTO["fim"] = fim_da_celula
-        _run_cell(shell, celula["fonte"], limite, saidas)
-        _EM_ANDAMENTO.pop("fim", None)
-        fim_da_celula(ignorou=False)
     if saidas:
         try:
             canal.send({"celulas_acabaram": True})  # o verificador, que atendia as contas das demonstrações, termina
         except OSError:
             pass
+        if tempos:
+            enviar({"marca": "fim", "t": time.monotonic()})
         uso = [resource.getrusage(r) for r in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)]
         enviar({"fim": "ok", "cpu": sum(u.ru_utime + u.ru_stime for u in uso), "relogio": time.perf_counter() - inicio})
     os._exit(0)

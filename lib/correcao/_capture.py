@@ -21,7 +21,9 @@ from __future__ import annotations
 
 import base64
 import io
+import zlib
 
+from IPython.core.compilerop import CachingCompiler
 from IPython.core.displayhook import DisplayHook
 from IPython.core.displaypub import DisplayPublisher
 from IPython.core.interactiveshell import InteractiveShell
@@ -70,7 +72,11 @@ class CellOutputs:
             self.outputs, self.clear_pending = [], False
         if self.cut:
             raise OutputFlood()
-        tamanho = output_size(out)
+        anterior = self.outputs[-1] if self.outputs else None
+        junta = (out["output_type"] == "stream" and anterior is not None and anterior["output_type"] == "stream"
+                 and anterior["name"] == out["name"])
+        # um texto que continua o anterior conta só os caracteres (o kernel junta os prints de ~0,2 s numa mensagem)
+        tamanho = len(out["text"]) if junta else output_size(out)
         if self.cell_bytes + tamanho > MAX_CELL_OUTPUT or self.total + tamanho > MAX_NOTEBOOK_OUTPUT:
             self.cut = "celula" if self.cell_bytes + tamanho > MAX_CELL_OUTPUT else "notebook"
             limite = MAX_CELL_OUTPUT if self.cut == "celula" else MAX_NOTEBOOK_OUTPUT
@@ -81,9 +87,7 @@ class CellOutputs:
             raise OutputFlood()
         self.cell_bytes += tamanho
         self.total += tamanho
-        anterior = self.outputs[-1] if self.outputs else None
-        if out["output_type"] == "stream" and anterior is not None and anterior["output_type"] == "stream" \
-                and anterior["name"] == out["name"]:
+        if junta:
             anterior["text"] += out["text"]
         else:
             self.outputs.append(out)
@@ -156,11 +160,20 @@ class CaptureDisplayHook(DisplayHook):
         self._is_active = False
 
 
+class CellCompiler(CachingCompiler):
+    """O nome de cada célula compilada como o do ``ipykernel`` (``<número>.py``, do conteúdo): os erros de sintaxe
+    dizem ``(1234.py, line 2)``, que :func:`correcao.relatorio.readable_error` troca por ``(linha 2 da célula)``."""
+
+    def get_code_name(self, raw_code, transformed_code, number):
+        return f"{zlib.crc32(str(raw_code).encode('utf-8', 'replace'))}.py"
+
+
 class CaptureShell(InteractiveShell):
     """O shell do IPython com as saídas de cada célula em :attr:`capture` (:class:`CellOutputs`)."""
 
     displayhook_class = Type(CaptureDisplayHook)
     display_pub_class = Type(CapturePublisher)
+    compiler_class = Type(CellCompiler)
 
     def _showtraceback(self, etype, evalue, stb) -> None:
         self.capture.error(str(etype.__name__), str(evalue), list(stb))

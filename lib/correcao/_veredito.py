@@ -355,6 +355,9 @@ def _make_remote_base():  # noqa: C901 — a classe da função remota, com a va
         def __init__(self, canal: _remoto.Channel, nome: str, tempo: float):
             self.canal, self.__name__, self.tempo = canal, nome, tempo
             self._proximo = 0
+            # o que o relatório do retorno precisa saber (notebook_report): uma chamada passou do tempo, ou o nome
+            # não existe no processo do aluno (no kernel, a célula de verificação levantaria NameError)
+            self.timed_out = self.undefined = False
 
         def __repr__(self) -> str:
             return f"<função do aluno {self.__name__}>"
@@ -387,6 +390,9 @@ def _make_remote_base():  # noqa: C901 — a classe da função remota, com a va
                     mutated=_changed(dados.get("alteradas")))
                 if isinstance(erro, dict):
                     resposta.error = _exception(erro)
+                    self.timed_out |= erro.get("tipo") == "TempoEsgotado"
+                    self.undefined |= (erro.get("tipo") == "NameError" and erro.get("onde") is None
+                                       and erro.get("mensagem") == f"name '{self.__name__}' is not defined")
                 else:
                     resposta.value = _remoto.decode_value(dados.get("retorno"))
             except _remoto.InvalidMessage as exc:
@@ -470,6 +476,9 @@ def _judge(celula: dict, modulos: dict, remota, canal, tempo: float) -> tuple:
 
 
 MAX_REPORT = 64 * 1024  # caracteres do relatório de uma célula de verificação no retorno
+# a saída de uma célula que passou do tempo (a mesma do processo do aluno, correcao._aluno, e do nbclient)
+_TIMEOUT_OUTPUT = {"output_type": "error", "ename": "CellTimeoutError", "evalue": "",
+                   "traceback": ["CellTimeoutError: a célula passou do tempo limite e foi interrompida"]}
 
 
 def notebook_report(celula: dict, modulos: dict, remota, canal, tempo: float) -> tuple[list, bool]:
@@ -483,9 +492,15 @@ def notebook_report(celula: dict, modulos: dict, remota, canal, tempo: float) ->
     impresso, erro = io.StringIO(), None
     with fixed_cases():
         for func, nomes in calls(celula["fonte"], modulos):
-            args = [remota(canal, nomes[0], tempo), *(_library_object(n) for n in nomes[1:])]
+            aluno = remota(canal, nomes[0], tempo)
+            args = [aluno, *(_library_object(n) for n in nomes[1:])]
             with contextlib.redirect_stdout(impresso):
                 resultado = func(*args)
+            if aluno.undefined:  # como no kernel: o nome da célula não existe, e a verificação nem começa
+                return [{"output_type": "error", "ename": "NameError", "evalue": f"name '{nomes[0]}' is not defined",
+                         "traceback": [f"NameError: name '{nomes[0]}' is not defined"]}], False
+            if aluno.timed_out:  # como no kernel: a célula passou do tempo e foi interrompida
+                return [dict(_TIMEOUT_OUTPUT)], False
             if type(resultado) is not CheckResult:
                 erro = "a verificação não devolveu um resultado"
             elif resultado.status == "nao_feito":
@@ -500,6 +515,31 @@ def notebook_report(celula: dict, modulos: dict, remota, canal, tempo: float) ->
         saidas.append({"output_type": "error", "ename": "AssertionError", "evalue": erro[:2000],
                        "traceback": [f"AssertionError: {erro[:2000]}"]})
     return saidas, erro is None and not canal.parou
+
+
+def _verdict(celula: dict, modulos: dict, remota, canal, tempo: float, saidas: bool) -> tuple[dict, list]:
+    """O veredito de uma célula de verificação (a mensagem para a correção) e o resultado de cada função verificada
+    (para o processo do aluno); na execução única (``saidas``), antes, o relatório do retorno com os casos do
+    notebook (:func:`notebook_report`)."""
+    veredito: dict = {"grade_id": celula["grade_id"]}
+    if saidas:
+        try:
+            veredito["saidas"], veredito["passou_no_notebook"] = notebook_report(celula, modulos, remota, canal, tempo)
+        except BaseException as exc:  # noqa: BLE001 - nada do aluno roda aqui; um erro é da conferência
+            veredito["saidas"], veredito["passou_no_notebook"] = [], False
+            veredito["erro_do_relatorio"] = f"{type(exc).__name__}: {str(exc)[:200]}"
+    if any(o.get("ename") == "CellTimeoutError" for o in veredito.get("saidas", [])):
+        # a função passou do tempo com os casos do notebook: os sorteados gastariam o limite de novo, e a verificação
+        # interrompida não deixa resultado para a demonstração (como no kernel)
+        veredito.update(passou=False, detalhe="o seu código passou do tempo limite da célula", categoria="timeout")
+        return veredito, []
+    estados: list = []
+    try:
+        passou, detalhe, categoria, estados = _judge(celula, modulos, remota, canal, tempo)
+    except BaseException as exc:  # noqa: BLE001 - nada do aluno roda aqui; um erro é da conferência
+        passou, detalhe, categoria = False, f"{type(exc).__name__}: {str(exc)[:200]}", "grading_error"
+    veredito.update(passou=passou, detalhe=detalhe, categoria=categoria)
+    return veredito, estados
 
 
 def main() -> None:
@@ -533,19 +573,8 @@ def main() -> None:
                   "detalhe": "o código do notebook parou antes desta verificação "
                                "(tempo esgotado ou processo parado)", "categoria": "stopped"})
             continue
-        extra = {}
-        if saidas:  # a execução única: o relatório do retorno, com os casos do notebook
-            try:
-                extra["saidas"], extra["passou_no_notebook"] = notebook_report(celula, modulos, remota, canal, tempo)
-            except BaseException as exc:  # noqa: BLE001 - nada do aluno roda aqui; um erro é da conferência
-                extra["saidas"], extra["passou_no_notebook"] = [], False
-                extra["erro_do_relatorio"] = f"{type(exc).__name__}: {str(exc)[:200]}"
-        estados = []
-        try:
-            passou, detalhe, categoria, estados = _judge(celula, modulos, remota, canal, tempo)
-        except BaseException as exc:  # noqa: BLE001 - nada do aluno roda aqui; um erro é da conferência
-            passou, detalhe, categoria = False, f"{type(exc).__name__}: {str(exc)[:200]}", "grading_error"
-        send({"grade_id": gid, "passou": passou, "detalhe": detalhe, "categoria": categoria, **extra})
+        veredito, estados = _verdict(celula, modulos, remota, canal, tempo, saidas)
+        send(veredito)
         try:
             canal.send({"continuar": True, "estados": estados})
         except OSError:

@@ -288,73 +288,27 @@ class Worker:
                 celulas.append({"tipo": "codigo", "fonte": cell.source, "indice": indice})
         return celulas
 
-    def _verify(self, celulas: list[dict], ident: str, res: ExecutionResult) -> None:  # noqa: C901 — começar, esperar e encerrar as duas caixas da conferência, em ordem
+    def _verify(self, celulas: list[dict], ident: str, res: ExecutionResult) -> None:
         """A conferência que dá os pontos: o lado do aluno (:mod:`correcao._aluno`) roda as células de código,
         e o verificador (:mod:`correcao._veredito`, outra caixa, sem código do aluno) chama as funções dele
         por um par de pipes e julga o que volta. Só o verificador fala com este processo."""
-        verificacoes = [{"grade_id": c["grade_id"], "fonte": c["fonte"]} for c in celulas if c["tipo"] == "verificacao"]
-        pendentes = [v["grade_id"] for v in verificacoes]
-        if not pendentes:
-            return
         inicio_veredito = time.monotonic()
-        from .biblioteca_aluno import lessons_in, student_library
-
-        # o processo do aluno importa uma biblioteca sem as contas que as verificações proíbem: elas são feitas
-        # pelo verificador, que sabe qual verificação está rodando (correcao.biblioteca_aluno)
-        self.student_box.biblioteca = student_library(lessons_in(v["fonte"] for v in verificacoes))
-        codigo = [{"fonte": c["fonte"]} if c["tipo"] == "codigo" else {"verificacao": c["grade_id"]} for c in celulas]
-        nonce = secrets.token_hex(16)
-        work_aluno = self._workdir(f"{ident}-aluno", self.student_box)
-        work_ver = self._workdir(f"{ident}-verificador", self.verifier_box)
-        pedidos_ler, pedidos_escrever = os.pipe()  # verificador -> aluno
-        respostas_ler, respostas_escrever = os.pipe()  # aluno -> verificador
         limite = self.budget.remaining() if self.budget is not None else self.limits.relogio_s
-        t0 = time.monotonic()
-        try:
-            aluno = _start_in_sandbox(self.student_box, work_aluno, "correcao._aluno",
-                             {"nonce": secrets.token_hex(16), "celulas": codigo, "tempo_celula": self.cell_timeout},
-                             {"CORRECAO_FD_LER": str(pedidos_ler), "CORRECAO_FD_ESCREVER": str(respostas_escrever)},
-                             (pedidos_ler, respostas_escrever), subprocess.DEVNULL)
-            verificador = _start_in_sandbox(self.verifier_box, work_ver, "correcao._veredito",
-                                   {"nonce": nonce, "verificacoes": verificacoes, "tempo_celula": self.cell_timeout,
-                                    "tempo_pronto": limite},
-                                   {"CORRECAO_FD_LER": str(respostas_ler),
-                                    "CORRECAO_FD_ESCREVER": str(pedidos_escrever)},
-                                   (respostas_ler, pedidos_escrever), subprocess.PIPE)
-        finally:
-            for fd in (pedidos_ler, pedidos_escrever, respostas_ler, respostas_escrever):
-                os.close(fd)
+        nonce = secrets.token_hex(16)
+        caixas = self._start_conference(celulas, ident, secrets.token_hex(16), nonce, limite, single=False)
+        if caixas is None:
+            return
+        aluno, verificador, works = caixas
         lido: list[bytes] = []
-        leitor = threading.Thread(target=lambda: lido.append(verificador.stdout.read()), daemon=True)
+        leitor = threading.Thread(target=_read_limited, args=(verificador.stdout, lido, MAX_OUTPUT_BYTES),
+                                  daemon=True)
         leitor.start()
-        leitor.join(max(1.0, limite - (time.monotonic() - t0)))
+        leitor.join(max(1.0, limite - (time.monotonic() - inicio_veredito)))
         tempo_esgotado = leitor.is_alive() or (self.budget is not None and self.budget.motivo == "tempo")
-        for proc, caixa in ((verificador, self.verifier_box), (aluno, self.student_box)):
-            if proc.poll() is None:
-                caixa._kill(proc)
-        leitor.join(10)  # morto o verificador, o que ele já tinha dito chega ao fim
-        self.verifier_box.kill_leftovers()
-        self.student_box.kill_leftovers()
-        shutil.rmtree(work_aluno, ignore_errors=True)
-        shutil.rmtree(work_ver, ignore_errors=True)
-        saida = b"".join(lido)
-        iniciada = None
-        for msg in read_messages(saida, nonce):
-            if "inicio" in msg:
-                iniciada = msg["inicio"]
-            elif "grade_id" in msg and msg["grade_id"] in pendentes and msg["grade_id"] not in res.verdicts:
-                passou = msg.get("passou")
-                res.verdicts[msg["grade_id"]] = (passou is True, str(msg.get("detalhe", ""))[:300])
-                res.categories[msg["grade_id"]] = str(msg.get("categoria", ""))[:60]
-                iniciada = None
-        morta = self.budget.motivo if self.budget is not None else ""
-        motivo = ("tempo esgotado" if tempo_esgotado else
-                  "memória do notebook esgotada" if morta == "memoria" else "o processo parou")
-        for gid in pendentes:
-            if gid not in res.verdicts:
-                onde = "nesta verificação" if gid == iniciada else "antes desta verificação"
-                res.verdicts[gid] = (False, f"a conferência parou {onde} ({motivo})")
-                res.categories[gid] = "timeout" if tempo_esgotado else "stopped"
+        self._stop_conference(aluno, verificador, works, [leitor])
+        self._read_verdicts(read_messages(b"".join(lido), nonce),
+                            [c["grade_id"] for c in celulas if c["tipo"] == "verificacao"], tempo_esgotado, res,
+                            self.budget is not None and self.budget.motivo == "memoria")
         if self.timings is not None:
             self.timings["veredito"] = time.monotonic() - inicio_veredito
 
@@ -366,7 +320,8 @@ class Worker:
         inicio = time.monotonic()
         limite = self.budget.remaining() if self.budget is not None else self.limits.relogio_s
         nonce_aluno, nonce = secrets.token_hex(16), secrets.token_hex(16)
-        caixas = self._start_conference(celulas, ident, nonce_aluno, nonce, limite, single=True)
+        caixas = self._start_conference(celulas, ident, nonce_aluno, nonce, limite, single=True,
+                                        times=self.timings is not None)
         if caixas is None:
             return
         aluno, verificador, works = caixas
@@ -389,6 +344,8 @@ class Worker:
         res.killed_by = self.budget.motivo if self.budget is not None else ""
         mensagens = read_messages(b"".join(lido_aluno), nonce_aluno)
         veredito = read_messages(b"".join(lido), nonce)
+        if self.timings is not None:
+            self.timings.update(kernel_times(nb, mensagens, inicio, time.monotonic()))
         executed, end = _apply_kernel_messages(nb, mensagens, res)
         res.kernel_started = any(m.get("kernel_pronto") is True for m in mensagens)
         if end is None:  # o processo parou no meio: em qual célula?
@@ -396,7 +353,7 @@ class Worker:
             if em_curso and em_curso[-1] not in executed:
                 end = f"kernel_morreu:{em_curso[-1]}"
         self._read_verdicts(veredito, [c["grade_id"] for c in celulas if c["tipo"] == "verificacao"],
-                            tempo_esgotado, res)
+                            tempo_esgotado, res, self.budget is not None and self.budget.motivo == "memoria")
         relatadas = _apply_check_reports(nb, veredito)
         group_memory = self.budget is not None and self.budget.memory_exhausted()
         _classify_kernel_outcome(nb, executed, end, tempo_esgotado, group_memory, res)
@@ -408,7 +365,7 @@ class Worker:
             self.timings["veredito"] = time.monotonic() - inicio
 
     def _start_conference(self, celulas: list[dict], ident: str, nonce_aluno: str, nonce: str, limite: float,
-                          single: bool):
+                          single: bool, times: bool = False):
         """Começa as duas caixas da conferência (o lado do aluno e o verificador), ligadas por um par de pipes;
         devolve ``(aluno, verificador, pastas)``, ou ``None`` sem verificações na conferência comum."""
         verificacoes = [{"grade_id": c["grade_id"], "fonte": c["fonte"]} for c in celulas if c["tipo"] == "verificacao"]
@@ -430,6 +387,7 @@ class Worker:
                       "tempo_pronto": limite}
         if single:
             pedido_aluno["saidas"] = pedido_ver["saidas"] = True
+            pedido_aluno["tempos"] = times
         try:
             aluno = _start_in_sandbox(self.student_box, work_aluno, "correcao._aluno", pedido_aluno,
                                       {"CORRECAO_FD_LER": str(pedidos_ler),
