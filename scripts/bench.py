@@ -532,7 +532,9 @@ _COURSE_GRADER = """
 import collections, sys
 from pathlib import Path
 from correcao.motor import grade_class
-rows = grade_class(Path(sys.argv[1]), Path(sys.argv[2]), log=lambda *_: None)
+from correcao.politica import GradingPolicy
+rows = grade_class(Path(sys.argv[1]), Path(sys.argv[2]), GradingPolicy(single_run=sys.argv[3] == "1"),
+                   log=lambda *_: None)
 print(dict(collections.Counter(r.status for r in rows)))
 """
 
@@ -606,11 +608,12 @@ def _timed_run(cmd: list, cwd: Path, env: dict) -> tuple[float, float | None, st
 
 def bench_vs_nbgrader(n: int = 30, rounds: int = 3) -> dict:
     """A correção do curso lado a lado com o ``nbgrader autograde`` puro, nos mesmos ``n`` notebooks honestos
-    (cópias do :data:`HONEST_NOTEBOOK`, Aula 1): ``rounds`` rodadas intercaladas (curso, nbgrader, curso,
-    nbgrader...), cada lado num processo novo, como o professor o chamaria (o curso: ``grade_class`` com a
-    política padrão, 2 processos e a caixa; o nbgrader: ``nbgrader autograde``, 1 processo, sem caixa nem
-    conferência). Numa máquina disputada por outros trabalhos, a razão de cada rodada compara os dois lados sob a
-    mesma carga. Devolve, por lado, os segundos de relógio e de CPU por notebook de cada rodada, e as razões."""
+    (cópias do :data:`HONEST_NOTEBOOK`, Aula 1): ``rounds`` rodadas intercaladas (curso, curso com duas execuções,
+    nbgrader, curso...), cada lado num processo novo, como o professor o chamaria (o curso: ``grade_class`` com a
+    política padrão, 2 processos e a caixa, e com ``single_run=False``, o kernel à parte de antes da execução única;
+    o nbgrader: ``nbgrader autograde``, 1 processo, sem caixa nem conferência). Numa máquina disputada por outros
+    trabalhos, a razão de cada rodada compara os lados sob a mesma carga. Devolve, por lado, os segundos de relógio
+    e de CPU por notebook de cada rodada, e as razões (``razoes``: o curso; ``razoes_antes``: com duas execuções)."""
     import tempfile
     import zipfile
 
@@ -622,19 +625,20 @@ def bench_vs_nbgrader(n: int = 30, rounds: int = 3) -> dict:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(root / "lib"), os.environ.get("PYTHONPATH", "")]),
            "PATH": os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])}  # o `alembic`
     env.pop("MPLBACKEND", None)
-    out: dict = {"n": n, "curso": [], "nbgrader": [], "cgroup": _cgroup_cpu_available()}
+    out: dict = {"n": n, "curso": [], "duas_execucoes": [], "nbgrader": [], "cgroup": _cgroup_cpu_available()}
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
         for k in range(n):
             (tmp / "turma" / f"aluno-{k:03d}").mkdir(parents=True)
             (tmp / "turma" / f"aluno-{k:03d}" / f"{notebook}.ipynb").write_bytes(dados)
         for r in range(rounds):
-            saida = tmp / f"saida-{r}"
-            wall, cpu, texto = _timed_run([sys.executable, "-c", _COURSE_GRADER, str(tmp / "turma"), str(saida)],
-                                          tmp, env)
-            if texto.strip() != repr({"ok": n}):
-                raise RuntimeError(f"correção do curso: esperado {n} ok, recebido {texto.strip()}")
-            out["curso"].append((wall / n, None if cpu is None else cpu / n))
+            for lado, unica in (("curso", "1"), ("duas_execucoes", "0")):
+                saida = tmp / f"saida-{lado}-{r}"
+                wall, cpu, texto = _timed_run([sys.executable, "-c", _COURSE_GRADER, str(tmp / "turma"), str(saida),
+                                               unica], tmp, env)
+                if texto.strip() != repr({"ok": n}):
+                    raise RuntimeError(f"correção do curso: esperado {n} ok, recebido {texto.strip()}")
+                out[lado].append((wall / n, None if cpu is None else cpu / n))
             curso_nb = tmp / f"nbgrader-{r}"
             nbgrader = _nbgrader_course(curso_nb, assignment, notebook, source, env)
             for k in range(n):
@@ -646,9 +650,10 @@ def bench_vs_nbgrader(n: int = 30, rounds: int = 3) -> dict:
             if feitos != n:
                 raise RuntimeError(f"nbgrader autograde: {feitos} de {n} notebooks corrigidos")
             out["nbgrader"].append((wall / n, None if cpu is None else cpu / n))
-            print(f"  (rodada {r + 1}: curso {out['curso'][-1]}, nbgrader {out['nbgrader'][-1]})", file=sys.stderr,
-                  flush=True)
+            print(f"  (rodada {r + 1}: curso {out['curso'][-1]}, duas execuções {out['duas_execucoes'][-1]}, "
+                  f"nbgrader {out['nbgrader'][-1]})", file=sys.stderr, flush=True)
     out["razoes"] = [c[0] / g[0] for c, g in zip(out["curso"], out["nbgrader"])]
+    out["razoes_antes"] = [c[0] / g[0] for c, g in zip(out["duas_execucoes"], out["nbgrader"])]
     return out
 
 
@@ -667,12 +672,18 @@ def print_vs_nbgrader(r: dict | None = None) -> None:
             else "CPU da máquina inteira no período (outros trabalhos entram na conta)")
     print(f"Correção do curso × nbgrader autograde, {r['n']} notebooks honestos (03-exercicios da Aula 1), "
           f"{len(r['razoes'])} rodadas intercaladas ({onde}):")
-    print(f"  {'rodada':<8} {'curso s/nb':>11} {'curso CPU/nb':>13} {'nbgrader s/nb':>14} {'nbgrader CPU/nb':>16} "
-          f"{'razão':>7}")
-    for k, ((cw, cc), (gw, gc), razao) in enumerate(zip(r["curso"], r["nbgrader"], r["razoes"]), 1):
-        def fmt(x):
-            return "—" if x is None else f"{x:.2f} s"
-        print(f"  {k:<8} {fmt(cw):>11} {fmt(cc):>13} {fmt(gw):>14} {fmt(gc):>16} {razao:>6.2f}x")
+    print(f"  {'rodada':<8} {'curso s/nb':>11} {'curso CPU/nb':>13} {'2 execuções s/nb':>17} {'CPU/nb':>8} "
+          f"{'nbgrader s/nb':>14} {'nbgrader CPU/nb':>16} {'razão':>7}")
+
+    def fmt(x):
+        return "—" if x is None else f"{x:.2f} s"
+
+    for k, ((cw, cc), (aw, ac), (gw, gc), razao) in enumerate(zip(r["curso"], r["duas_execucoes"], r["nbgrader"],
+                                                                   r["razoes"]), 1):
+        print(f"  {k:<8} {fmt(cw):>11} {fmt(cc):>13} {fmt(aw):>17} {fmt(ac):>8} {fmt(gw):>14} {fmt(gc):>16} "
+              f"{razao:>6.2f}x")
+    print(f"  com duas execuções (o kernel à parte, antes da execução única): razão mediana "
+          f"{statistics.median(r['razoes_antes']):.2f}x")
     cpus = [c for _, c in r["curso"] if c is not None]
     print(f"  razão curso / nbgrader: mediana {statistics.median(r['razoes']):.2f}x (meta ≤ 0,35x); CPU do curso por "
           f"notebook: mediana {statistics.median(cpus):.2f} s (meta ≤ 1,0 s)" if cpus else
@@ -748,7 +759,7 @@ def bench_grading_steps(rounds: int = 2) -> dict:
     if row.status != "ok":
         raise RuntimeError(f"o notebook honesto não saiu ok: {row.status} ({row.reasons})")
     return {"imports": imports, "worker": worker, "mpl": t_mpl, "leitura": leitura, "total": total,
-            "isolar": politica.isolate, "rounds": rounds, **w.timings}
+            "isolar": politica.isolate, "rounds": rounds, "unica": politica.single_run, **w.timings}
 
 
 def print_grading_steps(t: dict) -> None:
@@ -771,20 +782,24 @@ def print_grading_steps(t: dict) -> None:
     linha("  cache de fontes do matplotlib (uma vez por correção)", t["mpl"], False)
     print("  por notebook:")
     linha("  leitura e saneamento (antes do orçamento do notebook)", t["leitura"], False)
-    linha("  kernel: início do processo e da caixa (bwrap até o Python da caixa)", t.get("caixa_processo"))
-    linha("  kernel: limites, troca de usuário e pedido lido na caixa", t.get("caixa_pronta"))
-    linha("  kernel: imports na caixa (nbformat, nbclient)", t.get("imports"))
-    linha("  kernel: início do kernel (até responder)", t.get("kernel_inicio"))
-    linha(f"  kernel: células ({len(celulas)}), total", soma)
+    unica = t.get("unica", False)
+    k = "aluno" if unica else "kernel"  # na execução única, o processo do aluno faz o papel do kernel
+    linha(f"  {k}: início do processo e da caixa (bwrap até o Python da caixa)", t.get("caixa_processo"))
+    linha(f"  {k}: limites, troca de usuário e pedido lido na caixa", t.get("caixa_pronta"))
+    linha(f"  {k}: imports na caixa ({'IPython, a biblioteca' if unica else 'nbformat, nbclient'})", t.get("imports"))
+    if not unica:
+        linha("  kernel: início do kernel (até responder)", t.get("kernel_inicio"))
+    linha(f"  {k}: células ({len(celulas)}, as de verificação à espera do verificador), total", soma)
     for k, (rotulo, ident, s) in enumerate(celulas[:3], 1):
         linha(f"    {k}ª mais lenta: {rotulo.split(' (')[0]}, id {ident}", s)
     passos = ("caixa_processo", "caixa_pronta", "imports", "kernel_inicio", "kernel_fim")
     if all(p in t for p in passos):
-        linha("  kernel: entre as células (mandar as saídas, conferir o kernel)",
+        linha(f"  {k}: entre as células (mandar as saídas{'' if unica else ', conferir o kernel'})",
               t["kernel_caixa"] - soma - sum(t[p] for p in passos))
-    linha("  kernel: fim (desligar o kernel, sair da caixa)", t.get("kernel_fim"))
-    linha("  kernel: tudo, do bwrap à volta", t.get("kernel_caixa"))
-    linha("  veredito (conferência em 2 caixas; em paralelo ao kernel, não soma)", t.get("veredito"))
+    linha(f"  {k}: fim ({'' if unica else 'desligar o kernel, '}sair da caixa)", t.get("kernel_fim"))
+    linha(f"  {k}: tudo, do bwrap à volta", t.get("kernel_caixa"))
+    linha("  conferência: as duas caixas, do começo ao fim (contém as linhas acima)" if unica else
+          "  veredito (conferência em 2 caixas; em paralelo ao kernel, não soma)", t.get("veredito"))
     linha("  nbgrader autograde, fora a execução (saneia, grava as notas dele)", t["autograde"] - t["execucao"])
     linha("  notas e motivos depois do autograde (grade_one, fora o autograde)", t["nota"] - t["autograde"])
     linha("  retorno (HTML do notebook, nbconvert + bleach)", t["retorno_html"])

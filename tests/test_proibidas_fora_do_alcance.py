@@ -135,7 +135,21 @@ BLOCO_DO_DECODIFICADOR = ("from atencao.transformer import TransformerDecoderBlo
                           "    out, (w, _) = b.forward(x, x, mask=mask)\n"
                           "    return out, w\n")
 
+# a conta pronta pedida fora das verificações sobre dados conhecidos antes (a execução única a faz, para as
+# demonstrações) e guardada para responder depois: os casos da verificação são sorteados na hora, e não estão lá
+CONTA_SOBRE_DADOS_CONHECIDOS = ("import atencao as _a\n"
+                                "_GUARDADAS = {}\n"
+                                "_rng = np.random.default_rng(0)\n"
+                                "for _n, _d, _dk, _dv in ((6, 8, 2, 4), (4, 4, 3, 5), (1, 5, 3, 2), (5, 16, 16, 3)):\n"
+                                "    _X, _Wq, _Wk, _Wv = (_rng.normal(size=s) for s in ((_n, _d), (_d, _dk), (_d, _dk),"
+                                " (_d, _dv)))\n"
+                                "    _GUARDADAS[_X.shape, _Wq.shape, _Wv.shape] = _a.scaled_dot_product_attention(\n"
+                                "        _X @ _Wq, _X @ _Wk, _X @ _Wv)\n"
+                                "def attention_with_projections(X, W_q, W_k, W_v):\n"
+                                "    return _GUARDADAS[X.shape, W_q.shape, W_v.shape]\n")
+
 ATAQUES = {
+    "conta-sobre-dados-conhecidos": (A1, "aula01-ex4-solucao", "aula01-ex4-verificacao", CONTA_SOBRE_DADOS_CONHECIDOS),
     "mascara-pedida-na-celula": (A2, "aula02-mascara-solucao", "aula02-mascara-verificacao", MASCARA_PEDIDA_NA_CELULA),
     "bloco-do-decodificador": (A4, "aula04-ex3-solucao", "aula04-ex3-verificacao", BLOCO_DO_DECODIFICADOR),
     "time-e-registro": (A1, "aula01-ex4-solucao", "aula01-ex4-verificacao", TIME_E_REGISTRO_APAGADO),
@@ -313,6 +327,34 @@ def test_verificador_faz_a_conta_e_aponta_quando_a_verificacao_em_curso_a_proibe
     miolo.forbidden = (softmax_,)
     resposta = _pedir("atencao.attention:softmax", miolo, z=np.arange(3.0), axis=-1)
     assert not miolo.used and np.allclose(_remoto.decode_value(resposta["calculado"]).sum(), 1.0)
+
+
+def test_fora_das_verificacoes_a_demonstracao_roda_sobre_arrays_e_a_conta_enumeravel_e_recusada():
+    """Na execução única, as células de demonstração rodam no processo do aluno e pedem contas proibidas fora das
+    verificações: o verificador as faz sobre arrays de ponto flutuante (o resultado vale para aqueles dados, e os
+    casos da verificação são sorteados na hora), e recusa as de entradas enumeráveis (só inteiros, textos, um número
+    disfarçado de array), que virariam uma tabela de respostas. Na conferência antiga, recusa todas."""
+    import numpy as np
+
+    from correcao import _remoto, _veredito
+
+    recusadas = frozenset({"atencao.masks:causal_mask", "atencao.attention:self_attention",
+                           "atencao.positional:positional_encoding"})
+    X = np.random.default_rng(0).normal(size=(4, 3))
+    demo = _veredito._Context(recusadas, demonstrations=True)
+    out, pesos = _remoto.decode_value(_pedir("atencao.attention:self_attention", demo, X=X)["calculado"])
+    assert out.shape == (4, 3) and np.allclose(pesos.sum(axis=-1), 1.0) and not demo.used
+    for nome, params in (("atencao.masks:causal_mask", {"n": 2500}),
+                         ("atencao.positional:positional_encoding", {"n": 64, "d_model": 16}),
+                         ("atencao.attention:self_attention", {"X": np.array(7.0)}),
+                         ("atencao.attention:self_attention", {"X": np.array([[7.0]])})):
+        resposta = _pedir(nome, demo, **params)
+        assert "calculado" not in resposta, (nome, params)
+    resposta = _pedir("atencao.masks:causal_mask", demo, n=2500)
+    assert "tabela de respostas" in resposta["erro_calculo"]["mensagem"], resposta
+    antiga = _veredito._Context(recusadas)
+    resposta = _pedir("atencao.attention:self_attention", antiga, X=X)
+    assert "só roda dentro das verificações" in resposta["erro_calculo"]["mensagem"], resposta
 
 
 def test_verificador_recusa_o_que_nao_e_uma_conta_da_aula_e_devolve_os_erros_da_biblioteca():

@@ -327,7 +327,7 @@ def _run_with_outputs(shell, fonte: str, indice, limite: float, enviar, tempos: 
     ``ignorou_interrupcao``."""
     enviar({"executando": indice})
     numero, t0 = shell.execution_count, time.monotonic()
-    shell.capture.start()
+    shell.capture.start(numero)
 
     def fim_da_celula(ignorou: bool = True) -> None:
         msg = {"celula": indice, "outputs": _cell_outputs(shell.capture), "execution_count": numero,

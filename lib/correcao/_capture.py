@@ -55,9 +55,12 @@ class CellOutputs:
         self.cut = ""
         self.active = False
         self.clear_pending = False
+        self.count: int | None = None
 
-    def start(self) -> None:
+    def start(self, count: int | None = None) -> None:
+        """Uma célula nova; ``count``: o número de execução dela (o do valor da última linha)."""
         self.outputs, self.cell_bytes, self.cut, self.active, self.clear_pending = [], 0, "", True, False
+        self.count = count
 
     def stop(self) -> list[dict]:
         self.active = False
@@ -153,7 +156,9 @@ class CaptureDisplayHook(DisplayHook):
         pass
 
     def write_format_data(self, format_dict, md_dict=None) -> None:
-        self.shell.capture.add({"output_type": "execute_result", "execution_count": self.shell.execution_count,
+        numero = self.shell.capture.count
+        self.shell.capture.add({"output_type": "execute_result",
+                                "execution_count": numero if numero is not None else self.shell.execution_count,
                                 "data": _json_data(format_dict), "metadata": dict(md_dict or {})})
 
     def finish_displayhook(self) -> None:

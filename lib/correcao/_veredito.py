@@ -125,8 +125,8 @@ def _float_data(valor, fundo: int = 0) -> bool:
     lista, tupla ou dicionário, ou num atributo de um objeto da biblioteca."""
     import numpy as np
 
-    if isinstance(valor, np.ndarray):
-        return valor.size > 0 and np.issubdtype(valor.dtype, np.floating)
+    if isinstance(valor, np.ndarray):  # dados, e não um número disfarçado de array: ao menos 2 valores
+        return valor.ndim >= 1 and valor.size >= 2 and np.issubdtype(valor.dtype, np.floating)
     if fundo > 4:
         return False
     if isinstance(valor, dict):
@@ -138,27 +138,12 @@ def _float_data(valor, fundo: int = 0) -> bool:
     return False
 
 
-def _has_array(valor, fundo: int = 0) -> bool:
-    """``valor`` (o resultado de uma conta) é ou tem um array (solto, numa lista, tupla ou dicionário)."""
-    import numpy as np
-
-    if isinstance(valor, np.ndarray):
-        return True
-    if fundo > 4:
-        return False
-    if isinstance(valor, dict):
-        return any(_has_array(v, fundo + 1) for v in valor.values())
-    if isinstance(valor, (list, tuple)):
-        return any(_has_array(v, fundo + 1) for v in valor[:1000])
-    return False
-
-
 def _enumerable(params: dict) -> bool:
     """Uma conta pedida fora das verificações cujas entradas dá para enumerar: nenhum array de ponto flutuante (só
     inteiros, textos, formas). O resultado dela pode virar uma tabela que responde à verificação depois
     (``causal_mask(2500)`` recortada, ``positional_encoding`` de todas as formas), então ela é recusada mesmo na
-    execução única, quando devolve um array (:func:`_has_array`; um método que só guarda tamanhos no objeto, como
-    ``MultiHeadAttention._set_sizes``, roda). Com dados em ponto flutuante, o resultado vale só para aqueles dados,
+    execução única, quando devolve alguma coisa (um método que só guarda tamanhos no objeto e devolve ``None``,
+    como ``MultiHeadAttention._set_sizes``, roda). Com dados em ponto flutuante, o resultado vale só para aqueles dados,
     conhecidos antes da verificação: os casos dela são sorteados na hora, e uma conta pedida durante a verificação é
     vigiada por ela (:func:`serve_calculation`)."""
     return not _float_data(params)
@@ -283,7 +268,7 @@ _OBJETOS = _ObjectCache()
 
 _REFUSED = ("{nome}: na correção, esta função pronta só roda dentro das verificações que a permitem (o exercício "
             "pede a conta escrita por você)")
-_REFUSED_TABLE = ("; fora delas, só sobre dados em ponto flutuante (sem eles, o resultado serviria de tabela de "
+_REFUSED_TABLE = ("; fora delas, só sobre arrays de ponto flutuante (sem eles, o resultado serviria de tabela de "
                   "respostas)")
 
 
@@ -318,7 +303,7 @@ def serve_calculation(canal: _remoto.Channel, msg: dict, contexto: _Context) -> 
                 contexto.used |= vigia.used
             else:
                 valor = fn(*args, **kwargs)
-        if recusada and _enumerable(params) and _has_array(valor):
+        if recusada and valor is not None and _enumerable(params):
             raise RuntimeError(_REFUSED.format(nome=nome.replace(":", ".")) + _REFUSED_TABLE)
         resposta = {"calculado": _remoto.encode_value(valor, objetos=True)}
         if antes is not None and _changed_state(alvo, antes):

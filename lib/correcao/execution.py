@@ -1,11 +1,13 @@
-"""Rodar um notebook nas caixas: o kernel (as saídas do retorno) e a conferência independente (o veredito).
+"""Rodar um notebook nas caixas: as saídas do retorno e a conferência independente (o veredito), numa execução só.
 
-Um :class:`Worker` por processo de correção, com as três caixas do bubblewrap (o kernel, o lado do aluno e o
-verificador; :mod:`correcao.isolamento`) e o curso descartável do nbgrader, montado a partir de ``solutions/``.
-:meth:`Worker.execute` varre o código do aluno (:mod:`correcao.varredura`), executa o notebook no kernel da caixa
-(:mod:`correcao._executar`: as saídas voltam para o notebook saneado, que fica deste lado) e, ao mesmo tempo,
-confere cada verificação no verificador isolado (:mod:`correcao._veredito`, que chama as funções do aluno no
-processo dele, :mod:`correcao._aluno`). O que as caixas disseram fica num :class:`ExecutionResult`; quem dá os
+Um :class:`Worker` por processo de correção, com as caixas do bubblewrap (:mod:`correcao.isolamento`) e o curso
+descartável do nbgrader, montado a partir de ``solutions/``. :meth:`Worker.execute` varre o código do aluno
+(:mod:`correcao.varredura`) e executa o notebook uma vez (:meth:`Worker._single_run`): o processo do aluno
+(:mod:`correcao._aluno`) roda as células e manda as saídas de cada uma, que voltam para o notebook saneado (que fica
+deste lado), e o verificador isolado (:mod:`correcao._veredito`) chama as funções do aluno naquele processo em cada
+célula de verificação, julga e manda o relatório da célula. Com ``GradingPolicy(single_run=False)`` (a conferência
+antiga, que o ``make bench`` compara), as saídas vêm de um kernel à parte (:mod:`correcao._executar`), que roda o
+notebook de novo ao lado da conferência. O que as caixas disseram fica num :class:`ExecutionResult`; quem dá os
 pontos é :mod:`correcao.scoring`.
 """
 
@@ -104,8 +106,8 @@ def _cell_name(nb, index: int) -> str:
 
 
 def box_numbers(numero: int) -> tuple[int, int, int]:
-    """Os números das três caixas do trabalhador ``numero`` (o kernel, o lado do aluno e o verificador), com uids
-    diferentes: 64 uids por correção (veja :class:`correcao.isolamento.Sandbox`)."""
+    """Os números das três caixas do trabalhador ``numero`` (o kernel da conferência antiga, o lado do aluno e o
+    verificador), com uids diferentes: 64 uids por correção (veja :class:`correcao.isolamento.Sandbox`)."""
     uid = numero % 21
     return 3 * uid, 3 * uid + 1, 3 * uid + 2
 

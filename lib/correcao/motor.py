@@ -54,8 +54,8 @@ PREFLIGHT_S = 120.0  # o prazo mínimo dele (s): numa máquina disputada, o kern
 
 def preflight(pasta: Path, politica: GradingPolicy, marca: str, mpl: Path | None = None) -> None:
     """Prova, antes de corrigir a turma, que a correção funciona nesta máquina: o notebook de aluno
-    :data:`PREFLIGHT` (sem nada resolvido) roda como numa correção, nas mesmas três caixas: o kernel começa e roda
-    as células, e o verificador isolado devolve um veredito para cada verificação (⏳, nenhuma aprovada).
+    :data:`PREFLIGHT` (sem nada resolvido) roda como numa correção, nas mesmas caixas: o processo do aluno começa e
+    roda as células, e o verificador isolado devolve um veredito para cada verificação (⏳, nenhuma aprovada).
 
     Raises
     ------
