@@ -318,10 +318,11 @@ def draw_explorer(fig, view: ExplorerView) -> None:
                 transform=blended_transform_factory(right.transSubfigure, ax_txt.transAxes))
 
 
-def render_png(fig, dpi: int = 72) -> bytes:
-    """A figura como PNG (bytes)."""
+def render_png(fig, dpi: int = 72, metadata: dict | None = None) -> bytes:
+    """A figura como PNG (bytes), com ``dpi`` pontos por polegada; ``metadata``: os campos de texto do PNG (o padrão
+    do matplotlib se ``None``; ``{"Software": None}`` tira a versão dele, e o mesmo relatório dá os mesmos bytes)."""
     buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=dpi)
+    fig.savefig(buf, format="png", dpi=dpi, metadata=metadata)
     return buf.getvalue()
 
 

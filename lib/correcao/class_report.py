@@ -31,7 +31,6 @@ import base64
 import csv
 import functools
 import html
-import io
 import re
 from collections import defaultdict
 from dataclasses import dataclass
@@ -268,9 +267,10 @@ def describe(category: str, grade_id: str = "") -> str:
 
 # ---------- as figuras ----------
 def _figure_png(fig) -> str:
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=100, metadata={"Software": None})
-    return base64.b64encode(buf.getvalue()).decode("ascii")
+    """A figura em PNG (base64), sem a versão do matplotlib nos metadados: a mesma turma, os mesmos bytes."""
+    from atencao.rendering import render_png
+
+    return base64.b64encode(render_png(fig, dpi=100, metadata={"Software": None})).decode("ascii")
 
 
 def _distribution_figure(checks: list[CheckSummary]) -> tuple[str, str]:
