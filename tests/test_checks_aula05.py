@@ -1,51 +1,15 @@
-"""Aula 5, 03-exercicios: as verificações aprovam as soluções e reprovam, com a dica do engano, as respostas
-erradas típicas. O corpus completo (≥ 3 válidas e ≥ 8 erradas por exercício) está em
-``test_checks_aula05_corpus.py``; aqui ficam as respostas "de referência" que ele reusa."""
+"""Aula 5: as respostas certas que outros testes usam (as trapaças achadas), com os nomes de sempre, e o que não é
+"resposta + dica": o exercício não feito (⏳) e os ajudantes das células do ``04-projeto`` (``pronto_para_treinar``,
+``sua_tarefa``). As respostas, certas e erradas, e as dicas que elas recebem moram só no corpus da aula
+(``test_checks_aula05_corpus.py``)."""
 
-import numpy as np
 import pytest
+import test_checks_aula05_corpus as corpus_aula05
+from test_checks_aula05_corpus import att_certo, num_certo
 
-import atencao
 from atencao.checks import aula05
 
-
-def sm_certo(A, dA):
-    return A * (dA - (dA * A).sum(axis=-1, keepdims=True))
-
-
-def att_certo(dO, Q, K, V, mask=None):
-    _, A = atencao.scaled_dot_product_attention(Q, K, V, mask=mask)
-    d_k = Q.shape[-1]
-    dV = A.T @ dO
-    dA = dO @ V.T
-    dS = A * (dA - (dA * A).sum(axis=-1, keepdims=True))
-    return dS @ K / np.sqrt(d_k), dS.T @ Q / np.sqrt(d_k), dV
-
-
-def num_certo(Q, K, V, dO, mask=None, eps=1e-6):
-    def perda():
-        return float((atencao.scaled_dot_product_attention(Q, K, V, mask=mask)[0] * dO).sum())
-
-    grads = []
-    for x in (Q, K, V):  # mexer em x (no lugar) muda a perda
-        g = np.zeros_like(x)
-        for i in np.ndindex(x.shape):
-            original = x[i]
-            x[i] = original + eps
-            mais = perda()
-            x[i] = original - eps
-            menos = perda()
-            x[i] = original
-            g[i] = (mais - menos) / (2 * eps)
-        grads.append(g)
-    return tuple(grads)
-
-
-def test_as_solucoes_passam(capsys):
-    assert aula05.exercicio_1(sm_certo)
-    assert aula05.exercicio_2(att_certo)
-    assert aula05.exercicio_3(num_certo)
-    assert "❌" not in capsys.readouterr().out
+__all__ = ["att_certo", "num_certo"]
 
 
 def test_exercicio_nao_feito_fica_a_fazer(capsys):
@@ -61,7 +25,6 @@ def test_o_treino_do_projeto_verifica_sozinho_depois_de_reiniciar_o_kernel(capsy
     """04-projeto: depois de reiniciar o kernel, quem roda a célula da função e pula a da verificação via a célula
     do treino não imprimir nada (e apagar a figura guardada). Agora a função ainda não verificada é verificada em
     silêncio e o treino segue; uma função errada ou não feita recebe uma linha dizendo o que fazer."""
-    import test_checks_aula05_corpus as corpus_aula05
 
     def recem_definida(dO, Q, K, V, mask=None):  # nunca verificada neste "kernel"
         return att_certo(dO, Q, K, V, mask)
@@ -84,8 +47,6 @@ def test_o_treino_do_projeto_verifica_sozinho_depois_de_reiniciar_o_kernel(capsy
 def test_o_treino_do_projeto_na_correcao_nao_verifica_de_novo(monkeypatch, capsys):
     """Na correção as células rodam em ordem: sem verificação registrada, a célula do treino não a roda por conta
     própria (uma verificação que falha levantaria AssertionError fora da célula de verificação)."""
-    import test_checks_aula05_corpus as corpus_aula05
-
     monkeypatch.setenv("NBGRADER_EXECUTION", "autograde")
 
     def errada(dO, Q, K, V, mask=None):

@@ -6,7 +6,6 @@ nomeia o engano (o trecho esperado aparece no relatório). ``VALIDAS`` e ``ERRAD
 import corpus
 import numpy as np
 import pytest
-import test_checks_aula05 as t5
 
 import atencao
 from atencao.backward import attention_backward, softmax_backward
@@ -15,6 +14,10 @@ from atencao.training import TinyAttentionModel
 
 
 # ---------- exercício 1: o backward da softmax ----------
+def sm_certo(A, dA):
+    return A * (dA - (dA * A).sum(axis=-1, keepdims=True))
+
+
 def sm_jacobiano_por_linha(A, dA):
     A2, dA2 = A.reshape(-1, A.shape[-1]), dA.reshape(-1, A.shape[-1])
     out = np.zeros_like(A2)
@@ -86,6 +89,15 @@ def sm_media_ponderada(A, dA):  # divide pela soma dos pesos: 0/0 = NaN na linha
 
 
 # ---------- exercício 2: o backward da atenção ----------
+def att_certo(dO, Q, K, V, mask=None):
+    _, A = atencao.scaled_dot_product_attention(Q, K, V, mask=mask)
+    d_k = Q.shape[-1]
+    dV = A.T @ dO
+    dA = dO @ V.T
+    dS = A * (dA - (dA * A).sum(axis=-1, keepdims=True))
+    return dS @ K / np.sqrt(d_k), dS.T @ Q / np.sqrt(d_k), dV
+
+
 def _softmax_mascarada(S, mask):
     if mask is not None:
         S = np.where(mask, S, -np.inf)
@@ -115,7 +127,7 @@ def att_escala_em_Q(dO, Q, K, V, mask=None):  # a escala aplicada em Q antes, co
 
 
 def att_vazando(dO, Q, K, V, mask=None):
-    return t5.att_certo(dO, Q, K, V, mask=None)  # a volta ignora a máscara
+    return att_certo(dO, Q, K, V, mask=None)  # a volta ignora a máscara
 
 
 def _att(dO, Q, K, V, mask, dQ_de, dK_de, dV_de=lambda A, dO: A.T @ dO, sem_soma=False):
@@ -171,12 +183,12 @@ def att_softmax_ingenua(dO, Q, K, V, mask=None):
 
 
 def att_ordem_trocada(dO, Q, K, V, mask=None):  # na ordem da volta, não na pedida
-    dQ, dK, dV = t5.att_certo(dO, Q, K, V, mask)
+    dQ, dK, dV = att_certo(dO, Q, K, V, mask)
     return dV, dK, dQ
 
 
 def att_so_dois(dO, Q, K, V, mask=None):
-    dQ, dK, _ = t5.att_certo(dO, Q, K, V, mask)
+    dQ, dK, _ = att_certo(dO, Q, K, V, mask)
     return dQ, dK
 
 
@@ -186,6 +198,25 @@ def att_da_biblioteca(dO, Q, K, V, mask=None):
 
 
 # ---------- exercício 3: a verificação de gradiente ----------
+def num_certo(Q, K, V, dO, mask=None, eps=1e-6):
+    def perda():
+        return float((atencao.scaled_dot_product_attention(Q, K, V, mask=mask)[0] * dO).sum())
+
+    grads = []
+    for x in (Q, K, V):  # mexer em x (no lugar) muda a perda
+        g = np.zeros_like(x)
+        for i in np.ndindex(x.shape):
+            original = x[i]
+            x[i] = original + eps
+            mais = perda()
+            x[i] = original - eps
+            menos = perda()
+            x[i] = original
+            g[i] = (mais - menos) / (2 * eps)
+        grads.append(g)
+    return tuple(grads)
+
+
 def _perda(Q, K, V, dO, mask):
     return float((atencao.scaled_dot_product_attention(Q, K, V, mask=mask)[0] * dO).sum())
 
@@ -304,11 +335,11 @@ def num_por_linhas(Q, K, V, dO, mask=None, eps=1e-6):
 
 
 def num_eps_fixo(Q, K, V, dO, mask=None, eps=1e-6):  # o passo escrito à mão, não o eps recebido
-    return t5.num_certo(Q, K, V, dO, mask, 1e-5)
+    return num_certo(Q, K, V, dO, mask, 1e-5)
 
 
 def num_so_dQ(Q, K, V, dO, mask=None, eps=1e-6):
-    return t5.num_certo(Q, K, V, dO, mask, eps)[0]
+    return num_certo(Q, K, V, dO, mask, eps)[0]
 
 
 def num_da_biblioteca(Q, K, V, dO, mask=None, eps=1e-6):
@@ -488,9 +519,9 @@ def num_cinco_pontos(Q, K, V, dO, mask=None, eps=1e-6):  # a fórmula de 5 ponto
 
 
 VALIDAS = {
-    aula05.exercicio_1: [t5.sm_certo, sm_jacobiano_por_linha, sm_einsum, sm_lista_de_linhas],
-    aula05.exercicio_2: [t5.att_certo, att_einsum, att_escala_em_Q],
-    aula05.exercicio_3: [t5.num_certo, num_copias, num_plano],
+    aula05.exercicio_1: [sm_certo, sm_jacobiano_por_linha, sm_einsum, sm_lista_de_linhas],
+    aula05.exercicio_2: [att_certo, att_einsum, att_escala_em_Q],
+    aula05.exercicio_3: [num_certo, num_copias, num_plano],
 }
 
 ERRADAS = {

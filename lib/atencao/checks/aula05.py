@@ -15,6 +15,7 @@ from ..masks import causal_mask
 from .demos import pronto_para_treinar, sua_tarefa
 from .framework import (
     Checker,
+    call_frozen,
     case_seed,
     check,
     frozen_copy,
@@ -116,25 +117,17 @@ def exercicio_1(c: Checker, softmax_backward_fn):
     for label, z in c.cases(casos):
         A, dA = frozen_copy(softmax(z)), frozen_copy(rng.normal(size=z.shape))
         bruto = _call_naming_keepdims(c, label, softmax_backward_fn, (A, dA), ("A", "dA"), A.shape, "dA")
-        if bruto is _FALHOU:
-            return
-        got = c.array(bruto, f"{label}: devolve um array")
-        if got is None:
-            return
+        got = c.array(bruto, f"{label}: devolve um array", stop=True)
         ref = A * (dA - (dA * A).sum(axis=-1, keepdims=True))
-        if not c.close(got, ref, f"{label}: dZ igual ao da biblioteca", atol=1e-9, rtol=1e-9,
-                       hint=_dica_softmax(got, ref, A, dA, _float32(bruto))):
-            return
+        c.close(got, ref, f"{label}: dZ igual ao da biblioteca", atol=1e-9, rtol=1e-9,
+                hint=_dica_softmax(got, ref, A, dA, _float32(bruto)))
 
 
 _FORMULA_SOFTMAX = "dZ = A * (dA - (dA * A).sum(axis=-1, keepdims=True))"
 
-_FALHOU = object()  # a chamada do aluno deu um erro que já virou ❌ com a dica certa
-
-
 def _call_naming_keepdims(c: Checker, label: str, fn, args: tuple, names: tuple, A_shape: tuple, dA: str, **kwargs):
     """:meth:`Checker.call`, mas um erro de formas do NumPy vindo da soma por linha sem ``keepdims`` vira um ❌
-    com a dica que o nomeia (e não a genérica de formas incompatíveis). Devolve ``_FALHOU`` nesse caso."""
+    com a dica que o nomeia (e não a genérica de formas incompatíveis), e a verificação para ali."""
     try:
         return c.call(label, fn, *args, names=names, forbidden=_PRONTAS, **kwargs)
     except ValueError as exc:
@@ -142,8 +135,7 @@ def _call_naming_keepdims(c: Checker, label: str, fn, args: tuple, names: tuple,
         if dica is None:
             raise
         criterio, _, _, _ = student_error(exc)
-        c.expect(False, criterio, hint=dica)
-        return _FALHOU
+        c.fail(criterio, hint=dica)
 
 
 def _float32(valor) -> bool:
@@ -327,19 +319,13 @@ def exercicio_2(c: Checker, attention_backward_fn):
         kwargs = {} if m is None else {"mask": m}
         bruto = _call_naming_keepdims(c, label, attention_backward_fn, (dO, Q, K, V), ("dO", "Q", "K", "V"),
                                       (n_q, n_k), "dA", **kwargs)
-        if bruto is _FALHOU:
-            return
-        got = c.returns(bruto, label, "dQ", "dK", "dV")
-        if got is None:
-            return
+        got = c.returns(bruto, label, "dQ", "dK", "dV", stop=True)
         A = _forward(Q, K, V, m)
         ref = dict(zip(("dQ", "dK", "dV"), attention_backward(dO, Q, K, V, A)))
         dicas = _dicas_atencao(dO, Q, K, V, m)
         fora_de_ordem = _ordem_trocada(got, ref)
         for nome in ("dV", "dQ", "dK"):  # na ordem do backward
-            g = c.array(got[("dQ", "dK", "dV").index(nome)], f"{label}: {nome} é um array de números")
-            if g is None:
-                return
+            g = c.array(got[("dQ", "dK", "dV").index(nome)], f"{label}: {nome} é um array de números", stop=True)
             entrada, formula = _FORMA[nome]
             if fora_de_ordem:
                 hint = fora_de_ordem
@@ -354,8 +340,7 @@ def exercicio_2(c: Checker, attention_backward_fn):
             else:
                 hint = matching_hint(g, dicas[nome], ref[nome], atol=1e-9) or _dica_da_linha_bloqueada(m) or \
                     f"{nome} = {formula}."
-            if not c.close(g, ref[nome], f"{label}: {nome} igual ao da biblioteca", atol=1e-9, rtol=1e-9, hint=hint):
-                return
+            c.close(g, ref[nome], f"{label}: {nome} igual ao da biblioteca", atol=1e-9, rtol=1e-9, hint=hint, stop=True)
 
 
 def _dica_da_linha_bloqueada(mask) -> str | None:
@@ -487,25 +472,19 @@ def exercicio_3(c: Checker, numerical_gradient_fn):
              ("máscara causal, n = 4, d_k = 3", 4, 3, causal_mask(4), None),
              (f"passo grande, eps = {EPS_GRANDE}, n = 3, d_k = 2", 3, 2, None, EPS_GRANDE)]
     for label, n, d_k, mask, eps in c.cases(casos):
-        Q, K, V = (frozen_copy(rng.normal(size=(n, d_k))) for _ in range(3))
-        dO = frozen_copy(rng.normal(size=(n, d_k)))
+        Q, K, V, dO = (rng.normal(size=(n, d_k)) for _ in range(4))
         m = None if mask is None else frozen_copy(mask)
         kwargs = ({} if m is None else {"mask": m}) | ({} if eps is None else {"eps": eps})
-        got = c.returns(c.call(label, numerical_gradient_fn, Q, K, V, dO, names=("Q", "K", "V", "dO"),
-                               forbidden=_PRONTAS, mutation_hint=_RESTAURE, **kwargs), label, "dQ", "dK", "dV")
-        if got is None:
-            return
+        got, (Q, K, V, dO) = call_frozen(c, label, numerical_gradient_fn, Q, K, V, dO, returns=("dQ", "dK", "dV"),
+                                         names=("Q", "K", "V", "dO"), forbidden=_PRONTAS, mutation_hint=_RESTAURE,
+                                         **kwargs)
         exato = attention_backward(dO, Q, K, V, _forward(Q, K, V, m))
-        if eps is not None and not _same_central(c, label, got, exato, _numeric(Q, K, V, dO, m, eps=eps),
-                                                 (Q, K, V, dO, m)):
-            return
-        if eps is not None:
+        if eps is not None:  # o passo grande: as diferenças centrais desse passo, e não o gradiente exato
+            _same_central(c, label, got, exato, _numeric(Q, K, V, dO, m, eps=eps), (Q, K, V, dO, m))
             continue
         dicas = None
         for k, nome in enumerate(("dQ", "dK", "dV")):
-            g = c.array(got[k], f"{label}: {nome} é um array de números")
-            if g is None:
-                return
+            g = c.array(got[k], f"{label}: {nome} é um array de números", stop=True)
             escala = float(np.abs(exato[k]).max())
             if g.shape != exato[k].shape:
                 hint = (f"{nome} numérico tem a forma de {'QKV'[k]}, {exato[k].shape}: comece com np.zeros_like e "
@@ -513,20 +492,17 @@ def exercicio_3(c: Checker, numerical_gradient_fn):
             else:
                 dicas = dicas if dicas is not None else _dicas_numerico(Q, K, V, dO, m)
                 hint = _engano(g, [(d, gs[k]) for d, gs in dicas], atol=1e-9 * max(escala, 1e-3))
-            if not c.close(g, exato[k], f"{label}: {nome} igual ao gradiente exato (erro ≤ 1e-7 relativo)",
-                           atol=1e-7 * escala, rtol=0,
-                           hint=hint or "(L(x + ε eᵢ) − L(x − ε eᵢ)) / (2ε), uma posição i de cada vez, em "
-                                        "float64, devolvendo x[i] ao valor original depois."):
-                return
+            c.close(g, exato[k], f"{label}: {nome} igual ao gradiente exato (erro ≤ 1e-7 relativo)",
+                    atol=1e-7 * escala, rtol=0, stop=True,
+                    hint=hint or "(L(x + ε eᵢ) − L(x − ε eᵢ)) / (2ε), uma posição i de cada vez, em "
+                                 "float64, devolvendo x[i] ao valor original depois.")
 
 
-def _same_central(c: Checker, label: str, got, exato, central, entradas: tuple) -> bool:
-    """O caso do passo grande: cada gradiente igual às diferenças centrais com esse passo (não ao exato).
-    ``entradas``: (Q, K, V, dO, mask), para montar os enganos."""
+def _same_central(c: Checker, label: str, got, exato, central, entradas: tuple) -> None:
+    """O caso do passo grande: cada gradiente igual às diferenças centrais com esse passo (não ao exato); o
+    primeiro que não bate encerra a verificação. ``entradas``: (Q, K, V, dO, mask), para montar os enganos."""
     for k, nome in enumerate(("dQ", "dK", "dV")):
-        g = c.array(got[k], f"{label}: {nome} é um array de números")
-        if g is None:
-            return False
+        g = c.array(got[k], f"{label}: {nome} é um array de números", stop=True)
         escala = float(np.abs(central[k]).max())
         if g.shape != central[k].shape:
             hint = f"{nome} numérico tem a forma de {'QKV'[k]}, {central[k].shape}."
@@ -548,10 +524,8 @@ def _same_central(c: Checker, label: str, got, exato, central, entradas: tuple) 
         else:
             hint = ("use o eps recebido, sem trocar o passo: (L(x + eps·eᵢ) − L(x − eps·eᵢ)) / (2·eps), uma "
                     "posição i de cada vez, em float64.")
-        if not c.close(g, central[k], f"{label}: {nome} igual às diferenças centrais com esse passo (erro ≤ 1e-9 "
-                                      "relativo)", atol=1e-9 * escala, rtol=0, hint=hint):
-            return False
-    return True
+        c.close(g, central[k], f"{label}: {nome} igual às diferenças centrais com esse passo (erro ≤ 1e-9 relativo)",
+                atol=1e-9 * escala, rtol=0, hint=hint, stop=True)
 
 
 # ---------- o projeto (04-projeto): as células de treino ----------

@@ -17,7 +17,7 @@ from ..optim import Adam
 from ..sampling import next_token_probs
 from ..schedule import adamw_step
 from ..training import TinyAttentionModel, pattern_score
-from .framework import Checker, case_seed, check, frozen_copy, mistake, passou, protect
+from .framework import Checker, call_frozen, case_seed, check, frozen_copy, mistake, passou, protect
 
 __all__ = ["passou", "exercicio_1", "exercicio_2", "exercicio_3", "exercicio_4", "projeto"]
 
@@ -172,13 +172,9 @@ def exercicio_1(c: Checker, cross_entropy_fn):
     for label, Z, y in c.cases(_ce_cases(rng)):
         Z, y = frozen_copy(Z), frozen_copy(y)
         got = c.returns(c.call(label, cross_entropy_fn, Z, y, names=("logits", "targets"), forbidden=_PRONTAS_CE),
-                        label, "loss", "dlogits")
-        if got is None:
-            return
+                        label, "loss", "dlogits", stop=True)
         loss_ref, dZ_ref = _ce_reference(Z, y)
-        loss = c.array(got[0], f"{label}: a perda é um número")
-        if loss is None:
-            return
+        loss = c.array(got[0], f"{label}: a perda é um número", stop=True)
         dica = (mistake("loss_not_scalar", "a perda é um número só "
                         "(a média), não um array: use .mean().") if loss.size != 1 else
                 _match(loss.reshape(()), _ce_loss_mistakes(Z, y), np.asarray(loss_ref), atol=1e-12)
@@ -186,16 +182,12 @@ def exercicio_1(c: Checker, cross_entropy_fn):
         if not np.isfinite(loss).all():
             dica = (mistake("unstable_softmax", "a perda deu NaN/inf: com logits grandes, np.exp estoura. Use log p = "
                             "(Z − máx) − log Σ exp(Z − máx), linha a linha."))
-        if not c.close(loss.reshape(-1) if loss.size == 1 else loss, np.asarray([loss_ref]),
-                       f"{label}: a perda média, em nats", atol=1e-9, rtol=1e-9, hint=dica):
-            return
-        dZ = c.array(got[1], f"{label}: dlogits é um array de números")
-        if dZ is None:
-            return
+        c.close(loss.reshape(-1) if loss.size == 1 else loss, np.asarray([loss_ref]),
+                f"{label}: a perda média, em nats", atol=1e-9, rtol=1e-9, hint=dica, stop=True)
+        dZ = c.array(got[1], f"{label}: dlogits é um array de números", stop=True)
         hint = (f"dlogits tem a forma de logits, {Z.shape}." if dZ.shape != Z.shape
                 else _ce_grad_hint(dZ, dZ_ref, Z, y, _float32(got[1])))
-        if not c.close(dZ, dZ_ref, f"{label}: dlogits = (P − onehot) / N", atol=1e-10, rtol=1e-9, hint=hint):
-            return
+        c.close(dZ, dZ_ref, f"{label}: dlogits = (P − onehot) / N", atol=1e-10, rtol=1e-9, hint=hint)
 
 
 # ---------- exercício 2: o backward da LayerNorm ----------
@@ -286,18 +278,13 @@ def exercicio_2(c: Checker, layer_norm_backward_fn):
     """
     rng = np.random.default_rng(case_seed(62))
     for label, x, eps in c.cases(_ln_cases(rng)):
-        d = x.shape[-1]
-        x, dy = frozen_copy(x), frozen_copy(rng.normal(size=x.shape))
-        gamma = frozen_copy(1 + 0.5 * rng.normal(size=d))
-        got = c.returns(c.call(label, layer_norm_backward_fn, dy, x, gamma, names=("dy", "x", "gamma"),
-                               forbidden=_PRONTAS_LN, eps=eps), label, "dx", "dgamma", "dbeta")
-        if got is None:
-            return
+        dy, gamma = rng.normal(size=x.shape), 1 + 0.5 * rng.normal(size=x.shape[-1])
+        got, (dy, x, gamma) = call_frozen(c, label, layer_norm_backward_fn, dy, x, gamma, eps=eps,
+                                          returns=("dx", "dgamma", "dbeta"), names=("dy", "x", "gamma"),
+                                          forbidden=_PRONTAS_LN)
         refs = dict(zip(("dx", "dgamma", "dbeta"), _ln_reference(dy, x, gamma, eps)))
         for k, nome in enumerate(("dx", "dgamma", "dbeta")):
-            g = c.array(got[k], f"{label}: {nome} é um array de números")
-            if g is None:
-                return
+            g = c.array(got[k], f"{label}: {nome} é um array de números", stop=True)
             enganos = (_ln_dx_mistakes(dy, x, gamma, eps) if nome == "dx"
                        else _ln_param_mistakes(dy, x, gamma, eps, nome))
             forma = "a forma de x" if nome == "dx" else "forma (d,)"
@@ -308,8 +295,7 @@ def exercicio_2(c: Checker, layer_norm_backward_fn):
                 hint = _FLOAT32
             else:
                 hint = _match(g, enganos, refs[nome], atol=1e-12) or _LN_FORMULAS[nome]
-            if not c.close(g, refs[nome], f"{label}: {nome} igual ao da teoria", atol=1e-9, rtol=1e-8, hint=hint):
-                return
+            c.close(g, refs[nome], f"{label}: {nome} igual ao da teoria", atol=1e-9, rtol=1e-8, hint=hint, stop=True)
 
 
 _LN_FORMULAS = {
@@ -399,23 +385,18 @@ def exercicio_3(c: Checker, adamw_step_fn):
     rng = np.random.default_rng(case_seed(63))
     for label, shape, t, lr, wd, inicio, (betas, eps) in c.cases(_adam_cases()):
         escala = 1e-6 if inicio == "pequeno" else 1.0  # gradientes minúsculos: √v̂ perto de ε
-        theta, g = frozen_copy(rng.normal(size=shape)), frozen_copy(escala * rng.normal(size=shape))
-        m = frozen_copy(np.zeros(shape) if inicio is True else 0.1 * escala * rng.normal(size=shape))
-        v = frozen_copy(np.zeros(shape) if inicio is True else escala**2 * (0.01 * rng.random(size=shape) + 0.005))
-        got = c.returns(c.call(label, adamw_step_fn, theta, g, m, v, t, lr, forbidden=_PRONTAS_ADAM,
-                               names=("param", "grad", "m", "v", "t", "lr"), betas=betas, eps=eps, weight_decay=wd),
-                        label, *_ADAM_NOMES)
-        if got is None:
-            return
+        theta, g = rng.normal(size=shape), escala * rng.normal(size=shape)
+        m = np.zeros(shape) if inicio is True else 0.1 * escala * rng.normal(size=shape)
+        v = np.zeros(shape) if inicio is True else escala**2 * (0.01 * rng.random(size=shape) + 0.005)
+        got, (theta, g, m, v, t, lr) = call_frozen(c, label, adamw_step_fn, theta, g, m, v, t, lr, returns=_ADAM_NOMES,
+                                                   names=("param", "grad", "m", "v", "t", "lr"),
+                                                   forbidden=_PRONTAS_ADAM, betas=betas, eps=eps, weight_decay=wd)
         ref = _adamw(theta, g, m, v, t, lr, betas, eps, wd)
         enganos = [(dica, r) for dica, r in _adam_mistakes(theta, g, m, v, t, lr, betas, eps, wd) if r is not None]
         for k, nome in enumerate(_ADAM_NOMES):
-            arr = c.array(got[k], f"{label}: o novo {nome} é um array de números")
-            if arr is None:
-                return
+            arr = c.array(got[k], f"{label}: o novo {nome} é um array de números", stop=True)
             hint = _adam_hint(arr, k, nome, ref, enganos, (theta, m, v))
-            if not c.close(arr, ref[k], f"{label}: o novo {nome}", atol=1e-12, rtol=1e-10, hint=hint):
-                return
+            c.close(arr, ref[k], f"{label}: o novo {nome}", atol=1e-12, rtol=1e-10, hint=hint, stop=True)
 
 
 def _adam_hint(arr, k, nome, ref, enganos, antigos) -> str:
@@ -522,9 +503,7 @@ def exercicio_4(c: Checker, sampling_distribution_fn):
     for label, z, T, k in c.cases(_sampling_cases(rng)):
         got = c.call(label, sampling_distribution_fn, z, names=("logits",), forbidden=_PRONTAS_AMOSTRA,
                      temperature=T, top_k=k)
-        p = c.array(got, f"{label}: devolve um array de probabilidades")
-        if p is None:
-            return
+        p = c.array(got, f"{label}: devolve um array de probabilidades", stop=True)
         ref = _sampling_reference(z, T, k)
         if p.shape != ref.shape:
             hint = "devolva um array de forma (V,): uma probabilidade por token do vocabulário."
@@ -537,8 +516,7 @@ def exercicio_4(c: Checker, sampling_distribution_fn):
         else:
             hint = (_match(p, _sampling_mistakes(z, T, k), ref, atol=1e-12)
                     or "com T > 0: softmax(logits / T), dando −inf antes aos logits menores que o k-ésimo maior.")
-        if not c.close(p, ref, f"{label}: as probabilidades", atol=1e-10, rtol=1e-8, hint=hint):
-            return
+        c.close(p, ref, f"{label}: as probabilidades", atol=1e-10, rtol=1e-8, hint=hint)
 
 
 # ---------- projeto: a pontuação de indução ----------
@@ -606,9 +584,7 @@ def projeto(c: Checker, induction_scores_fn):
         A = frozen_copy(A)
         got = c.array(c.call(label, induction_scores_fn, A, half, names=("weights", "half"),
                              forbidden=_PRONTAS_INDUCAO),
-                      f"{label}: devolve um array de pontuações")
-        if got is None:
-            return
+                      f"{label}: devolve um array de pontuações", stop=True)
         ref = _induction_reference(A, half)
         if got.shape != ref.shape:
             hint = next((dica for dica, cand in _induction_mistakes(A, half) if np.shape(cand) == got.shape),
@@ -616,8 +592,7 @@ def projeto(c: Checker, induction_scores_fn):
         else:
             hint = (_match(got, _induction_mistakes(A, half), ref, atol=1e-12)
                     or "para cada cabeça, a média de weights[b, h, i, i − half + 1] sobre o lote e i = half … n − 1.")
-        if not c.close(got, ref, f"{label}: a pontuação de cada cabeça", atol=1e-12, rtol=1e-10, hint=hint):
-            return
+        c.close(got, ref, f"{label}: a pontuação de cada cabeça", atol=1e-12, rtol=1e-10, hint=hint)
 
 
 protect()
