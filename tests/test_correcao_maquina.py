@@ -3,8 +3,8 @@
 
 - a causa que o bwrap escreve vira uma mensagem em pt-BR com o conserto (:func:`correcao.isolamento._diagnose`);
 - num ``/proc`` com caminhos mascarados (como o runc faz num contêiner), a caixa roda sem ``/proc`` próprio;
-- antes de corrigir, um notebook de teste roda nas caixas (:func:`correcao.motor.preflight`); se não der
-  veredito, nada é escrito (:class:`correcao.motor.MachineFailure`);
+- antes de corrigir, a solução de um notebook roda nas caixas, com os limites da correção
+  (:func:`correcao.motor.preflight`); se ela não for aprovada, nada é escrito (:class:`correcao.motor.MachineFailure`);
 - uma entrega cujo kernel não começou é ``falha_da_maquina`` (nunca ``kernel_morreu`` nem ``zero``), o comando sai
   com erro e a junção das partes recusa uma parte assim.
 
@@ -113,8 +113,8 @@ def _turma(tmp_path: Path) -> Path:
 @pytest.mark.lento
 @SEM_BWRAP
 def test_memoria_pequena_demais_para_antes_de_corrigir_e_nada_e_escrito(tmp_path):
-    """150 MiB por processo: o kernel do notebook de teste não passa da célula de importações. Antes, cada aluno
-    saía ``kernel_morreu`` com 0 e o comando terminava com 0."""
+    """150 MiB por processo: a solução do notebook de teste não roda até o fim. Antes, cada aluno saía
+    ``kernel_morreu`` com 0 e o comando terminava com 0."""
     saida = tmp_path / "saida"
     with pytest.raises(MachineFailure, match="A correção não funciona nesta máquina") as exc:
         grade_class(_turma(tmp_path), saida, memoria_mb=150, log=lambda *_: None)

@@ -40,8 +40,9 @@ from . import _caixa, _remoto  # noqa: E402
 MAX_PRINTED = 64 * 1024  # caracteres do que uma chamada imprime (o resto é cortado)
 
 
-class TimeExhausted(BaseException):
-    """Tempo limite de uma célula (``BaseException``: um ``except Exception`` não engole)."""
+class TimeExhausted(KeyboardInterrupt):
+    """Tempo limite de uma célula: a interrupção que o kernel receberia (um ``except Exception`` não a engole; um
+    ``except KeyboardInterrupt`` engole, como no kernel, e o alarme volta: veja :func:`_alarm`)."""
 
 
 ALARM_RETRIES = 3  # depois do limite da célula, o alarme volta a cada segundo; o código que o engolir 3 vezes acaba

@@ -24,7 +24,7 @@ import tempfile
 import threading
 from pathlib import Path
 
-from .catalogo import ROOT, catalog
+from .catalogo import catalog
 from .entregas import Submissions, read_submissions
 from .execution import ExecutionResult, Worker, alembic_head
 from .isolamento import NotebookBudget, Sandbox, kill_sandbox, remove_cgroups
@@ -46,16 +46,18 @@ class MachineFailure(RuntimeError):
     A mensagem diz a causa e o que fazer; nada foi escrito na pasta de saída (nem ``notas.csv``, nem a parte)."""
 
 
-PREFLIGHT = ("aula-01-self-attention", "03-exercicios")  # o notebook de aluno com que :func:`preflight` prova a caixa
+PREFLIGHT = ("aula-01-self-attention", "03-exercicios")  # o notebook cuja solução :func:`preflight` corrige antes
 
 
-PREFLIGHT_S = 120.0  # o prazo mínimo dele (s): numa máquina disputada, o kernel pode levar segundos para começar
+PREFLIGHT_S = 120.0  # o prazo mínimo dele (s): numa máquina disputada, a caixa pode levar segundos para começar
 
 
 def preflight(pasta: Path, politica: GradingPolicy, marca: str, mpl: Path | None = None) -> None:
-    """Prova, antes de corrigir a turma, que a correção funciona nesta máquina: o notebook de aluno
-    :data:`PREFLIGHT` (sem nada resolvido) roda como numa correção, nas mesmas caixas: o processo do aluno começa e
-    roda as células, e o verificador isolado devolve um veredito para cada verificação (⏳, nenhuma aprovada).
+    """Prova, antes de corrigir a turma, que a correção funciona nesta máquina: a solução do notebook
+    :data:`PREFLIGHT` (todas as respostas certas) roda como numa correção, nas mesmas caixas e com os mesmos limites:
+    o processo do aluno começa e roda todas as células, e o verificador isolado aprova cada verificação. Se nem a
+    solução passa aqui (memória ou tempo pequenos demais, uma caixa que não começa), cada aluno honesto sairia com
+    zero.
 
     Raises
     ------
@@ -63,13 +65,12 @@ def preflight(pasta: Path, politica: GradingPolicy, marca: str, mpl: Path | None
         Sem o bwrap, ou a caixa não começa aqui (a mensagem diz a causa: *user namespaces* bloqueados por um
         perfil seccomp de contêiner, AppArmor...).
     MachineFailure
-        A caixa começa, mas o kernel ou o verificador não respondem (a mensagem diz o que a caixa disse).
+        A caixa começa, mas a solução não roda até o fim ou não é aprovada (a mensagem diz onde e por quê).
     """
     import nbformat
 
     g = catalog()[PREFLIGHT]
-    aluno = ROOT / "notebooks" / g.source.relative_to(ROOT / "solutions")
-    nb = nbformat.read(aluno, as_version=4)
+    nb = nbformat.read(g.source, as_version=4)
     # o prazo é o da máquina, e não o orçamento do professor: um orçamento pequeno demais é escolha dele (cada linha
     # sai tempo_esgotado), e não uma máquina quebrada; a memória e os processos são os da correção, e o tempo de cada
     # célula, ao menos o padrão da política
@@ -81,21 +82,20 @@ def preflight(pasta: Path, politica: GradingPolicy, marca: str, mpl: Path | None
     with NotebookBudget(f"{marca}-sonda", limites, limites.relogio_s, isolar=politica.isolate) as grupo:
         w.budget = w.kernel_box.grupo = w.student_box.grupo = w.verifier_box.grupo = grupo
         res = w.execute(nb, "sonda")
-    sem_veredito = [gid for gid in g.checks
-                    if gid not in res.verdicts or res.verdicts[gid][1].startswith("a conferência parou")]
-    if not res.kernel_started or res.outcome or sem_veredito:
+    reprovadas = [gid for gid in g.checks if gid not in res.verdicts or res.verdicts[gid][0] is not True]
+    if not res.kernel_started or res.outcome or reprovadas:
         if not res.kernel_started:
-            o_que = f"o kernel não começou na caixa ({res.machine_error or res.outcome or 'sem resposta'})"
+            o_que = f"o notebook não começou na caixa ({res.machine_error or res.outcome or 'sem resposta'})"
         elif res.outcome:
-            o_que = f"o notebook de teste, em branco, parou em {res.where or 'uma célula'} ({res.outcome})"
+            o_que = f"o notebook de teste parou em {res.where or 'uma célula'} ({res.outcome})"
         else:
-            o_que = (f"o verificador isolado não deu veredito ({', '.join(sem_veredito)}: "
-                     f"{res.verdicts.get(sem_veredito[0], (None, 'sem resposta'))[1]})")
+            o_que = (f"o verificador isolado não aprovou a solução ({', '.join(reprovadas)}: "
+                     f"{res.verdicts.get(reprovadas[0], (None, 'sem resposta'))[1]})")
         raise MachineFailure(
             f"A correção não funciona nesta máquina: {o_que}. Nenhuma entrega foi corrigida e nada foi escrito.\n"
-            f"O teste é o notebook {PREFLIGHT[1]} da {PREFLIGHT[0]}, em branco, nas mesmas caixas da correção "
-            "(o resultado dele não depende de nenhum aluno). Confira a memória e o tempo (--memoria, "
-            "--tempo-notebook) e veja docs/professor.md, \"Isolamento e limites\".")
+            f"O teste é a solução do notebook {PREFLIGHT[1]} da {PREFLIGHT[0]} (todas as respostas certas), nas "
+            "mesmas caixas e com os mesmos limites da correção: se ela não passa, nenhum aluno passaria. Confira a "
+            "memória e o tempo (--memoria, --tempo-notebook) e veja docs/professor.md, \"Isolamento e limites\".")
 
 
 # as situações de uma entrega que foi ao kernel (as outras, como arquivo_invalido, nem chegam a uma caixa)
