@@ -783,21 +783,22 @@ def print_grading_steps(t: dict) -> None:
     print("  por notebook:")
     linha("  leitura e saneamento (antes do orçamento do notebook)", t["leitura"], False)
     unica = t.get("unica", False)
-    k = "aluno" if unica else "kernel"  # na execução única, o processo do aluno faz o papel do kernel
-    linha(f"  {k}: início do processo e da caixa (bwrap até o Python da caixa)", t.get("caixa_processo"))
-    linha(f"  {k}: limites, troca de usuário e pedido lido na caixa", t.get("caixa_pronta"))
-    linha(f"  {k}: imports na caixa ({'IPython, a biblioteca' if unica else 'nbformat, nbclient'})", t.get("imports"))
+    quem = "aluno" if unica else "kernel"  # na execução única, o processo do aluno faz o papel do kernel
+    linha(f"  {quem}: início do processo e da caixa (bwrap até o Python da caixa)", t.get("caixa_processo"))
+    linha(f"  {quem}: limites, troca de usuário e pedido lido na caixa", t.get("caixa_pronta"))
+    imports = "IPython, a biblioteca" if unica else "nbformat, nbclient"
+    linha(f"  {quem}: imports na caixa ({imports})", t.get("imports"))
     if not unica:
         linha("  kernel: início do kernel (até responder)", t.get("kernel_inicio"))
-    linha(f"  {k}: células ({len(celulas)}, as de verificação à espera do verificador), total", soma)
+    linha(f"  {quem}: células ({len(celulas)}, as de verificação à espera do verificador), total", soma)
     for k, (rotulo, ident, s) in enumerate(celulas[:3], 1):
         linha(f"    {k}ª mais lenta: {rotulo.split(' (')[0]}, id {ident}", s)
     passos = ("caixa_processo", "caixa_pronta", "imports", "kernel_inicio", "kernel_fim")
     if all(p in t for p in passos):
-        linha(f"  {k}: entre as células (mandar as saídas{'' if unica else ', conferir o kernel'})",
+        linha(f"  {quem}: entre as células (mandar as saídas{'' if unica else ', conferir o kernel'})",
               t["kernel_caixa"] - soma - sum(t[p] for p in passos))
-    linha(f"  {k}: fim ({'' if unica else 'desligar o kernel, '}sair da caixa)", t.get("kernel_fim"))
-    linha(f"  {k}: tudo, do bwrap à volta", t.get("kernel_caixa"))
+    linha(f"  {quem}: fim ({'' if unica else 'desligar o kernel, '}sair da caixa)", t.get("kernel_fim"))
+    linha(f"  {quem}: tudo, do bwrap à volta", t.get("kernel_caixa"))
     linha("  conferência: as duas caixas, do começo ao fim (contém as linhas acima)" if unica else
           "  veredito (conferência em 2 caixas; em paralelo ao kernel, não soma)", t.get("veredito"))
     linha("  nbgrader autograde, fora a execução (saneia, grava as notas dele)", t["autograde"] - t["execucao"])
