@@ -7,12 +7,13 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from typing import NoReturn
 
 import numpy as np
 
 from ..attention import attend, attend_checked, scaled_dot_product_attention, self_attention
 from ..multihead import MultiHeadAttention, merge_heads, split_heads
-from .framework import Checker, case_seed, check, describe, frozen_copy, matching_hint, mistake, passou, protect
+from .framework import Checker, call_frozen, case_seed, check, describe, matching_hint, mistake, passou, protect
 from .multihead_hints import diagnose_heads
 
 # As referências (_top_heads, ...) ficam privadas: são as respostas dos exercícios, não ferramentas do aluno.
@@ -58,12 +59,12 @@ def _word_without_marker(exc: BaseException, palavras) -> str | None:
     return m.group(1) if m.group(1) in palavras else None
 
 
-def _flag_missing_marker(c: Checker, label: str, palavra: str, exc: BaseException) -> None:
-    """O ❌ de quem procurou a palavra sem o ``▁`` (no lugar do ``ValueError`` cru de ``list.index``)."""
-    c.expect(False, f"{label}: acha em out.tokens a peça de cada palavra", f"o índice de '▁{palavra}'",
-             f"ValueError: {exc}",
-             f"as peças do modelo marcam o começo de cada palavra com ▁ (o caractere U+2581, não um _): em out.tokens "
-             f"está '▁{palavra}', e não '{palavra}'. Procure a peça com o ▁: out.tokens.index(\"▁\" + palavra).")
+def _fail_missing_marker(c: Checker, label: str, palavra: str, exc: BaseException) -> NoReturn:
+    """O ❌ de quem procurou a palavra sem o ``▁`` (no lugar do ``ValueError`` cru de ``list.index``), que encerra a
+    verificação."""
+    c.fail(f"{label}: acha em out.tokens a peça de cada palavra", f"o índice de '▁{palavra}'", f"ValueError: {exc}",
+           f"as peças do modelo marcam o começo de cada palavra com ▁ (o caractere U+2581, não um _): em out.tokens "
+           f"está '▁{palavra}', e não '{palavra}'. Procure a peça com o ▁: out.tokens.index(\"▁\" + palavra).")
 
 
 def _top_heads(attentions: np.ndarray, i: int, j: int, k: int = 5) -> list:
@@ -307,31 +308,26 @@ def exercicio_1(c: Checker, fn, encoder):
             palavra = _word_without_marker(exc, (src, dst))
             if palavra is None:
                 raise
-            _flag_missing_marker(c, label, palavra, exc)
-            return
+            _fail_missing_marker(c, label, palavra, exc)
         except IndexError as exc:
             if modelo is encoder:
                 raise
-            c.expect(False, f"{label}: a função usa as formas de out.attentions", "nenhum erro",
-                     f"IndexError: {exc}",
-                     f"este modelo tem {modelo.config.n_layers} camadas e {modelo.config.n_heads} cabeças: tire as "
-                     "contagens de out.attentions.shape (ou de w.shape), em vez de escrever 12.")
-            return
+            c.fail(f"{label}: a função usa as formas de out.attentions", "nenhum erro", f"IndexError: {exc}",
+                   f"este modelo tem {modelo.config.n_layers} camadas e {modelo.config.n_heads} cabeças: tire as "
+                   "contagens de out.attentions.shape (ou de w.shape), em vez de escrever 12.")
         out = modelo(sentence)  # a referência, depois da chamada
         i, j = _token_index(out.tokens, src), _token_index(out.tokens, dst)
         ref = _top_heads(out.attentions, i, j, k)
         got = _as_pairs(bruto)
         if c.case == c.n_cases and got == ref:
             continue  # o último caso, o da busca por pedaço, só aparece quando falha
-        if not c.expect(got is not None, f"{label}: devolve uma lista de pares (camada, cabeça)",
-                        "[(camada, cabeça), ...]", repr(bruto)[:80] if bruto is not None else "None (nada)",
-                        "faltou um `return` no fim da função?" if bruto is None else
-                        "devolva uma lista de tuplas (camada, cabeça), por exemplo [(5, 3), (4, 1)]; sem o peso."):
-            return
+        c.require(got is not None, f"{label}: devolve uma lista de pares (camada, cabeça)",
+                  "[(camada, cabeça), ...]", repr(bruto)[:80] if bruto is not None else "None (nada)",
+                  "faltou um `return` no fim da função?" if bruto is None else
+                  "devolva uma lista de tuplas (camada, cabeça), por exemplo [(5, 3), (4, 1)]; sem o peso.")
         hint = _top_heads_hint(got, ref, out.attentions, out.tokens, src, dst, k) if got != ref else None
-        if not c.expect(got == ref, label, ref, got,
-                        hint or "use out.attentions[:, :, i, j] (camadas × cabeças) e ordene pelos maiores pesos."):
-            return
+        c.expect(got == ref, label, ref, got,
+                 hint or "use out.attentions[:, :, i, j] (camadas × cabeças) e ordene pelos maiores pesos.")
 
 
 def _heads_cases(encoder) -> list:
@@ -387,13 +383,10 @@ def exercicio_2(c: Checker, fn, encoder):
     cases.append(modelo(_model_sentence(modelo, same_length=True)).attentions)
     for k, att in enumerate(c.cases(cases), start=1):
         got = c.array(c.call(f"caso {k}", fn, att, names=("attentions",), forbidden=_REFERENCES),
-                      f"caso {k}: devolve um array")
-        if got is None:
-            return
+                      f"caso {k}: devolve um array", stop=True)
         ref = _mean_attention_distance(att)
         hint = _shape_hint(got, att) or _distance_hint(got, ref, np.asarray(att, dtype=float))
-        if not c.close(got, ref, f"caso {k}: atenções de forma {att.shape}", hint=hint):
-            return
+        c.close(got, ref, f"caso {k}: atenções de forma {att.shape}", hint=hint)
 
 
 def _model_sentence(encoder, same_length: bool = False) -> str:
@@ -452,14 +445,11 @@ def exercicio_3(c: Checker, fn, encoder):
     for sentence in c.cases(frases):
         got = c.array(c.call(f"“{sentence}”", fn, encoder, sentence, names=("encoder", "frase"),
                              forbidden=_REFERENCES),
-                      f"“{sentence}”: devolve um array")
+                      f"“{sentence}”: devolve um array", stop=True)
         out = encoder(sentence)
-        if got is None:
-            return
         ref = _special_token_mass(out.attentions)
         hint = _shape_hint(got, out.attentions) or _special_hint(got, ref, out.attentions.astype(float))
-        if not c.close(got, ref, f"“{sentence}”: fração por camada", hint=hint):
-            return
+        c.close(got, ref, f"“{sentence}”: fração por camada", hint=hint)
 
 
 def _special_hint(got: np.ndarray, ref: np.ndarray, a: np.ndarray) -> str:
@@ -514,14 +504,9 @@ def exercicio_4(c: Checker, fn, encoder):
         X = rng.normal(size=(n, d_model))
         Ws = [rng.normal(size=(d_model, d_model)) / np.sqrt(d_model) for _ in range(4)]
         bs = [rng.normal(size=d_model) for _ in range(4)]
-        congelados = [frozen_copy(a) for a in (X, *Ws, *bs)]
         label = f"n={n}, d_model={d_model}, n_heads={n_heads}, com vieses"
-        result = c.call(label, fn, X, *Ws, n_heads, *bs, names=_MHA_NAMES, forbidden=_FORBIDDEN_MHA)
-        got = c.pair(result, label)
-        if got is None:
-            return
-        out, A = got
-        X, W_q, W_k, W_v, W_o, b_q, b_k, b_v, b_o = congelados
+        (out, A), (X, W_q, W_k, W_v, W_o, _, b_q, b_k, b_v, b_o) = call_frozen(
+            c, label, fn, X, *Ws, n_heads, *bs, names=_MHA_NAMES, forbidden=_FORBIDDEN_MHA)
         ref_out, ref_A = MultiHeadAttention.from_weights(W_q, W_k, W_v, W_o, b_q, b_k, b_v, b_o, n_heads=n_heads)(X)
         sem_vieses = MultiHeadAttention.from_weights(W_q, W_k, W_v, W_o, n_heads=n_heads)(X)
         if A.shape != ref_A.shape:
@@ -532,19 +517,16 @@ def exercicio_4(c: Checker, fn, encoder):
                            "W_v + b_v.")
         else:  # os mesmos enganos da Aula 2, exercício 2 (escala, divisão em cabeças, softmax), agora com vieses
             dica = diagnose_heads(X, W_q, W_k, n_heads, A, b_q, b_k)
-        ok = c.close(A, ref_A, f"{label}: pesos por cabeça (n_heads, n, n)", hint=dica)
-        dica = (_output_hint(out, ref_out, X, W_q, W_k, W_v, W_o, n_heads, b_q, b_k, b_v, b_o) if ok else
-                "a saída depende dos pesos: corrija primeiro os pesos (acima).")
-        if not (ok and c.close(out, ref_out, f"{label}: saída (n, d_model)", hint=dica)):
-            return
+        c.close(A, ref_A, f"{label}: pesos por cabeça (n_heads, n, n)", hint=dica, stop=True)
+        c.close(out, ref_out, f"{label}: saída (n, d_model)",
+                hint=_output_hint(out, ref_out, X, W_q, W_k, W_v, W_o, n_heads, b_q, b_k, b_v, b_o))
     encoder = _trusted_encoder(encoder)
     frase = _model_sentence(encoder)
     label = f"no modelo (12 camadas), “{frase}”"
     got = c.call(label, encoder.forward, frase, attention_fn=fn, names=("frase",), forbidden=_FORBIDDEN_MHA)
     ref = encoder(frase)  # a referência, depois: a biblioteca, sem a função do aluno
-    if not c.close(got.attentions, ref.attentions, f"{label}: as atenções de todas as camadas", atol=1e-5,
-                   hint="nos casos pequenos deu certo: confira os tipos (o modelo usa float32) e a escala sqrt(d_k)."):
-        return
+    c.close(got.attentions, ref.attentions, f"{label}: as atenções de todas as camadas", atol=1e-5, stop=True,
+            hint="nos casos pequenos deu certo: confira os tipos (o modelo usa float32) e a escala sqrt(d_k).")
     c.close(got.hidden_states[-1], ref.hidden_states[-1], f"{label}: o estado final (o que o modelo produz)",
             atol=1e-3, rtol=1e-3, hint="as atenções batem: confira a saída (concat @ W_o + b_o) em cada camada.")
 
@@ -590,24 +572,17 @@ def projeto(c: Checker, fn, encoder):
         except ValueError as exc:
             if _word_without_marker(exc, (word,)) is None:
                 raise
-            _flag_missing_marker(c, label, word, exc)
-            return
+            _fail_missing_marker(c, label, word, exc)
         out = encoder(sentence)
         if c.case == c.n_cases and _same_row(result, out, layer, head, word):
             continue  # o último caso, o da busca por pedaço, só aparece quando falha
-        itens = c.returns(result, label, "tokens", "linha")
-        if itens is None:
-            return
-        tokens, row = itens
-        if not c.expect(isinstance(tokens, (list, tuple)) and list(tokens) == out.tokens, f"{label}: tokens (1º item)",
-                        out.tokens, list(tokens) if isinstance(tokens, (list, tuple)) else describe(tokens),
-                        "o 1º item são os tokens, encoder(frase).tokens; a ordem do return é (tokens, linha)."):
-            return
+        tokens, row = c.returns(result, label, "tokens", "linha", stop=True)
+        c.require(isinstance(tokens, (list, tuple)) and list(tokens) == out.tokens, f"{label}: tokens (1º item)",
+                  out.tokens, list(tokens) if isinstance(tokens, (list, tuple)) else describe(tokens),
+                  "o 1º item são os tokens, encoder(frase).tokens; a ordem do return é (tokens, linha).")
         i, a = _token_index(out.tokens, word), out.attentions
         ref = a[layer, head, i]
-        got = c.array(row, f"{label}: a linha é um array de números")
-        if got is None:
-            return
+        got = c.array(row, f"{label}: a linha é um array de números", stop=True)
         mistakes = [
             (mistake("last_occurrence",
              f"“{word}” aparece duas vezes na frase e a sua função usou a última ocorrência; o enunciado pede a "
@@ -623,8 +598,7 @@ def projeto(c: Checker, fn, encoder):
         ]
         hint = matching_hint(got, mistakes, ref) or (
             "out.attentions[camada, cabeca, i], com i o índice de '▁' + palavra em tokens (a primeira ocorrência).")
-        if not c.close(got, ref, f"{label}: linha de atenção", hint=hint):
-            return
+        c.close(got, ref, f"{label}: linha de atenção", hint=hint)
 
 
 def _row_cases(encoder) -> list:

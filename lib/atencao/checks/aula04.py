@@ -21,9 +21,10 @@ from ..positional import positional_encoding
 from ..transformer import TransformerDecoderBlock, TransformerEncoderBlock
 from .framework import (
     Checker,
+    StopCheck,
+    call_frozen,
     case_seed,
     check,
-    frozen_copy,
     is_numpy_shape_error,
     matching_hint,
     mistake,
@@ -113,15 +114,12 @@ def exercicio_1(c: Checker, fn):
         except ValueError as exc:
             if d % 2 == 0 or not is_numpy_shape_error(str(exc)):
                 raise
-            c.expect(False, f"{label}: funciona com d_model ímpar", f"uma matriz ({n}, {d})", f"ValueError: {exc}",
-                     mistake("odd_d_model_shape_error",
-                     f"com d_model ímpar há {(d + 1) // 2} colunas de seno e só {d // 2} de cosseno: calcule os "
-                     f"ângulos para as colunas pares (np.arange(0, d_model, 2)) e use angulos[:, :d_model // 2] "
-                     "nas colunas ímpares."))
-            return
-        got = c.array(bruto, f"{label}: devolve um array")
-        if got is None:
-            return
+            c.fail(f"{label}: funciona com d_model ímpar", f"uma matriz ({n}, {d})", f"ValueError: {exc}",
+                   mistake("odd_d_model_shape_error",
+                   f"com d_model ímpar há {(d + 1) // 2} colunas de seno e só {d // 2} de cosseno: calcule os "
+                   f"ângulos para as colunas pares (np.arange(0, d_model, 2)) e use angulos[:, :d_model // 2] "
+                   "nas colunas ímpares."))
+        got = c.array(bruto, f"{label}: devolve um array", stop=True)
         ref = positional_encoding(n, d)
         hint = None
         if got.shape == (d, n) and n != d:
@@ -137,8 +135,7 @@ def exercicio_1(c: Checker, fn):
         else:
             hint = matching_hint(got, _pe_variants(n, d), ref) or (
                 "PE[pos, 2i] = sin(pos / 10000 ** (2i / d_model)) e PE[pos, 2i + 1] = cos(do mesmo ângulo).")
-        if not c.close(got, ref, f"{label}: a matriz PE", atol=1e-6, hint=hint):
-            return
+        c.close(got, ref, f"{label}: a matriz PE", atol=1e-6, hint=hint)
 
 
 # ---------------------------------------------------------------- exercício 2: a normalização de camada
@@ -201,13 +198,10 @@ def exercicio_2(c: Checker, fn):
     for x, eps in c.cases(casos):
         d = x.shape[-1]
         w, b = 1.0 + 0.5 * rng.normal(size=d), 0.3 * rng.normal(size=d)
-        congelados = [frozen_copy(a) for a in (x, w, b)]
         label = f"x de forma {x.shape}, eps={compact_float(eps)}"
-        got = c.array(c.call(label, fn, x, w, b, eps=eps, names=("x", "weight", "bias"),
-                             forbidden=(LayerNorm, bert._layer_norm)), f"{label}: devolve um array")
-        if got is None:
-            return
-        x, w, b = congelados
+        bruto, (x, w, b) = call_frozen(c, label, fn, x, w, b, returns=(), eps=eps, names=("x", "weight", "bias"),
+                                       forbidden=(LayerNorm, bert._layer_norm))
+        got = c.array(bruto, f"{label}: devolve um array", stop=True)
         ref = LayerNorm.from_weights(w, b, eps=eps)(x)
         variantes = [(h, v) for h, v in _ln_variants(x, w, b, eps) if v is not None]
         hint = (matching_hint(got, variantes, ref) if got.shape == ref.shape
@@ -215,9 +209,8 @@ def exercicio_2(c: Checker, fn):
         if got.shape == ref.shape and not np.isfinite(got).all():
             hint = (mistake("ln_not_finite", "apareceu NaN ou infinito: numa linha constante a variância é 0, e só o "
                             "eps, somado DENTRO da raiz, evita a divisão por zero: sqrt(var + eps)."))
-        if not c.close(got, ref, f"{label}: a saída normalizada", hint=hint or (
-                "(x - média) / sqrt(var + eps) * weight + bias, com média e variância em axis=-1, keepdims=True.")):
-            return
+        c.close(got, ref, f"{label}: a saída normalizada", hint=hint or (
+            "(x - média) / sqrt(var + eps) * weight + bias, com média e variância em axis=-1, keepdims=True."))
 
 
 # ---------------------------------------------------------------- exercício 3: o bloco codificador
@@ -321,52 +314,42 @@ def exercicio_3(c: Checker, fn):
         mask = np.tril(np.ones((n, n), dtype=bool)) if causal else None
         ordem = "pré-LN (norm_first=True)" if pre else "pós-LN (norm_first=False)"
         label = f"{ordem}, {act}, x {forma}, {n_heads} cabeças" + (", máscara causal" if causal else "")
-        congelado = frozen_copy(x)
         kw = {} if mask is None else {"mask": mask}
-        try:
-            bruto = c.call(label, fn, x, *_partes(seed, d, n_heads, act), pre,
-                           names=("x", "attn", "ffn", "norm1", "norm2", "norm_first"),
-                           forbidden=(TransformerEncoderBlock, TransformerDecoderBlock), **kw)
+        try:  # o desempacotar fica fora do try: o ValueError de um retorno estranho não é o da conta do aluno
+            bruto, (x, *_) = call_frozen(c, label, fn, x, *_partes(seed, d, n_heads, act), pre, returns=(),
+                                         names=("x", "attn", "ffn", "norm1", "norm2", "norm_first"),
+                                         forbidden=(TransformerEncoderBlock, TransformerDecoderBlock), **kw)
         except ValueError as exc:
             if mask is not None and _MASCARA_COMO_KEY.search(str(exc)):
-                c.expect(False, f"{label}: a máscara chega à atenção", "attn(h, mask=mask)",
-                         student_error(exc)[0].replace("o seu código levantou ", "", 1),
-                         "a máscara foi passada na posição de key: a assinatura é attn(query, key=None, value=None, "
-                         "mask=None), e o 2º argumento posicional são as chaves. Passe a máscara pelo nome: "
-                         "attn(h, mask=mask).")
-                return
+                c.fail(f"{label}: a máscara chega à atenção", "attn(h, mask=mask)",
+                       student_error(exc)[0].replace("o seu código levantou ", "", 1),
+                       "a máscara foi passada na posição de key: a assinatura é attn(query, key=None, value=None, "
+                       "mask=None), e o 2º argumento posicional são as chaves. Passe a máscara pelo nome: "
+                       "attn(h, mask=mask).")
             if not _SEQUENCIA_NO_ARRAY.search(str(exc)):
                 raise
             # a única peça que devolve uma tupla é a atenção: (saida, pesos) entrou inteira numa conta
-            criterio = student_error(exc)[0]
-            c.expect(False, f"{label}: a tupla de attn(...) é desempacotada antes das contas",
-                     "saida, pesos = attn(...)", criterio.replace("o seu código levantou ", "", 1),
-                     "attn(...) devolve a tupla (saida, pesos), não só a saída: desempacote-a, "
-                     "`a, pesos = attn(x, mask=mask)`, e use só `a` no resíduo (x + a). Com a tupla inteira numa "
-                     "conta (x + attn(...)), o NumPy tenta transformá-la num array e não consegue, porque a saída e "
-                     "os pesos têm formas diferentes (daí o “inhomogeneous shape”).")
-            return
-        got = c.pair(bruto, label)
-        if got is None:
-            return
-        x = congelado
+            c.fail(f"{label}: a tupla de attn(...) é desempacotada antes das contas",
+                   "saida, pesos = attn(...)", student_error(exc)[0].replace("o seu código levantou ", "", 1),
+                   "attn(...) devolve a tupla (saida, pesos), não só a saída: desempacote-a, "
+                   "`a, pesos = attn(x, mask=mask)`, e use só `a` no resíduo (x + a). Com a tupla inteira numa "
+                   "conta (x + attn(...)), o NumPy tenta transformá-la num array e não consegue, porque a saída e "
+                   "os pesos têm formas diferentes (daí o “inhomogeneous shape”).")
+        out, w = c.pair(bruto, label, stop=True)
         attn, ffn, norm1, norm2 = _partes(seed, d, n_heads, act)  # peças novas: a referência não depende da chamada
         ref = _bloco(x, attn, ffn, norm1, norm2, pre, mask)
         ref_w = attn(norm1(x) if pre else x, mask=mask)[1]
-        out, w = got
         variantes = [(dica, _bloco(x, attn, ffn, norm1, norm2, pre, mask, engano))
                      for engano, dica in _DICAS_BLOCO.items() if engano != "sem_mascara" or mask is not None]
         hint = (matching_hint(out, variantes, ref) if out.shape == ref.shape
                 else f"a saída tem a forma de x, {forma}.")
-        if not c.close(out, ref, f"{label}: a saída do bloco", hint=hint or (
-                "pós-LN: h = norm1(x + attn(x)); saída = norm2(h + ffn(h)). Pré-LN: h = x + attn(norm1(x)); "
-                "saída = h + ffn(norm2(h)).")):
-            return
+        c.close(out, ref, f"{label}: a saída do bloco", stop=True, hint=hint or (
+            "pós-LN: h = norm1(x + attn(x)); saída = norm2(h + ffn(h)). Pré-LN: h = x + attn(norm1(x)); "
+            "saída = h + ffn(norm2(h))."))
         dica_w = ("devolva os pesos da atenção por cabeça, (..., n_heads, n, n), como attn(...) os devolve."
                   if w.shape != ref_w.shape else
                   "os pesos são os da atenção do bloco: a segunda saída de attn(...), com a mesma entrada da atenção.")
-        if not c.close(w, ref_w, f"{label}: os pesos da atenção", hint=dica_w):
-            return
+        c.close(w, ref_w, f"{label}: os pesos da atenção", hint=dica_w)
 
 
 # ---------------------------------------------------------------- exercício 4: a atenção cruzada
@@ -412,70 +395,66 @@ def exercicio_4(c: Checker, fn):
         memory = rng.normal(size=(*fk, d_model))
         W_q, W_k = (rng.normal(size=(d_model, d_k)) / np.sqrt(d_model) for _ in range(2))
         W_v = rng.normal(size=(d_model, d_v)) / np.sqrt(d_model)
-        congelados = [frozen_copy(a) for a in (x, memory, W_q, W_k, W_v)]
         n_q, n_k = fq[-1], fk[-1]
         label = f"x {x.shape}, memory {memory.shape}, d_k={d_k}, d_v={d_v}"
-        try:
-            bruto = c.call(label, fn, x, memory, W_q, W_k, W_v, names=("x", "memory", "W_q", "W_k", "W_v"),
-                           forbidden=(scaled_dot_product_attention, attend, attend_checked, MultiHeadAttention,
-                                      softmax_))
+        try:  # o desempacotar fica fora do try: o ValueError de um retorno estranho não é o das formas da conta
+            bruto, (x, memory, W_q, W_k, W_v) = call_frozen(
+                c, label, fn, x, memory, W_q, W_k, W_v, returns=(), names=("x", "memory", "W_q", "W_k", "W_v"),
+                forbidden=(scaled_dot_product_attention, attend, attend_checked, MultiHeadAttention, softmax_))
         except ValueError as exc:
             if not is_numpy_shape_error(str(exc)):
                 raise
             lote = (" Com eixos de lote, transponha só os dois últimos eixos de K: np.swapaxes(K, -1, -2) "
                     "(K.T inverte todos os eixos).") if x.ndim > 2 else ""
-            c.expect(False, f"{label}: as formas fecham com n_q = {n_q} e n_k = {n_k}", "nenhum erro",
-                     f"ValueError: {exc}",
-                     "Q = x @ W_q tem n_q linhas; K = memory @ W_k e V = memory @ W_v têm n_k linhas (as duas de "
-                     "memory). Os pesos Q Kᵀ são (n_q, n_k) e multiplicam V (n_k, d_v)." + lote)
-            return
-        got = c.pair(bruto, label)
-        if got is None:
-            return
-        x, memory, W_q, W_k, W_v = congelados
+            c.fail(f"{label}: as formas fecham com n_q = {n_q} e n_k = {n_k}", "nenhum erro", f"ValueError: {exc}",
+                   "Q = x @ W_q tem n_q linhas; K = memory @ W_k e V = memory @ W_v têm n_k linhas (as duas de "
+                   "memory). Os pesos Q Kᵀ são (n_q, n_k) e multiplicam V (n_k, d_v)." + lote)
+        out, w = c.pair(bruto, label, stop=True)
         ref_out, ref_w = _cross(x, memory, W_q, W_k, W_v)
-        out, w = got
-        lead = ref_w.shape[:-2]
-        if w.shape != ref_w.shape:
-            formas = {(n_q, n_q): _DICA_CHAVES_DO_DECODIFICADOR,
-                      (n_k, n_q): mistake("roles_swapped", "os papéis estão trocados: as consultas vêm de x (o "
-                                          "decodificador, uma linha por token da saída) e as chaves de memory; pesos "
-                                          "(n_q, n_k)."),
-                      (n_k, n_k): mistake("queries_from_memory", "as consultas vêm de x (o decodificador), não de "
-                                          "memory: Q = x @ W_q.")}
-            hint = formas.get(w.shape[-2:]) if w.shape[:-2] == lead else None
-            if w.shape == np.swapaxes(ref_w, -1, -2).shape and np.allclose(np.swapaxes(w, -1, -2), ref_w, atol=1e-6):
-                hint = _DICA_PESOS_TRANSPOSTOS
-            c.close(w, ref_w, f"{label}: pesos (n_q, n_k) = ({n_q}, {n_k})",
-                    hint=hint or f"os pesos têm forma (..., n_q, n_k) = (..., {n_q}, {n_k}): uma linha por consulta.")
-            return
-        variantes = [
-            (_DICA_PESOS_TRANSPOSTOS, np.swapaxes(ref_w, -1, -2)),
-            (_DICA_CHAVES_DO_DECODIFICADOR, _cross(x, memory, W_q, W_k, W_v, fonte_kv="x")[1]),
-            (mistake("roles_swapped", "os papéis estão trocados: consultas de x, chaves e valores de memory."),
-             _cross(x, memory, W_q, W_k, W_v, fonte_q="memory", fonte_kv="x")[1]),
-            (mistake("no_scale", "faltou dividir as pontuações por sqrt(d_k) (d_k = W_k.shape[1])."),
-             _cross(x, memory, W_q, W_k, W_v, escala="nenhuma")[1]),
-            (mistake("scale_by_n_k", "a escala é sqrt(d_k), a dimensão das chaves (W_k.shape[1]), não sqrt(n_k), o "
-                     "número de chaves."),
-             _cross(x, memory, W_q, W_k, W_v, escala="n_k")[1]),
-            (mistake("scale_by_d_model", "a escala é sqrt(d_k) (W_k.shape[1]), não sqrt(d_model)."),
-             _cross(x, memory, W_q, W_k, W_v, escala="d_model")[1]),
-            (mistake("softmax_by_column", "a softmax é em cada LINHA (axis=-1, sobre as chaves), não em cada coluna."),
-             _cross(x, memory, W_q, W_k, W_v, eixo=-2)[1]),
-            (mistake("causal_mask_in_cross_attention", "a atenção cruzada não tem máscara causal: todo token da saída "
-                     "pode olhar para toda a frase de origem."),
-             _cross(x, memory, W_q, W_k, W_v, causal=True)[1]),
-        ]
-        hint = matching_hint(w, variantes, ref_w) or "pesos = softmax(Q Kᵀ / sqrt(d_k)) em cada linha."
-        if not c.close(w, ref_w, f"{label}: pesos (n_q, n_k) = ({n_q}, {n_k})", hint=hint):
-            return
+        c.close(w, ref_w, f"{label}: pesos (n_q, n_k) = ({n_q}, {n_k})", stop=True,
+                hint=_cross_weights_hint(x, memory, W_q, W_k, W_v, w, ref_w))
         hint = "a saída é pesos @ V, com V = memory @ W_v: forma (n_q, d_v)."
         if n_q == n_k and out.shape == ref_out.shape and np.allclose(out, w @ (x @ W_v), atol=1e-5):
             hint = mistake("values_from_decoder", "os valores vêm de memory, como as chaves: V = memory @ W_v (não x @ "
                            "W_v).")
-        if not c.close(out, ref_out, f"{label}: saída (n_q, d_v) = ({n_q}, {d_v})", hint=hint):
-            return
+        c.close(out, ref_out, f"{label}: saída (n_q, d_v) = ({n_q}, {d_v})", hint=hint)
+
+
+def _cross_weights_hint(x, memory, W_q, W_k, W_v, w, ref_w) -> str:
+    """A dica dos pesos errados da atenção cruzada: numa forma errada, a fonte trocada que a produz (ou os pesos
+    transpostos); na forma certa, a tabela dos enganos típicos, cada um calculado com a conta errada
+    (:func:`matching_hint`)."""
+    n_q, n_k = x.shape[-2], memory.shape[-2]
+    if w.shape != ref_w.shape:
+        formas = {(n_q, n_q): _DICA_CHAVES_DO_DECODIFICADOR,
+                  (n_k, n_q): mistake("roles_swapped", "os papéis estão trocados: as consultas vêm de x (o "
+                                      "decodificador, uma linha por token da saída) e as chaves de memory; pesos "
+                                      "(n_q, n_k)."),
+                  (n_k, n_k): mistake("queries_from_memory", "as consultas vêm de x (o decodificador), não de "
+                                      "memory: Q = x @ W_q.")}
+        hint = formas.get(w.shape[-2:]) if w.shape[:-2] == ref_w.shape[:-2] else None
+        if w.shape == np.swapaxes(ref_w, -1, -2).shape and np.allclose(np.swapaxes(w, -1, -2), ref_w, atol=1e-6):
+            hint = _DICA_PESOS_TRANSPOSTOS
+        return hint or f"os pesos têm forma (..., n_q, n_k) = (..., {n_q}, {n_k}): uma linha por consulta."
+    variantes = [
+        (_DICA_PESOS_TRANSPOSTOS, np.swapaxes(ref_w, -1, -2)),
+        (_DICA_CHAVES_DO_DECODIFICADOR, _cross(x, memory, W_q, W_k, W_v, fonte_kv="x")[1]),
+        (mistake("roles_swapped", "os papéis estão trocados: consultas de x, chaves e valores de memory."),
+         _cross(x, memory, W_q, W_k, W_v, fonte_q="memory", fonte_kv="x")[1]),
+        (mistake("no_scale", "faltou dividir as pontuações por sqrt(d_k) (d_k = W_k.shape[1])."),
+         _cross(x, memory, W_q, W_k, W_v, escala="nenhuma")[1]),
+        (mistake("scale_by_n_k", "a escala é sqrt(d_k), a dimensão das chaves (W_k.shape[1]), não sqrt(n_k), o "
+                 "número de chaves."),
+         _cross(x, memory, W_q, W_k, W_v, escala="n_k")[1]),
+        (mistake("scale_by_d_model", "a escala é sqrt(d_k) (W_k.shape[1]), não sqrt(d_model)."),
+         _cross(x, memory, W_q, W_k, W_v, escala="d_model")[1]),
+        (mistake("softmax_by_column", "a softmax é em cada LINHA (axis=-1, sobre as chaves), não em cada coluna."),
+         _cross(x, memory, W_q, W_k, W_v, eixo=-2)[1]),
+        (mistake("causal_mask_in_cross_attention", "a atenção cruzada não tem máscara causal: todo token da saída "
+                 "pode olhar para toda a frase de origem."),
+         _cross(x, memory, W_q, W_k, W_v, causal=True)[1]),
+    ]
+    return matching_hint(w, variantes, ref_w) or "pesos = softmax(Q Kᵀ / sqrt(d_k)) em cada linha."
 
 
 # ---------------------------------------------------------------- projeto: o KV cache
@@ -597,12 +576,10 @@ def projeto(c: Checker, fn):
             ret = c.returns(c.call(label, fn, attn, X[t:t + 1], K_c, V_c,
                                    names=("attn", "x_new", "K_cache", "V_cache"),
                                    forbidden=(MultiHeadAttention.forward,)),
-                            label, "saida", "K_cache", "V_cache")
-            if ret is None:
-                return
-            out, K_novo, V_novo = (c.array(r, f"{label}: saida, K_cache e V_cache são arrays") for r in ret)
-            if out is None or K_novo is None or V_novo is None:
-                return
+                            label, "saida", "K_cache", "V_cache", stop=True)
+            out, K_novo, V_novo = arrays = [c.array(r, f"{label}: saida, K_cache e V_cache são arrays") for r in ret]
+            if any(a is None for a in arrays):  # o ❌ de cada item que não é array, e o fim da verificação
+                raise StopCheck()
             attn = MultiHeadAttention.from_weights(*mats, *vieses, n_heads=n_heads)  # a referência, depois
             ref = attn(X[: t + 1], mask=causal_mask(t + 1))[0][t:t + 1]  # a última linha, recalculando tudo
             K_ref, V_ref = _kv(attn, X[: t + 1])
@@ -614,10 +591,9 @@ def projeto(c: Checker, fn):
                     hint = _disambiguate_first_key(c, fn, mats, vieses, n_heads, X, label)
             else:
                 hint = f"a saída é a do token novo: forma (1, d_model) = (1, {d_model})."
-            if not c.close(out, ref, f"{label}: a saída = a última linha da atenção recalculada", atol=1e-8,
-                           hint=hint or "q do token novo contra K_cache e V_cache já com o token novo, por cabeça; "
-                                        "depois junte as cabeças e aplique W_o."):
-                return
+            c.close(out, ref, f"{label}: a saída = a última linha da atenção recalculada", atol=1e-8, stop=True,
+                    hint=hint or "q do token novo contra K_cache e V_cache já com o token novo, por cabeça; depois "
+                                 "junte as cabeças e aplique W_o.")
             for got, esperado, nome, W in ((K_novo, K_ref, "K_cache", attn.W_k), (V_novo, V_ref, "V_cache", attn.W_v)):
                 sem_vies = np.concatenate([esperado[:, :-1], split_heads(X[t:t + 1] @ W, n_heads)], axis=1)
                 dica = (f"devolva o cache com o token novo: forma (n_heads, t + 1, d_k) = {esperado.shape}."
@@ -631,8 +607,7 @@ def projeto(c: Checker, fn):
                         if np.allclose(got, sem_vies) else
                         f"{nome} novo = o antigo com {'a chave' if nome == 'K_cache' else 'o valor'} do token novo "
                         "no fim (a projeção com o viés, dividida em cabeças: forma (n_heads, 1, d_k)).")
-                if not c.close(got, esperado, f"{label}: {nome} novo", atol=1e-8, hint=dica):
-                    return
+                c.close(got, esperado, f"{label}: {nome} novo", atol=1e-8, hint=dica, stop=True)
             K_c, V_c = K_ref, V_ref  # o próximo passo parte do cache certo
 
 
