@@ -183,6 +183,10 @@ class CaptureShell(InteractiveShell):
     def _showtraceback(self, etype, evalue, stb) -> None:
         self.capture.error(str(etype.__name__), str(evalue), list(stb))
 
+    def enable_gui(self, gui=None) -> None:
+        """Nenhum laço de eventos: as figuras saem pelo backend ``inline``, como no kernel (o shell base levanta
+        ``NotImplementedError``)."""
+
 
 def capture_shell(config) -> CaptureShell:
     """O shell, com ``sys.stdout``/``sys.stderr`` trocados pelos da célula e o matplotlib no backend do kernel
@@ -197,4 +201,8 @@ def capture_shell(config) -> CaptureShell:
     shell = CaptureShell.instance(config=config)
     shell.capture = capture
     sys.stdout, sys.stderr = CellStream(capture, "stdout"), CellStream(capture, "stderr")
+    try:  # já agora, e não na primeira figura: com o matplotlib 3.8, a figura da 1ª célula saía só na seguinte
+        shell.enable_matplotlib("inline")
+    except ImportError:
+        pass
     return shell
