@@ -32,6 +32,7 @@ import sys
 from pathlib import Path
 
 from . import _caixa, _remoto
+from .biblioteca_aluno import REFUSED_MESSAGE
 
 # as exceções que voltam do lado do aluno com o próprio tipo (as outras viram ErroDoAluno, com o nome)
 _EXCEPTIONS = {c.__name__: c for c in (
@@ -266,8 +267,7 @@ class _ObjectUnknown(Exception):
 _OBJETOS = _ObjectCache()
 
 
-_REFUSED = ("{nome}: na correção, esta função pronta só roda dentro das verificações que a permitem (o exercício "
-            "pede a conta escrita por você)")
+_REFUSED = "{nome}: " + REFUSED_MESSAGE + " (o exercício pede a conta escrita por você)"
 _REFUSED_TABLE = ("; fora delas, só sobre arrays de ponto flutuante (sem eles, o resultado serviria de tabela de "
                   "respostas)")
 

@@ -53,10 +53,15 @@ def __getattr__(nome):
                          "processo do aluno durante a correção")
 '''
 
-_STUB_PACKAGE = '''"""Tapado na correção."""
-raise ImportError("{nome}: este pacote não está disponível na correção (os exercícios pedem a conta escrita por "
-                  "você, com o NumPy)")
-'''
+# o que o processo do aluno vê ao importar um pacote tapado, e ao pedir uma conta proibida fora das verificações
+# (correcao._veredito): um erro numa célula de demonstração com uma destas frases não é do aluno
+# (correcao.scoring.explain_outputs não o põe nos motivos; o retorno o mostra, com a explicação)
+MASKED_MESSAGE = "este pacote não está disponível na correção"
+REFUSED_MESSAGE = "na correção, esta função pronta só roda dentro das verificações que a permitem"
+
+_STUB_PACKAGE = ('"""Tapado na correção."""\n'
+                 'raise ImportError("{nome}: ' + MASKED_MESSAGE
+                 + ' (os exercícios pedem a conta escrita por você, com o NumPy)")\n')
 
 
 def _stub_checks(fonte: str) -> str:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 
+from .biblioteca_aluno import MASKED_MESSAGE, REFUSED_MESSAGE
 from .catalogo import (
     Gradable,
     cell_label,
@@ -35,25 +36,32 @@ def explain_outputs(nb: dict, g: Gradable, row: Row) -> None:
     for index, cell in enumerate(nb["cells"]):
         gid = nbgrader_meta(cell).get("grade_id")
         present.add(gid)
+        verificacao = gid in g.cells and is_check(cell)
         for out in cell.get("outputs", []):
-            if out.get("output_type") != "error":
-                continue
-            ename, evalue = out.get("ename", ""), out.get("evalue") or ""
-            if ename == "NaoExecutada":
-                row.reasons.append(f"{gid}: não foi executada (a execução parou antes)")
-            elif ename in ("CellTimeoutError", "KeyboardInterrupt", "MemoryError") or (
-                    ename == "SaidaExcessiva" and not (gid in g.cells and is_check(cell))):
-                continue  # a situação da linha (tempo/memória esgotados) ou a nota da saída cortada já diz onde
-            elif ename == "NotImplementedError" and not (gid in g.cells and is_check(cell)):
-                continue  # o esboço de um exercício não feito: a verificação dele já diz "não resolvido"
-            elif gid in g.cells and is_check(cell):
-                row.reasons.append(f"{gid}: {readable_error(ename, evalue, com_nome=False)}")
-            else:
-                row.reasons.append(f"erro em {cell_label(nb['cells'], index)}: {readable_error(ename, evalue)}")
+            if out.get("output_type") == "error":
+                motivo = _error_reason(out.get("ename", ""), out.get("evalue") or "", verificacao)
+                if motivo is not None:
+                    row.reasons.append(f"{gid}: {motivo}" if verificacao or out.get("ename") == "NaoExecutada"
+                                       else f"erro em {cell_label(nb['cells'], index)}: {motivo}")
     for gid in g.checks:
         if gid not in present:
             row.reasons.append(f"{gid}: célula de verificação apagada ou sem os metadados de correção (0 pontos)")
             row.scores[gid] = 0.0
+
+
+def _error_reason(ename: str, evalue: str, verificacao: bool) -> str | None:
+    """O motivo de um erro numa célula (``verificacao``: uma célula de verificação), ou ``None`` quando outro motivo
+    já diz o que houve."""
+    if ename == "NaoExecutada":
+        return "não foi executada (a execução parou antes)"
+    if ename in ("CellTimeoutError", "KeyboardInterrupt", "MemoryError") or (ename == "SaidaExcessiva"
+                                                                            and not verificacao):
+        return None  # a situação da linha (tempo/memória esgotados) ou a nota da saída cortada já diz onde
+    if not verificacao and (ename == "NotImplementedError" or MASKED_MESSAGE in evalue or REFUSED_MESSAGE in evalue):
+        # o esboço de um exercício não feito (a verificação dele já diz "não resolvido"), ou o PyTorch e uma conta
+        # pronta numa demonstração, tapados na correção (o retorno diz por quê)
+        return None
+    return readable_error(ename, evalue, com_nome=not verificacao)
 
 
 def old_version_failures(g: Gradable, row: Row, versao: str) -> None:
