@@ -36,6 +36,7 @@ import time
 INICIO = time.monotonic()  # o Python da caixa chegou aqui (só vai na resposta quando o pedido tem "tempos")
 
 from . import _caixa, _remoto  # noqa: E402
+from ._executar import CELL_TIMEOUT_ERROR  # noqa: E402
 
 MAX_PRINTED = 64 * 1024  # caracteres do que uma chamada imprime (o resto é cortado)
 
@@ -303,8 +304,6 @@ def _run_cell(shell, fonte: str, limite: float, saidas: bool) -> None:
         signal.signal(signal.SIGALRM, signal.SIG_DFL)
 
 
-_TIMEOUT_ERROR = {"output_type": "error", "ename": "CellTimeoutError", "evalue": "",
-                  "traceback": ["CellTimeoutError: a célula passou do tempo limite e foi interrompida"]}
 _FLOOD_ERROR = {"output_type": "error", "ename": "SaidaExcessiva", "traceback": [],
                 "evalue": "a célula produziu saída demais e foi interrompida pela correção"}
 
@@ -315,7 +314,7 @@ def _cell_outputs(capture) -> list[dict]:
     saidas = capture.stop()
     if any(o.get("output_type") == "error" and o.get("ename") == "TimeExhausted" for o in saidas):
         saidas = [o for o in saidas if not (o.get("output_type") == "error" and o.get("ename") == "TimeExhausted")]
-        saidas.append(dict(_TIMEOUT_ERROR))
+        saidas.append(dict(CELL_TIMEOUT_ERROR))
     if capture.cut:
         saidas = [o for o in saidas if not (o.get("output_type") == "error" and o.get("ename") == "OutputFlood")]
         saidas.append(dict(_FLOOD_ERROR))

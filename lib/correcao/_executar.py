@@ -56,6 +56,10 @@ def _error_without_output(client, cell) -> None:
                                            "traceback": content.get("traceback") or [f"{content.get('ename')}"]}))
 
 
+# a saída de uma célula que passou do tempo: a do nbclient aqui, e a mesma na execução única (correcao._aluno) e
+# no relatório de uma verificação interrompida (correcao._veredito)
+CELL_TIMEOUT_ERROR = {"output_type": "error", "ename": "CellTimeoutError", "evalue": "",
+                      "traceback": ["CellTimeoutError: a célula passou do tempo limite e foi interrompida"]}
 MAX_CELL_OUTPUT = 1 * 2**20  # bytes de saída de uma célula (a maior do curso tem ~400 KB, uma figura)
 MAX_NOTEBOOK_OUTPUT = 4 * 2**20  # bytes de saída do notebook inteiro (o maior do curso tem ~1,1 MB)
 INTERRUPT_WAIT_S = 5.0  # quanto um kernel interrompido tem para voltar a responder
@@ -109,8 +113,7 @@ def _client(nb, pedido):
     client = Cliente(
         nb, timeout=int(pedido.get("tempo_celula", 20)), kernel_name="python3", allow_errors=True,
         interrupt_on_timeout=True, record_timing=False, startup_timeout=60,
-        error_on_timeout={"ename": "CellTimeoutError", "evalue": "",
-                          "traceback": ["CellTimeoutError: a célula passou do tempo limite e foi interrompida"]},
+        error_on_timeout={k: v for k, v in CELL_TIMEOUT_ERROR.items() if k != "output_type"},
         extra_arguments=KERNEL_ARGUMENTS,
         resources={"metadata": {"path": os.getcwd()}})
     client._por_celula, client._total, client._cortadas, client._interromper = {}, 0, {}, None

@@ -17,8 +17,7 @@ Pedido (JSON na entrada padrão): ``nonce``, ``verificacoes`` (``[{"grade_id", "
 Resposta: linhas ``<nonce> {...}``: ``{"inicio": grade_id}`` antes de cada verificação, depois
 ``{"grade_id", "passou", "detalhe", "categoria"}`` (a categoria do resultado, ``CheckResult.category``: ``ok``,
 ``not_done`` ou o id do engano), e no fim ``{"fim": "ok"}``. Na execução única (``"saidas": true`` no pedido), o
-veredito leva também as saídas da célula para o retorno (``"saidas"``, ``"passou_no_notebook"``: veja
-:func:`notebook_report`).
+veredito leva também as saídas da célula para o retorno (``"saidas"``: veja :func:`notebook_report`).
 """
 
 from __future__ import annotations
@@ -32,6 +31,7 @@ import sys
 from pathlib import Path
 
 from . import _caixa, _remoto
+from ._executar import CELL_TIMEOUT_ERROR
 from .biblioteca_aluno import REFUSED_MESSAGE
 
 # as exceções que voltam do lado do aluno com o próprio tipo (as outras viram ErroDoAluno, com o nome)
@@ -461,9 +461,6 @@ def _judge(celula: dict, modulos: dict, remota, canal, tempo: float) -> tuple:
 
 
 MAX_REPORT = 64 * 1024  # caracteres do relatório de uma célula de verificação no retorno
-# a saída de uma célula que passou do tempo (a mesma do processo do aluno, correcao._aluno, e do nbclient)
-_TIMEOUT_OUTPUT = {"output_type": "error", "ename": "CellTimeoutError", "evalue": "",
-                   "traceback": ["CellTimeoutError: a célula passou do tempo limite e foi interrompida"]}
 
 
 def notebook_report(celula: dict, modulos: dict, remota, canal, tempo: float) -> tuple[list, bool]:
@@ -485,7 +482,7 @@ def notebook_report(celula: dict, modulos: dict, remota, canal, tempo: float) ->
                 return [{"output_type": "error", "ename": "NameError", "evalue": f"name '{nomes[0]}' is not defined",
                          "traceback": [f"NameError: name '{nomes[0]}' is not defined"]}], False
             if aluno.timed_out:  # como no kernel: a célula passou do tempo e foi interrompida
-                return [dict(_TIMEOUT_OUTPUT)], False
+                return [dict(CELL_TIMEOUT_ERROR)], False
             if type(resultado) is not CheckResult:
                 erro = "a verificação não devolveu um resultado"
             elif resultado.status == "nao_feito":
@@ -509,9 +506,9 @@ def _verdict(celula: dict, modulos: dict, remota, canal, tempo: float, saidas: b
     veredito: dict = {"grade_id": celula["grade_id"]}
     if saidas:
         try:
-            veredito["saidas"], veredito["passou_no_notebook"] = notebook_report(celula, modulos, remota, canal, tempo)
+            veredito["saidas"] = notebook_report(celula, modulos, remota, canal, tempo)[0]
         except BaseException as exc:  # noqa: BLE001 - nada do aluno roda aqui; um erro é da conferência
-            veredito["saidas"], veredito["passou_no_notebook"] = [], False
+            veredito["saidas"] = []
             veredito["erro_do_relatorio"] = f"{type(exc).__name__}: {str(exc)[:200]}"
     if any(o.get("ename") == "CellTimeoutError" for o in veredito.get("saidas", [])):
         # a função passou do tempo com os casos do notebook: os sorteados gastariam o limite de novo, e a verificação
