@@ -87,13 +87,15 @@ _CELULAS = [
 _RODAR = """
 import json, sys
 from traitlets.config import Config
-from correcao._capture import capture_shell
+from correcao._capture import capture_shell, show_inline_figures
 shell = capture_shell(Config())
 resultado = []
 for fonte in json.loads(sys.argv[1]):
     shell.capture.start(shell.execution_count)
     shell.run_cell(fonte, store_history=True)
+    show_inline_figures(shell)  # como o processo do aluno, no fim de cada célula
     resultado.append(shell.capture.stop())
+    resultado.append("matplotlib" in sys.modules)
 sys.__stdout__.write(json.dumps(resultado))
 """
 
@@ -107,7 +109,10 @@ def test_o_shell_da_correcao_guarda_as_saidas_como_o_kernel():
     feito = subprocess.run([sys.executable, "-c", _RODAR, json.dumps(_CELULAS)], capture_output=True, text=True,
                            timeout=120, env={"PYTHONPATH": str(ROOT / "lib"), "PATH": "/usr/bin:/bin"})
     assert feito.returncode == 0, feito.stderr[-3000:]
-    texto, html, silencio, divisao, sintaxe, figura, imagem = json.loads(feito.stdout)
+    resultado = json.loads(feito.stdout)
+    texto, html, silencio, divisao, sintaxe, figura, imagem = resultado[::2]
+    # o matplotlib só entra quando o aluno o importa: as células antes da figura não pagam o import
+    assert resultado[1::2] == [False] * 5 + [True] * 2
     assert texto == [{"output_type": "stream", "name": "stdout", "text": "olá\n"},
                      {"output_type": "stream", "name": "stderr", "text": "erro\n"}]
     assert html[0]["output_type"] == "display_data" and html[0]["data"]["text/html"] == "<b>x</b>"

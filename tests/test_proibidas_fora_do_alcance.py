@@ -148,7 +148,41 @@ CONTA_SOBRE_DADOS_CONHECIDOS = ("import atencao as _a\n"
                                 "def attention_with_projections(X, W_q, W_k, W_v):\n"
                                 "    return _GUARDADAS[X.shape, W_q.shape, W_v.shape]\n")
 
+# outras funções da biblioteca que refazem a conta proibida por extenso (atencao.checks.equivalents): a LayerNorm
+# do GPT da Aula 6 no exercício da Aula 4, o backward da atenção do GPT (K = V = identidade, escala 1) no lugar
+# do backward da softmax, a softmax causal da indução com os valores numa linha só, e a atenção com cache da
+# biblioteca (a resposta do projeto da Aula 4)
+LAYER_NORM_DO_GPT = ("from atencao.gpt_backward import layer_norm as _ln_pronta\n"
+                     "def layer_norm(x, weight, bias, eps=1e-5):\n"
+                     "    return _ln_pronta(np.asarray(x, dtype=float), weight, bias, eps)\n")
+BACKWARD_DA_ATENCAO_DO_GPT = ("from atencao.gpt_backward import heads_attention_backward as _hab\n"
+                              "def my_softmax_backward(A, dA):\n"
+                              "    A = np.asarray(A, dtype=float); dA = np.asarray(dA, dtype=float)\n"
+                              "    n = A.shape[-1]; A2, dA2 = A.reshape(-1, n), dA.reshape(-1, n); I = np.eye(n)\n"
+                              "    dQ, _, _ = _hab(dA2, np.zeros((len(A2), 1)), I, I, A2, 1.0)\n"
+                              "    return dQ.reshape(A.shape)\n")
+SOFTMAX_DA_INDUCAO = ("from atencao.induction import _softmax_causal as _sc\n"
+                      "def my_softmax(z, axis=-1):\n"
+                      "    z = np.asarray(z, dtype=float); zz = np.moveaxis(z, axis, -1); n = zz.shape[-1]\n"
+                      "    S = np.zeros(zz.shape[:-1] + (n, n)); S[..., -1, :] = zz\n"
+                      "    return np.moveaxis(np.nan_to_num(_sc(S)[..., -1, :], nan=0.0), -1, axis)\n")
+CACHE_DA_BIBLIOTECA = ("from atencao.sampling import attend_cached as _pronta\n"
+                       "def attend_cached(attn, x_new, K_cache, V_cache):\n"
+                       "    return _pronta(attn, x_new, K_cache, V_cache)\n")
+# a tabela da máscara pedida fora das verificações com um parâmetro a mais, um array de ponto flutuante que a conta
+# nem recebe, para parecer uma conta sobre dados (a regra das demonstrações, em correcao._veredito._enumerable)
+MASCARA_COM_PARAMETRO_A_MAIS = ("from correcao import _calculo_remoto as _cr\n"
+                                "_T = _cr.call('atencao.masks:causal_mask', {'n': 2500, '_x': np.array([0.0, 1.0])})\n"
+                                "def my_causal_mask(n):\n"
+                                "    return _T[:n, :n].copy()\n")
+
 ATAQUES = {
+    "layer-norm-do-gpt": (A4, "aula04-ex2-solucao", "aula04-ex2-verificacao", LAYER_NORM_DO_GPT),
+    "backward-da-atencao-do-gpt": (A5, "aula05-ex1-solucao", "aula05-ex1-verificacao", BACKWARD_DA_ATENCAO_DO_GPT),
+    "softmax-da-inducao": (A2, "aula02-softmax-solucao", "aula02-softmax-verificacao", SOFTMAX_DA_INDUCAO),
+    "cache-da-biblioteca": (A4, "aula04-projeto-solucao", "aula04-projeto-verificacao", CACHE_DA_BIBLIOTECA),
+    "mascara-com-parametro-a-mais": (A2, "aula02-mascara-solucao", "aula02-mascara-verificacao",
+                                     MASCARA_COM_PARAMETRO_A_MAIS),
     "conta-sobre-dados-conhecidos": (A1, "aula01-ex4-solucao", "aula01-ex4-verificacao", CONTA_SOBRE_DADOS_CONHECIDOS),
     "mascara-pedida-na-celula": (A2, "aula02-mascara-solucao", "aula02-mascara-verificacao", MASCARA_PEDIDA_NA_CELULA),
     "bloco-do-decodificador": (A4, "aula04-ex3-solucao", "aula04-ex3-verificacao", BLOCO_DO_DECODIFICADOR),
@@ -165,7 +199,7 @@ ATAQUES = {
 
 def _notebook_de(aula: str, grade_id: str, codigo: str) -> tuple[dict, str]:
     """O notebook de exercícios de ``aula`` em branco, com ``codigo`` na resposta ``grade_id``."""
-    nome = "04-exercicios" if aula == A2 else "03-exercicios"
+    nome = "04-projeto" if "projeto" in grade_id else "04-exercicios" if aula == A2 else "03-exercicios"
     nb = copy.deepcopy(gerar.student(aula, nome))
     gerar.fill(nb, grade_id, codigo)
     return nb, nome
@@ -352,6 +386,9 @@ def test_fora_das_verificacoes_a_demonstracao_roda_sobre_arrays_e_a_conta_enumer
         assert "calculado" not in resposta, (nome, params)
     resposta = _pedir("atencao.masks:causal_mask", demo, n=2500)
     assert "tabela de respostas" in resposta["erro_calculo"]["mensagem"], resposta
+    # um array de ponto flutuante num parâmetro que a função não tem não faz a conta parecer uma conta sobre dados
+    resposta = _pedir("atencao.masks:causal_mask", demo, n=2500, _x=np.array([0.0, 1.0]))
+    assert "calculado" not in resposta and "_x" in resposta["erro_calculo"]["mensagem"], resposta
     antiga = _veredito._Context(recusadas)
     resposta = _pedir("atencao.attention:self_attention", antiga, X=X)
     assert "só roda dentro das verificações" in resposta["erro_calculo"]["mensagem"], resposta
@@ -405,3 +442,24 @@ def test_pacotes_com_contas_prontas_sao_tapados_em_toda_pasta_que_a_caixa_ve(mon
     caixa._paths = [str(tmp_path / "base")]
     args = caixa._masks()
     assert ["--ro-bind", str(tmp_path / "lib" / "_tapados" / "scipy"), str(base / "scipy")] == args[-3:], args
+
+
+def test_proibir_uma_conta_proibe_as_funcoes_que_a_refazem_por_extenso():
+    """:func:`atencao.checks.equivalents.expand`: a LayerNorm proibida leva a ``layer_norm`` do GPT, a softmax leva a
+    softmax causal da indução e a entropia cruzada, os backwards da Aula 5 levam o da atenção do GPT. Num sentido
+    só: proibir a entropia cruzada (Aula 6) não proíbe a softmax. A biblioteca do aluno tira o código de todas."""
+    import importlib
+
+    from atencao import attention, backward, gpt_backward, induction, normalization
+    from atencao.checks.equivalents import expand
+
+    assert gpt_backward.layer_norm in expand((normalization.LayerNorm,))
+    assert {induction._softmax_causal, gpt_backward.cross_entropy} <= set(expand((attention.softmax,)))
+    assert gpt_backward.heads_attention_backward in expand((backward.softmax_backward,))
+    assert attention.softmax not in expand((gpt_backward.cross_entropy,))
+    assert expand((attention.softmax, attention.softmax_)).count(induction._softmax_causal) == 1
+    nomes = {aula: biblioteca_aluno.proxied_names(importlib.import_module(f"atencao.checks.{aula}"))
+             for aula in ("aula02", "aula04", "aula05")}
+    assert "atencao.induction:_softmax_causal" in nomes["aula02"]
+    assert {"atencao.gpt_backward:layer_norm", "atencao.sampling:attend_cached"} <= set(nomes["aula04"])
+    assert "atencao.gpt_backward:heads_attention_backward" in nomes["aula05"]

@@ -297,6 +297,10 @@ def _run_cell(shell, fonte: str, limite: float, saidas: bool) -> None:
     try:
         signal.setitimer(signal.ITIMER_REAL, limite, 1.0)
         shell.run_cell(fonte, store_history=saidas)
+        if saidas:  # as figuras da célula, se ela importou o matplotlib (dentro do tempo dela)
+            from ._capture import show_inline_figures
+
+            show_inline_figures(shell)
     except BaseException:  # noqa: BLE001 - o código do aluno não derruba a conferência
         pass
     finally:

@@ -191,7 +191,8 @@ class CaptureShell(InteractiveShell):
 def capture_shell(config) -> CaptureShell:
     """O shell, com ``sys.stdout``/``sys.stderr`` trocados pelos da célula e o matplotlib no backend do kernel
     (``matplotlib_inline``) sem formatos de imagem: cada figura sai como ``<Figure size ... with N Axes>``, que
-    :func:`correcao._sem_figuras.replace_undrawn` troca pelo aviso no retorno."""
+    :func:`correcao._sem_figuras.replace_undrawn` troca pelo aviso no retorno. O matplotlib não é importado aqui
+    (veja :func:`show_inline_figures`)."""
     import os
     import sys
 
@@ -201,8 +202,36 @@ def capture_shell(config) -> CaptureShell:
     shell = CaptureShell.instance(config=config)
     shell.capture = capture
     sys.stdout, sys.stderr = CellStream(capture, "stdout"), CellStream(capture, "stderr")
-    try:  # já agora, e não na primeira figura: com o matplotlib 3.8, a figura da 1ª célula saía só na seguinte
-        shell.enable_matplotlib("inline")
-    except ImportError:
-        pass
     return shell
+
+
+_INLINE = ("inline", "module://matplotlib_inline.backend_inline")
+
+
+def show_inline_figures(shell: CaptureShell) -> None:
+    """No fim de cada célula, ainda dentro do tempo dela: se esta célula importou o ``matplotlib.pyplot`` e a
+    exibição do backend inline não ficou ligada (matplotlib 3.8: o matplotlib-inline só a liga depois da célula),
+    mostra as figuras abertas, como o kernel mostraria, e liga a exibição para as próximas células.
+
+    O matplotlib só é importado se o aluno o importar: um notebook sem figuras não paga o import (~0,7 s de CPU
+    por notebook). Com o matplotlib 3.9 ou mais novo, ou com a biblioteca (``atencao.plotting.pyplot``), a
+    exibição já está ligada e nada acontece aqui."""
+    import sys
+
+    if getattr(shell, "inline_on", False) or "matplotlib.pyplot" not in sys.modules:
+        return
+    import matplotlib
+
+    if matplotlib.rcParams._get("backend") not in _INLINE:  # o aluno escolheu outro backend: sem figuras inline
+        return
+    from matplotlib._pylab_helpers import Gcf
+    from matplotlib_inline.backend_inline import flush_figures, show
+
+    shell.inline_on = True
+    ligada = flush_figures in shell.events.callbacks.get("post_execute", [])
+    # com a exibição ligada a tempo, o gancho já mostrou e fechou as figuras da célula; se elas continuam abertas
+    # (ligada só depois da célula, ou nunca), são mostradas aqui, como o gancho do kernel as mostraria
+    if Gcf.get_all_fig_managers() and (matplotlib.is_interactive() or not ligada):
+        show(close=True)
+    if not ligada:
+        shell.enable_matplotlib("inline")

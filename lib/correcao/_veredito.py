@@ -139,7 +139,7 @@ def _float_data(valor, fundo: int = 0) -> bool:
     return False
 
 
-def _enumerable(params: dict) -> bool:
+def _enumerable(params) -> bool:
     """Uma conta pedida fora das verificações cujas entradas dá para enumerar: nenhum array de ponto flutuante (só
     inteiros, textos, formas). O resultado dela pode virar uma tabela que responde à verificação depois
     (``causal_mask(2500)`` recortada, ``positional_encoding`` de todas as formas), então ela é recusada mesmo na
@@ -188,11 +188,21 @@ _SERVIDOS = None
 
 
 def _bind(fn, params: dict) -> tuple[list, dict]:
-    """Os argumentos de ``fn`` a partir dos parâmetros por nome (os ``locals()`` do começo da função trocada)."""
+    """Os argumentos de ``fn`` a partir dos parâmetros por nome (os ``locals()`` do começo da função trocada).
+
+    Raises
+    ------
+    correcao._remoto.InvalidMessage
+        Um parâmetro que ``fn`` não tem: a função trocada manda só os dela, e um a mais serviria só para enganar
+        :func:`_enumerable` (um array de ponto flutuante que a conta nem recebe)."""
     import inspect
 
+    parametros = inspect.signature(fn).parameters
+    sobra = sorted(set(params) - set(parametros))
+    if sobra:
+        raise _remoto.InvalidMessage(f"parâmetros que a função não tem: {', '.join(map(str, sobra))[:200]}")
     args, kwargs = [], {}
-    for p in inspect.signature(fn).parameters.values():
+    for p in parametros.values():
         if p.name not in params:
             continue
         if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD):
@@ -303,7 +313,7 @@ def serve_calculation(canal: _remoto.Channel, msg: dict, contexto: _Context) -> 
                 contexto.used |= vigia.used
             else:
                 valor = fn(*args, **kwargs)
-        if recusada and valor is not None and _enumerable(params):
+        if recusada and valor is not None and _enumerable([args, kwargs]):
             raise RuntimeError(_REFUSED.format(nome=nome.replace(":", ".")) + _REFUSED_TABLE)
         resposta = {"calculado": _remoto.encode_value(valor, objetos=True)}
         if antes is not None and _changed_state(alvo, antes):

@@ -85,6 +85,8 @@ def forbidden_of_lesson(module) -> list:
         Uma expressão ``forbidden=`` que não dá para avaliar só com os nomes do módulo (uma variável local):
         escreva-a com nomes do módulo (uma tupla ``_FORBIDDEN`` no topo, por exemplo).
     """
+    from atencao.checks.equivalents import expand
+
     fonte = Path(module.__file__).read_text(encoding="utf-8")
     out, vistos = [], set()
     for node in ast.walk(ast.parse(fonte)):
@@ -98,7 +100,7 @@ def forbidden_of_lesson(module) -> list:
             except Exception as exc:  # noqa: BLE001
                 raise ValueError(f"{module.__name__}: forbidden={ast.unparse(kw.value)} (linha {kw.lineno}) não se "
                                  f"avalia com os nomes do módulo ({type(exc).__name__})") from None
-            for f in valor:
+            for f in expand(valor):  # e as funções de outras aulas que refazem a mesma conta
                 if id(f) not in vistos:
                     vistos.add(id(f))
                     out.append(f)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import functools
 import html
 import re
 import shutil
@@ -211,10 +212,18 @@ def _shown_name(texto: str, limite: int = STUDENT_TEXT_MAX) -> str:
     return limpo[:limite - 1] + "…" if len(limpo) > limite else limpo
 
 
+@functools.lru_cache(maxsize=1)
+def _html_exporter():
+    """O exportador HTML do nbconvert, um por processo de correção: criá-lo (e compilar os modelos dele) custa
+    mais que converter um notebook."""
+    from nbconvert import HTMLExporter
+
+    return HTMLExporter(template_name="basic")
+
+
 def notebook_body(path: Path) -> str:
     """O notebook corrigido, convertido para HTML pelo nbconvert (saídas das verificações incluídas)."""
     import nbformat
-    from nbconvert import HTMLExporter
     from nbconvert.preprocessors import CoalesceStreamsPreprocessor
 
     # a mesma saída chega do kernel em um ou em dois pedaços, conforme o momento em que ele a descarregou: juntos,
@@ -237,8 +246,7 @@ def notebook_body(path: Path) -> str:
                     out["traceback"] = [strip_paths(str(line)) for line in out.get("traceback", [])]
             _clean_output(out)
     nb.metadata.pop("widgets", None)
-    exporter = HTMLExporter(template_name="basic")
-    body, _ = exporter.from_notebook_node(nb)
+    body, _ = _html_exporter().from_notebook_node(nb)
     body = body.replace('alt="No description has been provided for this image"', 'alt="figura gerada pelo notebook"')
     return "<h2>O seu notebook, como foi executado na correção</h2>\n" + _without_scripts(body)
 

@@ -18,6 +18,7 @@ from ..masks import causal_mask
 from ..multihead import MultiHeadAttention, merge_heads, split_heads
 from ..normalization import LayerNorm
 from ..positional import positional_encoding
+from ..sampling import attend_cached
 from ..transformer import TransformerDecoderBlock, TransformerEncoderBlock
 from .framework import (
     Checker,
@@ -525,6 +526,10 @@ def _passo_variantes(attn: MultiHeadAttention, X: np.ndarray, t: int) -> list:
     ]
 
 
+# a attn(...) pronta (recalcularia tudo) e a atenção com o cache da própria biblioteca (a resposta do projeto)
+_FORBIDDEN_KV = (MultiHeadAttention.forward, attend_cached)
+
+
 def _disambiguate_first_key(c: Checker, fn, mats: list, vieses: list, n_heads: int, X: np.ndarray,
                             label: str) -> str:
     """No passo 1, só a 1ª chave é também o cache antigo sem o token novo: o passo 2 (chamado sem entrar no
@@ -534,7 +539,7 @@ def _disambiguate_first_key(c: Checker, fn, mats: list, vieses: list, n_heads: i
     attn = MultiHeadAttention.from_weights(*mats, *vieses, n_heads=n_heads)
     K2, V2 = _kv(attn, X[:2])
     ret = c.call(label, fn, attn, X[2:3], K2, V2, names=("attn", "x_new", "K_cache", "V_cache"),
-                 forbidden=(MultiHeadAttention.forward,))
+                 forbidden=_FORBIDDEN_KV)
     try:
         out2 = np.asarray(ret[0], dtype=float)
     except (TypeError, ValueError, IndexError, KeyError):
@@ -560,8 +565,9 @@ def projeto(c: Checker, fn):
     ``causal_mask(1, t + 1)`` (só a 1ª chave), a escala que falta ou errada, os vieses que faltam, a falta de W_o,
     a softmax sobre as cabeças, o cache não atualizado e o token novo no começo do cache, cada um com a sua dica.
 
-    O enunciado proíbe só a ``attn(...)`` pronta (o ``forward`` da ``MultiHeadAttention``, que recalcularia tudo):
-    a atenção de cada cabeça pode ser a conta com ``softmax`` ou ``scaled_dot_product_attention(q, K, V)``.
+    O enunciado proíbe a ``attn(...)`` pronta (o ``forward`` da ``MultiHeadAttention``, que recalcularia tudo) e a
+    ``atencao.sampling.attend_cached`` (a resposta do projeto, escrita na biblioteca para a geração da Aula 6): a
+    atenção de cada cabeça pode ser a conta com ``softmax`` ou ``scaled_dot_product_attention(q, K, V)``.
     """
     rng = np.random.default_rng(case_seed(2023))
     for n, d_model, n_heads in c.cases([(7, 8, 2), (5, 16, 4)]):
@@ -575,7 +581,7 @@ def projeto(c: Checker, fn):
             attn = MultiHeadAttention.from_weights(*mats, *vieses, n_heads=n_heads)
             ret = c.returns(c.call(label, fn, attn, X[t:t + 1], K_c, V_c,
                                    names=("attn", "x_new", "K_cache", "V_cache"),
-                                   forbidden=(MultiHeadAttention.forward,)),
+                                   forbidden=_FORBIDDEN_KV),
                             label, "saida", "K_cache", "V_cache", stop=True)
             out, K_novo, V_novo = arrays = [c.array(r, f"{label}: saida, K_cache e V_cache são arrays") for r in ret]
             if any(a is None for a in arrays):  # o ❌ de cada item que não é array, e o fim da verificação

@@ -16,6 +16,7 @@ import numpy as np
 from . import cases, categories, integrity
 from .calls import Captured, RemoteCall
 from .errors import is_numpy_shape_error
+from .equivalents import expand
 from .figures import figure_data, open_figures
 from .report import MARKS, describe, format_number, format_value, return_hint
 from .watcher import Watcher, run_watched
@@ -166,6 +167,7 @@ class Checker:
         outro processo), a chamada vai para lá só com dados simples, e o que volta é julgado aqui.
         """
         nomes = list(names or [f"argumento {i + 1}" for i in range(len(args))]) + list(kwargs)
+        forbidden = expand(forbidden)  # e as funções de outras aulas que refazem a mesma conta
         if label not in self.labels:
             self.labels.append(label)
         if not isinstance(fn, RemoteCall) and not callable(fn):
