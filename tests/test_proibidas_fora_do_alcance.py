@@ -25,8 +25,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 from turma_exemplo import gerar  # noqa: E402
 
-A1, A2, A4, A5 = ("modulo-06/aula-01-self-attention", "modulo-06/aula-02-auto-atencao-do-zero",
-                  "modulo-06/aula-04-bloco-transformer", "modulo-06/aula-05-treinando-a-atencao")
+A1, A2, A4, A5, A6 = ("modulo-06/aula-01-self-attention", "modulo-06/aula-02-auto-atencao-do-zero",
+                      "modulo-06/aula-04-bloco-transformer", "modulo-06/aula-05-treinando-a-atencao",
+                      "modulo-06/aula-06-gpt-pequeno-em-portugues")
 REAL_PACKAGE = str(ROOT / "lib" / "atencao")
 
 # ``%%time`` (a célula inteira vira um texto para a mágica) e o registro da vigilância esvaziado pela função
@@ -176,7 +177,85 @@ MASCARA_COM_PARAMETRO_A_MAIS = ("from correcao import _calculo_remoto as _cr\n"
                                 "def my_causal_mask(n):\n"
                                 "    return _T[:n, :n].copy()\n")
 
+# o modelo só de atenção da indução (Aula 6) como calculadora: sem camadas (``n_layers = 0`` depois de criado) e com a
+# tabela de saída igual aos logits, a perda e o gradiente dele são a entropia cruzada, e o gradiente, a softmax
+# menos o alvo; o backward dele, com um cache montado à mão (x = identidade), dá o backward da atenção
+MODELO_DA_INDUCAO = ("from atencao.induction import AttentionOnlyModel as _AOM\n"
+                     "def _entropia(Z, y):\n"
+                     "    N, V = Z.shape\n"
+                     "    m = _AOM(V, N + 1, d_model=N + 1, n_heads=1, n_layers=1)\n"
+                     "    m.n_layers = 0\n"
+                     "    m.params = {'E': np.zeros((V, N + 1)), 'P': np.eye(N + 1),\n"
+                     "                'U': np.vstack([Z, np.zeros((1, V))])}\n"
+                     "    perda, g = m.loss_and_grads(np.concatenate([[0], y]).astype(np.int64)[None])\n"
+                     "    return perda, g['U'][:N]\n")
+ENTROPIA_DA_INDUCAO = MODELO_DA_INDUCAO + ("def my_cross_entropy(logits, targets):\n"
+                                           "    Z = np.asarray(logits, dtype=float)\n"
+                                           "    perda, dZ = _entropia(Z.reshape(-1, Z.shape[-1]), "
+                                           "np.asarray(targets).reshape(-1))\n"
+                                           "    return perda, dZ.reshape(Z.shape)\n")
+SOFTMAX_DO_MODELO_DA_INDUCAO = MODELO_DA_INDUCAO + (
+    "def my_softmax(z, axis=-1):\n"
+    "    z = np.asarray(z, dtype=float); zz = np.moveaxis(z, axis, -1); Z = zz.reshape(-1, zz.shape[-1])\n"
+    "    vazias = ~np.isfinite(Z).any(axis=-1) if Z.size else np.zeros(len(Z), bool)\n"
+    "    Z2 = np.hstack([np.nan_to_num(Z, neginf=-1e300), np.full((len(Z), 1), -1e300)])\n"
+    "    _, dZ = _entropia(Z2, np.full(len(Z), Z.shape[-1]))\n"
+    "    p = dZ[:, :-1] * len(Z); p[vazias] = 0.0\n"
+    "    return np.moveaxis(p.reshape(zz.shape), -1, axis)\n")
+BACKWARD_DO_MODELO_DA_INDUCAO = (
+    "from atencao.induction import AttentionOnlyModel as _AOM\n"
+    "def _bw(dO, Q, K, V, A, scale):\n"
+    "    nq, dk = Q.shape; nk, dv = V.shape; M = max(nq, nk, dk, dv)\n"
+    "    def pad(a):\n"
+    "        z = np.zeros((M, M)); z[:a.shape[0], :a.shape[1]] = a; return z[None, None]\n"
+    "    I = np.eye(M); m = _AOM(M, M, d_model=M, n_heads=1, n_layers=1)\n"
+    "    m.params.update({'U': I, '0.W_o': I}); c = scale * np.sqrt(M)\n"
+    "    cache = {'tokens': np.zeros((1, M), dtype=np.int64), 'keep': np.ones((1, 1)), 'xs': [I[None], I[None]],\n"
+    "             'weights': [pad(A)], 'heads': [(c * pad(Q), c * pad(K), pad(V), np.zeros((1, 1, M, M)))]}\n"
+    "    g = m.backward(cache, pad(dO)[0])\n"
+    "    return g['0.W_q'][:nq, :dk], g['0.W_k'][:nk, :dk], g['0.W_v'][:nk, :dv]\n"
+    "def my_softmax_backward(A, dA):\n"
+    "    A = np.asarray(A, dtype=float); dA = np.asarray(dA, dtype=float)\n"
+    "    n = A.shape[-1]; A2, dA2 = A.reshape(-1, n), dA.reshape(-1, n)\n"
+    "    dS, _, _ = _bw(dA2, np.zeros((len(A2), n)), np.eye(n), np.eye(n), A2, 1.0)\n"
+    "    return dS.reshape(A.shape)\n")
+# o backward da LayerNorm do GPT, linha por linha, com dy = 1: o gradiente de weight é a entrada normalizada
+LAYER_NORM_PELO_BACKWARD = ("from atencao.gpt_backward import layer_norm_backward as _lnb\n"
+                            "def layer_norm(x, weight, bias, eps=1e-5):\n"
+                            "    x = np.asarray(x, dtype=float); d = x.shape[-1]\n"
+                            "    xhat = np.array([_lnb(np.ones((1, d)), r[None], np.ones(d), eps)[1]\n"
+                            "                     for r in x.reshape(-1, d)]).reshape(x.shape)\n"
+                            "    return xhat * weight + bias\n")
+# o bloco do GPT (pré-LN ou pós-LN) no lugar do bloco do codificador, com a máscara toda True
+BLOCO_DO_GPT = ("from atencao.gpt import GPTBlock as _GB\n"
+                "def encoder_block(x, attn, ffn, norm1, norm2, norm_first, mask=None):\n"
+                "    x = np.asarray(x, dtype=float); n = x.shape[-2]\n"
+                "    if mask is None:\n"
+                "        mask = np.ones((n, n), dtype=bool)\n"
+                "    return _GB(attn, norm1, norm2, ffn, norm_first=norm_first).forward(x, mask=mask)\n")
+# os destaques do visualizador (o token mais atendido, fora ele mesmo) pelos k maiores do explorador
+DESTAQUES_DO_EXPLORADOR = ("from atencao.views import top_tokens as _top\n"
+                           "def visualize_attention(frase, vectors=None):\n"
+                           "    tokens, X = atencao.embed(frase, vectors)\n"
+                           "    _, pesos = atencao.self_attention(X)\n"
+                           "    n = len(tokens)\n"
+                           "    destaques = []\n"
+                           "    for i in range(n):\n"
+                           "        outro, peso = _top(tokens, pesos[i], 1, allowed=np.arange(n) != i)[0]\n"
+                           "        destaques.append((tokens[i], outro, peso))\n"
+                           "        print(f'{tokens[i]} → {outro} ({peso:.2f})')\n"
+                           "    atencao.plot_attention(pesos, tokens, title=frase)\n"
+                           "    return tokens, pesos, destaques\n")
+
 ATAQUES = {
+    "entropia-do-modelo-da-inducao": (A6, "aula06-ex1-solucao", "aula06-ex1-verificacao", ENTROPIA_DA_INDUCAO),
+    "softmax-do-modelo-da-inducao": (A2, "aula02-softmax-solucao", "aula02-softmax-verificacao",
+                                     SOFTMAX_DO_MODELO_DA_INDUCAO),
+    "backward-do-modelo-da-inducao": (A5, "aula05-ex1-solucao", "aula05-ex1-verificacao",
+                                      BACKWARD_DO_MODELO_DA_INDUCAO),
+    "layer-norm-pelo-backward": (A4, "aula04-ex2-solucao", "aula04-ex2-verificacao", LAYER_NORM_PELO_BACKWARD),
+    "bloco-do-gpt": (A4, "aula04-ex3-solucao", "aula04-ex3-verificacao", BLOCO_DO_GPT),
+    "destaques-do-explorador": (A1, "aula01-projeto-solucao", "aula01-projeto-verificacao", DESTAQUES_DO_EXPLORADOR),
     "layer-norm-do-gpt": (A4, "aula04-ex2-solucao", "aula04-ex2-verificacao", LAYER_NORM_DO_GPT),
     "backward-da-atencao-do-gpt": (A5, "aula05-ex1-solucao", "aula05-ex1-verificacao", BACKWARD_DA_ATENCAO_DO_GPT),
     "softmax-da-inducao": (A2, "aula02-softmax-solucao", "aula02-softmax-verificacao", SOFTMAX_DA_INDUCAO),
@@ -227,6 +306,19 @@ HONESTAS = {
                        "    i = np.arange(d_model)[None, :]\n"
                        "    ang = pos / 10000 ** (2 * (i // 2) / d_model)\n"
                        "    return np.where(i % 2 == 0, np.sin(ang), np.cos(ang))\n"),
+    "honesta-aula04-projeto": (A4, "aula04-projeto-solucao", "aula04-projeto-verificacao",
+                               "def attend_cached(attn, x_new, K_cache, V_cache):\n"
+                               "    h = attn.n_heads\n"
+                               "    def cabecas(M):\n"
+                               "        return M.reshape(M.shape[0], h, -1).transpose(1, 0, 2)\n"
+                               "    q = cabecas(x_new @ attn.W_q + attn.b_q)\n"
+                               "    K = np.concatenate([K_cache, cabecas(x_new @ attn.W_k + attn.b_k)], axis=1)\n"
+                               "    V = np.concatenate([V_cache, cabecas(x_new @ attn.W_v + attn.b_v)], axis=1)\n"
+                               "    S = q @ K.transpose(0, 2, 1) / np.sqrt(q.shape[-1])\n"
+                               "    P = np.exp(S - S.max(axis=-1, keepdims=True))\n"
+                               "    P = P / P.sum(axis=-1, keepdims=True)\n"
+                               "    saida = (P @ V).transpose(1, 0, 2).reshape(1, -1) @ attn.W_o + attn.b_o\n"
+                               "    return saida, K, V\n"),
     "honesta-aula05": (A5, "aula05-ex1-solucao", "aula05-ex1-verificacao",
                        "def my_softmax_backward(A, dA):\n"
                        "    return A * (dA - (A * dA).sum(axis=-1, keepdims=True))\n"),
@@ -264,6 +356,9 @@ def test_a_mesma_conta_escrita_a_mao_ganha_os_pontos(turma_hostil, aluno):
     ataques vem da conta pronta, e não do notebook em branco ou da caixa)."""
     linha = turma_hostil[aluno]
     assert float(linha[HONESTAS[aluno][2]]) > 0, linha
+    # as demonstrações rodam: uma conta que só OUTRO notebook da aula proíbe (a positional_encoding(2048, 32) do
+    # projeto da Aula 4, de entradas enumeráveis) é feita pelo verificador, e nenhuma célula para com um erro
+    assert "erro em célula" not in linha["motivo"], linha
 
 
 def test_biblioteca_do_aluno_nao_tem_as_contas_proibidas(tmp_path):
@@ -389,6 +484,13 @@ def test_fora_das_verificacoes_a_demonstracao_roda_sobre_arrays_e_a_conta_enumer
     # um array de ponto flutuante num parâmetro que a função não tem não faz a conta parecer uma conta sobre dados
     resposta = _pedir("atencao.masks:causal_mask", demo, n=2500, _x=np.array([0.0, 1.0]))
     assert "calculado" not in resposta and "_x" in resposta["erro_calculo"]["mensagem"], resposta
+    # nem um objeto da biblioteca (com pesos em ponto flutuante) num parâmetro que não é o dono do método
+    import atencao
+
+    norma = atencao.LayerNorm(4)
+    norma.dtype = np.dtype("float64")
+    resposta = _pedir("atencao.positional:positional_encoding", demo, n=64, d_model=16, dtype=norma)
+    assert "tabela de respostas" in resposta["erro_calculo"]["mensagem"], resposta
     antiga = _veredito._Context(recusadas)
     resposta = _pedir("atencao.attention:self_attention", antiga, X=X)
     assert "só roda dentro das verificações" in resposta["erro_calculo"]["mensagem"], resposta
@@ -455,7 +557,7 @@ def test_proibir_uma_conta_proibe_as_funcoes_que_a_refazem_por_extenso():
 
     assert gpt_backward.layer_norm in expand((normalization.LayerNorm,))
     assert {induction._softmax_causal, gpt_backward.cross_entropy} <= set(expand((attention.softmax,)))
-    assert gpt_backward.heads_attention_backward in expand((backward.softmax_backward,))
+    assert gpt_backward.heads_attention_backward in expand((backward.attention_backward,))
     assert attention.softmax not in expand((gpt_backward.cross_entropy,))
     assert expand((attention.softmax, attention.softmax_)).count(induction._softmax_causal) == 1
     nomes = {aula: biblioteca_aluno.proxied_names(importlib.import_module(f"atencao.checks.{aula}"))
@@ -463,3 +565,8 @@ def test_proibir_uma_conta_proibe_as_funcoes_que_a_refazem_por_extenso():
     assert "atencao.induction:_softmax_causal" in nomes["aula02"]
     assert {"atencao.gpt_backward:layer_norm", "atencao.sampling:attend_cached"} <= set(nomes["aula04"])
     assert "atencao.gpt_backward:heads_attention_backward" in nomes["aula05"]
+    # por notebook: só o que as verificações dele proíbem (o projeto da Aula 4 usa a positional_encoding pronta)
+    projeto = biblioteca_aluno.proxied_names(importlib.import_module("atencao.checks.aula04"), ("projeto",))
+    assert "atencao.sampling:attend_cached" in projeto and "atencao.positional:positional_encoding" not in projeto
+    assert biblioteca_aluno.checks_in(["aula04.projeto(attend_cached)\n", "x = aula02.mascara(f)"]) == {
+        "aula02": ("mascara",), "aula04": ("projeto",)}

@@ -113,7 +113,7 @@ class _Context:
     def __init__(self, refused: frozenset = frozenset(), demonstrations: bool = False):
         self.forbidden: tuple = ()
         self.used: set[str] = set()
-        # fora das verificações (na hora das células): as funções que alguma verificação da aula proíbe não são
+        # fora das verificações (na hora das células): as funções que alguma verificação do notebook proíbe não são
         # feitas (uma tabela pedida na célula, como causal_mask(2500), serviria de resposta depois)
         self.refused = refused
         # na execução única, as células de demonstração rodam no processo do aluno: uma função recusada roda fora
@@ -122,8 +122,8 @@ class _Context:
 
 
 def _float_data(valor, fundo: int = 0) -> bool:
-    """``valor`` (os argumentos de um pedido de conta, já refeitos) tem um array de ponto flutuante, solto, numa
-    lista, tupla ou dicionário, ou num atributo de um objeto da biblioteca."""
+    """``valor`` (os argumentos de um pedido de conta, já refeitos) tem um array de ponto flutuante, solto ou numa
+    lista, tupla ou dicionário. Os atributos de um objeto não contam (veja :func:`_enumerable`)."""
     import numpy as np
 
     if isinstance(valor, np.ndarray):  # dados, e não um número disfarçado de array: ao menos 2 valores
@@ -134,20 +134,34 @@ def _float_data(valor, fundo: int = 0) -> bool:
         return any(_float_data(v, fundo + 1) for v in valor.values())
     if isinstance(valor, (list, tuple)):
         return any(_float_data(v, fundo + 1) for v in valor[:1000])
-    if hasattr(valor, "__dict__") and type(valor).__module__.startswith("atencao."):
-        return _float_data(dict(vars(valor)), fundo + 1)
     return False
 
 
-def _enumerable(params) -> bool:
+def _enumerable(fn, params: dict) -> bool:
     """Uma conta pedida fora das verificações cujas entradas dá para enumerar: nenhum array de ponto flutuante (só
     inteiros, textos, formas). O resultado dela pode virar uma tabela que responde à verificação depois
     (``causal_mask(2500)`` recortada, ``positional_encoding`` de todas as formas), então ela é recusada mesmo na
     execução única, quando devolve alguma coisa (um método que só guarda tamanhos no objeto e devolve ``None``,
     como ``MultiHeadAttention._set_sizes``, roda). Com dados em ponto flutuante, o resultado vale só para aqueles dados,
     conhecidos antes da verificação: os casos dela são sorteados na hora, e uma conta pedida durante a verificação é
-    vigiada por ela (:func:`serve_calculation`)."""
-    return not _float_data(params)
+    vigiada por ela (:func:`serve_calculation`).
+
+    Os dados contam em qualquer parâmetro da conta (``params``, já ligados aos de ``fn``). Um objeto da biblioteca
+    conta pelos arrays dele quando é o dono do método (``self``: os pesos de uma ``MultiHeadAttention``) ou um
+    parâmetro sem valor padrão (o ``model`` de ``loss_by_position``); numa opção com valor padrão, não: uma
+    ``LayerNorm`` no lugar do ``dtype`` de ``positional_encoding(2000, d, dtype=...)`` não faz a tabela virar uma
+    conta sobre dados."""
+    import inspect
+
+    parametros = inspect.signature(fn).parameters
+    for nome, valor in params.items():
+        opcao = nome in parametros and parametros[nome].default is not inspect.Parameter.empty
+        if _float_data(valor):
+            return False
+        if (not opcao and hasattr(valor, "__dict__") and type(valor).__module__.startswith("atencao.")
+                and _float_data(dict(vars(valor)))):
+            return False
+    return True
 
 
 _CONTEXTO = _Context()
@@ -201,12 +215,15 @@ def _bind(fn, params: dict) -> tuple[list, dict]:
     sobra = sorted(set(params) - set(parametros))
     if sobra:
         raise _remoto.InvalidMessage(f"parâmetros que a função não tem: {', '.join(map(str, sobra))[:200]}")
-    args, kwargs = [], {}
+    args, kwargs, lacuna = [], {}, False
     for p in parametros.values():
         if p.name not in params:
+            lacuna = lacuna or p.kind == p.POSITIONAL_OR_KEYWORD  # os seguintes vão pelo nome (o padrão fica)
             continue
-        if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD):
+        if p.kind == p.POSITIONAL_ONLY or (p.kind == p.POSITIONAL_OR_KEYWORD and not lacuna):
             args.append(params[p.name])
+        elif p.kind == p.POSITIONAL_OR_KEYWORD:
+            kwargs[p.name] = params[p.name]
         elif p.kind == p.VAR_POSITIONAL:
             args.extend(params[p.name] if isinstance(params[p.name], (list, tuple)) else ())
         elif p.kind == p.KEYWORD_ONLY:
@@ -313,7 +330,7 @@ def serve_calculation(canal: _remoto.Channel, msg: dict, contexto: _Context) -> 
                 contexto.used |= vigia.used
             else:
                 valor = fn(*args, **kwargs)
-        if recusada and valor is not None and _enumerable([args, kwargs]):
+        if recusada and valor is not None and _enumerable(fn, params):
             raise RuntimeError(_REFUSED.format(nome=nome.replace(":", ".")) + _REFUSED_TABLE)
         resposta = {"calculado": _remoto.encode_value(valor, objetos=True)}
         if antes is not None and _changed_state(alvo, antes):
@@ -545,12 +562,16 @@ def main() -> None:
     espera = float(pedido.get("tempo_pronto", 600))
     saidas = pedido.get("saidas") is True  # a execução única (veja notebook_report)
     vivo = True
-    from .biblioteca_aluno import forbidden_of_lesson, lessons_in
+    from .biblioteca_aluno import checks_in, forbidden_of_lesson
 
-    proibidas_da_aula = frozenset(
-        f"{f.__module__}:{f.__qualname__}" for m in lessons_in(c["fonte"] for c in pedido.get("verificacoes", []))
-        for f in (getattr(g, "__func__", g) for g in forbidden_of_lesson(modulos[m])))
-    fora = _Context(proibidas_da_aula, demonstrations=saidas)
+    # fora das verificações, recusadas as contas que as verificações DESTE notebook proíbem (uma tabela delas
+    # responderia a uma verificação daqui); as que só outro notebook da aula proíbe rodam (a posição da Aula 4 no
+    # projeto dela)
+    proibidas_aqui = frozenset(
+        f"{f.__module__}:{f.__qualname__}"
+        for m, nomes in checks_in(c["fonte"] for c in pedido.get("verificacoes", [])).items()
+        for f in (getattr(g, "__func__", g) for g in forbidden_of_lesson(modulos[m], nomes)))
+    fora = _Context(proibidas_aqui, demonstrations=saidas)
     for celula in pedido.get("verificacoes", []):
         gid = celula["grade_id"]
         send({"inicio": gid})

@@ -4,7 +4,8 @@ Um exercício "escreva a conta você mesmo" proíbe funções prontas (``scaled_
 ``causal_mask``, ``LayerNorm``...). Na correção, o processo do aluno (:mod:`correcao._aluno`) não recebe o
 código delas: esta é uma cópia de ``lib/`` em que
 
-- cada função proibida em alguma verificação da aula (e cada método de uma classe proibida, fora
+- cada função proibida em alguma verificação do notebook, mais as que refazem a mesma conta
+  (:mod:`atencao.checks.equivalents`), e cada método de uma classe proibida (fora
   ``__init__``, ``__repr__``, os ``classmethod`` e as ``property``) tem o corpo trocado por um pedido ao
   verificador (:func:`correcao._calculo_remoto.call`): a conta é feita lá, com a biblioteca de verdade, e o
   verificador, que sabe qual verificação está rodando, anota o uso se ela proíbe aquela função. Nenhum código
@@ -32,7 +33,7 @@ import tempfile
 from pathlib import Path
 
 __all__ = ["forbidden_of_lesson", "proxied_names", "build_student_library", "student_library", "masked_packages",
-           "MASKED", "lessons_in"]
+           "MASKED", "checks_in"]
 
 # métodos que ficam como estão numa classe proibida: criam o objeto ou o descrevem (nenhuma conta da aula)
 _KEPT_METHODS = {"__init__", "__repr__", "__new__", "__init_subclass__"}
@@ -75,9 +76,18 @@ def _stub_checks(fonte: str) -> str:
     return _STUB_CHECKS.replace("\n\n\ndef __getattr__", "\n\n" + "\n".join(linhas) + "\n\n\ndef __getattr__", 1)
 
 
-def forbidden_of_lesson(module) -> list:
+def forbidden_of_lesson(module, checks=None) -> list:
     """As funções e classes que alguma verificação de ``module`` (``atencao.checks.aulaNN``) proíbe: cada
-    expressão ``forbidden=...`` do código do módulo, avaliada no espaço de nomes dele.
+    expressão ``forbidden=...`` do código do módulo, avaliada no espaço de nomes dele, mais as funções que refazem a
+    mesma conta (:func:`atencao.checks.equivalents.expand`).
+
+    Parameters
+    ----------
+    module : module
+        O módulo de verificações da aula.
+    checks : iterable de str, opcional
+        Só estas verificações (nomes de funções do módulo, como ``"projeto"``) e as funções do módulo que elas
+        chamam; sem ele (ou com um nome que não é uma função do módulo), o módulo inteiro.
 
     Raises
     ------
@@ -87,9 +97,19 @@ def forbidden_of_lesson(module) -> list:
     """
     from atencao.checks.equivalents import expand
 
-    fonte = Path(module.__file__).read_text(encoding="utf-8")
+    arvore = ast.parse(Path(module.__file__).read_text(encoding="utf-8"))
+    nos = [arvore]
+    funcoes = {n.name: n for n in arvore.body if isinstance(n, ast.FunctionDef)}
+    if checks is not None and all(c in funcoes for c in checks):
+        vistas, pilha = set(), list(checks)
+        while pilha:  # a verificação e as funções do módulo que ela usa (as dicas, os casos...)
+            nome = pilha.pop()
+            if nome not in vistas:
+                vistas.add(nome)
+                pilha += [n.id for n in ast.walk(funcoes[nome]) if isinstance(n, ast.Name) and n.id in funcoes]
+        nos = [funcoes[n] for n in sorted(vistas)]
     out, vistos = [], set()
-    for node in ast.walk(ast.parse(fonte)):
+    for node in (n for raiz in nos for n in ast.walk(raiz)):
         if not isinstance(node, ast.Call):
             continue
         for kw in node.keywords:
@@ -112,14 +132,14 @@ def _name(f) -> str:
     return f"{f.__module__}:{f.__qualname__}"
 
 
-def proxied_names(module) -> tuple[str, ...]:
+def proxied_names(module, checks=None) -> tuple[str, ...]:
     """Os nomes ``"modulo:qualname"`` que a biblioteca do aluno desta aula troca por pedidos ao verificador:
-    as proibições de :func:`forbidden_of_lesson` e, para cada miolo proibido de uma função permitida
-    (:data:`atencao.checks.watcher.INTERNALS_ALLOWED`, como a ``softmax`` que chama a ``softmax_``), a função
-    permitida também (senão ela chamaria o miolo proibido)."""
+    as proibições de :func:`forbidden_of_lesson` (só as das verificações ``checks``, se dadas) e, para cada miolo
+    proibido de uma função permitida (:data:`atencao.checks.watcher.INTERNALS_ALLOWED`, como a ``softmax`` que chama
+    a ``softmax_``), a função permitida também (senão ela chamaria o miolo proibido)."""
     from atencao.checks.watcher import INTERNALS_ALLOWED
 
-    nomes = {_name(f) for f in forbidden_of_lesson(module)}
+    nomes = {_name(f) for f in forbidden_of_lesson(module, checks)}
     for (modulo, nome), miolo in INTERNALS_ALLOWED:
         if f"{modulo}:{miolo}" in nomes:
             nomes.add(f"{modulo}:{nome}")
@@ -258,24 +278,31 @@ def masked_packages() -> dict[str, str]:
 
 
 @functools.lru_cache(maxsize=None)
-def student_library(lessons: tuple[str, ...]) -> str:
-    """A biblioteca do aluno para as aulas ``lessons`` (``("aula03",)``: os módulos de verificação que as
-    células de verificação do notebook chamam), feita uma vez por processo numa pasta temporária legível por
-    todos (apagada na saída do processo)."""
+def student_library(checks: tuple) -> str:
+    """A biblioteca do aluno para as verificações ``checks`` (``(("aula04", ("projeto",)),)``: as que as células
+    de verificação do notebook chamam, por módulo, como em :func:`checks_in`), feita uma vez por processo numa pasta
+    temporária legível por todos (apagada na saída do processo). Só as contas que essas verificações proíbem saem
+    dela: as que só outro notebook da aula proíbe continuam no processo do aluno (o treino do projeto da Aula 6 não
+    passa pelo verificador a cada passo)."""
     import atexit
 
-    nomes = sorted({n for m in lessons for n in proxied_names(importlib.import_module(f"atencao.checks.{m}"))})
+    nomes = sorted({n for m, nomes_m in checks
+                    for n in proxied_names(importlib.import_module(f"atencao.checks.{m}"), nomes_m)})
     base = Path(tempfile.mkdtemp(prefix="curso-lib-aluno-"))
     os.chmod(base, 0o755)
     atexit.register(shutil.rmtree, base, True)
     return str(build_student_library(base / "lib", tuple(nomes)))
 
 
-def lessons_in(fontes) -> tuple[str, ...]:
-    """Os módulos de verificação (``aulaNN``) que as células de verificação ``fontes`` chamam."""
+def checks_in(fontes) -> dict[str, tuple[str, ...]]:
+    """As verificações que as células ``fontes`` chamam, por módulo: ``{"aula04": ("projeto",)}`` para
+    ``aula04.projeto(attend_cached)``."""
     import re
 
     from .catalogo import lesson_modules
 
-    achados = {m for fonte in fontes for m in re.findall(r"\b(aula\d\d)\.", fonte)}
-    return tuple(sorted(achados & set(lesson_modules())))
+    achados: dict[str, set] = {}
+    for fonte in fontes:
+        for modulo, nome in re.findall(r"\b(aula\d\d)\.([A-Za-z_]\w*)\s*\(", fonte):
+            achados.setdefault(modulo, set()).add(nome)
+    return {m: tuple(sorted(achados[m])) for m in sorted(achados) if m in set(lesson_modules())}

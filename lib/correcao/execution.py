@@ -373,11 +373,11 @@ class Worker:
         verificacoes = [{"grade_id": c["grade_id"], "fonte": c["fonte"]} for c in celulas if c["tipo"] == "verificacao"]
         if not verificacoes and not single:
             return None
-        from .biblioteca_aluno import lessons_in, student_library
+        from .biblioteca_aluno import checks_in, student_library
 
         # o processo do aluno importa uma biblioteca sem as contas que as verificações proíbem: elas são feitas
         # pelo verificador, que sabe qual verificação está rodando (correcao.biblioteca_aluno)
-        self.student_box.biblioteca = student_library(lessons_in(v["fonte"] for v in verificacoes))
+        self.student_box.biblioteca = student_library(tuple(checks_in(v["fonte"] for v in verificacoes).items()))
         codigo = [{"fonte": c["fonte"], "indice": c["indice"]} if c["tipo"] == "codigo" else
                   {"verificacao": c["grade_id"], "indice": c["indice"]} for c in celulas]
         work_aluno = self._workdir(f"{ident}-aluno", self.student_box)

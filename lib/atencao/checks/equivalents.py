@@ -14,17 +14,40 @@ Quem escreve uma função nova na biblioteca que refaz uma conta de exercício a
 
 from __future__ import annotations
 
-from .. import attention, backward, bert, gpt_backward, induction, masks, normalization, sampling
+from .. import (
+    attention,
+    backward,
+    bert,
+    gpt,
+    gpt_backward,
+    induction,
+    masks,
+    normalization,
+    sampling,
+    text,
+    transformer,
+    views,
+)
 
 __all__ = ["REVEALS", "expand"]
 
 # a atenção (de uma consulta por vez, com o cache de chaves e valores; ou causal, com a softmax da indução)
 _ATTENTION = (sampling.attend_cached, induction._softmax_causal)
+# o modelo só de atenção da indução (Aula 6) escreve por extenso a softmax, a entropia cruzada e o backward da
+# atenção: com zero camadas e a tabela de saída igual aos logits, a perda e o gradiente dele são a entropia cruzada
+# (e o gradiente, a softmax); o backward dele, com um cache montado à mão, é o backward da atenção
+_INDUCTION = (induction.AttentionOnlyModel, induction.loss_by_position)
 # a softmax: a da indução (uma linha de valores, o resto bloqueado), a entropia cruzada (o gradiente é a softmax
-# menos o alvo), a perda por posição e a atenção com o cache (com V = identidade, a saída são os pesos)
-_SOFTMAX = (induction._softmax_causal, induction.loss_by_position, gpt_backward.cross_entropy, sampling.attend_cached)
+# menos o alvo) e a atenção com o cache (com V = identidade, a saída são os pesos)
+_SOFTMAX = (induction._softmax_causal, gpt_backward.cross_entropy, sampling.attend_cached, *_INDUCTION)
 # os backwards da Aula 5: o da atenção do GPT, com K = V = identidade e escala 1, dá o da softmax
-_BACKWARD = (gpt_backward.heads_attention_backward,)
+_BACKWARD = (gpt_backward.heads_attention_backward, induction.AttentionOnlyModel)
+# a LayerNorm: a do GPT, e o backward dela (com dy = 1, o gradiente de weight é x̂, a entrada normalizada)
+_LAYER_NORM = (gpt_backward.layer_norm, gpt_backward.layer_norm_backward, gpt_backward.layer_norm_backward_unchecked)
+# o bloco do codificador: o bloco do GPT é o mesmo bloco (pré-LN ou pós-LN), com a máscara que se passar
+_BLOCK = (gpt.GPTBlock, gpt.GPT)
+# o destaque de cada linha (o token mais atendido, fora ele mesmo): os k maiores do explorador
+_STRONGEST = (views.top_tokens,)
 
 REVEALS: dict = {
     attention.softmax: _SOFTMAX,
@@ -34,11 +57,20 @@ REVEALS: dict = {
     attention.attend_checked: _ATTENTION,
     attention.self_attention: _ATTENTION,
     masks.causal_mask: (induction._softmax_causal,),  # a softmax causal de uma matriz de zeros: > 0 é a máscara
-    normalization.LayerNorm: (gpt_backward.layer_norm,),
-    bert._layer_norm: (gpt_backward.layer_norm,),
-    backward.softmax_backward: _BACKWARD,
+    normalization.LayerNorm: _LAYER_NORM,
+    bert._layer_norm: _LAYER_NORM,
+    # o backward da atenção do GPT não entra aqui: a Aula 6 proíbe a softmax_backward na entropia cruzada (onde a
+    # softmax é permitida, e ele não encurta nada), e o treino do GPT do projeto precisa dele no processo do aluno
+    # (feito pelo verificador a cada passo, o treino levaria o triplo); na Aula 5 ele entra pelos outros backwards
+    backward.softmax_backward: (induction.AttentionOnlyModel,),
     backward.attention_backward: _BACKWARD,
     backward.multihead_backward: _BACKWARD,
+    gpt_backward.cross_entropy: _INDUCTION,
+    transformer.TransformerEncoderBlock: _BLOCK,
+    transformer.TransformerDecoderBlock: _BLOCK,
+    text._strongest: _STRONGEST,
+    text.strongest_attention: _STRONGEST,
+    text.attention_summary: _STRONGEST,
 }
 
 
