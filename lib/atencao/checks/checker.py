@@ -13,10 +13,9 @@ import sys
 
 import numpy as np
 
-from . import cases, categories, integrity
+from . import cases, categories, equivalents, integrity
 from .calls import Captured, RemoteCall
 from .errors import is_numpy_shape_error
-from .equivalents import expand
 from .figures import figure_data, open_figures
 from .report import MARKS, describe, format_number, format_value, return_hint
 from .watcher import Watcher, run_watched
@@ -114,8 +113,7 @@ class Checker:
         if ok:
             self.lines.append(f"  {MARKS['ok']} — {what}")
         else:
-            if self.failed_case is None:
-                self.failed_case = self.case
+            self.failed_case = self.case if self.failed_case is None else self.failed_case  # o 1º caso que falhou
             detail = [f"  {MARKS['falhou']} — {what}"]
             if expected is not None:
                 detail.append(f"       esperado: {format_value(expected)}")
@@ -158,16 +156,16 @@ class Checker:
         ``names`` dá o nome de cada argumento posicional na mensagem; os nomeados usam a própria chave.
         ``mutation_hint``: a dica de uma entrada alterada no lugar, quando o enunciado pede outra coisa que a
         padrão (``{alvo}`` vira o nome da entrada).
-        ``forbidden``: funções ou classes da biblioteca que o enunciado proíbe dentro da função do aluno
-        (ex.: ``scaled_dot_product_attention``); uma chamada a elas feita pelo código do aluno (não pela
-        biblioteca por dentro) vira um ❌ com o nome do que foi chamado.
+        ``forbidden``: funções ou classes da biblioteca que o enunciado proíbe dentro da função do aluno (ex.:
+        ``scaled_dot_product_attention``), mais as que refazem a mesma conta (:mod:`.equivalents`); uma chamada a
+        elas feita pelo código do aluno (não pela biblioteca por dentro) vira um ❌ com o nome do que foi chamado.
 
         O que a chamada imprimiu e os dados das figuras que ela desenhou ficam em :attr:`captured`
         (:class:`Captured`). Se ``fn`` é uma :class:`RemoteCall` (na correção, a função do aluno roda em
         outro processo), a chamada vai para lá só com dados simples, e o que volta é julgado aqui.
         """
         nomes = list(names or [f"argumento {i + 1}" for i in range(len(args))]) + list(kwargs)
-        forbidden = expand(forbidden)  # e as funções de outras aulas que refazem a mesma conta
+        forbidden = equivalents.expand(forbidden)
         if label not in self.labels:
             self.labels.append(label)
         if not isinstance(fn, RemoteCall) and not callable(fn):
