@@ -247,7 +247,38 @@ DESTAQUES_DO_EXPLORADOR = ("from atencao.views import top_tokens as _top\n"
                            "    atencao.plot_attention(pesos, tokens, title=frase)\n"
                            "    return tokens, pesos, destaques\n")
 
+# a máscara de preenchimento com os comprimentos 1 … n é a máscara causal
+MASCARA_DE_PREENCHIMENTO = ("from atencao.masks import padding_mask as _pm\n"
+                            "def my_causal_mask(n):\n"
+                            "    return _pm(np.arange(1, n + 1), n)[:, 0, :]\n")
+# a softmax causal da indução sobre zeros (dados de ponto flutuante), pedida na célula: > 0 é a tabela das máscaras
+TABELA_DA_SOFTMAX_CAUSAL = ("from atencao.induction import _softmax_causal as _sc\n"
+                            "_T = _sc(np.zeros((2500, 2500), dtype=np.float32)) > 0\n"
+                            "def my_causal_mask(n):\n"
+                            "    return _T[:n, :n].copy()\n")
+# a máscara pedida durante a verificação da softmax (que a permite), guardada numa memória compartilhada criada antes
+# (cada chamada é um processo filho) e recortada na verificação da máscara, que vem depois
+SOFTMAX_QUE_GUARDA_A_MASCARA = ("import mmap\n"
+                                "_N = 2500\n"
+                                "_SH = mmap.mmap(-1, 1 + _N * _N)\n"
+                                "def my_softmax(z, axis=-1):\n"
+                                "    if _SH[0] == 0:\n"
+                                "        _SH[1:] = atencao.causal_mask(_N).tobytes(); _SH[0] = 1\n"
+                                "    z = np.asarray(z, dtype=float)\n"
+                                "    topo = np.nan_to_num(z.max(axis=axis, keepdims=True), neginf=0.0)\n"
+                                "    e = np.exp(z - topo)\n"
+                                "    s = e.sum(axis=axis, keepdims=True)\n"
+                                "    return np.where(s > 0, e / np.where(s > 0, s, 1.0), 0.0)\n")
+MASCARA_DA_MEMORIA = ("def my_causal_mask(n):\n"
+                      "    T = np.frombuffer(_SH, dtype=bool, count=_N * _N, offset=1).reshape(_N, _N)\n"
+                      "    return T[:n, :n].copy()\n")
+
 ATAQUES = {
+    "mascara-de-preenchimento": (A2, "aula02-mascara-solucao", "aula02-mascara-verificacao", MASCARA_DE_PREENCHIMENTO),
+    "tabela-da-softmax-causal": (A2, "aula02-mascara-solucao", "aula02-mascara-verificacao", TABELA_DA_SOFTMAX_CAUSAL),
+    "mascara-guardada-na-softmax": (A2, {"aula02-softmax-solucao": SOFTMAX_QUE_GUARDA_A_MASCARA,
+                                         "aula02-mascara-solucao": MASCARA_DA_MEMORIA},
+                                    "aula02-mascara-verificacao", MASCARA_DA_MEMORIA),
     "entropia-do-modelo-da-inducao": (A6, "aula06-ex1-solucao", "aula06-ex1-verificacao", ENTROPIA_DA_INDUCAO),
     "softmax-do-modelo-da-inducao": (A2, "aula02-softmax-solucao", "aula02-softmax-verificacao",
                                      SOFTMAX_DO_MODELO_DA_INDUCAO),
@@ -276,11 +307,15 @@ ATAQUES = {
 }
 
 
-def _notebook_de(aula: str, grade_id: str, codigo: str) -> tuple[dict, str]:
-    """O notebook de exercícios de ``aula`` em branco, com ``codigo`` na resposta ``grade_id``."""
-    nome = "04-projeto" if "projeto" in grade_id else "04-exercicios" if aula == A2 else "03-exercicios"
+def _notebook_de(aula: str, grade_id, codigo: str) -> tuple[dict, str]:
+    """O notebook de exercícios de ``aula`` em branco, com ``codigo`` na resposta ``grade_id`` (ou, com um
+    dicionário ``{grade_id: código}`` no lugar de ``grade_id``, em cada resposta dele)."""
+    respostas = grade_id if isinstance(grade_id, dict) else {grade_id: codigo}
+    nome = ("04-projeto" if any("projeto" in g for g in respostas) else "04-exercicios" if aula == A2
+            else "03-exercicios")
     nb = copy.deepcopy(gerar.student(aula, nome))
-    gerar.fill(nb, grade_id, codigo)
+    for gid, fonte in respostas.items():
+        gerar.fill(nb, gid, fonte)
     return nb, nome
 
 
@@ -570,3 +605,31 @@ def test_proibir_uma_conta_proibe_as_funcoes_que_a_refazem_por_extenso():
     assert "atencao.sampling:attend_cached" in projeto and "atencao.positional:positional_encoding" not in projeto
     assert biblioteca_aluno.checks_in(["aula04.projeto(attend_cached)\n", "x = aula02.mascara(f)"]) == {
         "aula02": ("mascara",), "aula04": ("projeto",)}
+
+
+def test_antes_da_verificacao_que_a_proibe_a_tabela_nao_sai_nem_de_outra_verificacao():
+    """As respostas que dependem só de tamanhos (a ``causal_mask``) não saem do verificador antes da verificação que
+    as proíbe, nem de dentro de outra verificação que as permite (a da softmax, antes): com tamanhos, a própria
+    conta é recusada; as funções que a revelam (a softmax causal da indução), com quaisquer dados. Na verificação
+    que a proíbe, a conta roda e o uso é apontado; depois de julgada, roda."""
+    import numpy as np
+
+    from atencao import induction, masks
+    from correcao import _veredito
+
+    tabelas = _veredito.pending_tables([[masks.causal_mask]])
+    assert tabelas == {"atencao.masks:causal_mask": False, "atencao.induction:_softmax_causal": True,
+                       "atencao.masks:padding_mask": True}
+    _veredito._TABELAS.update(tabelas)
+    try:
+        softmax = _veredito._Context()  # a verificação da softmax, que não proíbe a máscara
+        for nome, params in (("atencao.masks:causal_mask", {"n": 2500}),
+                             ("atencao.induction:_softmax_causal", {"S": np.zeros((50, 50))})):
+            resposta = _pedir(nome, softmax, **params)
+            assert "antes da verificação que a proíbe" in resposta["erro_calculo"]["mensagem"], resposta
+        mascara = _veredito._Context()
+        mascara.forbidden = (masks.causal_mask, induction._softmax_causal)
+        assert "calculado" in _pedir("atencao.masks:causal_mask", mascara, n=5) and mascara.used
+    finally:
+        _veredito._TABELAS.clear()
+    assert "calculado" in _pedir("atencao.masks:causal_mask", _veredito._Context(), n=5)

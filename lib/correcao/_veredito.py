@@ -294,9 +294,40 @@ class _ObjectUnknown(Exception):
 _OBJETOS = _ObjectCache()
 
 
+# as tabelas que ainda responderiam a uma verificação do notebook por julgar (veja pending_tables): nome ->
+# ``True`` para uma função que revela a resposta sobre quaisquer dados, ``False`` para a própria conta (recusada só
+# com entradas enumeráveis)
+_TABELAS: dict[str, bool] = {}
+
+
+def _qualified(f) -> str:
+    f = getattr(f, "__func__", f)
+    return f"{f.__module__}:{f.__qualname__}"
+
+
+def pending_tables(forbidden_per_check) -> dict[str, bool]:
+    """As contas que ainda não podem rodar sobre tamanhos: para cada verificação por julgar (a lista do que cada uma
+    proíbe), as respostas que dependem só de tamanhos (:data:`atencao.checks.equivalents.SIZE_ONLY`, como a
+    ``causal_mask``), recusadas com entradas enumeráveis, e as funções que as revelam
+    (:data:`atencao.checks.equivalents.REVEALS`, como a softmax causal da indução), recusadas com quaisquer dados.
+    Valem também dentro de outra verificação que as permite: pedida durante a verificação da softmax, a
+    ``causal_mask(2500)`` guardada numa memória compartilhada responderia à da máscara, que vem depois."""
+    from atencao.checks.equivalents import REVEALS, SIZE_ONLY
+
+    out: dict[str, bool] = {}
+    for forbidden in forbidden_per_check:
+        for f in forbidden:
+            if any(f is g for g in SIZE_ONLY):
+                out.setdefault(_qualified(f), False)
+                out.update({_qualified(r): True for r in REVEALS.get(f, ())})
+    return out
+
+
 _REFUSED = "{nome}: " + REFUSED_MESSAGE + " (o exercício pede a conta escrita por você)"
 _REFUSED_TABLE = ("; fora delas, só sobre arrays de ponto flutuante (sem eles, o resultado serviria de tabela de "
                   "respostas)")
+_REFUSED_PENDING = ("; antes da verificação que a proíbe, ela não roda sobre tamanhos (o resultado serviria de tabela "
+                    "de respostas)")
 
 
 def serve_calculation(canal: _remoto.Channel, msg: dict, contexto: _Context) -> None:
@@ -332,6 +363,10 @@ def serve_calculation(canal: _remoto.Channel, msg: dict, contexto: _Context) -> 
                 valor = fn(*args, **kwargs)
         if recusada and valor is not None and _enumerable(fn, params):
             raise RuntimeError(_REFUSED.format(nome=nome.replace(":", ".")) + _REFUSED_TABLE)
+        tabela = _TABELAS.get(nome, _TABELAS.get(classe))
+        vigiada = nome in {_qualified(f) for f in contexto.forbidden}  # a verificação em curso aponta o uso
+        if tabela is not None and not vigiada and valor is not None and (tabela or _enumerable(fn, params)):
+            raise RuntimeError(_REFUSED.format(nome=nome.replace(":", ".")) + _REFUSED_PENDING)
         resposta = {"calculado": _remoto.encode_value(valor, objetos=True)}
         if antes is not None and _changed_state(alvo, antes):
             _OBJETOS.forget(alvo)  # guardado com os dados de antes
@@ -567,12 +602,13 @@ def main() -> None:
     # fora das verificações, recusadas as contas que as verificações DESTE notebook proíbem (uma tabela delas
     # responderia a uma verificação daqui); as que só outro notebook da aula proíbe rodam (a posição da Aula 4 no
     # projeto dela)
-    proibidas_aqui = frozenset(
-        f"{f.__module__}:{f.__qualname__}"
-        for m, nomes in checks_in(c["fonte"] for c in pedido.get("verificacoes", [])).items()
-        for f in (getattr(g, "__func__", g) for g in forbidden_of_lesson(modulos[m], nomes)))
-    fora = _Context(proibidas_aqui, demonstrations=saidas)
-    for celula in pedido.get("verificacoes", []):
+    verificacoes = pedido.get("verificacoes", [])
+    proibe = [[f for m, nomes in checks_in([c["fonte"]]).items() for f in forbidden_of_lesson(modulos[m], nomes)]
+              for c in verificacoes]  # o que cada verificação proíbe, na ordem do notebook
+    fora = _Context(frozenset(_qualified(f) for fs in proibe for f in fs), demonstrations=saidas)
+    for k, celula in enumerate(verificacoes):
+        _TABELAS.clear()
+        _TABELAS.update(pending_tables(proibe[k:]))  # a verificação k e as seguintes ainda não foram julgadas
         gid = celula["grade_id"]
         send({"inicio": gid})
         if vivo:  # o processo do aluno rodou as células até esta verificação?
@@ -592,6 +628,7 @@ def main() -> None:
             canal.send({"continuar": True, "estados": estados})
         except OSError:
             vivo = False
+    _TABELAS.clear()  # todas julgadas: uma tabela não responde a mais nada
     if saidas and vivo:  # as células depois da última verificação ainda pedem contas (as demonstrações)
         try:
             receive_serving(canal, espera, fora)  # até o processo do aluno dizer que as células acabaram

@@ -23,13 +23,14 @@ from .. import (
     induction,
     masks,
     normalization,
+    positional,
     sampling,
     text,
     transformer,
     views,
 )
 
-__all__ = ["REVEALS", "expand"]
+__all__ = ["REVEALS", "SIZE_ONLY", "expand"]
 
 # a atenção (de uma consulta por vez, com o cache de chaves e valores; ou causal, com a softmax da indução)
 _ATTENTION = (sampling.attend_cached, induction._softmax_causal)
@@ -56,7 +57,8 @@ REVEALS: dict = {
     attention.attend: _ATTENTION,
     attention.attend_checked: _ATTENTION,
     attention.self_attention: _ATTENTION,
-    masks.causal_mask: (induction._softmax_causal,),  # a softmax causal de uma matriz de zeros: > 0 é a máscara
+    # a softmax causal de qualquer matriz: > 0 é a máscara; a máscara de preenchimento com os comprimentos 1 … n
+    masks.causal_mask: (induction._softmax_causal, masks.padding_mask),
     normalization.LayerNorm: _LAYER_NORM,
     bert._layer_norm: _LAYER_NORM,
     # o backward da atenção do GPT não entra aqui: a Aula 6 proíbe a softmax_backward na entropia cruzada (onde a
@@ -72,6 +74,10 @@ REVEALS: dict = {
     text.strongest_attention: _STRONGEST,
     text.attention_summary: _STRONGEST,
 }
+
+# as respostas que dependem só de tamanhos (inteiros): uma tabela delas (ou de uma função que as revela, sobre
+# quaisquer dados), pedida antes da verificação que as proíbe, responderia a ela (correcao._veredito recusa)
+SIZE_ONLY = (masks.causal_mask, positional.positional_encoding)
 
 
 def expand(forbidden) -> tuple:
