@@ -330,6 +330,19 @@ _REFUSED_PENDING = ("; antes da verificação que a proíbe, ela não roda sobre
                     "de respostas)")
 
 
+def _refuse_table(nome: str, classe, fn, params: dict, contexto: _Context, recusada: bool) -> None:
+    """Levanta ``RuntimeError`` (a mensagem volta ao aluno) se o resultado de ``fn`` serviria de tabela de
+    respostas: uma conta que este notebook proíbe, pedida fora das verificações com entradas enumeráveis
+    (:func:`_enumerable`), ou uma das tabelas ainda pendentes (:data:`_TABELAS`, :func:`pending_tables`) fora da
+    verificação que a aponta."""
+    if recusada and _enumerable(fn, params):
+        raise RuntimeError(_REFUSED.format(nome=nome.replace(":", ".")) + _REFUSED_TABLE)
+    tabela = _TABELAS.get(nome, _TABELAS.get(classe))
+    vigiada = nome in {_qualified(f) for f in contexto.forbidden}  # a verificação em curso aponta o uso
+    if tabela is not None and not vigiada and (tabela or _enumerable(fn, params)):
+        raise RuntimeError(_REFUSED.format(nome=nome.replace(":", ".")) + _REFUSED_PENDING)
+
+
 def serve_calculation(canal: _remoto.Channel, msg: dict, contexto: _Context) -> None:
     """Faz aqui, com a biblioteca de verdade, a conta pronta que o processo do aluno pediu (a biblioteca dele não
     a tem, veja :mod:`correcao.biblioteca_aluno`) e responde. Se a verificação em curso proíbe a função (ou uma
@@ -361,12 +374,8 @@ def serve_calculation(canal: _remoto.Channel, msg: dict, contexto: _Context) -> 
                 contexto.used |= vigia.used
             else:
                 valor = fn(*args, **kwargs)
-        if recusada and valor is not None and _enumerable(fn, params):
-            raise RuntimeError(_REFUSED.format(nome=nome.replace(":", ".")) + _REFUSED_TABLE)
-        tabela = _TABELAS.get(nome, _TABELAS.get(classe))
-        vigiada = nome in {_qualified(f) for f in contexto.forbidden}  # a verificação em curso aponta o uso
-        if tabela is not None and not vigiada and valor is not None and (tabela or _enumerable(fn, params)):
-            raise RuntimeError(_REFUSED.format(nome=nome.replace(":", ".")) + _REFUSED_PENDING)
+        if valor is not None:
+            _refuse_table(nome, classe, fn, params, contexto, recusada)
         resposta = {"calculado": _remoto.encode_value(valor, objetos=True)}
         if antes is not None and _changed_state(alvo, antes):
             _OBJETOS.forget(alvo)  # guardado com os dados de antes

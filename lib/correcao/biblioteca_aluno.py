@@ -98,16 +98,7 @@ def forbidden_of_lesson(module, checks=None) -> list:
     from atencao.checks.equivalents import expand
 
     arvore = ast.parse(Path(module.__file__).read_text(encoding="utf-8"))
-    nos = [arvore]
-    funcoes = {n.name: n for n in arvore.body if isinstance(n, ast.FunctionDef)}
-    if checks is not None and all(c in funcoes for c in checks):
-        vistas, pilha = set(), list(checks)
-        while pilha:  # a verificação e as funções do módulo que ela usa (as dicas, os casos...)
-            nome = pilha.pop()
-            if nome not in vistas:
-                vistas.add(nome)
-                pilha += [n.id for n in ast.walk(funcoes[nome]) if isinstance(n, ast.Name) and n.id in funcoes]
-        nos = [funcoes[n] for n in sorted(vistas)]
+    nos = _check_functions(arvore, checks)
     out, vistos = [], set()
     for node in (n for raiz in nos for n in ast.walk(raiz)):
         if not isinstance(node, ast.Call):
@@ -125,6 +116,21 @@ def forbidden_of_lesson(module, checks=None) -> list:
                     vistos.add(id(f))
                     out.append(f)
     return out
+
+
+def _check_functions(arvore: ast.Module, checks) -> list:
+    """Os nós de ``arvore`` onde procurar ``forbidden=``: as funções ``checks`` e as do módulo que elas usam (as
+    dicas, os casos...), ou o módulo inteiro (sem ``checks``, ou com um nome que não é uma função do módulo)."""
+    funcoes = {n.name: n for n in arvore.body if isinstance(n, ast.FunctionDef)}
+    if checks is None or not all(c in funcoes for c in checks):
+        return [arvore]
+    vistas, pilha = set(), list(checks)
+    while pilha:
+        nome = pilha.pop()
+        if nome not in vistas:
+            vistas.add(nome)
+            pilha += [n.id for n in ast.walk(funcoes[nome]) if isinstance(n, ast.Name) and n.id in funcoes]
+    return [funcoes[n] for n in sorted(vistas)]
 
 
 def _name(f) -> str:
