@@ -258,17 +258,19 @@ TABELA_DA_SOFTMAX_CAUSAL = ("from atencao.induction import _softmax_causal as _s
                             "    return _T[:n, :n].copy()\n")
 # a máscara pedida durante a verificação da softmax (que a permite), guardada numa memória compartilhada criada antes
 # (cada chamada é um processo filho) e recortada na verificação da máscara, que vem depois
+# a softmax escrita à mão (o corpo da resposta honesta da Aula 2)
+CORPO_DA_SOFTMAX = ("    z = np.asarray(z, dtype=float)\n"
+                    "    topo = np.nan_to_num(z.max(axis=axis, keepdims=True), neginf=0.0)\n"
+                    "    e = np.exp(z - topo)\n"
+                    "    s = e.sum(axis=axis, keepdims=True)\n"
+                    "    return np.where(s > 0, e / np.where(s > 0, s, 1.0), 0.0)\n")
 SOFTMAX_QUE_GUARDA_A_MASCARA = ("import mmap\n"
                                 "_N = 2500\n"
                                 "_SH = mmap.mmap(-1, 1 + _N * _N)\n"
                                 "def my_softmax(z, axis=-1):\n"
                                 "    if _SH[0] == 0:\n"
                                 "        _SH[1:] = atencao.causal_mask(_N).tobytes(); _SH[0] = 1\n"
-                                "    z = np.asarray(z, dtype=float)\n"
-                                "    topo = np.nan_to_num(z.max(axis=axis, keepdims=True), neginf=0.0)\n"
-                                "    e = np.exp(z - topo)\n"
-                                "    s = e.sum(axis=axis, keepdims=True)\n"
-                                "    return np.where(s > 0, e / np.where(s > 0, s, 1.0), 0.0)\n")
+                                + CORPO_DA_SOFTMAX)
 MASCARA_DA_MEMORIA = ("def my_causal_mask(n):\n"
                       "    T = np.frombuffer(_SH, dtype=bool, count=_N * _N, offset=1).reshape(_N, _N)\n"
                       "    return T[:n, :n].copy()\n")
@@ -329,12 +331,7 @@ HONESTAS = {
                        "    P = P / P.sum(axis=-1, keepdims=True)\n"
                        "    return P @ V, P\n"),
     "honesta-aula02": (A2, "aula02-softmax-solucao", "aula02-softmax-verificacao",
-                       "def my_softmax(z, axis=-1):\n"
-                       "    z = np.asarray(z, dtype=float)\n"
-                       "    topo = np.nan_to_num(z.max(axis=axis, keepdims=True), neginf=0.0)\n"
-                       "    e = np.exp(z - topo)\n"
-                       "    s = e.sum(axis=axis, keepdims=True)\n"
-                       "    return np.where(s > 0, e / np.where(s > 0, s, 1.0), 0.0)\n"),
+                       "def my_softmax(z, axis=-1):\n" + CORPO_DA_SOFTMAX),
     "honesta-aula04": (A4, "aula04-ex1-solucao", "aula04-ex1-verificacao",
                        "def positional_encoding(n, d_model):\n"
                        "    pos = np.arange(n)[:, None]\n"

@@ -32,7 +32,7 @@ from pathlib import Path
 
 from . import _caixa, _remoto
 from ._executar import CELL_TIMEOUT_ERROR
-from .biblioteca_aluno import REFUSED_MESSAGE
+from .biblioteca_aluno import REFUSED_MESSAGE, qualified_name
 
 # as exceções que voltam do lado do aluno com o próprio tipo (as outras viram ErroDoAluno, com o nome)
 _EXCEPTIONS = {c.__name__: c for c in (
@@ -300,11 +300,6 @@ _OBJETOS = _ObjectCache()
 _TABELAS: dict[str, bool] = {}
 
 
-def _qualified(f) -> str:
-    f = getattr(f, "__func__", f)
-    return f"{f.__module__}:{f.__qualname__}"
-
-
 def pending_tables(forbidden_per_check) -> dict[str, bool]:
     """As contas que ainda não podem rodar sobre tamanhos: para cada verificação por julgar (a lista do que cada uma
     proíbe), as respostas que dependem só de tamanhos (:data:`atencao.checks.equivalents.SIZE_ONLY`, como a
@@ -318,8 +313,8 @@ def pending_tables(forbidden_per_check) -> dict[str, bool]:
     for forbidden in forbidden_per_check:
         for f in forbidden:
             if any(f is g for g in SIZE_ONLY):
-                out.setdefault(_qualified(f), False)
-                out.update({_qualified(r): True for r in REVEALS.get(f, ())})
+                out.setdefault(qualified_name(f), False)
+                out.update({qualified_name(r): True for r in REVEALS.get(f, ())})
     return out
 
 
@@ -338,7 +333,7 @@ def _refuse_table(nome: str, classe, fn, params: dict, contexto: _Context, recus
     if recusada and _enumerable(fn, params):
         raise RuntimeError(_REFUSED.format(nome=nome.replace(":", ".")) + _REFUSED_TABLE)
     tabela = _TABELAS.get(nome, _TABELAS.get(classe))
-    vigiada = nome in {_qualified(f) for f in contexto.forbidden}  # a verificação em curso aponta o uso
+    vigiada = any(fn is f for f in contexto.forbidden)  # a verificação em curso aponta o uso
     if tabela is not None and not vigiada and (tabela or _enumerable(fn, params)):
         raise RuntimeError(_REFUSED.format(nome=nome.replace(":", ".")) + _REFUSED_PENDING)
 
@@ -614,7 +609,7 @@ def main() -> None:
     verificacoes = pedido.get("verificacoes", [])
     proibe = [[f for m, nomes in checks_in([c["fonte"]]).items() for f in forbidden_of_lesson(modulos[m], nomes)]
               for c in verificacoes]  # o que cada verificação proíbe, na ordem do notebook
-    fora = _Context(frozenset(_qualified(f) for fs in proibe for f in fs), demonstrations=saidas)
+    fora = _Context(frozenset(qualified_name(f) for fs in proibe for f in fs), demonstrations=saidas)
     for k, celula in enumerate(verificacoes):
         _TABELAS.clear()
         _TABELAS.update(pending_tables(proibe[k:]))  # a verificação k e as seguintes ainda não foram julgadas

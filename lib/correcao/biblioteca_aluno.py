@@ -33,7 +33,7 @@ import tempfile
 from pathlib import Path
 
 __all__ = ["forbidden_of_lesson", "proxied_names", "build_student_library", "student_library", "masked_packages",
-           "MASKED", "checks_in"]
+           "MASKED", "checks_in", "qualified_name"]
 
 # métodos que ficam como estão numa classe proibida: criam o objeto ou o descrevem (nenhuma conta da aula)
 _KEPT_METHODS = {"__init__", "__repr__", "__new__", "__init_subclass__"}
@@ -133,7 +133,8 @@ def _check_functions(arvore: ast.Module, checks) -> list:
     return [funcoes[n] for n in sorted(vistas)]
 
 
-def _name(f) -> str:
+def qualified_name(f) -> str:
+    """``"modulo:qualname"`` de uma função, classe ou método da biblioteca (o nome dos pedidos ao verificador)."""
     f = getattr(f, "__func__", f)
     return f"{f.__module__}:{f.__qualname__}"
 
@@ -145,7 +146,7 @@ def proxied_names(module, checks=None) -> tuple[str, ...]:
     a ``softmax_``), a função permitida também (senão ela chamaria o miolo proibido)."""
     from atencao.checks.watcher import INTERNALS_ALLOWED
 
-    nomes = {_name(f) for f in forbidden_of_lesson(module, checks)}
+    nomes = {qualified_name(f) for f in forbidden_of_lesson(module, checks)}
     for (modulo, nome), miolo in INTERNALS_ALLOWED:
         if f"{modulo}:{miolo}" in nomes:
             nomes.add(f"{modulo}:{nome}")

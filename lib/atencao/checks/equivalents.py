@@ -8,8 +8,8 @@ valores é a softmax da Aula 2. :data:`REVEALS` lista, para cada função proibi
 :func:`expand` as junta à proibição: quem proíbe a primeira proíbe as outras. A lista vale num sentido só (proibir a
 entropia cruzada não proíbe a softmax, que ela usa).
 
-Quem escreve uma função nova na biblioteca que refaz uma conta de exercício a põe aqui; o teste
-``test_equivalentes_da_biblioteca_nao_dao_pontos`` corrige, de ponta a ponta, um aluno que usa cada uma delas.
+Quem escreve uma função nova na biblioteca que refaz uma conta de exercício a põe aqui, com um aluno que a usa na
+turma hostil de ``tests/test_proibidas_fora_do_alcance.py`` (``ATAQUES``), corrigida de ponta a ponta.
 """
 
 from __future__ import annotations
