@@ -132,3 +132,25 @@ def test_o_shell_da_correcao_guarda_as_saidas_como_o_kernel():
         for o in saidas:
             nbformat.validate(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(outputs=[
                 nbformat.from_dict(o)])]))
+
+
+_SEM_DESENHO = [
+    "import matplotlib.pyplot as plt\nfrom matplotlib.figure import Figure\n_desenhos = []\n_draw = Figure.draw\n"
+    "def _contado(self, *a, **k):\n    _desenhos.append(1)\n    return _draw(self, *a, **k)\n"
+    "Figure.draw = _contado\nplt.plot([1, 2]);",
+    "plt.figure()\nplt.plot([3, 1])\nplt.show()",
+    "plt.uninstall_repl_displayhook()\nprint(len(_desenhos))",
+]
+
+
+def test_as_figuras_saem_sem_ser_desenhadas():
+    """As figuras saem no retorno (o texto do matplotlib) sem que nenhuma seja desenhada: o gancho do ``pyplot``
+    que redesenha as figuras abertas no fim de cada célula não entra no shell da correção (e tirá-lo, como o aluno
+    pode fazer, não dá erro)."""
+    feito = subprocess.run([sys.executable, "-c", _RODAR, json.dumps(_SEM_DESENHO)], capture_output=True, text=True,
+                           timeout=120, env={"PYTHONPATH": str(ROOT / "lib"), "PATH": "/usr/bin:/bin"})
+    assert feito.returncode == 0, feito.stderr[-3000:]
+    primeira, segunda, contagem = json.loads(feito.stdout)[::2]
+    assert [o["data"] for o in primeira] == [{"text/plain": "<Figure size 640x480 with 1 Axes>"}]
+    assert [o["data"] for o in segunda] == [{"text/plain": "<Figure size 640x480 with 1 Axes>"}]
+    assert contagem == [{"output_type": "stream", "name": "stdout", "text": "0\n"}]

@@ -397,6 +397,7 @@ def test_biblioteca_do_aluno_nao_tem_as_contas_proibidas(tmp_path):
     """A cópia que o processo do aluno importa: as funções proibidas são pedidos ao verificador (nenhuma linha
     da conta), as verificações estão vazias e o PyTorch levanta ``ImportError``."""
     import importlib
+    import importlib.util
 
     from atencao.checks import aula01, aula04
 
@@ -410,6 +411,9 @@ def test_biblioteca_do_aluno_nao_tem_as_contas_proibidas(tmp_path):
     assert "exp(" not in (lib / "atencao" / "attention.py").read_text(encoding="utf-8").split("def softmax_")[1][:600]
     assert "_top_heads" not in (lib / "atencao" / "checks" / "aula03.py").read_text(encoding="utf-8")
     assert (lib / "_tapados" / "torch" / "__init__.py").read_text(encoding="utf-8").count("ImportError")
+    # os .pyc já feitos (a caixa não os grava), da cópia reescrita, legíveis por todos e graváveis só pelo dono
+    pyc = lib / "atencao" / importlib.util.cache_from_source("positional.py")
+    assert pyc.exists() and pyc.stat().st_mode & 0o777 == 0o644
     sys.path.insert(0, str(lib))
     try:
         for nome in [m for m in sys.modules if m == "atencao" or m.startswith(("atencao.", "correcao."))]:

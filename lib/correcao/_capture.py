@@ -26,6 +26,7 @@ import zlib
 from IPython.core.compilerop import CachingCompiler
 from IPython.core.displayhook import DisplayHook
 from IPython.core.displaypub import DisplayPublisher
+from IPython.core.events import EventManager, available_events
 from IPython.core.interactiveshell import InteractiveShell
 from traitlets import Type
 
@@ -173,6 +174,29 @@ class CellCompiler(CachingCompiler):
         return f"{zlib.crc32(str(raw_code).encode('utf-8', 'replace'))}.py"
 
 
+def _is_pyplot_redraw(function) -> bool:
+    """``function`` é o gancho do ``pyplot`` que redesenha as figuras abertas no fim de cada célula."""
+    return getattr(function, "__module__", None) == "matplotlib.pyplot" \
+        and getattr(function, "__name__", None) == "_draw_all_if_interactive"
+
+
+class UndrawnEvents(EventManager):
+    """Os eventos do shell sem o gancho do ``pyplot`` que redesenha as figuras abertas depois de cada célula
+    (``_draw_all_if_interactive``, ligado quando o aluno importa o ``pyplot``). Aqui as figuras não viram imagem
+    (veja :func:`capture_shell`): esse desenho só gastaria CPU (~0,3 s por figura de duas cabeças). O código do
+    aluno roda inteiro, e a figura é criada como no kernel."""
+
+    def register(self, event, function) -> None:
+        if event == "post_execute" and _is_pyplot_redraw(function):
+            return
+        super().register(event, function)
+
+    def unregister(self, event, function) -> None:
+        if event == "post_execute" and _is_pyplot_redraw(function):
+            return
+        super().unregister(event, function)
+
+
 class CaptureShell(InteractiveShell):
     """O shell do IPython com as saídas de cada célula em :attr:`capture` (:class:`CellOutputs`)."""
 
@@ -182,6 +206,11 @@ class CaptureShell(InteractiveShell):
 
     def _showtraceback(self, etype, evalue, stb) -> None:
         self.capture.error(str(etype.__name__), str(evalue), list(stb))
+
+    def init_events(self) -> None:
+        """Os eventos de :class:`UndrawnEvents`, com o mesmo gancho que o shell base registra."""
+        self.events = UndrawnEvents(self, available_events)
+        self.events.register("pre_execute", self._clear_warning_registry)
 
     def enable_gui(self, gui=None) -> None:
         """Nenhum laço de eventos: as figuras saem pelo backend ``inline``, como no kernel (o shell base levanta

@@ -186,15 +186,13 @@ def _resolve(nomes) -> tuple:
 
 def _served_names() -> frozenset:
     """Os nomes que a biblioteca do aluno de alguma aula troca por pedidos (:mod:`correcao.biblioteca_aluno`):
-    só esses o verificador calcula."""
+    só esses o verificador calcula. Vêm no pedido (``"servidos"``, calculados uma vez por processo de correção)
+    ou, sem eles, daqui (:func:`correcao.biblioteca_aluno.served_names`)."""
     global _SERVIDOS
     if _SERVIDOS is None:
-        from .biblioteca_aluno import proxied_names
-        from .catalogo import lesson_modules
+        from .biblioteca_aluno import served_names
 
-        checks = Path(importlib.import_module("atencao").__file__).parent / "checks"
-        _SERVIDOS = frozenset(n for m in sorted(lesson_modules(checks))
-                              for n in proxied_names(importlib.import_module(f"atencao.checks.{m}")))
+        _SERVIDOS = served_names()
     return _SERVIDOS
 
 
@@ -596,6 +594,10 @@ def main() -> None:
     os.environ["MPLBACKEND"] = "Agg"
     os.environ.pop("NBGRADER_EXECUTION", None)  # o veredito é o CheckResult, não uma exceção
     modulos = load_checks()
+    servidos = pedido.get("servidos")
+    if isinstance(servidos, list) and all(isinstance(n, str) for n in servidos):
+        global _SERVIDOS
+        _SERVIDOS = frozenset(servidos)
     remota = _make_remote_base()
     tempo = float(pedido.get("tempo_celula", 20))
     espera = float(pedido.get("tempo_pronto", 600))

@@ -24,6 +24,7 @@ respostas iguais às de ``solutions/``.
 from __future__ import annotations
 
 import ast
+import compileall
 import functools
 import importlib
 import importlib.util
@@ -32,8 +33,8 @@ import shutil
 import tempfile
 from pathlib import Path
 
-__all__ = ["forbidden_of_lesson", "proxied_names", "build_student_library", "student_library", "masked_packages",
-           "MASKED", "checks_in", "qualified_name"]
+__all__ = ["forbidden_of_lesson", "proxied_names", "served_names", "build_student_library", "student_library",
+           "masked_packages", "MASKED", "checks_in", "qualified_name"]
 
 # métodos que ficam como estão numa classe proibida: criam o objeto ou o descrevem (nenhuma conta da aula)
 _KEPT_METHODS = {"__init__", "__repr__", "__new__", "__init_subclass__"}
@@ -97,8 +98,7 @@ def forbidden_of_lesson(module, checks=None) -> list:
     """
     from atencao.checks.equivalents import expand
 
-    arvore = ast.parse(Path(module.__file__).read_text(encoding="utf-8"))
-    nos = _check_functions(arvore, checks)
+    nos = _check_functions(_module_tree(module.__file__), checks)
     out, vistos = [], set()
     for node in (n for raiz in nos for n in ast.walk(raiz)):
         if not isinstance(node, ast.Call):
@@ -116,6 +116,13 @@ def forbidden_of_lesson(module, checks=None) -> list:
                     vistos.add(id(f))
                     out.append(f)
     return out
+
+
+@functools.lru_cache(maxsize=None)
+def _module_tree(arquivo: str) -> ast.Module:
+    """A árvore do código de ``arquivo``, lida uma vez por processo (o verificador a consulta a cada célula de
+    verificação; não a mude)."""
+    return ast.parse(Path(arquivo).read_text(encoding="utf-8"))
 
 
 def _check_functions(arvore: ast.Module, checks) -> list:
@@ -151,6 +158,17 @@ def proxied_names(module, checks=None) -> tuple[str, ...]:
         if f"{modulo}:{miolo}" in nomes:
             nomes.add(f"{modulo}:{nome}")
     return tuple(sorted(n for n in nomes if n.startswith("atencao.") and not n.startswith("atencao.checks")))
+
+
+@functools.lru_cache(maxsize=1)
+def served_names() -> frozenset:
+    """Os nomes ``"modulo:qualname"`` que a biblioteca do aluno de alguma aula troca por pedidos ao verificador
+    (:func:`proxied_names` de todas as aulas): só esses o verificador calcula. Uma vez por processo."""
+    from .catalogo import lesson_modules
+
+    checks = Path(importlib.import_module("atencao").__file__).parent / "checks"
+    return frozenset(n for m in sorted(lesson_modules(checks))
+                     for n in proxied_names(importlib.import_module(f"atencao.checks.{m}")))
 
 
 # ---------- a reescrita ----------
@@ -254,6 +272,9 @@ def build_student_library(dest: Path, nomes: tuple[str, ...], lib: Path | None =
         stub = dest / "_tapados" / nome
         stub.mkdir(parents=True)
         (stub / "__init__.py").write_text(_STUB_PACKAGE.format(nome=nome), encoding="utf-8")
+    # os .pyc feitos aqui, uma vez: a caixa não escreve nesta pasta, e cada processo do aluno compilaria de novo os
+    # módulos que importa (~0,1 s de CPU por notebook)
+    compileall.compile_dir(str(dest), quiet=2, workers=1)
     for raiz, _pastas, arquivos in os.walk(dest):
         os.chmod(raiz, 0o755)
         for a in arquivos:

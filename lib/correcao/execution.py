@@ -373,7 +373,7 @@ class Worker:
         verificacoes = [{"grade_id": c["grade_id"], "fonte": c["fonte"]} for c in celulas if c["tipo"] == "verificacao"]
         if not verificacoes and not single:
             return None
-        from .biblioteca_aluno import checks_in, student_library
+        from .biblioteca_aluno import checks_in, served_names, student_library
 
         # o processo do aluno importa uma biblioteca sem as contas que as verificações proíbem: elas são feitas
         # pelo verificador, que sabe qual verificação está rodando (correcao.biblioteca_aluno)
@@ -386,7 +386,7 @@ class Worker:
         respostas_ler, respostas_escrever = os.pipe()  # aluno -> verificador
         pedido_aluno = {"nonce": nonce_aluno, "celulas": codigo, "tempo_celula": self.cell_timeout}
         pedido_ver = {"nonce": nonce, "verificacoes": verificacoes, "tempo_celula": self.cell_timeout,
-                      "tempo_pronto": limite}
+                      "tempo_pronto": limite, "servidos": sorted(served_names())}
         if single:
             pedido_aluno["saidas"] = pedido_ver["saidas"] = True
             pedido_aluno["tempos"] = times
