@@ -302,3 +302,29 @@ def test_call_frozen_congela_chama_e_desempacota(capsys, monkeypatch):
     result = exercicio_9(lambda X, k: X * k)  # sem os pesos: para antes de comparar
     assert result.failures == ["caso 1: devolve (saida, pesos)"] and not vistos
     assert "return saida, pesos" in " ".join(capsys.readouterr().out.split())
+
+
+def test_o_esboco_levantado_no_processo_do_aluno_nao_aponta_a_chamada_remota(capsys, monkeypatch):
+    """No ``make validar`` e na correção, o ``NotImplementedError`` do esboço vem do processo do aluno e é levantado
+    de novo deste lado, pelos métodos da chamada remota: o ⏳ diz "ainda não resolvido" (a função do aluno), e não
+    que ela usa ``__call__`` ou ``_call_remote``; um ajudante ainda em esboço continua nomeado."""
+    from atencao.checks import aula01
+
+    monkeypatch.delenv("NBGRADER_EXECUTION", raising=False)
+
+    def esboco(quem):
+        def _call_remote():  # como o verificador a levanta de novo, refeita (correcao._veredito)
+            exc = NotImplementedError()
+            exc.remoto, exc.quem_levantou = True, quem
+            raise exc
+
+        def attention_with_projections(X, W_q, W_k, W_v):
+            return _call_remote()
+        return attention_with_projections
+
+    aula01.exercicio_4(esboco("attention_with_projections"))
+    out = capsys.readouterr().out
+    assert "ainda não resolvido" in out and "attention_with_projections" not in out.split("—", 1)[1], out
+    aula01.exercicio_4(esboco("my_softmax"))
+    out = capsys.readouterr().out
+    assert "usa my_softmax" in out, out

@@ -67,8 +67,19 @@ def ex4_sem_projetar_v(X, W_q, W_k, W_v):
     return A @ X, A
 
 
+def ex3_alto_empata():  # muda só um pouco alto: o peso de alto→pulou empata com o de gato
+    tokens, E = atencao.gato_felino()
+    E[3] = E[3] + 0.1
+    return E
+
+
 def ex4_quebra(X, W_q, W_k, W_v):
     return X @ W_q @ W_k
+
+
+def ex4_sem_parametro_w_v(X, W_q, W_k):  # esqueceu W_v no def: a verificação nem consegue chamá-la
+    Q, K = X @ W_q, X @ W_k
+    return Q, K
 
 
 def proj_so_figura(frase, vectors=None):
@@ -375,6 +386,7 @@ ERRADAS = {
         ("criterion_failed", te.ex3_escala_tudo, "gato e felino"),
         ("criterion_failed", ex3_muda_pulou_para_gato, "pulou e alto são parecidos"),
         ("criterion_failed", ex3_cosseno_baixo, "pulou e alto são parecidos"),
+        ("criterion_failed", ex3_alto_empata, "alto presta mais atenção em pulou", "(empate)"),
         ("criterion_failed", ex3_devolve_a_tupla, "só a matriz E", "devolva apenas E"),
         ("no_return", ex3_sem_return, "matriz de números", "faltou um `return`"),
     ],
@@ -385,6 +397,7 @@ ERRADAS = {
         ("return_order_swapped", ex4_trocado, "ordem do retorno", "primeiro a saída"),
         ("wrong_shape", ex4_sem_projetar_v, "saída", "V = X @ W_v"),
         ("student_exception", ex4_quebra, "levantou ValueError"),
+        ("wrong_signature", ex4_sem_parametro_w_v, "aceita os argumentos", "linha do `def`", "própria verificação"),
         ("scale_by_n", te.ex4_escala_por_n, "pesos"),
         ("input_mutated", te.ex4_escala_W_q_no_lugar, "não altera as entradas"),
         ("forbidden_function", te.ex4_chama_a_biblioteca, "sem a função pronta"),

@@ -72,7 +72,7 @@ GROUPS = {
     "timeout": ("#0072B2", "tempo esgotado"),
     "stopped": ("#999999", "sem resultado (execução parada, erro da correção, arquivo inválido)"),
 }
-_ERROR = frozenset({"student_exception", "unreadable_return"})
+_ERROR = frozenset({"student_exception", "unreadable_return", "wrong_signature"})
 _STOPPED = frozenset({"stopped", "grading_error", NOT_GRADED, NO_DIAGNOSIS})
 
 

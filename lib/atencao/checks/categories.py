@@ -29,6 +29,7 @@ GENERIC = {
     "complex_values": "números complexos no retorno",
     "student_exception": "o código do aluno levantou uma exceção",
     "unreadable_return": "a verificação não conseguiu ler o retorno",
+    "wrong_signature": "a função não aceita os argumentos do enunciado (outros parâmetros)",
     "forbidden_function": "usou a função pronta da biblioteca que o enunciado proíbe",
     "input_mutated": "alterou uma entrada no lugar",
     "library_tampered": "trocou funções da biblioteca, do NumPy ou da verificação",

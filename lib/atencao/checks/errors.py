@@ -51,6 +51,9 @@ _TRANSLATIONS = [
      r"\1() precisa de \2 argumento(s) que faltaram: \3"),
     (r"^(\w+)\(\) takes (\d+) positional arguments? but (\d+) (?:was|were) given",
      r"\1() recebe \2 argumento(s), mas recebeu \3"),
+    (r"^(\w+)\(\) takes from (\d+) to (\d+) positional arguments? but (\d+) (?:was|were) given",
+     r"\1() recebe de \2 a \3 argumentos, mas recebeu \4"),
+    (r"^(\w+)\(\) got an unexpected keyword argument '(\w+)'", r"\1() não tem o parâmetro '\2'"),
     (r"^matmul: Input operand \d has a mismatch in its core dimension \d.*\(size (\d+) is different from (\d+)\)",
      r"multiplicação de matrizes (@) com formas incompatíveis (tamanho \1 diferente de \2)"),
     (r"^operands could not be broadcast together with shapes (.+)", r"formas incompatíveis para a operação: \1"),
@@ -99,6 +102,12 @@ def student_error(exc: BaseException) -> tuple[str, None, None, str]:
         if is_student_file(tb.tb_frame.f_code.co_filename):
             onde = (tb.tb_lineno, tb.tb_frame.f_code.co_name)
         tb = tb.tb_next
+    if onde is None and isinstance(exc, TypeError) and _SIGNATURE.match(original) and _failed_at_call(exc):
+        # a função do aluno nem começou: os parâmetros dela não são os do enunciado
+        return ("a sua função aceita os argumentos com que o enunciado a chama",
+                "os parâmetros do enunciado", traduzida,
+                Hint("wrong_signature", "confira a linha do `def`: os parâmetros, na ordem e com os nomes do "
+                     f"enunciado (mensagem original: “{original}”)."))
     if onde is None and _raised_in_checks(exc):  # nenhum quadro do aluno: a verificação não entendeu o retorno
         return ("a verificação não conseguiu ler o que a sua função devolveu",
                 "o formato pedido no enunciado", f"{type(exc).__name__}: {original[:120]}",
@@ -125,6 +134,24 @@ def student_error(exc: BaseException) -> tuple[str, None, None, str]:
     if getattr(exc, "mensagem_fixa", False):  # escrita pela correção: a função passou do tempo, ou o processo parou
         categoria = "timeout" if "tempo limite" in original else "stopped"
     return criterio, None, None, Hint(categoria, dica)
+
+
+# o TypeError de uma chamada com outros parâmetros (argumentos a mais, a menos ou com outro nome)
+_SIGNATURE = re.compile(r"\w+\(\) (?:takes (?:from \d+ to )?\d+ positional arguments? but \d+ |missing \d+ required "
+                        r"(?:positional|keyword-only) arguments?|got an unexpected keyword argument|"
+                        r"got multiple values for argument)")
+
+
+def _failed_at_call(exc: BaseException) -> bool:
+    """O erro saiu da própria chamada da função do aluno pela vigilância (``watcher.run_watched``), antes de o código
+    dela começar: no kernel, o último quadro; na correção, quem o processo do aluno diz que levantou."""
+    if getattr(exc, "remoto", False):
+        return getattr(exc, "quem_levantou", None) == "run_watched"
+    tb = exc.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    return tb is not None and tb.tb_frame.f_code.co_name == "run_watched" \
+        and tb.tb_frame.f_code.co_filename.startswith(CHECKS_DIR)
 
 
 def _raised_in_checks(exc: BaseException) -> bool:

@@ -182,6 +182,8 @@ def _unfinished_helper(exc, fn) -> str | None:
     """O nome da função (outra que não ``fn``) que levantou o ``NotImplementedError``: a resposta do aluno
     pode estar pronta e usar outra ainda em esboço (por exemplo, ``my_softmax``)."""
     tb, nome = getattr(exc, "__traceback__", None), getattr(exc, "quem_levantou", None)
+    if getattr(exc, "remoto", False):  # levantada no processo do aluno (correção, validar): os quadros daqui são
+        tb = None                      # os da chamada remota, e quem a levantou vem de lá
     while tb is not None:
         nome = tb.tb_frame.f_code.co_name
         tb = tb.tb_next

@@ -127,7 +127,9 @@ class Watcher:
             elif type(getattr(arg, "__self__", None)).__module__ == "_thread":  # lock.acquire: esperar outra thread
                 self.used.add("uma thread (_thread)")
             return
-        if event != "call":
+        # fora as chamadas da própria vigilância (a função do aluno que falha já na chamada não tem quadro: o
+        # primeiro visto seria o __exit__)
+        if event != "call" or id(frame.f_code) in _BOOKKEEPING:
             return
         code, de_quem = frame.f_code, frame.f_back.f_code if frame.f_back else None
         do_aluno = de_quem is not None and id(de_quem) not in self.library
@@ -359,3 +361,6 @@ def run_watched(watcher: "Watcher", fn, args, kwargs):
 
 
 _MISSING = object()
+# o que a vigilância roda enquanto ligada, além da função do aluno: nunca é "a função do aluno" nem uma chamada dele
+# (uma função do aluno com outros parâmetros falha antes de ter um quadro; o primeiro quadro visto seria o __exit__)
+_BOOKKEEPING = frozenset(id(f.__code__) for f in (Watcher.__exit__, materialize))
