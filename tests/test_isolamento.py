@@ -347,3 +347,41 @@ def test_limites_e_grupo_recusam_valores_errados():
         isolamento.NotebookBudget("ok", isolamento.Limits(), relogio_s=-1, isolar=False)
     with pytest.raises(ValueError, match="nome"):
         isolamento.NotebookBudget("../fora", isolamento.Limits(), relogio_s=5, isolar=False)
+
+
+GRAVA = """for p in / /home /dev /caixa-entrada /dev/shm /tmp "$HOME"; do
+  if (echo x > "$p/gravou") 2>/dev/null; then echo "sim $p"; else echo "nao $p"; fi
+done
+head -c $(( $1 * 1048576 + 1048576 )) /dev/zero > /dev/shm/grande 2>/dev/null || echo "shm cheia"
+"""
+
+
+@pytest.mark.parametrize("como", ["usuario-da-correcao", "sem-root-como-num-pod"])
+def test_a_caixa_so_grava_em_home_tmp_e_shm_com_limite(tmp_path, como):
+    """A raiz e o /dev da caixa são tmpfs sem limite; sem root (num pod), eles eram graváveis pelo aluno: um
+    notebook que gravava em ``../../`` passava no pod e falhava como root. Agora, nos dois modos, só HOME, /tmp e
+    /dev/shm aceitam escrita, cada um com o limite de disco."""
+    if como == "sem-root-como-num-pod" and os.geteuid() != 0:
+        pytest.skip("já roda sem root: o outro caso é este")
+    limites = isolamento.Limits(disco_mb=2)
+    caixa = isolamento.Sandbox(limites, numero=4, marca=secrets.token_hex(8))
+    if como == "sem-root-como-num-pod":
+        caixa.root = False  # a linha de comando de quem não é root (--unshare-user), rodada como nobody
+    cmd, env = caixa.command(tmp_path, "x")
+    cmd = cmd[:cmd.index(caixa.python)] + ["/bin/sh", "-c", GRAVA, "sh", "2"]
+    if como == "sem-root-como-num-pod":
+        tmp_path.chmod(0o755)
+        # o ambiente Python pode estar num lugar que nobody não lê (/root): a sonda é o sh, e essas montagens saem
+        k = 0
+        while k < len(cmd):
+            if cmd[k].startswith("--ro-bind") and any(not d.stat().st_mode & 0o001 for d in Path(cmd[k + 1]).parents
+                                                       if d.exists()):
+                del cmd[k:k + 3]
+            else:
+                k += 1
+        cmd = ["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups", *cmd]
+    run = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=60)
+    linhas = run.stdout.split("\n")
+    assert [ln for ln in linhas if ln.startswith("sim ")] == ["sim /dev/shm", "sim /tmp", f"sim {isolamento.HOME}"], \
+        run.stdout + run.stderr
+    assert "shm cheia" in linhas, run.stdout + run.stderr

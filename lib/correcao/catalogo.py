@@ -181,6 +181,14 @@ def cell_source(cell) -> str:
     return ("".join(src) if isinstance(src, list) else str(src)).strip()
 
 
+def shares_course_cells(g: Gradable, nb: dict) -> bool:
+    """Se ``nb`` tem algo do notebook ``g`` do curso: um ``grade_id`` dele ou o código de uma célula protegida.
+    Sem nada disso, ele foi reconhecido só pelo nome (:func:`identify_notebook`) e pode ser outro notebook."""
+    if set(grade_ids(nb)) & set(all_ids(g.source)):
+        return True
+    return bool({cell_source(c) for c in nb.get("cells", [])} & _protected_sources(g.source))
+
+
 @functools.lru_cache(maxsize=None)
 def _protected_sources(source: Path) -> frozenset:
     """O código das células protegidas e de verificação de ``source`` (que o aluno não muda)."""

@@ -331,6 +331,12 @@ def _one_line(exc: Exception) -> str:
     return " ".join(readable_name(str(exc)).split())[:200]
 
 
+def _starts_like_zip(path: Path) -> bool:
+    """Se ``path`` começa como um zip (a assinatura de um membro, ``PK\\x03\\x04``) ou tem o nome de um."""
+    with open(path, "rb") as f:
+        return f.read(4) == b"PK\x03\x04" or path.suffix.lower() == ".zip"
+
+
 def _read_one(leitor: _Reader, path: Path, marca: str) -> int:
     """Lê uma entrada (pasta ou .zip) no ``leitor``, com os caminhos começando por ``marca``; devolve quantas
     pastas-raiz de embrulho tirar dela."""
@@ -339,6 +345,9 @@ def _read_one(leitor: _Reader, path: Path, marca: str) -> int:
     inicio = len(leitor.itens)
     if path.is_file():
         if not zipfile.is_zipfile(path):
+            if _starts_like_zip(path):  # o começo de um zip, sem o índice do fim: um download que parou no meio
+                raise SystemExit(f"ENTREGAS: o zip “{nfc(path.name)}” está incompleto ou danificado (o download "
+                                 "parou no meio?): baixe-o de novo e corrija de novo; nada foi corrigido")
             raise SystemExit(f"ENTREGAS precisa ser uma pasta ou um .zip: “{nfc(path.name)}” não é nenhum dos dois")
         antes = set(leitor.pastas)
         try:

@@ -21,6 +21,7 @@ from .scoring import (
     apply_verification,
     checks_outside_version,
     explain_outputs,
+    foreign_notebook,
     last_error,
     old_version_failures,
     withhold_solution_copies,
@@ -96,6 +97,7 @@ def _grade_one(w: Worker, e: GradingTask, grupo: NotebookBudget) -> Row:
     apply_verification(g, row, res)
     withhold_solution_copies(row, *e.copied_answers)
     old_version_failures(g, row, e.old_version)
+    foreign_notebook(row, e.foreign)
     row.cpu_ratio = res.cpu_ratio
     # o tempo foi do aluno (nunca se corrige de novo): ignorou a interrupção, inundou a saída ou estourou a memória
     row.tempo_do_aluno = bool(res.ignored_interrupt or res.truncated or res.notebook_memory)

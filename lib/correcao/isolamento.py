@@ -724,11 +724,15 @@ class Sandbox:
             return py, self.environment(str(workdir), extra_env)
         disco = str(self.limites.disco_mb * 2**20)
         # /tmp em memória antes das montagens do ambiente: se o ambiente estiver em /tmp, ele fica visível
+        # só três lugares graváveis, cada um com o limite de disco: HOME, /tmp e /dev/shm (os semáforos do
+        # multiprocessing); a raiz e o /dev da caixa (tmpfs sem limite, graváveis quando a caixa roda sem root, num
+        # pod) ficam somente leitura, e um aluno grava ou falha igual com e sem root
         args = ["bwrap", *_system_binds(), *(["--proc", "/proc"] if self.proc else []), "--dev", "/dev",
+                "--perms", "1777", "--size", disco, "--tmpfs", "/dev/shm",
                 "--perms", "1777", "--size", disco, "--tmpfs", "/tmp",
                 *_read_limited(self._mounted()), *self._masks(),
                 "--perms", "0755", "--dir", "/home", "--perms", "0777", "--size", disco, "--tmpfs", HOME,
-                "--ro-bind", str(workdir), INBOX, "--chdir", HOME,
+                "--ro-bind", str(workdir), INBOX, "--remount-ro", "/dev", "--remount-ro", "/", "--chdir", HOME,
                 "--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try",
                 "--die-with-parent", "--new-session", "--hostname", "caixa", "--clearenv"]
         if self.root:  # o processo de entrada troca para o uid da caixa antes de tudo (e perde estas capacidades)

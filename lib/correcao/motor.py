@@ -18,6 +18,7 @@ A :class:`correcao.politica.GradingPolicy` é montada uma vez (:func:`grade_clas
 from __future__ import annotations
 
 import dataclasses
+import math
 import secrets
 import shutil
 import tempfile
@@ -31,7 +32,7 @@ from .isolamento import NotebookBudget, Sandbox, kill_sandbox, remove_cgroups
 from .planning import MAX_COPIES, MAX_FILES_PER_STUDENT, GradingTask, plan_class
 from .politica import GradingPolicy
 from .pool import BUDGET_MARGIN_S, GradingPool, grade_parallel
-from .relatorio import Row, write_outputs
+from .relatorio import Row, keep_previous, writable_output, write_outputs
 from .scoring import busy_machine_note, mark_copies, timed_out_by_machine
 from .similarity import answers_of, compare_class
 
@@ -74,10 +75,12 @@ def preflight(pasta: Path, politica: GradingPolicy, marca: str, mpl: Path | None
     # o prazo é o da máquina, e não o orçamento do professor: um orçamento pequeno demais é escolha dele (cada linha
     # sai tempo_esgotado), e não uma máquina quebrada; a memória e os processos são os da correção, e o tempo de cada
     # célula, ao menos o padrão da política
+    pedida = politica
     politica = dataclasses.replace(politica, notebook_timeout=max(politica.notebook_timeout, PREFLIGHT_S),
                                    cell_timeout=max(politica.cell_timeout, GradingPolicy.cell_timeout))
     w = Worker.boxes_only(pasta, 20, politica, marca)
     w.mpl_cache = mpl
+    w.timings = {}  # quanto a solução levou: comparado depois aos limites pedidos pelo professor
     limites = w.limits
     with NotebookBudget(f"{marca}-sonda", limites, limites.relogio_s, isolar=politica.isolate) as grupo:
         w.budget = w.kernel_box.grupo = w.student_box.grupo = w.verifier_box.grupo = grupo
@@ -96,6 +99,37 @@ def preflight(pasta: Path, politica: GradingPolicy, marca: str, mpl: Path | None
             f"O teste é a solução do notebook {PREFLIGHT[1]} da {PREFLIGHT[0]} (todas as respostas certas), nas "
             "mesmas caixas e com os mesmos limites da correção: se ela não passa, nenhum aluno passaria. Confira a "
             "memória e o tempo (--memoria, --tempo-notebook) e veja docs/professor.md, \"Isolamento e limites\".")
+    _limits_fit(pedida, w.timings)
+
+
+def _limits_fit(pedida: GradingPolicy, tempos: dict) -> None:
+    """Levanta :class:`MachineFailure` se os limites de tempo pedidos (``pedida``) são menores que o que a solução
+    de :data:`PREFLIGHT` levou nesta máquina (``tempos``, de :meth:`Worker.execute`): todo aluno honesto sairia
+    ``tempo_esgotado``, e a culpa não seria dele. O notebook de teste é o mais leve do curso, e o orçamento de
+    cada entrega inclui ainda a leitura e o retorno: um limite que passa aqui ainda pode ser curto para outras
+    aulas (o log da correção diz os tempos esgotados)."""
+    notebook = tempos.get("execucao", 0.0)
+    celula = max(((rotulo, s) for rotulo, _, s in tempos.get("celulas", [])), key=lambda c: c[1],
+                 default=("", 0.0))
+    curtos = []
+    if pedida.notebook_timeout < notebook:
+        curtos.append(f"--tempo-notebook {pedida.notebook_timeout:g} s, e a solução inteira levou "
+                      f"{_segundos(notebook)} (sugestão: --tempo-notebook {max(60, math.ceil(3 * notebook)):d}; o "
+                      f"padrão é {GradingPolicy.notebook_timeout:g})")
+    if pedida.cell_timeout < celula[1]:
+        curtos.append(f"--tempo-celula {pedida.cell_timeout:g} s, e a {celula[0]} da solução levou "
+                      f"{_segundos(celula[1])} (sugestão: --tempo-celula {max(10, math.ceil(3 * celula[1])):d}; o "
+                      f"padrão é {GradingPolicy.cell_timeout:g})")
+    if curtos:
+        raise MachineFailure(
+            "Os limites de tempo desta correção são menores que o tempo que a solução (todas as respostas certas) "
+            f"levou nesta máquina: {'; '.join(curtos)}. Com eles, todo aluno, mesmo o que acertou tudo, sairia "
+            "tempo_esgotado. Nenhuma entrega foi corrigida e nada foi escrito: corrija de novo com limites maiores "
+            "(ou sem essas opções, com os padrões).")
+
+
+def _segundos(s: float) -> str:
+    return f"{s:.1f} s".replace(".", ",")
 
 
 # as situações de uma entrega que foi ao kernel (as outras, como arquivo_invalido, nem chegam a uma caixa)
@@ -143,16 +177,21 @@ def grade_class(entregas: Path, saida: Path, politica: GradingPolicy | None = No
     :class:`correcao.isolamento.BwrapMissing` se o bwrap faltar ou a caixa não funcionar aqui,
     :class:`MachineFailure` se a correção não rodar nesta máquina (``preflight_check``: antes de tudo, um notebook de
     teste nas caixas, veja :func:`preflight`; e, depois, qualquer entrega cujo kernel não começou: nada é escrito,
-    nunca uma turma de zeros) e ``ValueError`` com ``parte`` e ``guardar_notebooks`` juntos.
+    nunca uma turma de zeros; também quando os limites de tempo pedidos são menores que o tempo da solução) e
+    ``ValueError`` com ``parte`` e ``guardar_notebooks`` juntos, com uma ``saida`` que não se pode escrever
+    (:func:`correcao.relatorio.writable_output`) ou sem nenhuma entrega em ``entregas`` (nos três casos, nada é
+    escrito). Uma correção que já estava em ``saida`` vai para ``saida/anteriores/``
+    (:func:`correcao.relatorio.keep_previous`).
     """
     if parte is not None and guardar_notebooks:
         raise ValueError("guardar_notebooks: não vale com parte (os notebooks corrigidos ficam em cada máquina)")
     politica = GradingPolicy.build(politica, **limites)
+    saida = Path(saida).resolve()
+    writable_output(saida)  # antes de corrigir: uma pasta que não se pode escrever custaria a correção inteira
     everything = catalog()
     marca = marca or secrets.token_hex(8)
     if politica.isolate:  # falha cedo, com a mensagem de instalação, sem o bwrap
         Sandbox(politica.limits(), isolar=True, marca=marca)
-    saida = Path(saida).resolve()
     with tempfile.TemporaryDirectory(prefix="correcao-") as tmp_name:
         tmp = Path(tmp_name)
         # os processos de correção e o cache de fontes começam já: importam o nbgrader (~1,5 s) e montam o cache
@@ -161,6 +200,9 @@ def grade_class(entregas: Path, saida: Path, politica: GradingPolicy | None = No
         try:
             teste = _start_preflight(pool, tmp, preflight_check)
             rows, fora, entregas_lidas = _grade_with_pool(pool, entregas, tmp, everything, parte, log, teste)
+        except BaseException:  # uma entrada recusada (ou a máquina): a prova do começo, se ainda roda, para já
+            kill_sandbox(marca)
+            raise
         finally:
             pool.close()
         _machine_failures(rows, saida, written=False)
@@ -177,20 +219,33 @@ def grade_class(entregas: Path, saida: Path, politica: GradingPolicy | None = No
                        politica.part_options(), anexo_parte, respostas=answers_of(rows))
             _machine_failures(rows, saida, written=True)
             return rows
-        if class_reports:
-            _similarity(rows, saida, log)  # similaridade.html e a coluna similaridade (nenhuma nota muda)
-        write_outputs(rows, everything, saida, fora, class_report=class_reports)  # e o relatório da turma
-        _machine_failures(rows, saida, written=True)
-        if fora:
-            log(f"  {len(fora)} arquivo(s) não corrigido(s): veja {saida / 'nao-corrigidos.csv'}")
-        if guardar_notebooks:
-            for k, r in enumerate(rows):
-                if r.autograded and r.autograded.exists():
-                    dest = saida / "notebooks-corrigidos" / f"{k:05d}.ipynb"
-                    dest.parent.mkdir(parents=True, exist_ok=True)
-                    shutil.copy(r.autograded, dest)
-                    r.autograded = dest
+        _write_class(rows, everything, saida, fora, log, class_reports=class_reports,
+                     guardar_notebooks=guardar_notebooks)
     return rows
+
+
+def _write_class(rows: list[Row], everything: dict, saida: Path, fora: list, log, *, class_reports: bool,
+                 guardar_notebooks: bool) -> None:
+    """O fim de :func:`grade_class` (sem ``parte``): a correção anterior de ``saida`` guardada em ``anteriores/``,
+    a similaridade, ``notas.csv``, os retornos e o relatório da turma; levanta :class:`MachineFailure` depois de
+    escrever, se alguma entrega não rodou por falha da máquina; com ``guardar_notebooks``, os notebooks executados
+    em ``saida/notebooks-corrigidos/`` (e ``Row.autograded`` passa a apontar para lá)."""
+    anterior = keep_previous(saida)
+    if anterior is not None:
+        log(f"  a correção que já estava em {saida} foi guardada em {anterior} (nada dela foi apagado)")
+    if class_reports:
+        _similarity(rows, saida, log)  # similaridade.html e a coluna similaridade (nenhuma nota muda)
+    write_outputs(rows, everything, saida, fora, class_report=class_reports)  # e o relatório da turma
+    _machine_failures(rows, saida, written=True)
+    if fora:
+        log(f"  {len(fora)} arquivo(s) não corrigido(s): veja {saida / 'nao-corrigidos.csv'}")
+    if guardar_notebooks:
+        for k, r in enumerate(rows):
+            if r.autograded and r.autograded.exists():
+                dest = saida / "notebooks-corrigidos" / f"{k:05d}.ipynb"
+                dest.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy(r.autograded, dest)
+                r.autograded = dest
 
 
 def _similarity(rows: list[Row], saida: Path, log) -> None:
@@ -240,6 +295,10 @@ def _grade_with_pool(pool: GradingPool, entregas, tmp: Path, everything: dict, p
     corrigidos e as entregas lidas."""
     workers = pool.policy.resolved_workers()
     entregas_lidas = read_submissions(entregas, tmp)  # cópia interna: o nbgrader e o aluno não veem o original
+    if not entregas_lidas.arquivos and not entregas_lidas.alunos:
+        restos = f" (só {len(entregas_lidas.lixo)} resto(s) do sistema, ignorados)" if entregas_lidas.lixo else ""
+        raise ValueError(f"ENTREGAS: nenhuma entrega encontrada{restos}; o formato é <aluno>/<notebook>.ipynb, "
+                         "numa pasta ou num .zip (veja docs/professor.md); nada foi corrigido nem escrito")
     da_parte = None
     if parte is not None:  # a turma toda foi lida (a impressão digital é dela); só os alunos da parte vão ao kernel
         from .partes import part_of

@@ -17,9 +17,11 @@ from .catalogo import (
     Gradable,
     base_name,
     blank_answers,
+    cell_source,
     identify_notebook,
     inspect_notebook,
     read_notebook,
+    shares_course_cells,
     too_large,
 )
 from .entregas import Submissions, same_student_name
@@ -43,6 +45,7 @@ class GradingTask:
     missing_checks: list = field(default_factory=list)  # verificações que a versão do curso do aluno não tinha
     old_version: str = ""  # a versão anterior do curso do notebook ("" = a atual)
     copied_answers: tuple = ((), ())  # (respostas iguais às soluções, verificações delas): copied_from_solutions
+    foreign: str = ""  # reconhecido só pelo nome, sem nada do notebook do curso: o motivo (vai para revisar)
 
 
 @functools.cache
@@ -211,6 +214,18 @@ def _deadline(segundos: float):
         signal.signal(signal.SIGALRM, anterior)
 
 
+def foreign_reason(nb: dict, g: Gradable, caminho: str) -> str:
+    """O motivo de revisar um notebook com código que tem o nome de ``g`` mas nada dele (nenhum ``grade_id``,
+    nenhuma célula protegida): outro notebook (de outra disciplina, um rascunho) ou o do curso refeito do zero,
+    sem metadados; a correção o corrige como ``g``, mas a nota não vale sem o professor. ``""`` para um notebook do
+    curso ou sem código (vazio: o zero dele é certo)."""
+    if shares_course_cells(g, nb) or not any(c.get("cell_type") == "code" and cell_source(c)
+                                            for c in nb.get("cells", [])):
+        return ""
+    return (f"“{caminho}” tem o nome de {g.notebook} ({g.assignment}), mas nenhuma célula desse notebook do curso "
+            "(nem os metadados, nem o código das células protegidas): pode ser outro notebook; o professor decide")
+
+
 def _plan_one(k: int, a, everything: dict, pasta: Path):  # noqa: C901 — uma recusa por passo da leitura de uma entrega
     """Uma entrega: a :class:`GradingTask` arrumada para corrigir, ou a :class:`Row` que diz por que não."""
     dados = None if (a.motivo or a.dados is None) else a.dados.read_bytes()
@@ -241,6 +256,7 @@ def _plan_one(k: int, a, everything: dict, pasta: Path):  # noqa: C901 — uma r
                           f"“{a.caminho}” não é um notebook de exercício ou projeto do curso", arquivo=a.caminho)
     ausentes = [gid for gid in g.checks if gid not in versao.verificacoes] if versao else []
     copiadas = copied_from_solutions(nb, g)
+    outro = foreign_reason(nb, g, a.caminho)
     arrumado, notas = sanitize(nb, g, everything, versao=versao)
     if versao is not None:
         notas.insert(0, version_note(versao, ausentes))
@@ -251,5 +267,5 @@ def _plan_one(k: int, a, everything: dict, pasta: Path):  # noqa: C901 — uma r
     path = pasta / f"e{k:05d}.ipynb"
     path.write_text(json.dumps(arrumado, ensure_ascii=False), encoding="utf-8")
     return GradingTask(a.aluno, f"e{k:05d}", g, path, a.caminho, ([nota] if nota else []) + notas,
-                       missing_checks=ausentes, copied_answers=copiadas,
+                       missing_checks=ausentes, copied_answers=copiadas, foreign=outro,
                        old_version=f"versão anterior do curso ({versao.descricao})" if versao else "")

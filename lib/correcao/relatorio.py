@@ -5,9 +5,11 @@ from __future__ import annotations
 import csv
 import functools
 import html
+import os
 import re
 import shutil
 import string
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -373,6 +375,54 @@ def _feedback_pages(rows: list[Row]) -> list[str]:
         vistas.add(nome.lower())
         paginas.append(nome)
     return paginas
+
+
+# o que uma correção escreve na pasta de saída (também o hub, turma-<aula>.csv, e os exportadores do Moodle)
+OUTPUT_NAMES = ("notas.csv", "nao-corrigidos.csv", "retorno", "verificacoes.csv", "relatorio-turma.html",
+                "relatorio-turma.csv", "similaridade.html", "notebooks-corrigidos", "moodle-notas.csv",
+                "moodle-retornos.zip", "turma-*.csv")
+PREVIOUS_DIR = "anteriores"
+
+
+def writable_output(saida: Path) -> None:
+    """Confere, antes de corrigir (sem gravar nada), que a pasta de saída ``saida`` pode ser criada ou escrita.
+
+    Raises
+    ------
+    ValueError
+        ``saida`` (ou uma pasta no caminho dela) é um arquivo, ou não há permissão de escrita nela (ou na pasta
+        mais próxima que já existe): a mensagem diz qual e o que fazer.
+    """
+    saida = Path(saida)
+    existente = next(p for p in (saida, *saida.parents) if p.exists())
+    if not existente.is_dir():
+        qual = "é um arquivo" if existente == saida else f"está dentro de “{existente}”, que é um arquivo"
+        raise ValueError(f"SAIDA (--saida): “{saida}” {qual}, e não uma pasta: escolha uma pasta (nova ou a de "
+                         "uma correção anterior); nada foi corrigido nem escrito")
+    if not os.access(existente, os.W_OK | os.X_OK):
+        raise ValueError(f"SAIDA (--saida): sem permissão de escrita em “{existente}”: escolha uma pasta sua (por "
+                         "exemplo, dentro da pasta do curso); nada foi corrigido nem escrito")
+
+
+def keep_previous(saida: Path) -> Path | None:
+    """Se ``saida`` já tem uma correção (``notas.csv``), move os arquivos dela (:data:`OUTPUT_NAMES`) para
+    ``saida/anteriores/<data-hora>/`` (a data do ``notas.csv`` dela) e devolve essa pasta; senão, ``None``. Outros
+    arquivos da pasta ficam onde estão. Assim, corrigir outra aula (ou de novo) na mesma pasta nunca apaga as notas
+    de antes."""
+    notas = Path(saida) / "notas.csv"
+    if not notas.is_file():
+        return None
+    marca = time.strftime("%Y-%m-%d-%H%M%S", time.localtime(notas.stat().st_mtime))
+    destino = Path(saida) / PREVIOUS_DIR / marca
+    k = 1
+    while destino.exists():
+        k += 1
+        destino = Path(saida) / PREVIOUS_DIR / f"{marca}-{k}"
+    destino.mkdir(parents=True)
+    for padrao in OUTPUT_NAMES:
+        for item in sorted(Path(saida).glob(padrao)):
+            shutil.move(str(item), str(destino / item.name))
+    return destino
 
 
 def write_outputs(rows: list[Row], everything: dict, saida: Path, fora: list | tuple = (), *,

@@ -77,6 +77,14 @@ def old_version_failures(g: Gradable, row: Row, versao: str) -> None:
                            "enunciado pode ter mudado desde aquela versão; o professor decide")
 
 
+def foreign_notebook(row: Row, motivo: str) -> None:
+    """Um notebook reconhecido só pelo nome (:func:`correcao.planning.foreign_reason`) que não passou em tudo vai
+    para revisão, com ``motivo``: o zero de um notebook que talvez nem seja o do curso não é uma nota."""
+    if motivo and row.status in ("parcial", "zero"):
+        row.status = "revisar"
+        row.reasons.append(motivo)
+
+
 def checks_outside_version(g: Gradable, row: Row, ausentes: list) -> None:
     """Verificações de exercícios que a versão do curso do aluno não tinha: fora da nota e do máximo."""
     for gid in ausentes:
@@ -232,5 +240,5 @@ def busy_machine_note(row: Row, politica: GradingPolicy) -> str:
     return (f"  {row.student} · {row.notebook} ({row.arquivo}): tempo esgotado com a máquina ocupada: as caixas "
             f"usaram {cpu} em CPU, enquanto outros processos ocupavam a máquina (ou o código dormiu ou esperou); não "
             "foi recorrigida: se o código não dorme nem espera, corrija só este notebook outra vez, com a máquina "
-            f"livre (--processos 1) ou com limites maiores que os de agora: --tempo-celula {politica.cell_timeout}, "
-            f"--tempo-notebook {politica.notebook_timeout:g}.")
+            "livre (--processos 1) ou com limites de tempo maiores que os desta correção (que foram --tempo-celula "
+            f"{politica.cell_timeout} e --tempo-notebook {politica.notebook_timeout:g}).")

@@ -36,7 +36,7 @@ EXPECTED = {
     ("karla-outra-aula", NB): (A2, "04-exercicios", "ok", MAX, MAX, "reconhecido pelas células como 04-exercicios"),
     ("leo-saida-enorme", NB): (A1, "03-exercicios", "ok", MAX, MAX, ""),
     # a caixa não deixa escrever fora da pasta: o código do aluno falha no que tentou, e só nele
-    ("marina-mexe-em-arquivos", NB): (A1, "03-exercicios", "parcial", "2", MAX, "PermissionError: sem permissão"),
+    ("marina-mexe-em-arquivos", NB): (A1, "03-exercicios", "parcial", "2", MAX, "sem permissão para gravar"),
     ("nina-sem-notebooks", ""): ("", "", "sem_notebooks", "0", "0",
                                  "nenhum notebook (.ipynb) na pasta (há: leia-me.txt)"),
     ("olga-aula-3", NB): (A3, "03-exercicios", "ok", MAX, MAX, ""),

@@ -66,6 +66,8 @@ _TRANSLATIONS = [
      "o array é só de leitura (os pesos do modelo, por exemplo): não o mude no lugar; crie um array novo"),
     (r"^\[Errno 13\] Permission denied: (.+)", r"sem permissão para gravar ou ler \1 (a correção só deixa gravar na "
                                               r"pasta do notebook)"),
+    (r"^\[Errno 30\] Read-only file system: (.+)", r"sem permissão para gravar em \1 (a correção só deixa gravar "
+                                                 r"na pasta do notebook)"),
     (r"^\[Errno 2\] No such file or directory: (.+)", r"arquivo ou pasta não encontrado: \1"),
     (r"^\[Errno 17\] File exists: (.+)", r"já existe um arquivo com este nome, e a pasta não pode ser criada: \1"),
     (r"^\[Errno 20\] Not a directory: (.+)", r"um arquivo está no caminho onde deveria haver uma pasta: \1"),
@@ -117,7 +119,9 @@ def student_error(exc: BaseException) -> tuple[str, None, None, str]:
     # de outro processo, um tipo que não é dos comuns chega como StudentError, com o nome original à parte
     tipo = getattr(exc, "tipo_do_aluno", None) if sorteado else None
     criterio = f"o seu código levantou {tipo or type(exc).__name__}"
-    if not sorteado:
+    if getattr(exc, "mensagem_fixa", False):  # escrita pela correção (o tempo, o processo parado): só ela, sem tipo
+        criterio = traduzida or original
+    elif not sorteado:
         criterio += f": {traduzida or original}"
     if onde:
         criterio += f" (linha {onde[0]} de {onde[1]})" if onde[1] != "<module>" else f" (linha {onde[0]})"

@@ -1,0 +1,162 @@
+"""O que um professor encontrou ao corrigir uma turma só com o docs/professor.md: limites de tempo curtos demais,
+uma pasta de saída que não se pode escrever, uma turma vazia, a correção anterior na mesma pasta, um zip cortado
+e um notebook de outra disciplina com o nome de um do curso. Cada achado: a recusa (ou a revisão) com a causa,
+antes de corrigir, em vez de uma turma de zeros ou de um erro em inglês no fim."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+import zipfile
+from pathlib import Path
+
+import pytest
+from exigir import pular_fora_da_ci
+
+from correcao import catalogo, isolamento, motor, planning, relatorio, scoring
+from correcao.entregas import read_submissions
+from correcao.politica import GradingPolicy
+from correcao.relatorio import Row
+
+ROOT = Path(__file__).resolve().parents[1]
+SCRIPT = ROOT / "scripts" / "corrigir.py"
+AULA1 = catalogo.catalog()[("aula-01-self-attention", "03-exercicios")]
+TEMPOS = {"execucao": 6.24, "celulas": [("célula 3", "a", 0.4), ("célula 9", "b", 1.71), ("célula 12", "c", 0.2)]}
+
+
+def _corrigir(*args: str) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "lib")}
+    return subprocess.run([sys.executable, str(SCRIPT), *args], capture_output=True, text=True, cwd=ROOT, env=env,
+                          timeout=600)
+
+
+# ---------- limites de tempo menores que o tempo da solução ----------
+def test_limites_menores_que_a_solucao_sao_recusados_com_os_tempos_medidos():
+    with pytest.raises(motor.MachineFailure) as erro:
+        motor._limits_fit(GradingPolicy(notebook_timeout=1, cell_timeout=1), TEMPOS)
+    texto = str(erro.value)
+    assert "--tempo-notebook 1 s, e a solução inteira levou 6,2 s" in texto, texto
+    assert "--tempo-celula 1 s, e a célula 9 da solução levou 1,7 s" in texto, texto
+    assert "todo aluno, mesmo o que acertou tudo, sairia tempo_esgotado" in texto and "nada foi escrito" in texto
+    assert "sugestão: --tempo-notebook 60" in texto and "sugestão: --tempo-celula 10" in texto, texto
+    with pytest.raises(motor.MachineFailure) as so_notebook:
+        motor._limits_fit(GradingPolicy(notebook_timeout=5), TEMPOS)
+    assert "--tempo-notebook 5 s" in str(so_notebook.value) and "--tempo-celula" not in str(so_notebook.value)
+
+
+def test_limites_que_cabem_a_solucao_passam():
+    motor._limits_fit(GradingPolicy(), TEMPOS)
+    motor._limits_fit(GradingPolicy(notebook_timeout=7, cell_timeout=2), TEMPOS)
+    motor._limits_fit(GradingPolicy(notebook_timeout=1, cell_timeout=1), {})  # sem medida, nada a dizer
+
+
+@pytest.mark.lento
+@pular_fora_da_ci(not isolamento.bwrap_available(), "sem bubblewrap nesta máquina (o CI instala)")
+def test_tempo_notebook_de_1_s_para_antes_de_corrigir_com_o_codigo_4(tmp_path):
+    """Antes: TEMPO_NOTEBOOK=1 dava tempo_esgotado a todos os alunos, com "(laço infinito?)" no motivo, e saía 0."""
+    turma = tmp_path / "turma"
+    (turma / "ana").mkdir(parents=True)
+    with zipfile.ZipFile(ROOT / "tests" / "turma-exemplo.zip") as z:
+        (turma / "ana" / "03-exercicios.ipynb").write_bytes(z.read("turma-exemplo/ana-correta/03-exercicios.ipynb"))
+    run = _corrigir(str(turma), "--saida", str(tmp_path / "saida"), "--tempo-notebook", "1", "--processos", "1")
+    assert run.returncode == 4, run.stdout + run.stderr
+    assert "--tempo-notebook 1 s, e a solução inteira levou" in run.stderr, run.stderr
+    assert not (tmp_path / "saida").exists()
+
+
+# ---------- a pasta de saída ----------
+def test_saida_que_e_um_arquivo_e_recusada_antes_de_corrigir(tmp_path):
+    arquivo = tmp_path / "notas.txt"
+    arquivo.write_text("minhas notas")
+    for saida, trecho in ((arquivo, "é um arquivo, e não uma pasta"),
+                          (arquivo / "correcao", "está dentro de “" + str(arquivo) + "”, que é um arquivo")):
+        with pytest.raises(ValueError) as erro:
+            relatorio.writable_output(saida)
+        assert trecho in str(erro.value) and "SAIDA (--saida)" in str(erro.value), str(erro.value)
+    run = _corrigir(str(tmp_path), "--saida", str(arquivo))
+    assert run.returncode == 2 and "é um arquivo, e não uma pasta" in run.stderr, run.stderr
+    assert "Traceback" not in run.stderr and arquivo.read_text() == "minhas notas"
+
+
+def test_saida_sem_permissao_e_recusada_sem_criar_nada(tmp_path, monkeypatch):
+    # como root, a permissão não vale; aqui, o os.access responde como para outro usuário
+    monkeypatch.setattr(relatorio.os, "access", lambda p, modo: Path(p) != tmp_path / "somente-leitura")
+    (tmp_path / "somente-leitura").mkdir()
+    with pytest.raises(ValueError, match="sem permissão de escrita em “.*somente-leitura”"):
+        relatorio.writable_output(tmp_path / "somente-leitura" / "correcao" / "aula-1")
+    assert list((tmp_path / "somente-leitura").iterdir()) == []
+    relatorio.writable_output(tmp_path / "outra" / "pasta")  # uma pasta nova, num lugar que se pode escrever
+    assert not (tmp_path / "outra").exists()
+
+
+# ---------- uma turma vazia ----------
+def test_turma_sem_nenhuma_entrega_sai_com_erro_e_nao_escreve_nada(tmp_path):
+    (tmp_path / "vazia" / "__MACOSX").mkdir(parents=True)
+    (tmp_path / "vazia" / "__MACOSX" / "._x").write_bytes(b"x")
+    run = _corrigir(str(tmp_path / "vazia"), "--saida", str(tmp_path / "saida"), "--sem-isolamento")
+    assert run.returncode == 2, run.stdout + run.stderr
+    assert "nenhuma entrega encontrada (só 1 resto(s) do sistema, ignorados)" in run.stderr, run.stderr
+    assert not (tmp_path / "saida").exists()
+
+
+# ---------- a correção anterior na mesma pasta ----------
+def test_a_correcao_anterior_vai_para_anteriores_e_o_resto_da_pasta_fica(tmp_path):
+    saida = tmp_path / "saida"
+    assert relatorio.keep_previous(saida) is None  # nada antes
+    (saida / "retorno" / "ana").mkdir(parents=True)
+    (saida / "notas.csv").write_text("aula 1")
+    (saida / "retorno" / "ana" / "x.html").write_text("retorno da aula 1")
+    (saida / "turma-aula-01.csv").write_text("hub")
+    (saida / "minha-planilha.ods").write_text("do professor")
+    quando = time.mktime((2026, 3, 2, 14, 5, 9, 0, 0, -1))
+    os.utime(saida / "notas.csv", (quando, quando))
+    primeira = relatorio.keep_previous(saida)
+    assert primeira == saida / "anteriores" / "2026-03-02-140509"
+    assert (primeira / "notas.csv").read_text() == "aula 1"
+    assert (primeira / "retorno" / "ana" / "x.html").read_text() == "retorno da aula 1"
+    assert (primeira / "turma-aula-01.csv").exists() and not (saida / "notas.csv").exists()
+    assert (saida / "minha-planilha.ods").read_text() == "do professor"
+    (saida / "notas.csv").write_text("aula 2")
+    os.utime(saida / "notas.csv", (quando, quando))  # a mesma data: outra pasta, nunca por cima
+    segunda = relatorio.keep_previous(saida)
+    assert segunda == saida / "anteriores" / "2026-03-02-140509-2" and (segunda / "notas.csv").read_text() == "aula 2"
+    assert (primeira / "notas.csv").read_text() == "aula 1"
+
+
+# ---------- um zip cortado ----------
+def test_zip_cortado_no_meio_diz_que_esta_danificado(tmp_path):
+    inteiro = tmp_path / "turma.zip"
+    with zipfile.ZipFile(inteiro, "w") as z:
+        z.writestr("ana/03-exercicios.ipynb", json.dumps({"cells": []}) * 200)
+    cortado = tmp_path / "turma-baixada.zip"
+    cortado.write_bytes(inteiro.read_bytes()[: inteiro.stat().st_size // 2])
+    with pytest.raises(SystemExit) as erro:
+        read_submissions(cortado, tmp_path / "tmp")
+    assert "“turma-baixada.zip” está incompleto ou danificado (o download parou no meio?)" in str(erro.value)
+    texto = tmp_path / "notas.txt"
+    texto.write_text("não é zip")
+    with pytest.raises(SystemExit, match="não é nenhum dos dois"):
+        read_submissions(texto, tmp_path / "tmp")
+
+
+# ---------- um notebook de outra disciplina com o nome de um do curso ----------
+def _notebook(*codigos: str) -> dict:
+    return {"nbformat": 4, "nbformat_minor": 5, "metadata": {},
+            "cells": [{"cell_type": "code", "metadata": {}, "source": c, "outputs": [], "execution_count": None}
+                      for c in codigos]}
+
+
+def test_notebook_so_com_o_nome_do_curso_vai_para_revisao():
+    outro = _notebook("import pandas as pd", "df = pd.read_csv('vendas.csv')\ndf.describe()")
+    motivo = planning.foreign_reason(outro, AULA1, "bia/03-exercicios.ipynb")
+    assert "“bia/03-exercicios.ipynb” tem o nome de 03-exercicios (aula-01-self-attention)" in motivo, motivo
+    curso = json.loads(AULA1.source.read_text(encoding="utf-8"))
+    assert planning.foreign_reason(curso, AULA1, "ana/03-exercicios.ipynb") == ""
+    assert planning.foreign_reason(_notebook("", "  "), AULA1, "caio/03-exercicios.ipynb") == ""  # vazio: zero
+    for situacao, esperada in (("zero", "revisar"), ("parcial", "revisar"), ("ok", "ok")):
+        row = Row("bia", AULA1.assignment, AULA1.notebook, total=0.0, maximum=4.0, status=situacao)
+        scoring.foreign_notebook(row, motivo)
+        assert row.status == esperada and (motivo in row.reasons) == (esperada == "revisar"), row
