@@ -187,6 +187,18 @@ def test_as_linhas_viram_um_resultado_por_verificacao():
     assert {r.category for r in antiga} == {class_report.NO_DIAGNOSIS}
     solto = class_report.records_from_rows([_linha("", {}, status="fora_de_pasta")], catalog())
     assert {(r.student, r.category) for r in solto} == {(class_report.SEM_PASTA, class_report.NOT_GRADED)}
+    # a cópia da solução: o verificador aprovou, mas os pontos estão retidos; o relatório não diz "passou"
+    from correcao.relatorio import withhold
+
+    copia = _linha("ivo", {EX3: ("ok", ""), EX4: ("no_scale", "caso 1 de 5: pesos")})
+    copia.scores[EX3] = 2.0
+    withhold(copia, [EX3], "respostas iguais às de solutions/ (aula01-ex3-solucao): cópia da solução? O professor "
+                           "decide")
+    (ex3,) = [r for r in class_report.records_from_rows([copia], catalog()) if r.grade_id == EX3]
+    assert ex3.category == class_report.IN_REVIEW and class_report.group_of(ex3.category) == "review", ex3
+    assert class_report.describe(ex3.category, EX3).startswith("em revisão: os pontos ficam retidos")
+    assert ex3.detail == ("respostas iguais às de solutions/ (aula01-ex3-solucao): cópia da solução? "
+                          "O professor decide"), ex3.detail
     sem_versao = _linha("hugo", {EX3: ("ok", "")})
     del sem_versao.scores[EX4]  # a versão do curso do aluno não tinha o exercício 4
     assert [r.grade_id for r in class_report.records_from_rows([sem_versao], catalog())] == [EX3]
@@ -198,7 +210,7 @@ def test_o_resumo_conta_os_alunos_de_cada_engano():
     assert ex4.students["no_scale"] == ["bia", "caio"]
     assert ex4.details["no_scale"] == "pesos de atenção (n, n) corretos"  # sem o "caso k de n"
     assert ex4.by_group() == {"ok": 1, "mistake": 2, "other": 0, "error": 1, "not_done": 1, "timeout": 1,
-                              "stopped": 2}
+                              "review": 0, "stopped": 2}
     assert [(s.grade_id, s.students) for s in escritas] == [("aula01-ex3-resposta", {"written_stub": ["caio"]})]
 
 

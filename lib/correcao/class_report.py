@@ -51,6 +51,8 @@ CHECKS_DIR = Path(__file__).resolve().parents[1] / "atencao" / "checks"
 WRITTEN_STUB = "written_stub"
 # uma entrega que não foi ao kernel (arquivo inválido, grande demais...): nenhuma verificação rodou
 NOT_GRADED = "not_graded"
+# uma verificação de uma linha revisar com os pontos retidos (Row.em_revisao): nem passou, nem falhou, até o professor
+IN_REVIEW = "in_review"
 # uma linha corrigida sem o resultado de cada verificação (de um parte.json anterior ao relatório da turma)
 NO_DIAGNOSIS = "no_diagnosis"
 _KERNEL_STATUSES = frozenset({"ok", "parcial", "zero", "revisar", "tempo_esgotado", "memoria_esgotada",
@@ -70,6 +72,7 @@ GROUPS = {
     "error": ("#CC79A7", "falhou: erro no código do aluno"),
     "not_done": ("#56B4E9", "não feito"),
     "timeout": ("#0072B2", "tempo esgotado"),
+    "review": ("#000000", "em revisão (pontos retidos até o professor decidir)"),
     "stopped": ("#999999", "sem resultado (execução parada, erro da correção, arquivo inválido)"),
 }
 _ERROR = frozenset({"student_exception", "unreadable_return", "wrong_signature"})
@@ -113,6 +116,8 @@ def group_of(category: str) -> str:
     """O grupo (:data:`GROUPS`) da categoria ``category``."""
     if category in ("ok", "not_done", "timeout"):
         return category
+    if category == IN_REVIEW:
+        return "review"
     if category in _ERROR:
         return "error"
     if category in _STOPPED:
@@ -126,7 +131,8 @@ def records_from_rows(rows, everything: dict) -> list[Record]:
 
     Uma verificação com diagnóstico leva a categoria dele (``stopped`` vira ``timeout`` numa linha ``tempo_esgotado``);
     sem diagnóstico, ``grading_error`` quando a correção falhou, :data:`NOT_GRADED` quando a entrega nem foi ao
-    kernel e :data:`NO_DIAGNOSIS` numa linha corrigida sem eles (de um ``parte.json`` anterior ao relatório). As
+    kernel e :data:`NO_DIAGNOSIS` numa linha corrigida sem eles (de um ``parte.json`` anterior ao relatório); com os
+    pontos retidos para revisão (``Row.em_revisao``), :data:`IN_REVIEW`, seja qual for o diagnóstico. As
     respostas escritas no esboço vêm do motivo da linha (a nota que a leitura da entrega escreve)."""
     out = []
     for r in rows:
@@ -147,6 +153,8 @@ def records_from_rows(rows, everything: dict) -> list[Record]:
                 category = ("grading_error" if r.status in _GRADING_FAILED else
                             NO_DIAGNOSIS if r.status in _KERNEL_STATUSES else NOT_GRADED)
                 detail = ""
+            if gid in (r.em_revisao or {}):  # os pontos retidos: o relatório não diz "passou" antes do professor
+                category, detail = IN_REVIEW, _in_review_reason(r)
             out.append(Record(**base, grade_id=gid, category=category, detail=detail))
         for motivo in r.reasons:
             achou = _STUB_REASON.search(motivo)
@@ -154,6 +162,12 @@ def records_from_rows(rows, everything: dict) -> list[Record]:
                 out += [Record(**base, grade_id=gid.strip(), category=WRITTEN_STUB)
                         for gid in achou.group(1).split(",") if gid.strip()]
     return out
+
+
+def _in_review_reason(r) -> str:
+    """O motivo da revisão da linha ``r`` (o que reteve os pontos, sem a conta deles), em até 200 caracteres."""
+    motivo = next((m for m in r.reasons if "pontos retidos" in m), "o professor revisa esta entrega")
+    return motivo.split("; pontos retidos")[0][:200]
 
 
 def write_checks_csv(records: list[Record], path: Path) -> None:
@@ -257,6 +271,8 @@ def describe(category: str, grade_id: str = "") -> str:
         return GENERIC[category]
     if category == NOT_GRADED:
         return "a entrega não foi corrigida (arquivo inválido, grande demais...)"
+    if category == IN_REVIEW:
+        return "em revisão: os pontos ficam retidos até você decidir (coluna pontos_em_revisao de notas.csv)"
     if category == NO_DIAGNOSIS:
         return "corrigida sem o resultado de cada verificação (uma parte corrigida antes do relatório da turma)"
     textos = _hint_texts()
