@@ -66,15 +66,16 @@ def preflight(pasta: Path, politica: GradingPolicy, marca: str, mpl: Path | None
         Sem o bwrap, ou a caixa não começa aqui (a mensagem diz a causa: *user namespaces* bloqueados por um
         perfil seccomp de contêiner, AppArmor...).
     MachineFailure
-        A caixa começa, mas a solução não roda até o fim ou não é aprovada (a mensagem diz onde e por quê).
+        A caixa começa, mas a solução não roda até o fim ou não é aprovada (a mensagem diz onde e por quê); ou os
+        limites de tempo de ``politica`` são menores que o que a solução levou (:func:`_limits_fit`).
     """
     import nbformat
 
     g = catalog()[PREFLIGHT]
     nb = nbformat.read(g.source, as_version=4)
-    # o prazo é o da máquina, e não o orçamento do professor: um orçamento pequeno demais é escolha dele (cada linha
-    # sai tempo_esgotado), e não uma máquina quebrada; a memória e os processos são os da correção, e o tempo de cada
-    # célula, ao menos o padrão da política
+    # o prazo da prova é o da máquina, e não o orçamento do professor (a memória e os processos são os da correção, e
+    # o tempo de cada célula, ao menos o padrão da política); depois, _limits_fit compara o tempo que a solução levou
+    # aos limites pedidos: um limite menor que ele daria tempo_esgotado a todos
     pedida = politica
     politica = dataclasses.replace(politica, notebook_timeout=max(politica.notebook_timeout, PREFLIGHT_S),
                                    cell_timeout=max(politica.cell_timeout, GradingPolicy.cell_timeout))
