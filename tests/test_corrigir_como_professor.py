@@ -160,3 +160,13 @@ def test_notebook_so_com_o_nome_do_curso_vai_para_revisao():
         row = Row("bia", AULA1.assignment, AULA1.notebook, total=0.0, maximum=4.0, status=situacao)
         scoring.foreign_notebook(row, motivo)
         assert row.status == esperada and (motivo in row.reasons) == (esperada == "revisar"), row
+
+
+# ---------- o retorno diz o nome de cada verificação como no notebook ----------
+def test_o_quadro_de_pontos_do_retorno_mostra_o_titulo_da_secao_de_cada_verificacao():
+    row = Row("ana", AULA1.assignment, AULA1.notebook, scores={"aula01-ex3-verificacao": 2.0,
+                                                              "aula01-ex4-verificacao": 0.0}, total=2.0, maximum=4.0)
+    pagina = relatorio.feedback_html(row, AULA1)
+    assert ("<td>Exercício 3 (prático): pulou e alto parecidos <code>aula01-ex3-verificacao</code></td><td>2</td>"
+            in pagina), pagina[:3000]
+    assert "<td>Exercício 4 (prático): projeções para Q, K e V <code>aula01-ex4-verificacao</code></td>" in pagina

@@ -197,6 +197,23 @@ def _protected_sources(source: Path) -> frozenset:
 
 
 @functools.lru_cache(maxsize=None)
+def check_titles(source: Path) -> dict[str, str]:
+    """O título da seção de cada célula com ``grade_id`` do notebook ``source``: o último cabeçalho markdown antes
+    dela, sem os ``#`` e a ênfase, em até 80 caracteres ("Exercício 3 (prático): pulou e alto parecidos"); o
+    retorno mostra cada verificação com ele, como o aluno a vê no notebook."""
+    titulos, atual = {}, ""
+    for c in json.loads(Path(source).read_text(encoding="utf-8")).get("cells", []):
+        if c.get("cell_type") == "markdown":
+            for linha in cell_source(c).splitlines():
+                if linha.startswith("#"):
+                    atual = linha.lstrip("#").replace("*", "").replace("`", "").strip()
+        gid = c.get("metadata", {}).get("nbgrader", {}).get("grade_id")
+        if gid:
+            titulos[gid] = atual if len(atual) <= 80 else atual[:79] + "…"
+    return titulos
+
+
+@functools.lru_cache(maxsize=None)
 def all_ids(source: Path) -> tuple[str, ...]:
     """Todos os ``grade_id`` do notebook de solução ``source`` (também os das células só protegidas)."""
     return tuple(grade_ids(json.loads(source.read_text(encoding="utf-8"))))

@@ -16,6 +16,7 @@ from pathlib import Path
 from atencao.checks.errors import translate
 
 # a célula de planilha protegida mora com o relatório da turma (que não pode importar este módulo, que o chama)
+from .catalogo import check_titles
 from .class_report import spreadsheet_cell, write_class_report
 
 CSV_FIXED = ["aluno", "aula", "notebook", "arquivo"]
@@ -170,8 +171,10 @@ def feedback_html(row: Row, g, assignment_notes: str = "") -> str:
     ``assignment_notes``: HTML (já escapado) da lacuna ``$assignment_notes`` de :data:`FEEDBACK_PAGE`, no alto do
     quadro da correção (o JupyterHub põe ali o máximo da tarefa e o atraso: :func:`correcao.hub.grade`)."""
     esc = html.escape
+    titulos = check_titles(g.source) if g else {}  # o título da seção de cada verificação, como no notebook
     rows = "".join(
-        f"<tr><td>{esc(gid)}</td><td>{format_number(row.scores.get(gid))}</td><td>{format_number(points)}</td></tr>"
+        f"<tr><td>{esc(titulos.get(gid, ''))} <code>{esc(gid)}</code></td><td>{format_number(row.scores.get(gid))}</td>"
+        f"<td>{format_number(points)}</td></tr>"
         for gid, (_, points, auto) in (g.cells.items() if g else []) if auto)
     reasons = "".join(f"<li>{esc(strip_paths(r))}</li>" for r in row.reasons) or "<li>Nenhum problema encontrado.</li>"
     manual = (f"<p>{row.manual_pending} resposta(s) escrita(s) aguardam a correção do professor.</p>"
