@@ -20,7 +20,6 @@ Uma turma grande em várias máquinas (veja ``lib/correcao/partes.py`` e ``docs/
 
 from __future__ import annotations
 
-import argparse
 import functools
 import sys
 import time
@@ -31,7 +30,9 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def _grade(grade_class, args, politica, parte):
     """Corrige a turma; devolve as linhas, ou o código de saída (com a mensagem já impressa) quando a correção não
-    pôde rodar: 3 sem a caixa, 4 com a máquina falhando, 2 com uma entrada recusada antes de corrigir."""
+    pôde rodar: 3 sem a caixa, 4 com a máquina falhando (ou limites de tempo curtos demais para ela), 2 com uma
+    entrada recusada antes de corrigir (ENTREGAS que não existe, vazia ou num zip cortado; SAIDA que não se pode
+    escrever)."""
     from correcao.isolamento import BwrapMissing
     from correcao.motor import MachineFailure
 
@@ -46,12 +47,17 @@ def _grade(grade_class, args, politica, parte):
     except ValueError as exc:  # entrada recusada antes de corrigir (o Moodle: um id com dois nomes, outra tarefa)
         print(f"Erro: {exc}", file=sys.stderr)
         return 2
+    except SystemExit as exc:  # ENTREGAS que não existe, não é pasta nem zip, ou um zip cortado: também o código 2
+        if not isinstance(exc.code, str):
+            raise
+        print(f"Erro: {exc.code}", file=sys.stderr)
+        return 2
 
 
 def main(argv=None) -> int:
     from correcao import politica
 
-    parser = argparse.ArgumentParser(description="Corrige uma turma com o nbgrader (notas.csv + retorno em HTML).")
+    parser = politica.PortugueseParser(description="Corrige uma turma com o nbgrader (notas.csv + retorno em HTML).")
     parser.add_argument("entregas", type=Path, nargs="*",
                         help="pasta(s) ou .zip(s) com <aluno>/<notebook>.ipynb (partes da mesma turma)")
     parser.add_argument("--parte", default=None,

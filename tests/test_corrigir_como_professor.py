@@ -45,11 +45,18 @@ def test_limites_menores_que_a_solucao_sao_recusados_com_os_tempos_medidos():
     with pytest.raises(motor.MachineFailure) as so_notebook:
         motor._limits_fit(GradingPolicy(notebook_timeout=5), TEMPOS)
     assert "--tempo-notebook 5 s" in str(so_notebook.value) and "--tempo-celula" not in str(so_notebook.value)
+    # a solução sozinha cabe, mas sem folga: na correção, dois notebooks de uma vez passavam do limite (antes, com
+    # TEMPO_CELULA=1 e uma célula de 0,8 s na prova, toda a turma saía tempo_esgotado)
+    with pytest.raises(motor.MachineFailure) as sem_folga:
+        motor._limits_fit(GradingPolicy(cell_timeout=3, notebook_timeout=12), TEMPOS)
+    assert "ao menos 2 vezes o tempo da solução" in str(sem_folga.value), str(sem_folga.value)
+    assert "--tempo-celula 3 s, e a célula 9" in str(sem_folga.value)
+    assert "--tempo-notebook 12 s, e a solução inteira levou 6,2 s" in str(sem_folga.value)
 
 
 def test_limites_que_cabem_a_solucao_passam():
     motor._limits_fit(GradingPolicy(), TEMPOS)
-    motor._limits_fit(GradingPolicy(notebook_timeout=7, cell_timeout=2), TEMPOS)
+    motor._limits_fit(GradingPolicy(notebook_timeout=13, cell_timeout=4), TEMPOS)
     motor._limits_fit(GradingPolicy(notebook_timeout=1, cell_timeout=1), {})  # sem medida, nada a dizer
 
 
@@ -92,6 +99,16 @@ def test_saida_sem_permissao_e_recusada_sem_criar_nada(tmp_path, monkeypatch):
     assert not (tmp_path / "outra").exists()
 
 
+def test_saida_dentro_da_pasta_das_entregas_e_recusada(tmp_path):
+    """Antes, a segunda correção lia a pasta de saída como a entrega de um aluno "correcao" (sem_notebooks)."""
+    (tmp_path / "turma" / "ana").mkdir(parents=True)
+    for saida in (tmp_path / "turma" / "correcao", tmp_path / "turma"):
+        with pytest.raises(ValueError, match="fica dentro da pasta das entregas"):
+            relatorio.writable_output(saida, [tmp_path / "turma"])
+    relatorio.writable_output(tmp_path / "correcao", tmp_path / "turma")  # ao lado: pode
+    relatorio.writable_output(tmp_path / "turma" / "correcao", tmp_path / "turma.zip")  # um zip não é lido de novo
+
+
 # ---------- uma turma vazia ----------
 def test_turma_sem_nenhuma_entrega_sai_com_erro_e_nao_escreve_nada(tmp_path):
     (tmp_path / "vazia" / "__MACOSX").mkdir(parents=True)
@@ -100,6 +117,11 @@ def test_turma_sem_nenhuma_entrega_sai_com_erro_e_nao_escreve_nada(tmp_path):
     assert run.returncode == 2, run.stdout + run.stderr
     assert "nenhuma entrega encontrada (só 1 resto(s) do sistema, ignorados)" in run.stderr, run.stderr
     assert not (tmp_path / "saida").exists()
+    # uma pasta de aluno só com restos do macOS também não é uma entrega (antes: a linha "ana sem_notebooks", código 0)
+    (tmp_path / "vazia" / "ana").mkdir()
+    (tmp_path / "vazia" / "ana" / "._03-exercicios.ipynb").write_bytes(b"x")
+    run = _corrigir(str(tmp_path / "vazia"), "--saida", str(tmp_path / "saida"), "--sem-isolamento")
+    assert run.returncode == 2 and "(só 1 pasta(s) de aluno vazia(s) e 2 resto(s) do sistema" in run.stderr, run.stderr
 
 
 # ---------- a correção anterior na mesma pasta ----------
@@ -140,6 +162,9 @@ def test_zip_cortado_no_meio_diz_que_esta_danificado(tmp_path):
     texto.write_text("não é zip")
     with pytest.raises(SystemExit, match="não é nenhum dos dois"):
         read_submissions(texto, tmp_path / "tmp")
+    run = _corrigir(str(cortado), "--saida", str(tmp_path / "saida"), "--sem-isolamento")
+    assert run.returncode == 2 and run.stderr.startswith("Erro: ENTREGAS: o zip “turma-baixada.zip” está incompleto")
+    assert not (tmp_path / "saida").exists()
 
 
 # ---------- um notebook de outra disciplina com o nome de um do curso ----------
@@ -170,3 +195,34 @@ def test_o_quadro_de_pontos_do_retorno_mostra_o_titulo_da_secao_de_cada_verifica
     assert ("<td>Exercício 3 (prático): pulou e alto parecidos <code>aula01-ex3-verificacao</code></td><td>2</td>"
             in pagina), pagina[:3000]
     assert "<td>Exercício 4 (prático): projeções para Q, K e V <code>aula01-ex4-verificacao</code></td>" in pagina
+
+
+# ---------- memória pequena demais para a aula: memória esgotada, e não "trapaça" ----------
+def test_memoryerror_na_conferencia_e_memoria_esgotada_e_nao_revisao():
+    """Com MEMORIA=300, a Aula 3 (o modelo carregado) dava 0 e revisar, com "passou no notebook, mas falhou na
+    conferência independente": o texto das trapaças pegas, para um aluno que acertou tudo."""
+    from correcao.execution import ExecutionResult
+
+    aula3 = catalogo.catalog()[("aula-03-atencao-num-transformer-real", "03-exercicios")]
+    pontos = {gid: float(aula3.cells[gid][1]) for gid in aula3.checks}
+    row = Row("olga", aula3.assignment, aula3.notebook, scores=dict(pontos), maximum=sum(pontos.values()))
+    res = ExecutionResult(verdicts={gid: (False, "MemoryError: Unable to allocate 576. KiB") for gid in aula3.checks})
+    scoring.apply_verification(aula3, row, res)
+    assert row.status == "memoria_esgotada" and row.total == 0, row
+    texto = " | ".join(row.reasons)
+    assert "passou no notebook" not in texto and "memória esgotada na conferência de aula03-ex1-verificacao" in texto
+    assert "--memoria" in texto, texto
+
+
+def test_o_relatorio_que_a_conferencia_nao_terminou_aparece_como_erro_na_celula(monkeypatch):
+    from correcao import _veredito
+
+    def sem_memoria(*args):
+        raise MemoryError("Unable to allocate 576. KiB")
+
+    monkeypatch.setattr(_veredito, "notebook_report", sem_memoria)
+    monkeypatch.setattr(_veredito, "_judge", lambda *a: (False, "MemoryError: Unable to allocate", "grading_error", []))
+    veredito, _ = _veredito._verdict({"grade_id": "aula01-ex3-verificacao"}, {}, None, None, 20.0, True)
+    (saida,) = veredito["saidas"]
+    assert saida["output_type"] == "error" and saida["ename"] == "MemoryError", saida
+    assert "a conferência não terminou esta verificação" in saida["traceback"][0]

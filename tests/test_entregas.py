@@ -449,7 +449,10 @@ def test_o_aluno_do_zip_que_nao_abre_tem_uma_linha(tmp_path):
     assert "frank" in ent.alunos and ("frank", "frank.zip") in _mapa(ent)
     plano, linhas, fora = motor_plan(ent, tmp_path)
     assert [(r.student, r.status) for r in linhas] == [("frank", "sem_notebooks")]
-    assert fora == [("frank", "frank.zip", "zip que não abre (BadZipFile)")]
+    assert fora == [("frank", "frank.zip", entregas.ZIP_BROKEN)] and "BadZipFile" not in entregas.ZIP_BROKEN
+    # a linha dele diz o que fazer (antes: só "nenhum notebook na pasta (há: frank.zip)")
+    assert linhas[0].reasons[-1].endswith("o zip frank.zip não abre (incompleto ou danificado): peça ao aluno que o "
+                                          "envie de novo"), linhas[0].reasons
 
 
 def test_copias_demais_do_mesmo_notebook_nao_vao_ao_kernel(tmp_path):

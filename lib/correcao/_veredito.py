@@ -572,8 +572,11 @@ def _verdict(celula: dict, modulos: dict, remota, canal, tempo: float, saidas: b
         try:
             veredito["saidas"] = notebook_report(celula, modulos, remota, canal, tempo)[0]
         except BaseException as exc:  # noqa: BLE001 - nada do aluno roda aqui; um erro é da conferência
-            veredito["saidas"] = []
-            veredito["erro_do_relatorio"] = f"{type(exc).__name__}: {str(exc)[:200]}"
+            erro = f"{type(exc).__name__}: {str(exc)[:200]}"
+            # a célula mostra o erro (sem saída, ela pareceria aprovada no notebook, e a nota a trataria como trapaça)
+            veredito["saidas"] = [{"output_type": "error", "ename": type(exc).__name__[:80], "evalue": str(exc)[:200],
+                                   "traceback": [f"a conferência não terminou esta verificação ({erro})"]}]
+            veredito["erro_do_relatorio"] = erro
     if any(o.get("ename") == "CellTimeoutError" for o in veredito.get("saidas", [])):
         # a função passou do tempo com os casos do notebook: os sorteados gastariam o limite de novo, e a verificação
         # interrompida não deixa resultado para a demonstração (como no kernel)

@@ -202,8 +202,8 @@ class _Reader:
         inicio = len(self.itens)
         try:
             self.zip(io.BytesIO(dados), prefixo, profundidade=1)
-        except (zipfile.BadZipFile, OSError, EOFError, ValueError) as exc:
-            self.itens.append((p, None, f"zip que não abre ({type(exc).__name__})"))
+        except (zipfile.BadZipFile, OSError, EOFError, ValueError):
+            self.itens.append((p, None, ZIP_BROKEN))
             return
         novos, n = self.itens[inicio:], len(prefixo)
         raizes = {q[n] for q, _, _ in novos if len(q) > n + 1}
@@ -329,6 +329,11 @@ def _owner(p: tuple[str, ...]) -> tuple[str, str]:
 def _one_line(exc: Exception) -> str:
     """A mensagem de ``exc`` em uma linha, sem bytes que não se imprimem."""
     return " ".join(readable_name(str(exc)).split())[:200]
+
+
+# o motivo de um zip de aluno que não abre (cortado no meio, ou que não é zip), em nao-corrigidos.csv e na linha dele
+ZIP_BROKEN = ("zip que não abre: incompleto ou danificado (o download parou no meio?) ou não é um zip; peça ao aluno "
+              "que o envie de novo")
 
 
 def _starts_like_zip(path: Path) -> bool:

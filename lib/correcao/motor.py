@@ -103,30 +103,36 @@ def preflight(pasta: Path, politica: GradingPolicy, marca: str, mpl: Path | None
     _limits_fit(pedida, w.timings)
 
 
+LIMIT_MARGIN = 2.0  # a prova roda a solução sozinha; a correção, vários notebooks ao mesmo tempo (e a máquina varia)
+
+
 def _limits_fit(pedida: GradingPolicy, tempos: dict) -> None:
-    """Levanta :class:`MachineFailure` se os limites de tempo pedidos (``pedida``) são menores que o que a solução
-    de :data:`PREFLIGHT` levou nesta máquina (``tempos``, de :meth:`Worker.execute`): todo aluno honesto sairia
-    ``tempo_esgotado``, e a culpa não seria dele. O notebook de teste é o mais leve do curso, e o orçamento de
-    cada entrega inclui ainda a leitura e o retorno: um limite que passa aqui ainda pode ser curto para outras
-    aulas (o log da correção diz os tempos esgotados)."""
+    """Levanta :class:`MachineFailure` se os limites de tempo pedidos (``pedida``) não cabem :data:`LIMIT_MARGIN`
+    vezes o que a solução de :data:`PREFLIGHT` levou nesta máquina (``tempos``, de :meth:`Worker.execute`): a prova
+    roda a solução sozinha, e a correção roda vários notebooks ao mesmo tempo; sem a margem, um limite justo passava
+    na prova e dava ``tempo_esgotado`` a todos os alunos honestos. O notebook de teste é o mais leve do curso, e o
+    orçamento de cada entrega inclui ainda a leitura e o retorno: um limite que passa aqui ainda pode ser curto para
+    outras aulas (o log da correção diz os tempos esgotados)."""
     notebook = tempos.get("execucao", 0.0)
     celula = max(((rotulo, s) for rotulo, _, s in tempos.get("celulas", [])), key=lambda c: c[1],
                  default=("", 0.0))
     curtos = []
-    if pedida.notebook_timeout < notebook:
+    if pedida.notebook_timeout < LIMIT_MARGIN * notebook:
         curtos.append(f"--tempo-notebook {pedida.notebook_timeout:g} s, e a solução inteira levou "
                       f"{_segundos(notebook)} (sugestão: --tempo-notebook {max(60, math.ceil(3 * notebook)):d}; o "
                       f"padrão é {GradingPolicy.notebook_timeout:g})")
-    if pedida.cell_timeout < celula[1]:
+    if pedida.cell_timeout < LIMIT_MARGIN * celula[1]:
         curtos.append(f"--tempo-celula {pedida.cell_timeout:g} s, e a {celula[0]} da solução levou "
                       f"{_segundos(celula[1])} (sugestão: --tempo-celula {max(10, math.ceil(3 * celula[1])):d}; o "
                       f"padrão é {GradingPolicy.cell_timeout:g})")
     if curtos:
         raise MachineFailure(
-            "Os limites de tempo desta correção são menores que o tempo que a solução (todas as respostas certas) "
-            f"levou nesta máquina: {'; '.join(curtos)}. Com eles, todo aluno, mesmo o que acertou tudo, sairia "
-            "tempo_esgotado. Nenhuma entrega foi corrigida e nada foi escrito: corrija de novo com limites maiores "
-            "(ou sem essas opções, com os padrões).")
+            "Os limites de tempo desta correção são curtos demais para esta máquina: a solução (todas as respostas "
+            f"certas), sozinha, já chega perto deles ou passa: {'; '.join(curtos)}. Na correção, vários notebooks "
+            f"rodam ao mesmo tempo, e cada limite precisa de ao menos {LIMIT_MARGIN:g} vezes o tempo da solução; "
+            "com esses, todo aluno, mesmo o que acertou tudo, sairia tempo_esgotado. Nenhuma entrega foi corrigida "
+            "e nada foi escrito: corrija de novo com limites maiores (TEMPO_CELULA= e TEMPO_NOTEBOOK= no make "
+            "corrigir), ou sem essas opções, com os padrões.")
 
 
 def _segundos(s: float) -> str:
@@ -188,7 +194,7 @@ def grade_class(entregas: Path, saida: Path, politica: GradingPolicy | None = No
         raise ValueError("guardar_notebooks: não vale com parte (os notebooks corrigidos ficam em cada máquina)")
     politica = GradingPolicy.build(politica, **limites)
     saida = Path(saida).resolve()
-    writable_output(saida)  # antes de corrigir: uma pasta que não se pode escrever custaria a correção inteira
+    writable_output(saida, entregas)  # antes de corrigir: uma saída que não se pode escrever custaria a correção
     everything = catalog()
     marca = marca or secrets.token_hex(8)
     if politica.isolate:  # falha cedo, com a mensagem de instalação, sem o bwrap
@@ -296,10 +302,12 @@ def _grade_with_pool(pool: GradingPool, entregas, tmp: Path, everything: dict, p
     corrigidos e as entregas lidas."""
     workers = pool.policy.resolved_workers()
     entregas_lidas = read_submissions(entregas, tmp)  # cópia interna: o nbgrader e o aluno não veem o original
-    if not entregas_lidas.arquivos and not entregas_lidas.alunos:
-        restos = f" (só {len(entregas_lidas.lixo)} resto(s) do sistema, ignorados)" if entregas_lidas.lixo else ""
-        raise ValueError(f"ENTREGAS: nenhuma entrega encontrada{restos}; o formato é <aluno>/<notebook>.ipynb, "
-                         "numa pasta ou num .zip (veja docs/professor.md); nada foi corrigido nem escrito")
+    if not entregas_lidas.arquivos:  # nenhum arquivo de aluno: só pastas vazias e restos do sistema
+        havia = [f"{len(entregas_lidas.alunos)} pasta(s) de aluno vazia(s)"] if entregas_lidas.alunos else []
+        havia += [f"{len(entregas_lidas.lixo)} resto(s) do sistema, ignorados"] if entregas_lidas.lixo else []
+        raise ValueError(f"ENTREGAS: nenhuma entrega encontrada{' (só ' + ' e '.join(havia) + ')' if havia else ''}; "
+                         "o formato é <aluno>/<notebook>.ipynb, numa pasta ou num .zip (veja docs/professor.md); "
+                         "nada foi corrigido nem escrito")
     da_parte = None
     if parte is not None:  # a turma toda foi lida (a impressão digital é dela); só os alunos da parte vão ao kernel
         from .partes import part_of
@@ -320,4 +328,11 @@ def _grade_with_pool(pool: GradingPool, entregas, tmp: Path, everything: dict, p
     for row in graded:
         if timed_out_by_machine(row):
             log(busy_machine_note(row, pool.policy))
+    sem_memoria = [r for r in graded if r.status == "memoria_esgotada"]
+    if sem_memoria:
+        log(f"  {len(sem_memoria)} notebook(s) com memória esgotada ({', '.join(r.student for r in sem_memoria[:5])}"
+            f"{', ...' if len(sem_memoria) > 5 else ''}): o limite por processo desta correção é "
+            f"--memoria {pool.policy.memory_mb} MiB; se o código deles é o do curso (um modelo carregado, como na "
+            "Aula 3), corrija-os de novo com mais memória (o padrão é "
+            f"{GradingPolicy.memory_mb} MiB)")
     return rows + graded, fora, entregas_lidas

@@ -24,7 +24,7 @@ from .catalogo import (
     shares_course_cells,
     too_large,
 )
-from .entregas import Submissions, same_student_name
+from .entregas import ZIP_BROKEN, Submissions, same_student_name
 from .nomes_antigos import recognize_version, translate_ids, version_note
 from .politica import GradingPolicy
 from .relatorio import Row, failed_row
@@ -131,9 +131,7 @@ def plan_class(ent: Submissions, everything: dict, pasta: Path, alunos: set[str]
         fora.append(("", nome, "caminho que sairia da pasta das entregas (..): não foi lido"))
     for aluno in ent.alunos:
         if aluno not in com_notebook and (alunos is None or aluno in alunos):
-            tem = [a.caminho for a in ent.arquivos if a.aluno == aluno]
-            rows.append(failed_row(aluno, None, "", "sem_notebooks", "nenhum notebook (.ipynb) na pasta"
-                                   + (f" (há: {', '.join(tem[:5])}{'...' if len(tem) > 5 else ''})" if tem else "")))
+            rows.append(_no_notebook_row(ent, aluno))
     return plan, rows, fora
 
 
@@ -212,6 +210,16 @@ def _deadline(segundos: float):
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, anterior)
+
+
+def _no_notebook_row(ent: Submissions, aluno: str) -> Row:
+    """A linha ``sem_notebooks`` de ``aluno``: o que havia na pasta dele e, se um zip dele não abriu, o que fazer."""
+    tem = [a.caminho for a in ent.arquivos if a.aluno == aluno]
+    quebrados = [a.caminho for a in ent.arquivos if a.aluno == aluno and a.motivo == ZIP_BROKEN]
+    return failed_row(aluno, None, "", "sem_notebooks", "nenhum notebook (.ipynb) na pasta"
+                      + (f" (há: {', '.join(tem[:5])}{'...' if len(tem) > 5 else ''})" if tem else "")
+                      + (f"; o zip {', '.join(quebrados[:3])} não abre (incompleto ou danificado): peça ao aluno "
+                         "que o envie de novo" if quebrados else ""))
 
 
 def foreign_reason(nb: dict, g: Gradable, caminho: str) -> str:

@@ -16,6 +16,8 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import os
+import re
+import sys
 from dataclasses import dataclass
 
 # sem ``workers``, as correções em paralelo: até este número (os núcleos da máquina, se forem menos)
@@ -131,6 +133,24 @@ class GradingPolicy:
 DEFAULT = GradingPolicy()
 
 
+class PortugueseParser(argparse.ArgumentParser):
+    """Um ``ArgumentParser`` que diz os erros de opção em português (``uso:``, ``opção --x: ...``), e não com o
+    ``usage:``/``error:`` do argparse: o professor chama ``scripts/corrigir.py`` pelo ``make corrigir``."""
+
+    def format_usage(self) -> str:
+        return re.sub(r"^usage:", "uso:", super().format_usage())
+
+    def format_help(self) -> str:
+        return re.sub(r"^usage:", "uso:", super().format_help())
+
+    def error(self, message: str):
+        message = re.sub(r"\bargument (\S+): ", r"opção \1: ", message)
+        message = re.sub(r"unrecognized arguments: ", "opções desconhecidas: ", message)
+        message = re.sub(r"the following arguments are required: ", "faltam: ", message)
+        self.print_usage(sys.stderr)
+        self.exit(2, f"{self.prog}: erro: {message}\n")
+
+
 def positive(tipo):
     """Um tipo do argparse: número maior que zero, com a mensagem em português (um tempo de célula 0 ou negativo
     reprovava alunos certos com "a função passou do tempo limite")."""
@@ -138,7 +158,8 @@ def positive(tipo):
         try:
             valor = tipo(texto)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"esperado um número, recebido {texto!r}") from None
+            inteiro = " inteiro (sem casas decimais)" if tipo is int else ""
+            raise argparse.ArgumentTypeError(f"esperado um número{inteiro}, recebido {texto!r}") from None
         if not valor > 0:
             raise argparse.ArgumentTypeError(f"esperado um número maior que zero, recebido {texto}")
         return valor

@@ -387,14 +387,15 @@ OUTPUT_NAMES = ("notas.csv", "nao-corrigidos.csv", "retorno", "verificacoes.csv"
 PREVIOUS_DIR = "anteriores"
 
 
-def writable_output(saida: Path) -> None:
-    """Confere, antes de corrigir (sem gravar nada), que a pasta de saída ``saida`` pode ser criada ou escrita.
+def writable_output(saida: Path, entregas=()) -> None:
+    """Confere, antes de corrigir (sem gravar nada), que a pasta de saída ``saida`` pode ser criada ou escrita, e
+    que ela não fica dentro de uma pasta de ``entregas`` (a próxima correção a leria como a entrega de um aluno).
 
     Raises
     ------
     ValueError
-        ``saida`` (ou uma pasta no caminho dela) é um arquivo, ou não há permissão de escrita nela (ou na pasta
-        mais próxima que já existe): a mensagem diz qual e o que fazer.
+        ``saida`` (ou uma pasta no caminho dela) é um arquivo, não há permissão de escrita nela (ou na pasta mais
+        próxima que já existe), ou ela está dentro das entregas: a mensagem diz qual e o que fazer.
     """
     saida = Path(saida)
     existente = next(p for p in (saida, *saida.parents) if p.exists())
@@ -403,8 +404,14 @@ def writable_output(saida: Path) -> None:
         raise ValueError(f"SAIDA (--saida): “{saida}” {qual}, e não uma pasta: escolha uma pasta (nova ou a de "
                          "uma correção anterior); nada foi corrigido nem escrito")
     if not os.access(existente, os.W_OK | os.X_OK):
-        raise ValueError(f"SAIDA (--saida): sem permissão de escrita em “{existente}”: escolha uma pasta sua (por "
-                         "exemplo, dentro da pasta do curso); nada foi corrigido nem escrito")
+        raise ValueError(f"SAIDA (--saida): sem permissão de escrita em “{existente}”: escolha, com --saida (ou "
+                         "SAIDA= no make corrigir), uma pasta em que este usuário possa escrever (a sua pasta pessoal, "
+                         "por exemplo); nada foi corrigido nem escrito")
+    for entrada in [Path(e).resolve() for e in (entregas if isinstance(entregas, (list, tuple)) else [entregas])]:
+        if entrada.is_dir() and (saida.resolve() == entrada or entrada in saida.resolve().parents):
+            raise ValueError(f"SAIDA (--saida): “{saida}” fica dentro da pasta das entregas, “{entrada}”: na próxima "
+                             "correção, ela seria lida como a entrega de um aluno. Escolha uma pasta fora dela (o "
+                             "padrão é build/correcao, na pasta do curso); nada foi corrigido nem escrito")
 
 
 def keep_previous(saida: Path) -> Path | None:

@@ -148,6 +148,10 @@ def verifier_scores(g: Gradable, row: Row, res: ExecutionResult) -> bool:
                               "" if passou is True else detalhe)
         no_kernel = row.scores[gid]
         row.scores[gid] = float(g.cells[gid][1]) if passou is True else 0.0
+        if passou is not True and "MemoryError" in str(detalhe):  # o limite de memória, e não o aluno nem uma trapaça
+            if not res.outcome:
+                res.outcome, res.where = "memoria_esgotada", f"conferência de {gid}"
+            continue
         if passou is not True and no_kernel > 0:  # o verificador decide: 0, e a discordância vai para revisão
             row.reasons.append(f"{gid}: passou no notebook, mas falhou na conferência independente"
                                + (f" (não passou: {detalhe})" if detalhe else "") + "; 0 pontos")
@@ -187,8 +191,11 @@ def outcome_reason(res: ExecutionResult) -> str | None:
         return (f"memória esgotada em {res.where}: a soma dos processos do notebook (e dos arquivos que "
                 "ele gravou) passou do limite do notebook; valem os pontos das verificações que terminaram "
                 "antes")
+    if res.outcome == "memoria_esgotada" and res.where.startswith("conferência de "):
+        return (f"memória esgotada na {res.where} (limite por processo, --memoria): o cálculo da verificação não "
+                "coube na memória desta correção; valem os pontos das verificações que terminaram")
     if res.outcome == "memoria_esgotada":
-        return (f"memória esgotada em {res.where} (limite por processo); "
+        return (f"memória esgotada em {res.where} (limite por processo, --memoria); "
                 "valem os pontos das verificações que terminaram antes")
     if res.outcome == "kernel_morreu":
         return (f"o kernel parou em {res.where} (o processo foi encerrado); "
