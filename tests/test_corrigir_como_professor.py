@@ -226,3 +226,13 @@ def test_o_relatorio_que_a_conferencia_nao_terminou_aparece_como_erro_na_celula(
     (saida,) = veredito["saidas"]
     assert saida["output_type"] == "error" and saida["ename"] == "MemoryError", saida
     assert "a conferência não terminou esta verificação" in saida["traceback"][0]
+
+
+def test_as_mensagens_da_caixa_saem_em_portugues():
+    from atencao.checks.errors import translate
+
+    assert translate("Unable to allocate 576. KiB for an array with shape (384, 384) and data type float32") == (
+        "sem memória para um array de 576. KiB (forma (384, 384), float32): o processo passou do limite de memória")
+    # a raiz da caixa é somente leitura (com e sem root): quem grava em ../../ lê isto, e não o inglês do sistema
+    assert translate("[Errno 30] Read-only file system: '../../INVADIDO.txt'") == (
+        "sem permissão para gravar em '../../INVADIDO.txt' (a correção só deixa gravar na pasta do notebook)")

@@ -68,6 +68,8 @@ _TRANSLATIONS = [
                                               r"pasta do notebook)"),
     (r"^\[Errno 30\] Read-only file system: (.+)", r"sem permissão para gravar em \1 (a correção só deixa gravar "
                                                  r"na pasta do notebook)"),
+    (r"^Unable to allocate (.+?) for an array with shape (.+?) and data type (\w+)",
+     r"sem memória para um array de \1 (forma \2, \3): o processo passou do limite de memória"),
     (r"^\[Errno 2\] No such file or directory: (.+)", r"arquivo ou pasta não encontrado: \1"),
     (r"^\[Errno 17\] File exists: (.+)", r"já existe um arquivo com este nome, e a pasta não pode ser criada: \1"),
     (r"^\[Errno 20\] Not a directory: (.+)", r"um arquivo está no caminho onde deveria haver uma pasta: \1"),
