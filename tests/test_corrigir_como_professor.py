@@ -182,9 +182,10 @@ def test_notebook_so_com_o_nome_do_curso_vai_para_revisao():
     assert planning.foreign_reason(curso, AULA1, "ana/03-exercicios.ipynb") == ""
     assert planning.foreign_reason(_notebook("", "  "), AULA1, "caio/03-exercicios.ipynb") == ""  # vazio: zero
     for situacao, esperada in (("zero", "revisar"), ("parcial", "revisar"), ("ok", "ok")):
-        row = Row("bia", AULA1.assignment, AULA1.notebook, total=0.0, maximum=4.0, status=situacao)
+        row = Row("bia", AULA1.assignment, AULA1.notebook, total=0.0, maximum=4.0, status=situacao,
+                  reasons=["células protegidas apagadas voltaram"])
         scoring.foreign_notebook(row, motivo)
-        assert row.status == esperada and (motivo in row.reasons) == (esperada == "revisar"), row
+        assert row.status == esperada and (row.reasons[0] == motivo) == (esperada == "revisar"), row
 
 
 # ---------- o retorno diz o nome de cada verificação como no notebook ----------
@@ -236,3 +237,21 @@ def test_as_mensagens_da_caixa_saem_em_portugues():
     # a raiz da caixa é somente leitura (com e sem root): quem grava em ../../ lê isto, e não o inglês do sistema
     assert translate("[Errno 30] Read-only file system: '../../INVADIDO.txt'") == (
         "sem permissão para gravar em '../../INVADIDO.txt' (a correção só deixa gravar na pasta do notebook)")
+
+
+def test_memoria_do_notebook_esgotada_aponta_a_celula_em_curso():
+    """No pod (bwrap+rlimit), o vigia mata o notebook inteiro: a situação dizia a célula seguinte à última que
+    terminou (um título, a célula 3), e não a que rodava (o laço de fork, a célula 4)."""
+    import nbformat
+
+    from correcao import execution
+
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("x = 1"), nbformat.v4.new_code_cell("y = 2"),
+                                         nbformat.v4.new_markdown_cell("## Exercício 1"),
+                                         nbformat.v4.new_code_cell("import os\nwhile True: os.fork()")])
+    res = execution.ExecutionResult()
+    execution._classify_kernel_outcome(nb, {0, 1}, "kernel_morreu:3", False, True, res)
+    assert res.outcome == "memoria_esgotada" and res.notebook_memory and res.where.startswith("célula 4"), res.where
+    sem_anuncio = execution.ExecutionResult()
+    execution._classify_kernel_outcome(nb, {0, 1}, None, False, True, sem_anuncio)
+    assert sem_anuncio.where.startswith("célula 3"), sem_anuncio.where

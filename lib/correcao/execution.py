@@ -546,7 +546,10 @@ def _classify_kernel_outcome(nb, executed: set[int], end, timed_out: bool, group
         index = int(end_text.split(":")[1]) if end_text.split(":")[1].isdigit() else last
         res.outcome, res.where, res.ignored_interrupt = "tempo_esgotado", _cell_name(nb, index), _cell_name(nb, index)
     elif group_memory and (timed_out or end is None or str(end).startswith("kernel_morreu")):
-        res.outcome, res.where, res.notebook_memory = "memoria_esgotada", _cell_name(nb, last + 1), True
+        # a célula em curso, quando o processo a anunciou ("kernel_morreu:K"); senão, a seguinte à última que terminou
+        em_curso = end_text.split(":")[1] if end_text.startswith("kernel_morreu:") else ""
+        index = int(em_curso) if em_curso.isdigit() else last + 1
+        res.outcome, res.where, res.notebook_memory = "memoria_esgotada", _cell_name(nb, index), True
     elif timed_out:
         res.outcome, res.where = "tempo_esgotado", _cell_name(nb, last + 1)
     elif timeout:  # uma célula passou do tempo e foi interrompida; o resto do notebook rodou

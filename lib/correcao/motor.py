@@ -99,7 +99,10 @@ def preflight(pasta: Path, politica: GradingPolicy, marca: str, mpl: Path | None
             f"A correção não funciona nesta máquina: {o_que}. Nenhuma entrega foi corrigida e nada foi escrito.\n"
             f"O teste é a solução do notebook {PREFLIGHT[1]} da {PREFLIGHT[0]} (todas as respostas certas), nas "
             "mesmas caixas e com os mesmos limites da correção: se ela não passa, nenhum aluno passaria. Confira a "
-            "memória e o tempo (--memoria, --tempo-notebook) e veja docs/professor.md, \"Isolamento e limites\".")
+            f"memória e o tempo (os desta correção: --memoria {pedida.memory_mb} MiB, --tempo-celula "
+            f"{pedida.cell_timeout}, --tempo-notebook {pedida.notebook_timeout:g}; os padrões: "
+            f"{GradingPolicy.memory_mb} MiB, {GradingPolicy.cell_timeout} e {GradingPolicy.notebook_timeout:g}) e "
+            "veja docs/professor.md, \"Isolamento e limites\".")
     _limits_fit(pedida, w.timings)
 
 

@@ -82,7 +82,7 @@ def foreign_notebook(row: Row, motivo: str) -> None:
     para revisão, com ``motivo``: o zero de um notebook que talvez nem seja o do curso não é uma nota."""
     if motivo and row.status in ("parcial", "zero"):
         row.status = "revisar"
-        row.reasons.append(motivo)
+        row.reasons.insert(0, motivo)  # primeiro: os outros motivos (células do curso que voltaram...) vêm disso
 
 
 def checks_outside_version(g: Gradable, row: Row, ausentes: list) -> None:
