@@ -336,6 +336,6 @@ def _grade_with_pool(pool: GradingPool, entregas, tmp: Path, everything: dict, p
         log(f"  {len(sem_memoria)} notebook(s) com memória esgotada ({', '.join(r.student for r in sem_memoria[:5])}"
             f"{', ...' if len(sem_memoria) > 5 else ''}): o limite por processo desta correção é "
             f"--memoria {pool.policy.memory_mb} MiB; se o código deles é o do curso (um modelo carregado, como na "
-            "Aula 3), corrija-os de novo com mais memória (o padrão é "
+            "Aula 3), corrija-os outra vez, com mais memória (o padrão é "
             f"{GradingPolicy.memory_mb} MiB)")
     return rows + graded, fora, entregas_lidas
