@@ -17,6 +17,7 @@ import pytest
 from exigir import pular_fora_da_ci
 
 from correcao import catalogo, isolamento, motor, planning, relatorio, scoring
+from correcao import saida as saida_mod
 from correcao.entregas import read_submissions
 from correcao.politica import GradingPolicy
 from correcao.relatorio import Row
@@ -81,7 +82,7 @@ def test_saida_que_e_um_arquivo_e_recusada_antes_de_corrigir(tmp_path):
     for saida, trecho in ((arquivo, "é um arquivo, e não uma pasta"),
                           (arquivo / "correcao", "está dentro de “" + str(arquivo) + "”, que é um arquivo")):
         with pytest.raises(ValueError) as erro:
-            relatorio.writable_output(saida)
+            saida_mod.writable_output(saida)
         assert trecho in str(erro.value) and "SAIDA (--saida)" in str(erro.value), str(erro.value)
     run = _corrigir(str(tmp_path), "--saida", str(arquivo))
     assert run.returncode == 2 and "é um arquivo, e não uma pasta" in run.stderr, run.stderr
@@ -90,12 +91,12 @@ def test_saida_que_e_um_arquivo_e_recusada_antes_de_corrigir(tmp_path):
 
 def test_saida_sem_permissao_e_recusada_sem_criar_nada(tmp_path, monkeypatch):
     # como root, a permissão não vale; aqui, o os.access responde como para outro usuário
-    monkeypatch.setattr(relatorio.os, "access", lambda p, modo: Path(p) != tmp_path / "somente-leitura")
+    monkeypatch.setattr(saida_mod.os, "access", lambda p, modo: Path(p) != tmp_path / "somente-leitura")
     (tmp_path / "somente-leitura").mkdir()
     with pytest.raises(ValueError, match="sem permissão de escrita em “.*somente-leitura”"):
-        relatorio.writable_output(tmp_path / "somente-leitura" / "correcao" / "aula-1")
+        saida_mod.writable_output(tmp_path / "somente-leitura" / "correcao" / "aula-1")
     assert list((tmp_path / "somente-leitura").iterdir()) == []
-    relatorio.writable_output(tmp_path / "outra" / "pasta")  # uma pasta nova, num lugar que se pode escrever
+    saida_mod.writable_output(tmp_path / "outra" / "pasta")  # uma pasta nova, num lugar que se pode escrever
     assert not (tmp_path / "outra").exists()
 
 
@@ -104,9 +105,9 @@ def test_saida_dentro_da_pasta_das_entregas_e_recusada(tmp_path):
     (tmp_path / "turma" / "ana").mkdir(parents=True)
     for saida in (tmp_path / "turma" / "correcao", tmp_path / "turma"):
         with pytest.raises(ValueError, match="fica dentro da pasta das entregas"):
-            relatorio.writable_output(saida, [tmp_path / "turma"])
-    relatorio.writable_output(tmp_path / "correcao", tmp_path / "turma")  # ao lado: pode
-    relatorio.writable_output(tmp_path / "turma" / "correcao", tmp_path / "turma.zip")  # um zip não é lido de novo
+            saida_mod.writable_output(saida, [tmp_path / "turma"])
+    saida_mod.writable_output(tmp_path / "correcao", tmp_path / "turma")  # ao lado: pode
+    saida_mod.writable_output(tmp_path / "turma" / "correcao", tmp_path / "turma.zip")  # um zip não é lido de novo
 
 
 # ---------- uma turma vazia ----------
@@ -127,7 +128,7 @@ def test_turma_sem_nenhuma_entrega_sai_com_erro_e_nao_escreve_nada(tmp_path):
 # ---------- a correção anterior na mesma pasta ----------
 def test_a_correcao_anterior_vai_para_anteriores_e_o_resto_da_pasta_fica(tmp_path):
     saida = tmp_path / "saida"
-    assert relatorio.keep_previous(saida) is None  # nada antes
+    assert saida_mod.keep_previous(saida) is None  # nada antes
     (saida / "retorno" / "ana").mkdir(parents=True)
     (saida / "notas.csv").write_text("aula 1")
     (saida / "retorno" / "ana" / "x.html").write_text("retorno da aula 1")
@@ -135,7 +136,7 @@ def test_a_correcao_anterior_vai_para_anteriores_e_o_resto_da_pasta_fica(tmp_pat
     (saida / "minha-planilha.ods").write_text("do professor")
     quando = time.mktime((2026, 3, 2, 14, 5, 9, 0, 0, -1))
     os.utime(saida / "notas.csv", (quando, quando))
-    primeira = relatorio.keep_previous(saida)
+    primeira = saida_mod.keep_previous(saida)
     assert primeira == saida / "anteriores" / "2026-03-02-140509"
     assert (primeira / "notas.csv").read_text() == "aula 1"
     assert (primeira / "retorno" / "ana" / "x.html").read_text() == "retorno da aula 1"
@@ -143,9 +144,27 @@ def test_a_correcao_anterior_vai_para_anteriores_e_o_resto_da_pasta_fica(tmp_pat
     assert (saida / "minha-planilha.ods").read_text() == "do professor"
     (saida / "notas.csv").write_text("aula 2")
     os.utime(saida / "notas.csv", (quando, quando))  # a mesma data: outra pasta, nunca por cima
-    segunda = relatorio.keep_previous(saida)
+    segunda = saida_mod.keep_previous(saida)
     assert segunda == saida / "anteriores" / "2026-03-02-140509-2" and (segunda / "notas.csv").read_text() == "aula 2"
     assert (primeira / "notas.csv").read_text() == "aula 1"
+
+
+
+def test_o_que_um_ava_escreve_vai_para_anteriores(tmp_path):
+    """O que cada AVA declara em ``LMSExporter.outputs`` está na lista de ``correcao.saida`` (um AVA novo que a
+    esquecer falha aqui), e vai para ``anteriores/`` com a planilha do Moodle e a parte de uma turma dividida."""
+    from correcao.exporters import exporters
+
+    for exporter in exporters():
+        assert exporter.outputs and set(exporter.outputs) <= set(saida_mod.OUTPUT_NAMES), exporter.name
+    saida = tmp_path / "saida"
+    saida.mkdir()
+    nomes = ("notas.csv", "parte.json", "moodle-notas.csv", "moodle-retornos.zip", "similaridade.html")
+    for nome in (*nomes, "minha-planilha.ods"):
+        (saida / nome).write_text(nome)
+    guardada = saida_mod.keep_previous(saida)
+    assert sorted(p.name for p in guardada.iterdir()) == sorted(nomes)
+    assert [p.name for p in saida.iterdir() if p.is_file()] == ["minha-planilha.ods"]
 
 
 # ---------- um zip cortado ----------

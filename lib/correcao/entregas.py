@@ -368,6 +368,11 @@ def _read_one(leitor: _Reader, path: Path, marca: str) -> int:
     return 0
 
 
+def input_paths(path: Path | str | list | tuple) -> list[Path]:
+    """As entradas de uma correção como lista: ``path`` é uma pasta ou um ``.zip``, ou uma lista (ou tupla) deles."""
+    return [Path(x) for x in path] if isinstance(path, (list, tuple)) else [Path(path)]
+
+
 def read_submissions(path: Path | list[Path], tmp: Path) -> Submissions:
     """Todos os arquivos de ``path`` (pasta ou ``.zip``, ou uma lista delas), por aluno. As cópias internas
     ficam em ``tmp``.
@@ -387,7 +392,7 @@ def read_submissions(path: Path | list[Path], tmp: Path) -> Submissions:
     SystemExit
         Se uma entrada não existir ou não for pasta nem zip (mensagem em pt-BR, sem o caminho completo).
     """
-    paths = [Path(x) for x in path] if isinstance(path, (list, tuple)) else [Path(path)]
+    paths = input_paths(path)
     if not paths:
         raise SystemExit("ENTREGAS: nenhuma pasta ou .zip informado")
     leitor = _Reader(tmp / "arquivos")

@@ -39,6 +39,8 @@ from nbconvert.exporters import NotebookExporter
 from nbconvert.preprocessors import Preprocessor
 from traitlets import Bool
 
+from correcao.saida import GRADES_CSV, ROSTER_CSV
+
 ROOT = Path(__file__).resolve().parents[2]
 # Arquivos que o próprio exchange põe em cada entrega (nunca são do aluno, nunca são "não corrigidos")
 EXCHANGE_FILES = frozenset({"timestamp.txt", "submission_secret.txt"})
@@ -426,14 +428,14 @@ def grade(turma: HubCourse, aula: str, saida: Path | None = None, log=print, pol
         linhas += [_no_submission(aluno, nome, maximos[nome]) for aluno in ausentes for nome in liberados]
         prazo = tarefa.duedate
     saida.mkdir(parents=True, exist_ok=True)
-    with open(saida / f"turma-{aula}.csv", "w", newline="", encoding="utf-8") as f:
+    with open(saida / ROSTER_CSV.format(aula=aula), "w", newline="", encoding="utf-8") as f:
         w = csv.DictWriter(f, fieldnames=["aluno", "notebook", "entregue_em", "atraso_s", "total_automatico",
                                           "maximo", "situacao"])
         w.writeheader()
         w.writerows({k: spreadsheet_cell(v) for k, v in x.items()}  # nenhuma célula vira fórmula (aluno "=2+3")
                     for x in sorted(linhas, key=lambda x: (x["aluno"], x["notebook"])))
     if not alunos:
-        log(f"{aula}: nenhuma entrega coletada; {len(ausentes)} aluno(s) sem entrega em turma-{aula}.csv")
+        log(f"{aula}: nenhuma entrega coletada; {len(ausentes)} aluno(s) sem entrega em {ROSTER_CSV.format(aula=aula)}")
         return []
     _ok(api.release_feedback(aula), "release_feedback")
     log(f"{aula}: {len(alunos)} aluno(s) corrigido(s), {len(ausentes)} sem entrega; notas no gradebook, "
@@ -539,7 +541,7 @@ def _autograded(turma: HubCourse, aula: str, aluno: str, nome: str, r, info: dic
 
 def _reescrever_notas(rows, saida: Path, fixed, tail) -> None:
     """``notas.csv`` de novo, com o máximo da tarefa (as outras colunas como :func:`write_outputs` escreveu)."""
-    caminho = saida / "notas.csv"
+    caminho = saida / GRADES_CSV
     with open(caminho, encoding="utf-8", newline="") as f:
         leitor = csv.reader(f)
         cab = next(leitor)

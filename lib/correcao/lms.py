@@ -19,6 +19,7 @@ class LMSExporter:
     de aluno na correção -> o que o AVA precisa para achá-lo) são do formato que cada AVA escolher."""
 
     name = ""
+    outputs: tuple[str, ...] = ()  # o que :meth:`export` grava na saída: nomes de correcao.saida (vão para anteriores/)
 
     def detects(self, entrada: Path) -> bool:
         """``entrada`` (pasta ou .zip) é um download deste AVA."""

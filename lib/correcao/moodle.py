@@ -42,6 +42,7 @@ from pathlib import Path
 
 from correcao.entregas import is_junk, path_parts, zip_member_name
 from correcao.lms import LMSExporter
+from correcao.saida import MOODLE_FEEDBACK_ZIP, MOODLE_WORKSHEET
 
 # "Nome Completo_123456_assignsubmission_file" + ("_" + resto): o nome do Moodle não tem "_" (vira espaço)
 SUBMISSION_PATTERN = re.compile(
@@ -584,6 +585,7 @@ class MoodleExporter(LMSExporter):
     baixada dele, preenchida) e o zip de retornos (:func:`write_feedback_zip`)."""
 
     name = "moodle"
+    outputs = (MOODLE_WORKSHEET, MOODLE_FEEDBACK_ZIP)
 
     def __init__(self, idioma: str = "pt_br", planilha: Path | None = None):
         self.idioma, self.planilha = idioma, planilha
@@ -610,9 +612,9 @@ class MoodleExporter(LMSExporter):
         return {aluno: Participant(nome, ident) for aluno, (nome, ident) in dados.items()}
 
     def export(self, rows: list, participantes: dict, saida: Path, log=print) -> None:
-        write_worksheet(rows, participantes, saida / "moodle-notas.csv", idioma=self.idioma, planilha=self.planilha,
+        write_worksheet(rows, participantes, saida / MOODLE_WORKSHEET, idioma=self.idioma, planilha=self.planilha,
                         log=log)
-        write_feedback_zip(rows, participantes, saida, saida / "moodle-retornos.zip")
+        write_feedback_zip(rows, participantes, saida, saida / MOODLE_FEEDBACK_ZIP)
         log(upload_hint(saida, self.planilha))
 
 

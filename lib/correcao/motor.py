@@ -32,7 +32,8 @@ from .isolamento import NotebookBudget, Sandbox, kill_sandbox, remove_cgroups
 from .planning import MAX_COPIES, MAX_FILES_PER_STUDENT, GradingTask, plan_class
 from .politica import GradingPolicy
 from .pool import BUDGET_MARGIN_S, GradingPool, grade_parallel
-from .relatorio import Row, keep_previous, writable_output, write_outputs
+from .relatorio import Row, write_outputs
+from .saida import CORRECTED_DIR, NOT_GRADED_CSV, keep_previous, writable_output
 from .scoring import busy_machine_note, mark_copies, timed_out_by_machine
 from .similarity import answers_of, compare_class
 
@@ -189,9 +190,9 @@ def grade_class(entregas: Path, saida: Path, politica: GradingPolicy | None = No
     teste nas caixas, veja :func:`preflight`; e, depois, qualquer entrega cujo kernel não começou: nada é escrito,
     nunca uma turma de zeros; também quando os limites de tempo pedidos são menores que o tempo da solução) e
     ``ValueError`` com ``parte`` e ``guardar_notebooks`` juntos, com uma ``saida`` que não se pode escrever
-    (:func:`correcao.relatorio.writable_output`) ou sem nenhuma entrega em ``entregas`` (nos três casos, nada é
+    (:func:`correcao.saida.writable_output`) ou sem nenhuma entrega em ``entregas`` (nos três casos, nada é
     escrito). Uma correção que já estava em ``saida`` vai para ``saida/anteriores/``
-    (:func:`correcao.relatorio.keep_previous`).
+    (:func:`correcao.saida.keep_previous`).
     """
     if parte is not None and guardar_notebooks:
         raise ValueError("guardar_notebooks: não vale com parte (os notebooks corrigidos ficam em cada máquina)")
@@ -248,11 +249,11 @@ def _write_class(rows: list[Row], everything: dict, saida: Path, fora: list, log
     write_outputs(rows, everything, saida, fora, class_report=class_reports)  # e o relatório da turma
     _machine_failures(rows, saida, written=True)
     if fora:
-        log(f"  {len(fora)} arquivo(s) não corrigido(s): veja {saida / 'nao-corrigidos.csv'}")
+        log(f"  {len(fora)} arquivo(s) não corrigido(s): veja {saida / NOT_GRADED_CSV}")
     if guardar_notebooks:
         for k, r in enumerate(rows):
             if r.autograded and r.autograded.exists():
-                dest = saida / "notebooks-corrigidos" / f"{k:05d}.ipynb"
+                dest = saida / CORRECTED_DIR / f"{k:05d}.ipynb"
                 dest.parent.mkdir(parents=True, exist_ok=True)
                 shutil.copy(r.autograded, dest)
                 r.autograded = dest

@@ -26,8 +26,8 @@ from pathlib import Path
 
 from .entregas import Submissions
 from .relatorio import Row
+from .saida import PART_FILE
 
-PART_FILE = "parte.json"
 FORMAT = 2  # a versão do formato de PART_FILE (2: o código das respostas, para a similaridade na junção)
 ROOT = Path(__file__).resolve().parents[2]
 

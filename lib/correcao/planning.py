@@ -129,9 +129,7 @@ def plan_class(ent: Submissions, everything: dict, pasta: Path, alunos: set[str]
             fora.append((aluno, f"({len(caminhos)} arquivos além do limite)", motivo))
     for nome in ent.inseguros if alunos is None or "" in alunos else ():
         fora.append(("", nome, "caminho que sairia da pasta das entregas (..): não foi lido"))
-    for aluno in ent.alunos:
-        if aluno not in com_notebook and (alunos is None or aluno in alunos):
-            rows.append(_no_notebook_row(ent, aluno))
+    rows += _no_notebook_rows(ent, [a for a in ent.alunos if a not in com_notebook and (alunos is None or a in alunos)])
     return plan, rows, fora
 
 
@@ -212,10 +210,20 @@ def _deadline(segundos: float):
         signal.signal(signal.SIGALRM, anterior)
 
 
-def _no_notebook_row(ent: Submissions, aluno: str) -> Row:
-    """A linha ``sem_notebooks`` de ``aluno``: o que havia na pasta dele e, se um zip dele não abriu, o que fazer."""
-    tem = [a.caminho for a in ent.arquivos if a.aluno == aluno]
-    quebrados = [a.caminho for a in ent.arquivos if a.aluno == aluno and a.motivo == ZIP_BROKEN]
+def _no_notebook_rows(ent: Submissions, sem_notebook: list[str]) -> list[Row]:
+    """As linhas ``sem_notebooks`` dos alunos ``sem_notebook`` (os arquivos da turma lidos uma vez só)."""
+    arquivos_de: dict[str, list] = {aluno: [] for aluno in sem_notebook}
+    for a in ent.arquivos:
+        if a.aluno in arquivos_de:
+            arquivos_de[a.aluno].append(a)
+    return [_no_notebook_row(aluno, arquivos_de[aluno]) for aluno in sem_notebook]
+
+
+def _no_notebook_row(aluno: str, arquivos: list) -> Row:
+    """A linha ``sem_notebooks`` de ``aluno``: o que havia na pasta dele (``arquivos``, os itens de
+    ``Submissions.arquivos`` dele) e, se um zip dele não abriu, o que fazer."""
+    tem = [a.caminho for a in arquivos]
+    quebrados = [a.caminho for a in arquivos if a.motivo == ZIP_BROKEN]
     return failed_row(aluno, None, "", "sem_notebooks", "nenhum notebook (.ipynb) na pasta"
                       + (f" (há: {', '.join(tem[:5])}{'...' if len(tem) > 5 else ''})" if tem else "")
                       + (f"; o zip {', '.join(quebrados[:3])} não abre (incompleto ou danificado): peça ao aluno "

@@ -9,7 +9,6 @@ import os
 import re
 import shutil
 import string
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -18,6 +17,7 @@ from atencao.checks.errors import translate
 # a célula de planilha protegida mora com o relatório da turma (que não pode importar este módulo, que o chama)
 from .catalogo import check_titles
 from .class_report import spreadsheet_cell, write_class_report
+from .saida import FEEDBACK_DIR, GRADES_CSV, NOT_GRADED_CSV
 
 CSV_FIXED = ["aluno", "aula", "notebook", "arquivo"]
 # "similaridade" antes de "total": as oito colunas do fim continuam as mesmas (correcao.similarity a preenche)
@@ -262,7 +262,6 @@ _PATH = re.compile(r"(/[^\s:'\"()]+/)([^/\s:'\"()]+\.py)")
 def _machine_prefixes() -> list[str]:
     """Pastas desta máquina que não podem aparecer num retorno: o repositório, o ambiente Python (venv e o
     Python de base), a pasta pessoal e as temporárias, cada uma também com os atalhos resolvidos."""
-    import os
     import sys
     import tempfile
 
@@ -380,61 +379,6 @@ def _feedback_pages(rows: list[Row]) -> list[str]:
     return paginas
 
 
-# o que uma correção escreve na pasta de saída (também o hub, turma-<aula>.csv, e os exportadores do Moodle)
-OUTPUT_NAMES = ("notas.csv", "nao-corrigidos.csv", "retorno", "verificacoes.csv", "relatorio-turma.html",
-                "relatorio-turma.csv", "similaridade.html", "notebooks-corrigidos", "moodle-notas.csv",
-                "moodle-retornos.zip", "turma-*.csv")
-PREVIOUS_DIR = "anteriores"
-
-
-def writable_output(saida: Path, entregas=()) -> None:
-    """Confere, antes de corrigir (sem gravar nada), que a pasta de saída ``saida`` pode ser criada ou escrita, e
-    que ela não fica dentro de uma pasta de ``entregas`` (a próxima correção a leria como a entrega de um aluno).
-
-    Raises
-    ------
-    ValueError
-        ``saida`` (ou uma pasta no caminho dela) é um arquivo, não há permissão de escrita nela (ou na pasta mais
-        próxima que já existe), ou ela está dentro das entregas: a mensagem diz qual e o que fazer.
-    """
-    saida = Path(saida)
-    existente = next(p for p in (saida, *saida.parents) if p.exists())
-    if not existente.is_dir():
-        qual = "é um arquivo" if existente == saida else f"está dentro de “{existente}”, que é um arquivo"
-        raise ValueError(f"SAIDA (--saida): “{saida}” {qual}, e não uma pasta: escolha uma pasta (nova ou a de "
-                         "uma correção anterior); nada foi corrigido nem escrito")
-    if not os.access(existente, os.W_OK | os.X_OK):
-        raise ValueError(f"SAIDA (--saida): sem permissão de escrita em “{existente}”: escolha, com --saida (ou "
-                         "SAIDA= no make corrigir), uma pasta em que este usuário possa escrever (a sua pasta pessoal, "
-                         "por exemplo); nada foi corrigido nem escrito")
-    for entrada in [Path(e).resolve() for e in (entregas if isinstance(entregas, (list, tuple)) else [entregas])]:
-        if entrada.is_dir() and (saida.resolve() == entrada or entrada in saida.resolve().parents):
-            raise ValueError(f"SAIDA (--saida): “{saida}” fica dentro da pasta das entregas, “{entrada}”: na próxima "
-                             "correção, ela seria lida como a entrega de um aluno. Escolha uma pasta fora dela (o "
-                             "padrão é build/correcao, na pasta do curso); nada foi corrigido nem escrito")
-
-
-def keep_previous(saida: Path) -> Path | None:
-    """Se ``saida`` já tem uma correção (``notas.csv``), move os arquivos dela (:data:`OUTPUT_NAMES`) para
-    ``saida/anteriores/<data-hora>/`` (a data do ``notas.csv`` dela) e devolve essa pasta; senão, ``None``. Outros
-    arquivos da pasta ficam onde estão. Assim, corrigir outra aula (ou de novo) na mesma pasta nunca apaga as notas
-    de antes."""
-    notas = Path(saida) / "notas.csv"
-    if not notas.is_file():
-        return None
-    marca = time.strftime("%Y-%m-%d-%H%M%S", time.localtime(notas.stat().st_mtime))
-    destino = Path(saida) / PREVIOUS_DIR / marca
-    k = 1
-    while destino.exists():
-        k += 1
-        destino = Path(saida) / PREVIOUS_DIR / f"{marca}-{k}"
-    destino.mkdir(parents=True)
-    for padrao in OUTPUT_NAMES:
-        for item in sorted(Path(saida).glob(padrao)):
-            shutil.move(str(item), str(destino / item.name))
-    return destino
-
-
 def write_outputs(rows: list[Row], everything: dict, saida: Path, fora: list | tuple = (), *,
                   class_report: bool = True) -> None:
     """``notas.csv`` (uma linha por aluno e notebook), ``retorno/<aluno>/<aula>-<notebook>.html``,
@@ -443,21 +387,21 @@ def write_outputs(rows: list[Row], everything: dict, saida: Path, fora: list | t
     ``relatorio-turma.html`` e ``.csv``)."""
     saida.mkdir(parents=True, exist_ok=True)
     for r, pagina in zip(rows, _feedback_pages(rows)):
-        r.retorno = f"retorno/{pagina}"
+        r.retorno = f"{FEEDBACK_DIR}/{pagina}"
     used = {(r.assignment, r.notebook) for r in rows}
     columns = [gid for g in sorted(everything.values(), key=lambda g: (g.assignment, g.notebook))
                if (g.assignment, g.notebook) in used for gid in g.checks]
-    with open(saida / "notas.csv", "w", newline="", encoding="utf-8") as f:
+    with open(saida / GRADES_CSV, "w", newline="", encoding="utf-8") as f:
         writer = csv.DictWriter(f, fieldnames=CSV_FIXED + columns + CSV_TAIL)
         writer.writeheader()
         for r in rows:
             writer.writerow(r.csv(columns))
-    with open(saida / "nao-corrigidos.csv", "w", newline="", encoding="utf-8") as f:
+    with open(saida / NOT_GRADED_CSV, "w", newline="", encoding="utf-8") as f:
         writer = csv.writer(f)
         writer.writerow(["aluno", "arquivo", "motivo"])
         for aluno, arquivo, motivo in sorted(fora):
             writer.writerow([spreadsheet_cell(aluno), spreadsheet_cell(arquivo), spreadsheet_cell(motivo)])
-    feedback = saida / "retorno"
+    feedback = saida / FEEDBACK_DIR
     if feedback.exists():
         shutil.rmtree(feedback)
     for r in rows:

@@ -52,6 +52,7 @@ from pathlib import Path
 
 from .catalogo import ROOT, SOLUTION_MARK, catalog, cell_source, nbgrader_meta, original_cells
 from .relatorio import Row, student_text
+from .saida import SIMILARITY_PAGE
 
 K_GRAM = 20  # caracteres de código filtrado de cada trecho comparado (o noise_t do copydetect)
 THRESHOLD = 0.5  # fração do código (filtrado, sem a moldura) de um dos dois alunos que está em trechos em comum
@@ -61,7 +62,7 @@ COMMON_MIN = 3  # ... e o limite nunca fica abaixo de 3 alunos (um par, ou um tr
 COMMON_MAX = 10  # ... nem acima de 10 (o -m 10 do MOSS): numa turma de 500, 11 alunos com o trecho já é "comum"
 MAX_ANSWER_CHARS = 20_000  # de cada resposta, comparados (a maior de solutions/ tem ~2.000): o resto não entra
 MAX_PAIRS = 200  # pares listados por notebook (os mais parecidos); a página diz quantos ficaram de fora
-PAGE = "similaridade.html"
+PAGE = SIMILARITY_PAGE
 
 
 @dataclass
