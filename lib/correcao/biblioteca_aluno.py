@@ -306,20 +306,37 @@ def masked_packages() -> dict[str, str]:
 
 
 @functools.lru_cache(maxsize=None)
-def student_library(checks: tuple) -> str:
+def student_library(checks: tuple, pasta: Path | None = None) -> str:
     """A biblioteca do aluno para as verificações ``checks`` (``(("aula04", ("projeto",)),)``: as que as células
-    de verificação do notebook chamam, por módulo, como em :func:`checks_in`), feita uma vez por processo numa pasta
-    temporária legível por todos (apagada na saída do processo). Só as contas que essas verificações proíbem saem
-    dela: as que só outro notebook da aula proíbe continuam no processo do aluno (o treino do projeto da Aula 6 não
-    passa pelo verificador a cada passo)."""
-    import atexit
+    de verificação do notebook chamam, por módulo, como em :func:`checks_in`), feita uma vez por processo. Só as
+    contas que essas verificações proíbem saem dela: as que só outro notebook da aula proíbe continuam no processo do
+    aluno (o treino do projeto da Aula 6 não passa pelo verificador a cada passo).
 
-    nomes = sorted({n for m, nomes_m in checks
-                    for n in proxied_names(importlib.import_module(f"atencao.checks.{m}"), nomes_m)})
-    base = Path(tempfile.mkdtemp(prefix="curso-lib-aluno-"))
-    os.chmod(base, 0o755)
-    atexit.register(shutil.rmtree, base, True)
-    return str(build_student_library(base / "lib", tuple(nomes)))
+    Com ``pasta`` (a mesma para todos os processos de uma correção), ela é feita uma vez por correção, em
+    ``pasta/<impressão digital dos nomes>/lib``: o primeiro processo que a pede a monta ao lado e a põe no lugar de
+    uma vez (``rename``); os outros usam essa. Sem ``pasta``, numa pasta temporária apagada na saída do processo.
+    Legível por todos (o uid da caixa a lê)."""
+    import atexit
+    import hashlib
+
+    nomes = tuple(sorted({n for m, nomes_m in checks
+                          for n in proxied_names(importlib.import_module(f"atencao.checks.{m}"), nomes_m)}))
+    if pasta is None:
+        base = Path(tempfile.mkdtemp(prefix="curso-lib-aluno-"))
+        os.chmod(base, 0o755)
+        atexit.register(shutil.rmtree, base, True)
+        return str(build_student_library(base / "lib", nomes))
+    final = Path(pasta) / hashlib.sha256("\n".join(nomes).encode()).hexdigest()[:16]
+    if not (final / "lib").is_dir():
+        Path(pasta).mkdir(parents=True, exist_ok=True)
+        montando = Path(tempfile.mkdtemp(prefix=".montando-", dir=pasta))
+        os.chmod(montando, 0o755)
+        build_student_library(montando / "lib", nomes)
+        try:
+            os.rename(montando, final)
+        except OSError:  # outro processo da correção a pôs no lugar antes: vale a dele (igual a esta)
+            shutil.rmtree(montando, ignore_errors=True)
+    return str(final / "lib")
 
 
 def checks_in(fontes) -> dict[str, tuple[str, ...]]:

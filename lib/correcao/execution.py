@@ -137,6 +137,9 @@ class Worker:
         """As três caixas, com os limites de ``policy`` (a da correção: veja :mod:`correcao.politica`)."""
         self.folder = folder
         self.course = folder / "curso-nbgrader"
+        # a pasta das bibliotecas do aluno de uma correção, a mesma para todos os processos dela (posta pelo pool e
+        # pela prova do começo; veja correcao.biblioteca_aluno.student_library); None: uma por processo
+        self.libraries: Path | None = None
         self.policy = policy
         self.cell_timeout = policy.cell_timeout
         self.limits = limits = policy.limits()
@@ -377,7 +380,8 @@ class Worker:
 
         # o processo do aluno importa uma biblioteca sem as contas que as verificações proíbem: elas são feitas
         # pelo verificador, que sabe qual verificação está rodando (correcao.biblioteca_aluno)
-        self.student_box.biblioteca = student_library(tuple(checks_in(v["fonte"] for v in verificacoes).items()))
+        self.student_box.biblioteca = student_library(tuple(checks_in(v["fonte"] for v in verificacoes).items()),
+                                                      self.libraries)
         codigo = [{"fonte": c["fonte"], "indice": c["indice"]} if c["tipo"] == "codigo" else
                   {"verificacao": c["grade_id"], "indice": c["indice"]} for c in celulas]
         work_aluno = self._workdir(f"{ident}-aluno", self.student_box)

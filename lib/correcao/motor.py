@@ -31,7 +31,7 @@ from .execution import ExecutionResult, Worker, alembic_head
 from .isolamento import NotebookBudget, Sandbox, kill_sandbox, remove_cgroups
 from .planning import MAX_COPIES, MAX_FILES_PER_STUDENT, GradingTask, plan_class
 from .politica import GradingPolicy
-from .pool import BUDGET_MARGIN_S, GradingPool, grade_parallel
+from .pool import BUDGET_MARGIN_S, STUDENT_LIBRARIES, GradingPool, grade_parallel
 from .relatorio import Row, write_outputs
 from .saida import CORRECTED_DIR, NOT_GRADED_CSV, keep_previous, writable_output
 from .scoring import busy_machine_note, mark_copies, timed_out_by_machine
@@ -82,6 +82,7 @@ def preflight(pasta: Path, politica: GradingPolicy, marca: str, mpl: Path | None
                                    cell_timeout=max(politica.cell_timeout, GradingPolicy.cell_timeout))
     w = Worker.boxes_only(pasta, 20, politica, marca)
     w.mpl_cache = mpl
+    w.libraries = pasta.parent / STUDENT_LIBRARIES  # a mesma dos processos de correção: feita uma vez
     w.timings = {}  # quanto a solução levou: comparado depois aos limites pedidos pelo professor
     limites = w.limits
     with NotebookBudget(f"{marca}-sonda", limites, limites.relogio_s, isolar=politica.isolate) as grupo:

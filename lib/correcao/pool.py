@@ -18,6 +18,7 @@ from .planning import GradingTask
 from .politica import GradingPolicy
 from .relatorio import Row, failed_row, format_number, notebook_body
 
+STUDENT_LIBRARIES = "bibliotecas-aluno"  # na pasta temporária da correção: as bibliotecas do aluno, feitas uma vez
 BUDGET_MARGIN_S = 5.0  # depois do orçamento, o processo de correção inteiro é morto (SIGKILL)
 
 
@@ -64,6 +65,7 @@ def _grading_process(conn, tmp: Path, policy: GradingPolicy, tag: str, k: int, m
             os._exit(0)
         worker = Worker(tmp / f"processo-{k}", gradables, k, policy, tag)
         worker.mpl_cache = mpl
+        worker.libraries = tmp / STUDENT_LIBRARIES
     except Exception as exc:  # noqa: BLE001 - o processo principal mostra o erro
         conn.send(("erro", f"{type(exc).__name__}: {exc}"))
         return
