@@ -133,3 +133,28 @@ def test_processos_comecados_antes_do_plano_terminam_mesmo_sem_o_que_corrigir(tm
     assert [(r.student, r.status) for r in rows] == [("nina", "sem_notebooks")]
     assert multiprocessing.active_children() == []
     assert (tmp_path / "saida" / "notas.csv").exists()
+
+
+def test_a_biblioteca_do_aluno_e_feita_uma_vez_por_correcao(tmp_path, monkeypatch):
+    """Com a pasta da correção, o segundo processo (aqui, a mesma função sem o cache do processo) usa a biblioteca que
+    o primeiro montou, sem montá-la de novo; outra pasta (outra correção) monta a sua."""
+    from correcao import biblioteca_aluno
+
+    montadas = []
+    original = biblioteca_aluno.build_student_library
+
+    def contando(dest, nomes, lib=None):
+        montadas.append(dest)
+        return original(dest, nomes, lib)
+
+    monkeypatch.setattr(biblioteca_aluno, "build_student_library", contando)
+    sem_cache = biblioteca_aluno.student_library.__wrapped__
+    checks = (("aula01", ("exercicio_4",)),)
+    primeira = sem_cache(checks, tmp_path / "correcao-1")
+    segunda = sem_cache(checks, tmp_path / "correcao-1")
+    assert primeira == segunda and len(montadas) == 1, montadas
+    assert (Path(primeira) / "atencao" / "__init__.py").is_file()
+    assert oct(os.stat(Path(primeira).parent).st_mode & 0o777) == "0o755"  # o uid da caixa lê
+    assert not [p for p in (tmp_path / "correcao-1").iterdir() if p.name.startswith(".montando-")]
+    outra = sem_cache(checks, tmp_path / "correcao-2")
+    assert outra != primeira and len(montadas) == 2
