@@ -110,6 +110,21 @@ def test_verificacoes_fora_da_versao_do_aluno_saem_da_nota_e_do_maximo():
     assert (row.scores, row.maximum, row.reasons) == ({EX1: 2.0}, 2.0, ["outro motivo"])
 
 
+def test_versao_antiga_sem_o_exercicio_novo_nao_sai_ok():
+    """Achado ao atacar a correção: a Aula 3 de uma versão sem o exercício 4 saía 6/6 ``ok`` (o mesmo aluno, na versão
+    de hoje, 6/8 ``parcial``): a versão antiga era um jeito de pular o exercício mais difícil."""
+    row = _row()
+    scoring.checks_outside_version(_gradable(), row, [EX2])
+    row.status, row.total = "ok", sum(row.scores.values())  # como apply_verification a deixa
+    scoring.old_version_missing(_gradable(), row, [EX2])
+    assert (row.status, row.total, row.maximum, row.em_revisao) == ("revisar", 2.0, 2.0, {}), row
+    assert f"sem {EX2}: 2 de 2 pontos nesta linha, e o máximo da versão de hoje é 5" in row.reasons[-1], row.reasons
+    completa = _row()  # a versão antiga com todos os exercícios de hoje (só os ids mudaram): ok
+    completa.status = "ok"
+    scoring.old_version_missing(_gradable(), completa, [])
+    assert completa.status == "ok" and not completa.reasons
+
+
 def test_copia_da_solucao_e_versao_antiga_com_falha_vao_para_revisao():
     row = _row()
     scoring.withhold_solution_copies(row, ["exercício 1"], [EX1])

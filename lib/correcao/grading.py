@@ -24,6 +24,7 @@ from .scoring import (
     foreign_notebook,
     last_error,
     old_version_failures,
+    old_version_missing,
     withhold_solution_copies,
 )
 
@@ -97,6 +98,7 @@ def _grade_one(w: Worker, e: GradingTask, grupo: NotebookBudget) -> Row:
     apply_verification(g, row, res)
     withhold_solution_copies(row, *e.copied_answers)
     old_version_failures(g, row, e.old_version)
+    old_version_missing(g, row, e.missing_checks)
     foreign_notebook(row, e.foreign)
     row.cpu_ratio = res.cpu_ratio
     # o tempo foi do aluno (nunca se corrige de novo): ignorou a interrupção, inundou a saída ou estourou a memória

@@ -77,7 +77,7 @@ def sanitize(nb: dict, g: Gradable, everything: dict | None = None, versao=None)
         notes.append(_foreign_cells_note(foreign, g, everything))
     nb["cells"] = [c for i, c in enumerate(cells) if i not in remove]
     missing = set(g.checks) - set(versao.verificacoes) if versao is not None else set()
-    notes += _restore(nb, {gid: c for gid, c in originals.items() if gid not in missing})
+    notes += _restore(nb, {gid: c for gid, c in originals.items() if gid not in missing}, versao is not None)
     notes += _rename_old_functions(nb, RENAMED_FUNCTIONS | versao.funcoes if versao is not None else RENAMED_FUNCTIONS)
     _unique_ids(nb["cells"])
     return nb, notes
@@ -178,9 +178,10 @@ def _rename_old_functions(nb: dict, renamed: dict) -> list[str]:
             "ponto"]
 
 
-def _restore(nb: dict, originals: dict) -> list[str]:
+def _restore(nb: dict, originals: dict, old_version: bool = False) -> list[str]:
     """Metadados perdidos, células protegidas apagadas e linhas acrescentadas a células protegidas, em três
-    passadas (cada uma vê o resultado da anterior); devolve as notas em pt-BR."""
+    passadas (cada uma vê o resultado da anterior); devolve as notas em pt-BR. Numa entrega de uma versão anterior
+    (``old_version``), as células protegidas diferentes das de hoje são as daquela versão, e a nota diz isso."""
     cells = nb["cells"]
     protected = [gid for gid, c in originals.items() if _kind(c) != "resposta"]
     notes = []
@@ -196,7 +197,10 @@ def _restore(nb: dict, originals: dict) -> list[str]:
     if retyped:
         notes.append("células que tinham mudado de tipo (código/texto) voltaram ao tipo original: "
                      f"{', '.join(sorted(retyped))}")
-    if edited:
+    if edited and old_version:
+        notes.append(f"células protegidas ou de verificação diferentes das de hoje ({', '.join(sorted(edited))}), "
+                     "como eram naquela versão (ou editadas): a correção usou o código de hoje")
+    elif edited:
         notes.append(f"células protegidas ou de verificação editadas ({', '.join(sorted(edited))}): a correção "
                      "usou o código original")
     if appended:

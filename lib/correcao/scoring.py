@@ -25,7 +25,7 @@ from .catalogo import (
 )
 from .execution import ExecutionResult
 from .politica import GradingPolicy
-from .relatorio import Row, readable_error, withhold
+from .relatorio import Row, format_number, readable_error, withhold
 
 
 def explain_outputs(nb: dict, g: Gradable, row: Row) -> None:
@@ -75,6 +75,18 @@ def old_version_failures(g: Gradable, row: Row, versao: str) -> None:
         row.status = "revisar"
         row.reasons.append(f"verificações que não passaram numa entrega da {versao} ({', '.join(falhas)}): o "
                            "enunciado pode ter mudado desde aquela versão; o professor decide")
+
+
+def old_version_missing(g: Gradable, row: Row, ausentes: list) -> None:
+    """Uma entrega de versão anterior com tudo certo, mas sem exercícios que a de hoje tem (``ausentes``, fora da nota
+    e do máximo: :func:`checks_outside_version`), vai para revisão, e não ``ok``: entregar uma versão antiga não
+    pode ser o jeito de pular o exercício novo. O professor decide se ele conta; os pontos ficam."""
+    if ausentes and row.status == "ok":
+        row.status = "revisar"
+        hoje = row.maximum + sum(g.cells[gid][1] for gid in ausentes)
+        row.reasons.append(f"entrega de uma versão anterior, sem {', '.join(ausentes)}: {format_number(row.total)} "
+                           f"de {format_number(row.maximum)} pontos nesta linha, e o máximo da versão de hoje é "
+                           f"{format_number(hoje)}; o professor decide se os exercícios novos contam")
 
 
 def foreign_notebook(row: Row, motivo: str) -> None:
