@@ -112,6 +112,21 @@ def test_copia_reformatada_e_com_outros_comentarios_continua_copia():
     assert saneamento.copied_from_solutions(nb, G1) == (["aula01-ex4-solucao"], ["aula01-ex4-verificacao"])
 
 
+def test_copia_com_instrucoes_que_nao_fazem_nada_continua_copia():
+    """Achado ao atacar a correção: a solução com um ``pass`` antes do ``return`` saía 4/4 ``ok``, sem motivo."""
+    fonte = _da_solucao(SOL1, "aula01-ex4-solucao")
+    linhas = fonte.splitlines()
+    k = next(i for i, ln in enumerate(linhas) if ln.strip().startswith("return"))
+    recuo = linhas[k][: len(linhas[k]) - len(linhas[k].lstrip())]
+    for enfeite in ("pass", "...", "0", "X", "np.pi", "'uma frase solta'"):
+        nb = _honesta()
+        gerar.fill(nb, "aula01-ex4-solucao", "\n".join([*linhas[:k], recuo + enfeite, *linhas[k:]]))
+        assert saneamento.copied_from_solutions(nb, G1) == (["aula01-ex4-solucao"], ["aula01-ex4-verificacao"]), enfeite
+    # uma instrução que faz algo muda a resposta: não é a mesma impressão digital (a similaridade compara o resto)
+    com_print = fonte.replace("return", "print(1)\n" + recuo + "return", 1)
+    assert catalogo.answer_fingerprint(fonte) != catalogo.answer_fingerprint(com_print)
+
+
 def test_resposta_curta_sozinha_pode_coincidir_acompanhada_nao():
     """A parte do aluno com uma instrução só (``return np.tril(np.ones((n, n), dtype=bool))``, a máscara causal
     como todo mundo a escreve) pode coincidir por acaso: sozinha, não é cópia; junto de uma resposta longa copiada,

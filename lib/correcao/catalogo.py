@@ -336,15 +336,22 @@ def original_cells(source: Path) -> dict:
             if nbgrader_meta(c).get("grade_id")}
 
 
-def _without_docstrings(tree):
+def _without_no_ops(tree):
+    """``tree`` sem as instruções que não fazem nada: docstrings e outras expressões soltas que são só uma constante,
+    um nome ou um atributo (``...``, ``0``, ``x``, ``np.pi``) e os ``pass`` (um bloco que fica vazio ganha um
+    ``pass``). A cópia de ``solutions/`` com um ``pass`` ou um ``...`` a mais tem a mesma impressão digital."""
     import ast
 
+    def inutil(node) -> bool:
+        return isinstance(node, ast.Pass) or (isinstance(node, ast.Expr)
+                                              and isinstance(node.value, (ast.Constant, ast.Name, ast.Attribute)))
+
     for node in ast.walk(tree):
-        if isinstance(node, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.body \
-                and isinstance(node.body[0], ast.Expr) and isinstance(getattr(node.body[0], "value", None),
-                                                                     ast.Constant) \
-                and isinstance(node.body[0].value.value, str):
-            node.body = node.body[1:] or [ast.Pass()]
+        for campo in ("body", "orelse", "finalbody"):
+            bloco = getattr(node, campo, None)
+            if isinstance(bloco, list) and bloco and all(isinstance(n, ast.stmt) for n in bloco):
+                setattr(node, campo, [n for n in bloco if not inutil(n)] or
+                        ([ast.Pass()] if campo == "body" and not isinstance(node, ast.Module) else []))
     return tree
 
 
@@ -378,7 +385,8 @@ SOLUTION_MARK = re.compile(r"^\s*#+\s*(BEGIN|END) SOLUTION\s*$")
 
 def answer_fingerprint(fonte: str, cell_type: str = "code") -> str:
     """Impressão digital de uma resposta, para achar uma entrega igual às soluções: o código sem comentários,
-    docstrings, linhas em branco e formatação (a árvore sintática do Python); um texto sem a formatação, os
+    docstrings, linhas em branco, formatação e instruções que não fazem nada (a árvore sintática do Python, sem
+    ``pass`` nem expressões soltas: :func:`_without_no_ops`); um texto sem a formatação, os
     espaços e as maiúsculas. Duas respostas com a mesma impressão são a mesma resposta (a cópia de
     ``solutions/`` com outros comentários, outra indentação ou as marcas ``### BEGIN SOLUTION``).
 
@@ -393,7 +401,7 @@ def answer_fingerprint(fonte: str, cell_type: str = "code") -> str:
     fonte = "\n".join(ln for ln in str(fonte).splitlines() if not SOLUTION_MARK.match(ln))
     if cell_type == "code":
         try:
-            arvore = _without_docstrings(ast.parse(fonte))
+            arvore = _without_no_ops(ast.parse(fonte))
             # as funções de uma célula em qualquer ordem (as quatro peças do passo 1 do projeto da Aula 6), e
             # as variáveis da resposta com qualquer nome
             arvore.body.sort(key=lambda n: (isinstance(n, ast.FunctionDef), getattr(n, "name", "")))
