@@ -480,3 +480,80 @@ def test_fuga_da_vigilancia_nao_da_os_pontos(tmp_path, codigo):
         pytest.skip("sem bubblewrap nesta máquina (o CI instala)")
     linha, _, _ = _corrigir_um(tmp_path, "modulo-06/aula-01-self-attention", "aula01-ex4-solucao", codigo)
     assert linha["aula01-ex4-verificacao"] in ("0", "0.0") and linha["situacao"] != "ok", linha
+
+
+# --- o backward pelo passo complexo (ou por diferenças escritas à mão) ----------------------------------------------
+
+# Achado ao atacar a correção: no backward da atenção (Aula 5, exercício 2, e o projeto, que usa a mesma
+# verificação), a derivada pelo passo complexo, f(x + ih)/h entrada por entrada, é exata e passava em todos os casos
+# pequenos, com os pontos e "tudo certo! ✅", sem fórmula nenhuma. Agora a verificação tem um caso de tamanho de
+# verdade (n = 320, d_k = 64): a fórmula leva milissegundos; um gradiente numérico precisa de n·d_k perturbações de K,
+# cada uma com as n² exponenciais da softmax (minutos). A chamada que passa de REAL_SIZE_SECONDS é um ❌ com a dica
+# numerical_derivative; na correção, o limite da célula a interrompe antes.
+
+
+def _lenta_no_tamanho_de_verdade(fn, atraso: float):
+    """``fn`` (certa), que dorme ``atraso`` segundos quando a entrada é grande (o tempo de um gradiente numérico)."""
+    import time
+
+    def lenta(*args, **kwargs):
+        if max(np.asarray(a).size for a in args) >= 320 * 64:
+            time.sleep(atraso)
+        return fn(*args, **kwargs)
+
+    return lenta
+
+
+def test_backward_da_atencao_lento_no_tamanho_de_verdade_e_recusado(capsys, monkeypatch):
+    assert aula05.exercicio_2(_backward_analitico), capsys.readouterr().out  # a certa, no tempo dela, passa
+    assert "tamanho de verdade" in capsys.readouterr().out
+    # um limite curto (e a foto da verificação com ele: trocar o módulo depois da foto seria uma adulteração)
+    from atencao.checks import framework, integrity
+
+    monkeypatch.setattr(framework, "REAL_SIZE_SECONDS", 0.2)
+    monkeypatch.setitem(integrity._SNAPSHOTS[framework.__name__][1], "REAL_SIZE_SECONDS", 0.2)
+    resultado = aula05.exercicio_2(_lenta_no_tamanho_de_verdade(_backward_analitico, 0.4))
+    saida = capsys.readouterr().out
+    assert not resultado and resultado.category == "numerical_derivative", saida
+    texto = " ".join(saida.split())
+    assert "a função responde em poucos segundos" in texto and "passo complexo" in texto, saida
+    assert texto.count("✅") >= 4 * 4, saida  # os quatro casos pequenos passaram: só o grande a recusa
+
+
+def test_o_passo_complexo_e_exato_nos_casos_pequenos():
+    """Por que só o tamanho de verdade o recusa: nos casos pequenos, ele é o gradiente exato."""
+    rng = np.random.default_rng(0)
+    Q, K, V, dO = (rng.normal(size=(4, 3)) for _ in range(4))
+    for g, ref in zip(regua_passo_complexo(Q, K, V, dO), _backward_analitico(dO, Q, K, V)):
+        np.testing.assert_allclose(g, ref, rtol=1e-12, atol=1e-13)
+
+
+EX2_PASSO_COMPLEXO = ("def my_attention_backward(dO, Q, K, V, mask=None):\n"
+                      "    def perda(Qc, Kc, Vc):\n"
+                      "        S = Qc @ Kc.T / np.sqrt(Q.shape[-1])\n"
+                      "        if mask is not None:\n"
+                      "            S = np.where(mask, S, -1e300)\n"
+                      "        E = np.exp(S - S.real.max(axis=-1, keepdims=True))\n"
+                      "        if mask is not None:\n"
+                      "            E = np.where(mask, E, 0)\n"
+                      "        soma = E.sum(axis=-1, keepdims=True)\n"
+                      "        return ((E / np.where(soma == 0, 1, soma)) @ Vc * dO).sum()\n"
+                      "    base = [np.asarray(x, dtype=complex) for x in (Q, K, V)]\n"
+                      "    grads = []\n"
+                      "    for k in range(3):\n"
+                      "        g = np.zeros(base[k].shape)\n"
+                      "        for i in np.ndindex(g.shape):\n"
+                      "            movidos = [x.copy() for x in base]\n"
+                      "            movidos[k][i] += 1e-30j\n"
+                      "            g[i] = perda(*movidos).imag / 1e-30\n"
+                      "        grads.append(g)\n"
+                      "    return tuple(grads)\n")
+
+
+@pytest.mark.lento
+def test_passo_complexo_nao_ganha_os_pontos_na_correcao(tmp_path):
+    if not isolamento.bwrap_available():
+        pytest.skip("sem bubblewrap nesta máquina (o CI instala)")
+    linha, _, _ = _corrigir_um(tmp_path, "modulo-06/aula-05-treinando-a-atencao", "aula05-ex2-solucao",
+                               EX2_PASSO_COMPLEXO)
+    assert linha["aula05-ex2-verificacao"] == "0", (linha["aula05-ex2-verificacao"], linha["motivo"][-400:])

@@ -7,6 +7,8 @@ Cada função recebe a **função** escrita pelo aluno, roda-a em vários casos,
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 
 from ..attention import scaled_dot_product_attention, softmax
@@ -25,6 +27,7 @@ from .framework import (
     passou,
     protect,
     student_error,
+    within_seconds,
 )
 
 __all__ = ["passou", "exercicio_1", "exercicio_2", "exercicio_3", "pronto_para_treinar", "sua_tarefa"]
@@ -294,11 +297,12 @@ _FORMA = {"dQ": ("Q", "dS @ K / np.sqrt(d_k)"), "dK": ("K", "dS.T @ Q / np.sqrt(
 def exercicio_2(c: Checker, attention_backward_fn):
     """Confere ``attention_backward_fn(dO, Q, K, V, mask=None) -> (dQ, dK, dV)`` (as formas de Q, K, V).
 
-    Casos: sem máscara (n_q = n_k = 4, d_k = 3); máscara causal (5 × 5, d_k = 4); n_q ≠ n_k com chaves
-    bloqueadas (3 × 6, d_k = 9); uma linha toda bloqueada (dQ = 0 nela). Reconhece: o gradiente que vaza
-    pelas posições bloqueadas (pesos sem a máscara), o termo da soma esquecido, o 1/√d_k esquecido (ou 1/d_k,
-    ou multiplicando), ``dK`` e ``dV`` sem a transposta, a tupla fora de ordem (``(dV, dK, dQ)``). Fonte: Aula 5,
-    ``01-teoria`` (seções 3 e 5).
+    Casos: sem máscara (n_q = n_k = 4, d_k = 3); máscara causal (5 × 5, d_k = 4); n_q ≠ n_k com chaves bloqueadas
+    (3 × 6, d_k = 9); uma linha toda bloqueada (dQ = 0 nela); o tamanho de verdade (n = 320, d_k = 64), em que a
+    fórmula leva milissegundos e o gradiente calculado numericamente (o passo complexo, diferenças escritas à mão),
+    minutos (:data:`.framework.REAL_SIZE_SECONDS`). Reconhece: o gradiente que vaza pelas posições bloqueadas
+    (pesos sem a máscara), o termo da soma esquecido, o 1/√d_k esquecido (ou 1/d_k, ou multiplicando), ``dK`` e
+    ``dV`` sem a transposta, a tupla fora de ordem (``(dV, dK, dQ)``). Fonte: Aula 5, ``01-teoria`` (seções 3 e 5).
     """
     rng = np.random.default_rng(case_seed(52))
     chaves = np.ones((3, 6), dtype=bool)
@@ -311,14 +315,17 @@ def exercicio_2(c: Checker, attention_backward_fn):
         ("máscara causal, n = 5, d_k = 4", (5, 5, 4, 3), causal_mask(5)),
         ("n_q = 3, n_k = 6, d_k = 9, chaves bloqueadas", (3, 6, 9, 2), chaves),
         ("uma consulta sem chave visível (A = 0 nela)", (4, 4, 2, 2), linha),
+        ("tamanho de verdade, máscara causal, n = 320, d_k = 64", (320, 320, 64, 64), causal_mask(320)),
     ]
     for label, (n_q, n_k, d_k, d_v), mask in c.cases(casos):
         Q, K = frozen_copy(rng.normal(size=(n_q, d_k))), frozen_copy(rng.normal(size=(n_k, d_k)))
         V, dO = frozen_copy(rng.normal(size=(n_k, d_v))), frozen_copy(rng.normal(size=(n_q, d_v)))
         m = None if mask is None else frozen_copy(mask)
         kwargs = {} if m is None else {"mask": m}
+        inicio = time.perf_counter()
         bruto = _call_naming_keepdims(c, label, attention_backward_fn, (dO, Q, K, V), ("dO", "Q", "K", "V"),
                                       (n_q, n_k), "dA", **kwargs)
+        within_seconds(c, label, time.perf_counter() - inicio)
         got = c.returns(bruto, label, "dQ", "dK", "dV", stop=True)
         A = _forward(Q, K, V, m)
         ref = dict(zip(("dQ", "dK", "dV"), attention_backward(dO, Q, K, V, A)))

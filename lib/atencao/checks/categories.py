@@ -36,6 +36,7 @@ GENERIC = {
     "not_a_function": "passou à verificação outra coisa que não a função",
     "missing_value_error": "não levanta o ValueError pedido",
     "criterion_failed": "outro critério, sem um engano típico reconhecido",
+    "numerical_derivative": "o gradiente calculado numericamente (lento demais num tamanho de verdade), sem a fórmula",
 }
 
 # Os resultados de uma verificação que não são um ❌ da própria verificação (a correção os atribui).
@@ -100,6 +101,11 @@ NOT_A_FUNCTION_HINT = Hint("not_a_function", "passe o nome da função, sem cham
                                              "exercicio_1(minha_funcao(...)) nem o resultado dela.")
 FORBIDDEN_HINT = Hint("forbidden_function", "o enunciado pede para escrever a conta você mesmo, com NumPy; use as "
                                             "funções prontas só fora da sua função, para conferir o resultado.")
+NUMERICAL_DERIVATIVE_HINT = Hint(
+    "numerical_derivative", "neste tamanho, a fórmula do backward leva milissegundos: uma função que leva segundos "
+    "parece calcular o gradiente numericamente, mexendo em cada número da entrada (com diferenças ou com o passo "
+    "complexo). Isso serve para conferir um gradiente, mas não é o backward que o enunciado pede: escreva a fórmula "
+    "(veja a teoria). Na correção, o limite de tempo da célula interromperia a função.")
 TAMPERED_HINT = Hint("library_tampered", "não substitua funções de atencao, do NumPy ou das verificações "
                                          "(`modulo.funcao = ...`): a troca foi desfeita. Se foi sem querer, reinicie o "
                                          "kernel e rode o notebook de novo.")

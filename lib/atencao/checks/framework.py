@@ -29,7 +29,7 @@ from .._validation import read_only_copy
 from . import integrity
 from .calls import Captured, RemoteCall
 from .cases import case_seed
-from .categories import Hint, mistake
+from .categories import NUMERICAL_DERIVATIVE_HINT, Hint, mistake
 from .checker import Checker, StopCheck
 from .errors import is_numpy_shape_error, student_error
 from .figures import close_new_figures, open_figures, warm_up_matplotlib
@@ -47,7 +47,8 @@ from .status import grading, passou, record
 __all__ = [
     # o arcabouço
     "Checker", "check", "CheckResult", "Captured", "RemoteCall", "StopCheck", "passou", "grading", "protect",
-    "frozen_copy", "call_frozen", "matching_hint", "Hint", "mistake",
+    "frozen_copy", "call_frozen", "matching_hint", "Hint", "mistake", "REAL_SIZE_SECONDS",
+    "within_seconds",
     # reexportados: casos, texto do relatório, figuras e erros
     "case_seed", "MARKS", "UNSTABLE_SOFTMAX_HINT", "describe", "format_number",
     "format_value", "return_hint", "wrap_report", "open_figures", "close_new_figures", "warm_up_matplotlib",
@@ -240,6 +241,23 @@ def call_frozen(c: Checker, label: str, fn, *args, returns: tuple = ("saida", "p
     if len(returns) == 2:
         return c.pair(result, label, *returns, stop=True), congelados
     return (c.returns(result, label, *returns, stop=True) if returns else result), congelados
+
+
+# o tempo de uma chamada no caso de tamanho de verdade do backward da atenção (:func:`within_seconds`): a fórmula
+# leva milissegundos, e o gradiente calculado numericamente, entrada por entrada, minutos (o limite da célula, na
+# correção, é 30 s)
+REAL_SIZE_SECONDS = 10.0
+
+
+def within_seconds(c: Checker, label: str, segundos: float, limite: float | None = None) -> None:
+    """O critério "a função responde em poucos segundos" de um caso de tamanho de verdade, só quando falha (um ❌
+    com a dica :data:`.categories.NUMERICAL_DERIVATIVE_HINT`, que encerra a verificação): ``segundos`` é o tempo
+    da chamada; ``limite``, :data:`REAL_SIZE_SECONDS` se não for dado. Sem linha ✅ (o tempo varia de máquina para
+    máquina e não vai para o relatório)."""
+    limite = REAL_SIZE_SECONDS if limite is None else limite
+    if segundos > limite:
+        c.fail(f"{label}: a função responde em poucos segundos", f"até {limite:g} s", f"{segundos:.1f} s",
+               hint=NUMERICAL_DERIVATIVE_HINT)
 
 
 def matching_hint(got: np.ndarray, candidates, ref=None, atol: float = 1e-5) -> str | None:
