@@ -55,6 +55,37 @@ def test_limites_menores_que_a_solucao_sao_recusados_com_os_tempos_medidos():
     assert "--tempo-notebook 12 s, e a solução inteira levou 6,2 s" in str(sem_folga.value)
 
 
+def test_a_turma_comeca_ao_lado_da_prova_e_para_quando_ela_falha(tmp_path, monkeypatch):
+    """A turma não espera a prova do começo (~2 s por correção); se a prova falha, a correção para ali, antes do fim
+    da turma, e nenhuma nota sai."""
+    import threading
+
+    comecou = threading.Event()
+    corrigidas = []
+    original = motor.grade_parallel
+
+    def contando(pool, plan, workers, check):
+        corrigidas.append(len(plan))
+        comecou.set()
+        return original(pool, plan, workers, check)
+
+    def prova_que_falha(*args, **kwargs):
+        assert comecou.wait(60), "a turma esperou a prova"
+        raise motor.MachineFailure("a prova falhou de propósito")
+
+    monkeypatch.setattr(motor, "grade_parallel", contando)
+    monkeypatch.setattr(motor, "preflight", prova_que_falha)
+    dados = (ROOT / "solutions" / "modulo-06" / "aula-01-self-attention" / "03-exercicios.ipynb").read_bytes()
+    for k in range(6):
+        (tmp_path / "turma" / f"aluno-{k}").mkdir(parents=True)
+        (tmp_path / "turma" / f"aluno-{k}" / "03-exercicios.ipynb").write_bytes(dados)
+    inicio = time.monotonic()
+    with pytest.raises(motor.MachineFailure, match="de propósito"):
+        motor.grade_class(tmp_path / "turma", tmp_path / "saida", GradingPolicy(isolate=False), log=lambda *_: None)
+    assert corrigidas == [6] and not (tmp_path / "saida").exists()
+    assert time.monotonic() - inicio < 60
+
+
 def test_limites_que_cabem_a_solucao_passam():
     motor._limits_fit(GradingPolicy(), TEMPOS)
     motor._limits_fit(GradingPolicy(notebook_timeout=13, cell_timeout=4), TEMPOS)

@@ -98,7 +98,7 @@ def preflight(pasta: Path, politica: GradingPolicy, marca: str, mpl: Path | None
             o_que = (f"o verificador isolado não aprovou a solução ({', '.join(reprovadas)}: "
                      f"{res.verdicts.get(reprovadas[0], (None, 'sem resposta'))[1]})")
         raise MachineFailure(
-            f"A correção não funciona nesta máquina: {o_que}. Nenhuma entrega foi corrigida e nada foi escrito.\n"
+            f"A correção não funciona nesta máquina: {o_que}. Nenhuma nota saiu e nada foi escrito.\n"
             f"O teste é a solução do notebook {PREFLIGHT[1]} da {PREFLIGHT[0]} (todas as respostas certas), nas "
             "mesmas caixas e com os mesmos limites da correção: se ela não passa, nenhum aluno passaria. Confira a "
             f"memória e o tempo (os desta correção: --memoria {pedida.memory_mb} MiB, --tempo-celula "
@@ -135,8 +135,8 @@ def _limits_fit(pedida: GradingPolicy, tempos: dict) -> None:
             "Os limites de tempo desta correção são curtos demais para esta máquina: a solução (todas as respostas "
             f"certas), sozinha, já chega perto deles ou passa: {'; '.join(curtos)}. Na correção, vários notebooks "
             f"rodam ao mesmo tempo, e cada limite precisa de ao menos {LIMIT_MARGIN:g} vezes o tempo da solução; "
-            "com esses, todo aluno, mesmo o que acertou tudo, sairia tempo_esgotado. Nenhuma entrega foi corrigida "
-            "e nada foi escrito: corrija de novo com limites maiores (TEMPO_CELULA= e TEMPO_NOTEBOOK= no make "
+            "com esses, todo aluno, mesmo o que acertou tudo, sairia tempo_esgotado. Nenhuma nota saiu e nada "
+            "foi escrito: corrija de novo com limites maiores (TEMPO_CELULA= e TEMPO_NOTEBOOK= no make "
             "corrigir), ou sem essas opções, com os padrões.")
 
 
@@ -272,12 +272,32 @@ def _similarity(rows: list[Row], saida: Path, log) -> None:
         log(f"  similaridade.html não foi feita ({type(exc).__name__}: {str(exc)[:200]}); as notas não mudam")
 
 
-def _start_preflight(pool: "GradingPool", tmp: Path, on: bool):
-    """:func:`preflight` numa thread, ao lado da leitura e do plano da turma (espera o cache de fontes do
-    matplotlib, como o primeiro notebook); devolve ``espera()``, que levanta o erro dela (ou nada, sem ``on``)."""
-    if not on:
-        return lambda: None
+class Preflight:
+    """:func:`preflight` numa thread, ao lado da leitura, do plano e da correção da turma (espera o cache de fontes
+    do matplotlib, como o primeiro notebook). Nada é escrito antes de :meth:`wait`: se a prova falha, a correção
+    para ali (:meth:`check`, chamada a cada volta de :func:`grade_parallel`) e as linhas já corrigidas se perdem,
+    sem nenhuma nota escrita."""
+
+    def __init__(self, thread: threading.Thread | None, erro: list):
+        self._thread, self._erro = thread, erro
+
+    def check(self) -> None:
+        """Levanta o erro da prova, se ela já terminou com um (sem esperar)."""
+        if self._erro:
+            raise self._erro[0]
+
+    def wait(self) -> None:
+        """Espera a prova terminar e levanta o erro dela (nada, se passou ou se estava desligada)."""
+        if self._thread is not None:
+            self._thread.join()
+        self.check()
+
+
+def _start_preflight(pool: "GradingPool", tmp: Path, on: bool) -> Preflight:
+    """Começa :func:`preflight` numa thread (nada, sem ``on``); veja :class:`Preflight`."""
     erro: list[BaseException] = []
+    if not on:
+        return Preflight(None, erro)
 
     def rodar() -> None:
         try:
@@ -288,17 +308,11 @@ def _start_preflight(pool: "GradingPool", tmp: Path, on: bool):
 
     thread = threading.Thread(target=rodar, daemon=True, name="sonda")
     thread.start()
-
-    def espera() -> None:
-        thread.join()
-        if erro:
-            raise erro[0]
-
-    return espera
+    return Preflight(thread, erro)
 
 
 def _grade_with_pool(pool: GradingPool, entregas, tmp: Path, everything: dict, parte, log,
-                     preflight_wait=lambda: None) -> tuple[list[Row], list[tuple], Submissions]:
+                     teste: Preflight | None = None) -> tuple[list[Row], list[tuple], Submissions]:
     """O miolo de :func:`grade_class`: lê a turma, começa os processos de ``pool`` (até os ``workers`` da política,
     um por notebook a corrigir), planeja a turma enquanto eles sobem e corrige cada entrega uma vez só. Uma entrega
     com tempo esgotado custa o orçamento dela uma vez e nunca é corrigida de novo (de novo, sozinha, um notebook que
@@ -328,8 +342,11 @@ def _grade_with_pool(pool: GradingPool, entregas, tmp: Path, everything: dict, p
     if entregas_lidas.lixo:
         log(f"  {len(entregas_lidas.lixo)} resto(s) do macOS/Windows/Jupyter ignorado(s) (__MACOSX, ._*, "
             ".DS_Store, .ipynb_checkpoints...)")
-    preflight_wait()  # a correção funciona nesta máquina (senão, nenhuma entrega vai ao kernel)
-    graded = grade_parallel(pool, plan, workers)
+    teste = teste or Preflight(None, [])
+    # a turma começa ao lado da prova do começo (sem esperá-la: ~2 s por correção); se a prova falha, a correção
+    # para ali, e nada é escrito (as notas só saem depois de teste.wait())
+    graded = grade_parallel(pool, plan, workers, teste.check)
+    teste.wait()  # a correção funciona nesta máquina (senão, nenhuma nota sai)
     for row in graded:
         if timed_out_by_machine(row):
             log(busy_machine_note(row, pool.policy))

@@ -95,7 +95,7 @@ def run_task(worker: Worker, e: GradingTask) -> tuple[Row, float]:
     return row, time.perf_counter() - t0
 
 
-def grade_parallel(pool: GradingPool, plan: list, workers: int) -> list[Row]:
+def grade_parallel(pool: GradingPool, plan: list, workers: int, check=lambda: None) -> list[Row]:
     """Corrige o plano (na mesma ordem) em ``workers`` processos de ``pool`` (cada um com o seu curso nbgrader,
     que muda de pasta e de variáveis de ambiente durante a correção: por isso processos, e não threads); os que
     já foram começados contam. Quem chama encerra ``pool``.
@@ -104,7 +104,10 @@ def grade_parallel(pool: GradingPool, plan: list, workers: int) -> list[Row]:
     até a linha voltar (o processo já pronto: montar o curso nbgrader não conta). Dentro dele, o
     :class:`correcao.isolamento.NotebookBudget` mata as caixas no prazo; se ainda assim a linha não volta até
     ``notebook_timeout`` + :data:`BUDGET_MARGIN_S`, o processo de correção inteiro morre (SIGKILL), com as
-    caixas e os cgroups dele, a linha diz ``tempo_esgotado`` e outro processo assume o resto."""
+    caixas e os cgroups dele, a linha diz ``tempo_esgotado`` e outro processo assume o resto.
+
+    ``check()`` é chamada a cada volta (a cada 0,5 s, no máximo): uma exceção dela para a correção ali (a prova do
+    começo que falhou, :class:`correcao.motor.Preflight`)."""
     if not plan:
         return []
     quantos = max(1, min(workers, len(plan)))
@@ -112,6 +115,7 @@ def grade_parallel(pool: GradingPool, plan: list, workers: int) -> list[Row]:
     while len(pool.estado) < quantos:
         pool.start_worker()
     while pool.busy():
+        check()
         pool.dispatch()
         pool.collect()
         pool.kill_overdue()
