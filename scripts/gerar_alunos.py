@@ -16,7 +16,13 @@ from pathlib import Path
 
 import nbformat
 
-from correcao.catalogo import CODE_STUB, TEXT_STUB, student_version  # noqa: F401 (o esboço é um só)
+from correcao.catalogo import (  # noqa: F401 (o esboço é um só)
+    CODE_STUB,
+    DIGEST_KEY,
+    TEXT_STUB,
+    solution_digest,
+    student_version,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 SOLUTIONS = ROOT / "solutions"
@@ -31,14 +37,23 @@ def pairs():
 
 def _sources(nb) -> list:
     return [(c.cell_type, c.source, c.get("metadata", {}).get("nbgrader"), c.get("metadata", {}).get("tags"))
-            for c in nb.cells]
+            for c in nb.cells] + [nb.metadata.get("curso", {}).get(DIGEST_KEY)]
+
+
+def _student(sol: Path):
+    """A versão de aluno da solução ``sol``, com a impressão digital dela (a correção lê as células de aluno daqui,
+    sem o nbgrader, enquanto ela bate: ``correcao.catalogo.committed_student_copy``)."""
+    solucao = nbformat.read(sol, as_version=4)
+    nb = student_version(solucao)
+    nb.metadata.setdefault("curso", {})[DIGEST_KEY] = solution_digest(solucao)
+    return nb
 
 
 def stale() -> list[str]:
     """Notebooks de aluno que não correspondem à regeneração a partir da solução."""
     out = []
     for sol, stu in pairs():
-        expected = student_version(nbformat.read(sol, as_version=4))
+        expected = _student(sol)
         if not stu.exists():
             out.append(f"{stu.relative_to(ROOT)}: não existe")
         elif _sources(nbformat.read(stu, as_version=4)) != _sources(expected):
@@ -50,8 +65,14 @@ def generate() -> list[Path]:
     """Escreve os notebooks de aluno; devolve os que mudaram (só o código; saídas antigas somem)."""
     changed = []
     for sol, stu in pairs():
-        new = student_version(nbformat.read(sol, as_version=4))
-        if stu.exists() and _sources(nbformat.read(stu, as_version=4)) == _sources(new):
+        new = _student(sol)
+        atual = nbformat.read(stu, as_version=4) if stu.exists() else None
+        if atual is not None and _sources(atual) == _sources(new):
+            continue
+        if atual is not None and _sources(atual)[:-1] == _sources(new)[:-1]:  # só a impressão digital: as saídas ficam
+            atual.metadata.setdefault("curso", {})[DIGEST_KEY] = new.metadata["curso"][DIGEST_KEY]
+            nbformat.write(atual, stu)
+            changed.append(stu)
             continue
         stu.parent.mkdir(parents=True, exist_ok=True)
         nbformat.write(new, stu)

@@ -111,6 +111,43 @@ def test_alunos_sincronizados_com_solucoes():
     assert gerar_alunos.stale() == []
 
 
+def test_a_correcao_le_as_celulas_de_aluno_de_notebooks_iguais_as_do_nbgrader():
+    """A correção lê a versão de aluno de notebooks/ (sem o nbgrader, ~1,5 s de import por correção) enquanto a
+    impressão digital da solução bate; as células são as mesmas que o nbgrader daria."""
+    import nbformat
+
+    def campos(celulas: dict) -> dict:
+        return {gid: (c.cell_type, c.get("id"), c.source, c.metadata.get("nbgrader"), c.get("outputs"))
+                for gid, c in celulas.items()}
+
+    for g in catalogo.catalog().values():
+        copia = catalogo.committed_student_copy(g.source)
+        assert copia is not None, f"{g.source}: rode `make alunos`"
+        pelo_nbgrader = catalogo.student_version(nbformat.read(g.source, as_version=4))
+        por_id = {c.metadata["nbgrader"]["grade_id"]: c for c in pelo_nbgrader.cells if "nbgrader" in c.metadata}
+        assert campos(catalogo.original_cells(g.source)) == campos(por_id), g.source
+
+
+def test_solucao_editada_depois_do_make_alunos_volta_ao_nbgrader(tmp_path, monkeypatch):
+    """Uma solução mudada sem o `make alunos` (outra impressão digital): a versão de aluno vem do nbgrader, e não do
+    notebooks/ antigo."""
+    g = catalogo.catalog()[("aula-01-self-attention", "03-exercicios")]
+    rel = g.source.relative_to(catalogo.SOLUTIONS)
+    for pasta in ("solutions", "notebooks"):
+        destino = tmp_path / pasta / rel
+        destino.parent.mkdir(parents=True)
+        destino.write_bytes((ROOT / pasta / rel).read_bytes())
+    monkeypatch.setattr(catalogo, "ROOT", tmp_path)
+    monkeypatch.setattr(catalogo, "SOLUTIONS", tmp_path / "solutions")
+    solucao = tmp_path / "solutions" / rel
+    assert catalogo.committed_student_copy.__wrapped__(solucao) is not None
+    nb = json.loads(solucao.read_text(encoding="utf-8"))
+    celula = next(c for c in nb["cells"] if c.get("metadata", {}).get("nbgrader", {}).get("locked"))
+    celula["source"] = "".join(celula["source"]) + "\n# uma linha nova do professor"
+    solucao.write_text(json.dumps(nb), encoding="utf-8")
+    assert catalogo.committed_student_copy.__wrapped__(solucao) is None
+
+
 def test_solucoes_passam_em_todas_as_verificacoes_e_alunos_rodam_ate_o_fim():
     pairs = list(gerar_alunos.pairs())
     assert pairs, "nenhum notebook de solução"

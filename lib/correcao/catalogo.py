@@ -327,13 +327,54 @@ def student_version(solution):
     return nb
 
 
+DIGEST_KEY = "solucao"  # em metadata["curso"] do notebook de aluno: a solution_digest da solução de onde ele veio
+
+
+def solution_digest(nb) -> str:
+    """A impressão digital do que a versão de aluno de um notebook de solução ``nb`` (dict ou ``NotebookNode``) tira
+    dele: o tipo, o id, o texto, os metadados do nbgrader e as tags de cada célula (as saídas não contam: executar a
+    solução de novo não a muda). 16 dígitos hexadecimais (SHA-256)."""
+    import hashlib
+
+    celulas = [[c.get("cell_type"), c.get("id"), cell_source(c), c.get("metadata", {}).get("nbgrader"),
+                c.get("metadata", {}).get("tags")] for c in nb.get("cells", [])]
+    return hashlib.sha256(json.dumps(celulas, sort_keys=True, ensure_ascii=False).encode()).hexdigest()[:16]
+
+
 @functools.lru_cache(maxsize=None)
-def original_cells(source: Path) -> dict:
-    """Células da versão de aluno de ``source`` (a que o aluno recebeu), por ``grade_id``."""
+def committed_student_copy(source: Path):
+    """O notebook de aluno de ``notebooks/`` que ``scripts/gerar_alunos.py`` escreveu a partir da solução ``source``
+    como ela está agora (a :func:`solution_digest` dela anotada nele), sem as saídas; ``None`` se ele não existe ou
+    veio de outra versão da solução (editada depois do ``make alunos``). Evita o nbgrader (~1,5 s de import) na
+    leitura das entregas."""
     import nbformat
 
-    return {nbgrader_meta(c).get("grade_id"): c for c in student_version(nbformat.read(source, as_version=4)).cells
-            if nbgrader_meta(c).get("grade_id")}
+    source = Path(source).resolve()
+    try:
+        aluno = ROOT / "notebooks" / source.relative_to(SOLUTIONS.resolve())
+        nb = nbformat.read(aluno, as_version=4)
+        solucao = json.loads(source.read_text(encoding="utf-8"))
+    except (ValueError, OSError):
+        return None
+    if nb.metadata.get("curso", {}).get(DIGEST_KEY) != solution_digest(solucao):
+        return None
+    for cell in nb.cells:
+        if cell.cell_type == "code":
+            cell.outputs = []
+            cell.execution_count = None
+    return nb
+
+
+@functools.lru_cache(maxsize=None)
+def original_cells(source: Path) -> dict:
+    """Células da versão de aluno de ``source`` (a que o aluno recebeu), por ``grade_id``: a de ``notebooks/``, se
+    ela veio desta solução (:func:`committed_student_copy`), ou a que :func:`student_version` faz agora."""
+    import nbformat
+
+    nb = committed_student_copy(source)
+    if nb is None:
+        nb = student_version(nbformat.read(source, as_version=4))
+    return {nbgrader_meta(c).get("grade_id"): c for c in nb.cells if nbgrader_meta(c).get("grade_id")}
 
 
 def _without_no_ops(tree):

@@ -58,7 +58,12 @@ def _warm_up_imports() -> None:
 
     sem_rfc3987()
     import nbformat  # noqa: F401
-    from nbgrader.preprocessors import ClearSolutions  # noqa: F401
+
+    from .catalogo import catalog, committed_student_copy
+
+    # a versão de aluno vem de notebooks/ quando ele está em dia com solutions/; senão, do nbgrader (importado já)
+    if not all(committed_student_copy(g.source) is not None for g in catalog().values()):
+        from nbgrader.preprocessors import ClearSolutions  # noqa: F401
 
 
 def plan_class(ent: Submissions, everything: dict, pasta: Path, alunos: set[str] | None = None,  # noqa: C901 — o orçamento de arquivos por aluno e as linhas de quem não vai às caixas
