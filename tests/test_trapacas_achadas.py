@@ -520,6 +520,25 @@ def test_backward_da_atencao_lento_no_tamanho_de_verdade_e_recusado(capsys, monk
     assert texto.count("✅") >= 4 * 4, saida  # os quatro casos pequenos passaram: só o grande a recusa
 
 
+def test_o_passo_complexo_e_interrompido_no_limite_e_nao_depois_de_minutos(capsys, monkeypatch):
+    """No notebook, a chamada de tamanho de verdade é interrompida no limite (o passo complexo levaria minutos)."""
+    import time
+
+    from atencao.checks import framework, integrity
+
+    monkeypatch.setattr(framework, "REAL_SIZE_SECONDS", 1.0)
+    monkeypatch.setitem(integrity._SNAPSHOTS[framework.__name__][1], "REAL_SIZE_SECONDS", 1.0)
+
+    def passo_complexo(dO, Q, K, V, mask=None):
+        return regua_passo_complexo(Q, K, V, dO, mask=mask)
+
+    inicio = time.monotonic()
+    resultado = aula05.exercicio_2(passo_complexo)
+    saida = capsys.readouterr().out
+    assert not resultado and resultado.category == "numerical_derivative", saida
+    assert "interrompida depois de 1 s" in saida and time.monotonic() - inicio < 30, saida
+
+
 def test_o_passo_complexo_e_exato_nos_casos_pequenos():
     """Por que só o tamanho de verdade o recusa: nos casos pequenos, ele é o gradiente exato."""
     rng = np.random.default_rng(0)

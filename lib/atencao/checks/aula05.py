@@ -7,8 +7,6 @@ Cada função recebe a **função** escrita pelo aluno, roda-a em vários casos,
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 
 from ..attention import scaled_dot_product_attention, softmax
@@ -18,6 +16,7 @@ from .demos import pronto_para_treinar, sua_tarefa
 from .framework import (
     Checker,
     call_frozen,
+    call_within_seconds,
     case_seed,
     check,
     frozen_copy,
@@ -27,7 +26,6 @@ from .framework import (
     passou,
     protect,
     student_error,
-    within_seconds,
 )
 
 __all__ = ["passou", "exercicio_1", "exercicio_2", "exercicio_3", "pronto_para_treinar", "sua_tarefa"]
@@ -322,10 +320,9 @@ def exercicio_2(c: Checker, attention_backward_fn):
         V, dO = frozen_copy(rng.normal(size=(n_k, d_v))), frozen_copy(rng.normal(size=(n_q, d_v)))
         m = None if mask is None else frozen_copy(mask)
         kwargs = {} if m is None else {"mask": m}
-        inicio = time.perf_counter()
-        bruto = _call_naming_keepdims(c, label, attention_backward_fn, (dO, Q, K, V), ("dO", "Q", "K", "V"),
-                                      (n_q, n_k), "dA", **kwargs)
-        within_seconds(c, label, time.perf_counter() - inicio)
+        bruto = call_within_seconds(c, label, attention_backward_fn, _call_naming_keepdims, c, label,
+                                    attention_backward_fn, (dO, Q, K, V), ("dO", "Q", "K", "V"), (n_q, n_k), "dA",
+                                    **kwargs)
         got = c.returns(bruto, label, "dQ", "dK", "dV", stop=True)
         A = _forward(Q, K, V, m)
         ref = dict(zip(("dQ", "dK", "dV"), attention_backward(dO, Q, K, V, A)))

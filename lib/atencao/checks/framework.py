@@ -48,7 +48,7 @@ __all__ = [
     # o arcabouço
     "Checker", "check", "CheckResult", "Captured", "RemoteCall", "StopCheck", "passou", "grading", "protect",
     "frozen_copy", "call_frozen", "matching_hint", "Hint", "mistake", "REAL_SIZE_SECONDS",
-    "within_seconds",
+    "within_seconds", "call_within_seconds",
     # reexportados: casos, texto do relatório, figuras e erros
     "case_seed", "MARKS", "UNSTABLE_SOFTMAX_HINT", "describe", "format_number",
     "format_value", "return_hint", "wrap_report", "open_figures", "close_new_figures", "warm_up_matplotlib",
@@ -249,14 +249,63 @@ def call_frozen(c: Checker, label: str, fn, *args, returns: tuple = ("saida", "p
 REAL_SIZE_SECONDS = 10.0
 
 
-def within_seconds(c: Checker, label: str, segundos: float, limite: float | None = None) -> None:
+@contextlib.contextmanager
+def _alarm(segundos: float):
+    """Interrompe o bloco depois de ``segundos`` com um ``KeyboardInterrupt`` (SIGALRM, com o tratador do próprio
+    Python: uma função daqui, chamada no meio do código do aluno, a vigilância veria como a verificação chamada por
+    ele), só na thread principal e onde há ``signal.setitimer`` (no navegador, não há: a chamada vai até o fim)."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "setitimer"):
+        yield
+        return
+    anterior = signal.getsignal(signal.SIGALRM)
+    try:
+        signal.signal(signal.SIGALRM, signal.default_int_handler)
+        signal.setitimer(signal.ITIMER_REAL, segundos)
+    except (OSError, ValueError, AttributeError, TypeError):  # sem alarmes (o Pyodide): a chamada vai até o fim
+        with contextlib.suppress(OSError, ValueError, AttributeError, TypeError):
+            signal.signal(signal.SIGALRM, anterior)
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, anterior)
+
+
+def call_within_seconds(c: Checker, label: str, fn, chamar, *args, limite: float | None = None, **kwargs):
+    """``chamar(*args, **kwargs)`` (que chama a função do aluno ``fn`` por :meth:`Checker.call`) num caso de
+    tamanho de verdade: no notebook, interrompida depois de ``limite`` s (padrão :data:`REAL_SIZE_SECONDS`), e o
+    critério de :func:`within_seconds` falha; na correção (``fn`` é uma :class:`RemoteCall`), o limite da célula
+    interrompe o processo do aluno, e o tempo da resposta é conferido aqui. Devolve o que ``chamar`` devolveu."""
+    import time
+
+    limite = REAL_SIZE_SECONDS if limite is None else limite
+    inicio, resultado, interrompida = time.perf_counter(), None, False
+    try:
+        with contextlib.nullcontext() if isinstance(fn, RemoteCall) else _alarm(limite):
+            resultado = chamar(*args, **kwargs)
+    except KeyboardInterrupt:
+        if time.perf_counter() - inicio < limite:  # o aluno interrompeu a célula antes do alarme
+            raise
+        interrompida = True
+    within_seconds(c, label, time.perf_counter() - inicio, limite, interrompida)
+    return resultado
+
+
+def within_seconds(c: Checker, label: str, segundos: float, limite: float | None = None,
+                   interrompida: bool = False) -> None:
     """O critério "a função responde em poucos segundos" de um caso de tamanho de verdade, só quando falha (um ❌
     com a dica :data:`.categories.NUMERICAL_DERIVATIVE_HINT`, que encerra a verificação): ``segundos`` é o tempo
-    da chamada; ``limite``, :data:`REAL_SIZE_SECONDS` se não for dado. Sem linha ✅ (o tempo varia de máquina para
-    máquina e não vai para o relatório)."""
+    da chamada, ``interrompida`` diz se ela foi parada no limite. ``limite``: :data:`REAL_SIZE_SECONDS` se não for
+    dado. Sem linha ✅ (o tempo varia de máquina para máquina e não vai para o relatório)."""
     limite = REAL_SIZE_SECONDS if limite is None else limite
-    if segundos > limite:
-        c.fail(f"{label}: a função responde em poucos segundos", f"até {limite:g} s", f"{segundos:.1f} s",
+    if interrompida or segundos > limite:
+        c.fail(f"{label}: a função responde em poucos segundos", f"até {limite:g} s",
+               f"interrompida depois de {limite:g} s" if interrompida else f"{segundos:.1f} s",
                hint=NUMERICAL_DERIVATIVE_HINT)
 
 
