@@ -576,3 +576,29 @@ def test_passo_complexo_nao_ganha_os_pontos_na_correcao(tmp_path):
     linha, _, _ = _corrigir_um(tmp_path, "modulo-06/aula-05-treinando-a-atencao", "aula05-ex2-solucao",
                                EX2_PASSO_COMPLEXO)
     assert linha["aula05-ex2-verificacao"] == "0", (linha["aula05-ex2-verificacao"], linha["motivo"][-400:])
+
+
+def test_o_alarme_do_tamanho_de_verdade_nao_interrompe_a_propria_vigilancia():
+    """O SIGALRM que chega no gancho da vigilância (que roda a cada chamada) é adiado: uma exceção dentro do gancho
+    faz o Python desligá-lo, e a vigilância acusava o aluno de "um desligamento da vigilância" (visto com a máquina
+    ocupada). No código do aluno, o alarme interrompe."""
+    import signal
+    import types
+
+    from atencao.checks import watcher
+
+    def quadro(arquivo):
+        return types.SimpleNamespace(f_code=types.SimpleNamespace(co_filename=arquivo))
+
+    anterior = signal.signal(signal.SIGALRM, signal.SIG_IGN)
+    try:
+        assert watcher.alarm_handler(signal.SIGALRM, quadro(watcher.__file__)) is None
+        assert 0 < signal.getitimer(signal.ITIMER_REAL)[0] <= 0.005  # adiado, não esquecido
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        with pytest.raises(KeyboardInterrupt):
+            watcher.alarm_handler(signal.SIGALRM, quadro("/tmp/ipykernel_1/123.py"))
+        with pytest.raises(KeyboardInterrupt):
+            watcher.alarm_handler(signal.SIGALRM, None)
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, anterior)

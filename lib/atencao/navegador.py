@@ -127,6 +127,35 @@ def linhas_inteiras(fluxos=None) -> None:
         shell._curso_linhas = True
 
 
+def _install_stored_outputs(shell, sempre: dict, ao_rodar: dict) -> None:
+    """Liga no ``shell`` a troca das células de ``sempre`` pela saída guardada e o ``ModuleNotFoundError`` do
+    ``torch`` nas de ``ao_rodar`` (veja :func:`sem_pytorch`)."""
+    modulo = __name__
+
+    def trocar(linhas: list[str]) -> list[str]:
+        chave = _chave("".join(linhas))
+        if chave not in sempre:
+            return linhas
+        return [f"import {modulo} as _navegador\n", f"_navegador.mostrar_guardada({chave!r})\n"]
+
+    shell.input_transformers_cleanup.insert(0, trocar)
+    atual = {"chave": None}
+
+    def antes(info=None, *_):
+        atual["chave"] = _chave(getattr(info, "raw_cell", "") or "")
+
+    def sem_torch(self, etype, valor, tb, tb_offset=None):
+        if getattr(valor, "name", None) == "torch" and atual["chave"] in ao_rodar:
+            mostrar_guardada(atual["chave"], nota=NOTA_SOLUCAO)
+            return None
+        self.showtraceback((etype, valor, tb), tb_offset=tb_offset)
+        return None
+
+    shell.events.register("pre_run_cell", antes)
+    shell.set_custom_exc((ModuleNotFoundError,), sem_torch)
+    shell._curso_sem_pytorch = True
+
+
 def sem_pytorch(shell=None) -> bool:
     """Liga as saídas guardadas no lugar das células que precisam do PyTorch (só no navegador, sem PyTorch).
 
@@ -155,33 +184,8 @@ def sem_pytorch(shell=None) -> bool:
         shell = get_ipython()
     if shell is None:
         return False
-    sempre, ao_rodar = guardadas.get("sempre", {}), guardadas.get("ao_rodar", {})
-    if getattr(shell, "_curso_sem_pytorch", False):
-        return True
-    modulo = __name__
-
-    def trocar(linhas: list[str]) -> list[str]:
-        chave = _chave("".join(linhas))
-        if chave not in sempre:
-            return linhas
-        return [f"import {modulo} as _navegador\n", f"_navegador.mostrar_guardada({chave!r})\n"]
-
-    shell.input_transformers_cleanup.insert(0, trocar)
-    atual = {"chave": None}
-
-    def antes(info=None, *_):
-        atual["chave"] = _chave(getattr(info, "raw_cell", "") or "")
-
-    def sem_torch(self, etype, valor, tb, tb_offset=None):
-        if getattr(valor, "name", None) == "torch" and atual["chave"] in ao_rodar:
-            mostrar_guardada(atual["chave"], nota=NOTA_SOLUCAO)
-            return None
-        self.showtraceback((etype, valor, tb), tb_offset=tb_offset)
-        return None
-
-    shell.events.register("pre_run_cell", antes)
-    shell.set_custom_exc((ModuleNotFoundError,), sem_torch)
-    shell._curso_sem_pytorch = True
+    if not getattr(shell, "_curso_sem_pytorch", False):
+        _install_stored_outputs(shell, guardadas.get("sempre", {}), guardadas.get("ao_rodar", {}))
     return True
 
 

@@ -123,6 +123,35 @@ def _check_query(query, n: int) -> None:
         raise ValueError(f"`query` precisa ser um índice de 0 a {n - 1} (a frase tem {n} tokens); recebido {query!r}.")
 
 
+def _explorer_layer(mode: str, d_model: int, n_heads: int, seed: int) -> tuple:
+    """A camada de um modo do explorador: ``(camada ou None, d_k, rótulo)``; ``None`` é a Aula 1 (Q = K = V = X)."""
+    if mode == "aula1":
+        return None, d_model, "sem projeções (Q = K = V = X)"
+    if mode == "cabeca":
+        layer = SelfAttention(d_model, d_model // 2, seed=seed)
+        return layer, layer.d_k, f"uma cabeça, d_k = {layer.d_k}"
+    layer = MultiHeadAttention(d_model, n_heads, seed=seed)
+    return layer, layer.d_k, f"{n_heads} cabeças, d_k = {layer.d_k}"
+
+
+def _shown_heads(W: np.ndarray, mode: str, head) -> tuple[np.ndarray, str]:
+    """Os pesos mostrados (``W``: (n_heads, n, n)) e o rótulo deles: a média, todas as cabeças ou uma só.
+
+    Raises
+    ------
+    ValueError
+        ``head`` que não seja ``"media"``, ``"todas"`` nem o número de uma cabeça.
+    """
+    n_h = W.shape[0]
+    if mode != "multi" or head == "media":
+        return W.mean(axis=0), ("média das cabeças" if mode == "multi" else "")
+    if head == "todas":
+        return W, "todas as cabeças"
+    if isinstance(head, (int, np.integer)) and not isinstance(head, bool) and 0 <= head < n_h:
+        return W[head], f"cabeça {head}"
+    raise ValueError(f"`head` precisa ser 'media', 'todas' ou um número de 0 a {n_h - 1}; recebido {head!r}.")
+
+
 def explorer_view(sentence: str, mode: str = "aula1", causal: bool = False, sqrt_dk: bool = True,
                   temperature: float = 1.0, head="media", query: int = 0, top_k: int = 3, n_heads: int = 4,
                   d_model: int = 16, seed: int = 0, positions: bool = False) -> ExplorerView:
@@ -180,14 +209,7 @@ def explorer_view(sentence: str, mode: str = "aula1", causal: bool = False, sqrt
     if positions:
         X = X + positional_encoding(n, X.shape[1])  # a mesma palavra em outra posição vira outro vetor
     mask = causal_mask(n) if causal else None
-    if mode == "aula1":
-        layer, d_k, label = None, d_model, "sem projeções (Q = K = V = X)"
-    elif mode == "cabeca":
-        layer = SelfAttention(d_model, d_model // 2, seed=seed)
-        d_k, label = layer.d_k, f"uma cabeça, d_k = {layer.d_k}"
-    else:
-        layer = MultiHeadAttention(d_model, n_heads, seed=seed)
-        d_k, label = layer.d_k, f"{n_heads} cabeças, d_k = {layer.d_k}"
+    layer, d_k, label = _explorer_layer(mode, d_model, n_heads, seed)
     # os dois controles viram o fator das pontuações aqui, e só aqui: scale = 1 / (temperatura · √d_k)
     scale = 1.0 / (temperature * (np.sqrt(d_k) if sqrt_dk else 1.0))
     if layer is None:
@@ -195,15 +217,7 @@ def explorer_view(sentence: str, mode: str = "aula1", causal: bool = False, sqrt
     else:
         out, W = layer(X, mask=mask, scale=scale)
     W = W.reshape(-1, n, n)  # (n_heads, n, n): uma cabeça só, fora do modo multicabeça
-    n_h = W.shape[0]
-    if mode != "multi" or head == "media":
-        shown, head_label = W.mean(axis=0), ("média das cabeças" if mode == "multi" else "")
-    elif head == "todas":
-        shown, head_label = W, "todas as cabeças"
-    elif isinstance(head, (int, np.integer)) and 0 <= head < n_h:
-        shown, head_label = W[head], f"cabeça {head}"
-    else:
-        raise ValueError(f"`head` precisa ser 'media', 'todas' ou um número de 0 a {n_h - 1}; recebido {head!r}.")
+    shown, head_label = _shown_heads(W, mode, head)
     row = (shown if shown.ndim == 2 else shown.mean(axis=0))[query]
     top = top_tokens(tokens, row, top_k, None if mask is None else mask[query])
     parts = [label] + ([head_label] if head_label else [])

@@ -118,6 +118,15 @@ def student_error(exc: BaseException) -> tuple[str, None, None, str]:
                 Hint("unreadable_return", "confira a ordem e o tipo de cada item do `return` (o enunciado diz o que "
                      "devolver, nessa ordem)."))
     sorteado = cases.randomized() and not getattr(exc, "mensagem_fixa", False)
+    categoria = "student_exception"
+    if getattr(exc, "mensagem_fixa", False):  # escrita pela correção: a função passou do tempo, ou o processo parou
+        categoria = "timeout" if "tempo limite" in original else "stopped"
+    return (_criterion(exc, original, traduzida, sorteado, onde), None, None,
+            Hint(categoria, _hint_text(original, traduzida, sorteado)))
+
+
+def _criterion(exc: BaseException, original: str, traduzida: str, sorteado: bool, onde) -> str:
+    """O critério de um erro do aluno: o tipo, a mensagem (fora dos casos sorteados) e a linha dele."""
     # de outro processo, um tipo que não é dos comuns chega como StudentError, com o nome original à parte
     tipo = getattr(exc, "tipo_do_aluno", None) if sorteado else None
     criterio = f"o seu código levantou {tipo or type(exc).__name__}"
@@ -127,6 +136,11 @@ def student_error(exc: BaseException) -> tuple[str, None, None, str]:
         criterio += f": {traduzida or original}"
     if onde:
         criterio += f" (linha {onde[0]} de {onde[1]})" if onde[1] != "<module>" else f" (linha {onde[0]})"
+    return criterio
+
+
+def _hint_text(original: str, traduzida: str, sorteado: bool) -> str:
+    """A dica de um erro do aluno: rodar a função sozinha, com a mensagem original quando o critério não a traz."""
     dica = "rode a sua função sozinha numa célula para ver o erro completo."
     if "contém infinito" in original or "contém NaN" in original:
         dica = ("um array que você passou à biblioteca tem -inf ou NaN. Se você pôs -np.inf num pedaço da matriz "
@@ -136,10 +150,7 @@ def student_error(exc: BaseException) -> tuple[str, None, None, str]:
         dica = f"mensagem original: “{original}”; " + dica
     if sorteado and original:  # a mensagem, fora do critério, ainda aparece no relatório impresso
         dica = f"mensagem: “{traduzida}”; " + dica
-    categoria = "student_exception"
-    if getattr(exc, "mensagem_fixa", False):  # escrita pela correção: a função passou do tempo, ou o processo parou
-        categoria = "timeout" if "tempo limite" in original else "stopped"
-    return criterio, None, None, Hint(categoria, dica)
+    return dica
 
 
 # o TypeError de uma chamada com outros parâmetros (argumentos a mais, a menos ou com outro nome)

@@ -43,6 +43,7 @@ from .report import (
     wrap_report,
 )
 from .status import grading, passou, record
+from .watcher import alarm_handler
 
 __all__ = [
     # o arcabouço
@@ -121,57 +122,73 @@ def check(title: str):
         @functools.wraps(func)
         def wrapper(*args, **kwargs) -> CheckResult:
             checker = Checker(title)
-            status, nao_feito = "ok", None
+            fn = args[0] if args else None
             checker.report_tampering("trocado antes da verificação")
-            figs_before = open_figures()
-            try:
-                # o que a função do aluno imprime (e os avisos do NumPy) não polui o relatório
-                with contextlib.redirect_stdout(io.StringIO()), warnings.catch_warnings(), np.errstate(all="ignore"):
-                    warnings.simplefilter("ignore")
-                    func(checker, *args, **kwargs)
-            except StopCheck:
-                pass
-            except NotImplementedError as exc:
-                nao_feito = exc
-                if checker.lines:  # já passou por casos: não é "não feito", é um erro num caso (ex.: com máscara)
-                    checker.expect(False, *student_error(exc))
-                else:
-                    status = "nao_feito"
-            except (Exception, SystemExit, GeneratorExit) as exc:  # noqa: BLE001 - o erro do aluno vira um ❌
-                checker.expect(False, *student_error(exc))
-            finally:
-                close_new_figures(figs_before)
-            if status == "nao_feito":
-                quem = _unfinished_helper(nao_feito, args[0] if args else None)
-                print(wrap_report(f"{MARKS['nao_feito']} — {title}: ainda não resolvido (o código levanta "
-                               "NotImplementedError). Complete a célula do exercício e rode esta verificação de novo."
-                               if not quem else
-                               f"{MARKS['nao_feito']} — {title}: a sua função usa {quem}, que ainda não foi "
-                               f"resolvida (levanta NotImplementedError). Resolva {quem} antes e rode esta "
-                               "verificação de novo."))
-                record(args[0] if args else None, status)
-                if grading():
-                    raise AssertionError(f"{title}: exercício não resolvido.")
-                return CheckResult(title, False, status, ["não resolvido"], ["not_done"])
-            if type(checker.failures) is not list or type(checker.lines) is not list:  # noqa: E721
-                checker.failures = ["o relatório da verificação foi alterado durante a execução"]
-                checker.categories = ["library_tampered"]
-            passed = not checker.failures
-            status = "ok" if passed else "falhou"
-            record(args[0] if args else None, status)
-            linhas = [checker.header(passed), *checker.lines]
-            if not passed and checker.failed_case is not None and checker.failed_case < (checker.n_cases or 0):
-                linhas.append("  (a verificação para no primeiro caso que falha: corrija-o e rode de novo para ver os "
-                              "próximos)")
-            print(wrap_report("\n".join(linhas)))
-            if grading() and not passed:
-                raise AssertionError(f"{title}: não passou em: " + "; ".join(checker.failures))
-            categorias = checker.categories if type(checker.categories) is list else []  # noqa: E721
-            return CheckResult(title, passed, status, checker.failures, categorias)
+            nao_feito = _run_criteria(checker, func, args, kwargs)
+            if nao_feito is not None:
+                return _not_done_result(title, nao_feito, fn)
+            return _finished_result(checker, title, fn)
 
         return wrapper
 
     return decorator
+
+
+def _run_criteria(checker: Checker, func, args: tuple, kwargs: dict) -> NotImplementedError | None:
+    """Roda os critérios de ``func`` no ``checker``: o ``NotImplementedError`` de um exercício não feito volta (antes de
+    qualquer caso); o de depois e toda outra exceção do código do aluno viram um ❌ (:func:`.errors.student_error`);
+    ``StopCheck`` é o fim normal. As figuras que o aluno abriu são fechadas."""
+    figs_before = open_figures()
+    try:
+        # o que a função do aluno imprime (e os avisos do NumPy) não polui o relatório
+        with contextlib.redirect_stdout(io.StringIO()), warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore")
+            func(checker, *args, **kwargs)
+    except StopCheck:
+        pass
+    except NotImplementedError as exc:
+        if not checker.lines:
+            return exc
+        checker.expect(False, *student_error(exc))  # já passou por casos: é um erro num caso (ex.: com máscara)
+    except (Exception, SystemExit, GeneratorExit) as exc:  # noqa: BLE001 - o erro do aluno vira um ❌
+        checker.expect(False, *student_error(exc))
+    finally:
+        close_new_figures(figs_before)
+    return None
+
+
+def _not_done_result(title: str, nao_feito: NotImplementedError, fn) -> CheckResult:
+    """O ⏳ de um exercício ainda em esboço (ou que usa outra função em esboço): impresso, registrado e devolvido."""
+    quem = _unfinished_helper(nao_feito, fn)
+    print(wrap_report(f"{MARKS['nao_feito']} — {title}: ainda não resolvido (o código levanta "
+                      "NotImplementedError). Complete a célula do exercício e rode esta verificação de novo."
+                      if not quem else
+                      f"{MARKS['nao_feito']} — {title}: a sua função usa {quem}, que ainda não foi "
+                      f"resolvida (levanta NotImplementedError). Resolva {quem} antes e rode esta "
+                      "verificação de novo."))
+    record(fn, "nao_feito")
+    if grading():
+        raise AssertionError(f"{title}: exercício não resolvido.")
+    return CheckResult(title, False, "nao_feito", ["não resolvido"], ["not_done"])
+
+
+def _finished_result(checker: Checker, title: str, fn) -> CheckResult:
+    """O relatório de uma verificação que rodou até o fim (ou até o primeiro ❌): impresso, registrado e devolvido."""
+    if type(checker.failures) is not list or type(checker.lines) is not list:  # noqa: E721
+        checker.failures = ["o relatório da verificação foi alterado durante a execução"]
+        checker.categories = ["library_tampered"]
+    passed = not checker.failures
+    status = "ok" if passed else "falhou"
+    record(fn, status)
+    linhas = [checker.header(passed), *checker.lines]
+    if not passed and checker.failed_case is not None and checker.failed_case < (checker.n_cases or 0):
+        linhas.append("  (a verificação para no primeiro caso que falha: corrija-o e rode de novo para ver os "
+                      "próximos)")
+    print(wrap_report("\n".join(linhas)))
+    if grading() and not passed:
+        raise AssertionError(f"{title}: não passou em: " + "; ".join(checker.failures))
+    categorias = checker.categories if type(checker.categories) is list else []  # noqa: E721
+    return CheckResult(title, passed, status, checker.failures, categorias)
 
 
 # ---------- integridade: a verificação e a biblioteca como foram importadas ----------
@@ -251,9 +268,10 @@ REAL_SIZE_SECONDS = 10.0
 
 @contextlib.contextmanager
 def _alarm(segundos: float):
-    """Interrompe o bloco depois de ``segundos`` com um ``KeyboardInterrupt`` (SIGALRM, com o tratador do próprio
-    Python: uma função daqui, chamada no meio do código do aluno, a vigilância veria como a verificação chamada por
-    ele), só na thread principal e onde há ``signal.setitimer`` (no navegador, não há: a chamada vai até o fim)."""
+    """Interrompe o bloco depois de ``segundos`` com um ``KeyboardInterrupt`` (SIGALRM, com
+    :func:`.watcher.alarm_handler`, que a vigilância não confunde com a verificação chamada pelo aluno e que não
+    interrompe a própria vigilância), só na thread principal e onde há ``signal.setitimer`` (no navegador, não há: a
+    chamada vai até o fim)."""
     import signal
     import threading
 
@@ -262,7 +280,7 @@ def _alarm(segundos: float):
         return
     anterior = signal.getsignal(signal.SIGALRM)
     try:
-        signal.signal(signal.SIGALRM, signal.default_int_handler)
+        signal.signal(signal.SIGALRM, alarm_handler)
         signal.setitimer(signal.ITIMER_REAL, segundos)
     except (OSError, ValueError, AttributeError, TypeError):  # sem alarmes (o Pyodide): a chamada vai até o fim
         with contextlib.suppress(OSError, ValueError, AttributeError, TypeError):

@@ -40,22 +40,24 @@ def arrays_in(value, nome: str = "") -> dict:
     """Os arrays alcançáveis em ``value`` (ele mesmo, itens de listas/dicionários e atributos de objetos)."""
     if isinstance(value, np.ndarray):
         return {nome: value}
-    out = {}
     if isinstance(value, (list, tuple)):
-        for i, v in enumerate(value):
-            if isinstance(v, np.ndarray):
-                out[f"{nome}[{i}]"] = v
-    elif isinstance(value, dict):
-        for k, v in value.items():
-            if isinstance(v, np.ndarray):
-                out[f"{nome}[{k!r}]"] = v
-    elif hasattr(value, "__dict__") and not isinstance(value, type):
-        for k, v in vars(value).items():
+        return _arrays_among({f"{nome}[{i}]": v for i, v in enumerate(value)})
+    if isinstance(value, dict):
+        return _arrays_among({f"{nome}[{k!r}]": v for k, v in value.items()})
+    if hasattr(value, "__dict__") and not isinstance(value, type):
+        out = {}
+        for k, v in vars(value).items():  # um nível a mais nos atributos: os pesos num dicionário
             if isinstance(v, np.ndarray):
                 out[f"{nome}.{k}"] = v
             elif isinstance(v, dict):
                 out.update(arrays_in(v, f"{nome}.{k}"))
-    return out
+        return out
+    return {}
+
+
+def _arrays_among(itens: dict) -> dict:
+    """Os itens de ``itens`` (nome → valor) que são arrays."""
+    return {k: v for k, v in itens.items() if isinstance(v, np.ndarray)}
 
 
 def _equal(a: np.ndarray, b: np.ndarray) -> bool:
@@ -149,29 +151,36 @@ def tampered() -> list[str]:
     """O que mudou desde :func:`protect`, como ``"modulo.nome"`` ordenados (e volta ao que era)."""
     out = []
     for nome, (obj, foto) in _SNAPSHOTS.items():
-        atual = vars(obj)
-        for k in set(foto) | set(atual):
-            if k.startswith("__") and k.endswith("__") and not isinstance(obj, type):
-                continue  # __builtins__, __loader__... de um módulo não decidem nada
-            antes, agora = foto.get(k, _MISSING), atual.get(k, _MISSING)
-            if antes is _MISSING and isinstance(agora, types.ModuleType):
-                continue  # um submódulo carregado depois (atencao.checks.aula02) não é uma troca
-            if agora is not antes:
-                out.append(f"{nome}.{k}")
-                if isinstance(obj, type):
-                    if k in foto:
-                        type.__setattr__(obj, k, foto[k])
-                    else:
-                        type.__delattr__(obj, k)
-                elif k in foto:
-                    atual[k] = foto[k]
-                else:
-                    del atual[k]
+        out += [f"{nome}.{k}" for k in _restore_names(obj, foto)]
     for f, code, defaults, kwdefaults in list(_CODES.values()):
         if f.__code__ is not code or f.__defaults__ is not defaults or f.__kwdefaults__ is not kwdefaults:
             out.append(f"{f.__module__}.{f.__qualname__} (o código)")
             f.__code__, f.__defaults__, f.__kwdefaults__ = code, defaults, kwdefaults
     return sorted(out)
+
+
+def _restore_names(obj, foto: dict) -> list[str]:
+    """Os nomes de ``obj`` (um módulo ou uma classe) que mudaram desde a ``foto``, cada um já de volta ao que era."""
+    trocados, atual = [], vars(obj)
+    for k in set(foto) | set(atual):
+        if k.startswith("__") and k.endswith("__") and not isinstance(obj, type):
+            continue  # __builtins__, __loader__... de um módulo não decidem nada
+        antes, agora = foto.get(k, _MISSING), atual.get(k, _MISSING)
+        if antes is _MISSING and isinstance(agora, types.ModuleType):
+            continue  # um submódulo carregado depois (atencao.checks.aula02) não é uma troca
+        if agora is antes:
+            continue
+        trocados.append(k)
+        if isinstance(obj, type):
+            if k in foto:
+                type.__setattr__(obj, k, foto[k])
+            else:
+                type.__delattr__(obj, k)
+        elif k in foto:
+            atual[k] = foto[k]
+        else:
+            del atual[k]
+    return trocados
 
 
 _MISSING = object()

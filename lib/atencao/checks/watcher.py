@@ -287,6 +287,27 @@ def is_student_file(arquivo: str) -> bool:
 _LIBRARY_CODES: dict = {}
 
 
+def _codes_of(mods: list) -> set:
+    """Os objetos de código das funções, métodos e propriedades dos módulos ``mods``, com os das funções aninhadas."""
+    codigos: set = set()
+
+    def juntar(code):
+        if code not in codigos:
+            codigos.add(code)
+            for c in code.co_consts:
+                if isinstance(c, types.CodeType):
+                    juntar(c)
+
+    for m in mods:
+        for v in list(vars(m).values()):
+            for f in ([v] if not isinstance(v, type) else list(vars(v).values())):
+                f = getattr(f, "__func__", f)
+                for g in (f, getattr(f, "fget", None), getattr(f, "__wrapped__", None)):
+                    if isinstance(getattr(g, "__code__", None), types.CodeType):
+                        juntar(g.__code__)
+    return codigos
+
+
 def library_code_ids() -> frozenset:
     """Os ids dos objetos de código das funções da biblioteca carregada (``atencao`` e a cópia privada da correção):
     "quem chamou é a biblioteca" se decide por eles, não pelo nome do arquivo (um código do aluno com o
@@ -295,22 +316,7 @@ def library_code_ids() -> frozenset:
             if m is not None and str(getattr(m, "__file__", "") or "").startswith(LIBRARY_DIR)]
     chave = frozenset(id(m) for m in mods)
     if chave not in _LIBRARY_CODES:
-        codigos: set = set()
-
-        def juntar(code):
-            if code not in codigos:
-                codigos.add(code)
-                for c in code.co_consts:
-                    if isinstance(c, types.CodeType):
-                        juntar(c)
-
-        for m in mods:
-            for v in list(vars(m).values()):
-                for f in ([v] if not isinstance(v, type) else list(vars(v).values())):
-                    f = getattr(f, "__func__", f)
-                    for g in (f, getattr(f, "fget", None), getattr(f, "__wrapped__", None)):
-                        if isinstance(getattr(g, "__code__", None), types.CodeType):
-                            juntar(g.__code__)
+        codigos = _codes_of(mods)
         _LIBRARY_CODES.clear()
         _LIBRARY_CODES[chave] = (frozenset(id(c) for c in codigos), codigos)  # os ids; os objetos ficam vivos aqui
     return _LIBRARY_CODES[chave][0]
@@ -360,7 +366,26 @@ def run_watched(watcher: "Watcher", fn, args, kwargs):
         return materialize(fn(*args, **kwargs))
 
 
+def alarm_handler(signum, frame) -> None:
+    """O tratador do SIGALRM de um caso de tamanho de verdade (``framework._alarm``): interrompe o código do aluno
+    com um ``KeyboardInterrupt``. Se o sinal chega no meio do código das verificações (o gancho da vigilância, que
+    roda a cada chamada, ou a arrumação depois da chamada), a interrupção é adiada 5 ms: uma exceção dentro do gancho
+    do perfil faz o Python desligá-lo, e a vigilância veria "um desligamento" feito pelo aluno.
+
+    Raises
+    ------
+    KeyboardInterrupt
+        Quando o sinal chega fora do código das verificações.
+    """
+    if frame is not None and frame.f_code.co_filename.startswith(CHECKS_DIR):
+        import signal
+
+        signal.setitimer(signal.ITIMER_REAL, 0.005)
+        return
+    raise KeyboardInterrupt
+
+
 _MISSING = object()
 # o que a vigilância roda enquanto ligada, além da função do aluno: nunca é "a função do aluno" nem uma chamada dele
 # (uma função do aluno com outros parâmetros falha antes de ter um quadro; o primeiro quadro visto seria o __exit__)
-_BOOKKEEPING = frozenset(id(f.__code__) for f in (Watcher.__exit__, materialize))
+_BOOKKEEPING = frozenset(id(f.__code__) for f in (Watcher.__exit__, materialize, alarm_handler))
