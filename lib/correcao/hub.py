@@ -340,7 +340,7 @@ def _atraso(segundos: float) -> str:
     return f"{h} h {m:02d} min" if h else (f"{m} min {s:02d} s" if m else f"{s} s")
 
 
-def grade(turma: HubCourse, aula: str, saida: Path | None = None, log=print, politica=None, **kwargs) -> list:  # noqa: C901, PLR0915 — os passos do nbgrader em ordem (coletar, corrigir, gradebook, retorno), um roteiro linear
+def grade(turma: HubCourse, aula: str, saida: Path | None = None, log=print, politica=None, **kwargs) -> list:
     """Coleta as entregas de ``aula`` (``nbgrader collect``), corrige cada uma na caixa do curso
     (:func:`correcao.motor.grade_class`, com a ``politica`` da correção, :class:`correcao.politica.GradingPolicy`,
     montada uma vez aqui: sem ela, a padrão, com os ``kwargs`` de nome antigo por cima; os outros ``kwargs`` vão
@@ -371,7 +371,7 @@ def grade(turma: HubCourse, aula: str, saida: Path | None = None, log=print, pol
 
     from correcao.motor import grade_class
     from correcao.politica import LEGACY_NAMES, GradingPolicy
-    from correcao.relatorio import CSV_FIXED, CSV_TAIL, spreadsheet_cell
+    from correcao.relatorio import CSV_FIXED, CSV_TAIL
 
     politica = GradingPolicy.build(politica, **{k: kwargs.pop(k) for k in list(kwargs) if k in LEGACY_NAMES})
 
@@ -389,7 +389,6 @@ def grade(turma: HubCourse, aula: str, saida: Path | None = None, log=print, pol
             r.maximum += maximos[r.notebook] - gs[r.notebook].max_auto
     if rows:
         _reescrever_notas(rows, saida, CSV_FIXED, CSV_TAIL)
-    linhas = []
     with Gradebook(turma.db_url, turma.curso_id) as gb:
         try:
             tarefa = gb.find_assignment(aula)
@@ -397,43 +396,13 @@ def grade(turma: HubCourse, aula: str, saida: Path | None = None, log=print, pol
             raise ValueError(f"AULA: {aula!r} não está no gradebook de {turma.pasta} (libere-a antes com "
                              f"`turma liberar {aula}`)") from None
         liberados = sorted(nb.name for nb in tarefa.notebooks if nb.name in gs)
+        linhas = []
         for aluno, info in alunos.items():
-            gb.update_or_create_student(aluno)
-            quando = _submission_time(aluno, info, log)
-            try:
-                sub = gb.find_submission(aula, aluno)
-                if quando is not None:
-                    sub.timestamp = quando
-            except MissingEntry:
-                with gb.db.no_autoflush:  # sem o SAWarning do SQLAlchemy 2 (o nbgrader faz o db.add ele mesmo)
-                    sub = gb.add_submission(aula, aluno, timestamp=quando)
-            melhores = {}
-            for r in rows:
-                if r.student == aluno and r.assignment == aula and r.notebook in gs:
-                    if r.notebook not in melhores or r.total > melhores[r.notebook].total:
-                        melhores[r.notebook] = r
-            _save_grades(gb, aula, aluno, liberados, melhores, gs)
-            for nome in liberados:
-                if nome in melhores:
-                    _autograded(turma, aula, aluno, nome, melhores[nome], info, log)
-            atraso = sub.total_seconds_late
-            for nome, r in sorted(melhores.items()):
-                linhas.append({"aluno": aluno, "notebook": nome, "entregue_em": info["timestamp"] or "",
-                               "atraso_s": f"{atraso:.0f}" if sub.timestamp else "", "total_automatico": r.total,
-                               "maximo": maximos[nome], "situacao": r.status})
-                _retorno(r, saida, pasta, aula, info, atraso, maximos[nome], gs[nome])
-            linhas += [_no_submission(aluno, nome, maximos[nome], info["timestamp"] or "")
-                       for nome in liberados if nome not in melhores]
+            linhas += _record_student(gb, turma, aula, aluno, info, rows, liberados, maximos, saida, log)
         ausentes = sorted(known_students(gb) - set(alunos))
         linhas += [_no_submission(aluno, nome, maximos[nome]) for aluno in ausentes for nome in liberados]
         prazo = tarefa.duedate
-    saida.mkdir(parents=True, exist_ok=True)
-    with open(saida / ROSTER_CSV.format(aula=aula), "w", newline="", encoding="utf-8") as f:
-        w = csv.DictWriter(f, fieldnames=["aluno", "notebook", "entregue_em", "atraso_s", "total_automatico",
-                                          "maximo", "situacao"])
-        w.writeheader()
-        w.writerows({k: spreadsheet_cell(v) for k, v in x.items()}  # nenhuma célula vira fórmula (aluno "=2+3")
-                    for x in sorted(linhas, key=lambda x: (x["aluno"], x["notebook"])))
+    _write_roster(saida, aula, linhas)
     if not alunos:
         log(f"{aula}: nenhuma entrega coletada; {len(ausentes)} aluno(s) sem entrega em {ROSTER_CSV.format(aula=aula)}")
         return []
@@ -441,6 +410,62 @@ def grade(turma: HubCourse, aula: str, saida: Path | None = None, log=print, pol
     log(f"{aula}: {len(alunos)} aluno(s) corrigido(s), {len(ausentes)} sem entrega; notas no gradebook, "
         "retorno no exchange" + (f" (prazo {prazo:%Y-%m-%d %H:%M} UTC)" if prazo else " (sem prazo no gradebook)"))
     return rows
+
+
+def _record_student(gb, turma: HubCourse, aula: str, aluno: str, info: dict, rows: list, liberados: list[str],
+                    maximos: dict, saida: Path, log) -> list[dict]:
+    """Um aluno que entregou, no gradebook (``gb``) e no exchange: a entrega com o horário dela, as notas da melhor
+    cópia de cada notebook (:func:`_save_grades`), o notebook para o Formgrader (:func:`_autograded`) e o retorno
+    (:func:`_retorno`). Devolve as linhas dele em ``turma-<aula>.csv`` (os liberados que ele não entregou, com 0)."""
+    from nbgrader.api import MissingEntry
+
+    gs, pasta = _aula(aula), Path(turma.pasta).resolve()
+    gb.update_or_create_student(aluno)
+    quando = _submission_time(aluno, info, log)
+    try:
+        sub = gb.find_submission(aula, aluno)
+        if quando is not None:
+            sub.timestamp = quando
+    except MissingEntry:
+        with gb.db.no_autoflush:  # sem o SAWarning do SQLAlchemy 2 (o nbgrader faz o db.add ele mesmo)
+            sub = gb.add_submission(aula, aluno, timestamp=quando)
+    melhores = _best_copies(rows, aluno, aula, gs)
+    _save_grades(gb, aula, aluno, liberados, melhores, gs)
+    for nome in liberados:
+        if nome in melhores:
+            _autograded(turma, aula, aluno, nome, melhores[nome], info, log)
+    atraso, linhas = sub.total_seconds_late, []
+    for nome, r in sorted(melhores.items()):
+        linhas.append({"aluno": aluno, "notebook": nome, "entregue_em": info["timestamp"] or "",
+                       "atraso_s": f"{atraso:.0f}" if sub.timestamp else "", "total_automatico": r.total,
+                       "maximo": maximos[nome], "situacao": r.status})
+        _retorno(r, saida, pasta, aula, info, atraso, maximos[nome], gs[nome])
+    return linhas + [_no_submission(aluno, nome, maximos[nome], info["timestamp"] or "")
+                     for nome in liberados if nome not in melhores]
+
+
+def _best_copies(rows: list, aluno: str, aula: str, gs: dict) -> dict:
+    """A linha de maior total de cada notebook de ``aula`` que ``aluno`` entregou (duas cópias do mesmo notebook:
+    vale a melhor), por nome do notebook."""
+    melhores: dict = {}
+    for r in rows:
+        if r.student == aluno and r.assignment == aula and r.notebook in gs:
+            if r.notebook not in melhores or r.total > melhores[r.notebook].total:
+                melhores[r.notebook] = r
+    return melhores
+
+
+def _write_roster(saida: Path, aula: str, linhas: list[dict]) -> None:
+    """``turma-<aula>.csv``: uma linha por aluno e notebook liberado, em ordem; nenhuma célula vira fórmula."""
+    from correcao.relatorio import spreadsheet_cell
+
+    saida.mkdir(parents=True, exist_ok=True)
+    with open(saida / ROSTER_CSV.format(aula=aula), "w", newline="", encoding="utf-8") as f:
+        w = csv.DictWriter(f, fieldnames=["aluno", "notebook", "entregue_em", "atraso_s", "total_automatico",
+                                          "maximo", "situacao"])
+        w.writeheader()
+        w.writerows({k: spreadsheet_cell(v) for k, v in x.items()}  # nenhuma célula vira fórmula (aluno "=2+3")
+                    for x in sorted(linhas, key=lambda x: (x["aluno"], x["notebook"])))
 
 
 def _save_grades(gb, aula: str, aluno: str, liberados: list[str], melhores: dict, gs: dict) -> None:
