@@ -164,11 +164,15 @@ class Runner:
             return 127
         # Ctrl+C chega ao processo filho (mesmo terminal), que decide o que fazer: o JupyterLab pergunta se deve
         # fechar e fecha os kernels, o pytest mostra o resumo. Aqui só esperamos e devolvemos o código dele.
+        # O SIGTERM (o Kubernetes apagando o pod, um `kill`) vai só a este processo: repassado ao filho, que termina
+        # pelo caminho dele (a correção desliga as caixas e apaga as temporárias), em vez de ficar órfão.
         previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+        previous_term = signal.signal(signal.SIGTERM, lambda *_: process.send_signal(signal.SIGTERM))
         try:
             return shell_exit_code(process.wait())
         finally:
             signal.signal(signal.SIGINT, previous)
+            signal.signal(signal.SIGTERM, previous_term)
 
     def run_all(self, *steps, **kwargs) -> int:
         """Roda os ``steps`` em ordem e para no primeiro que falha (devolve o código dele)."""
@@ -214,6 +218,12 @@ def _remove_tree(folder: Path) -> None:
 # diz o nome, as opções e a ajuda de cada um.
 
 
+def _command_name(options) -> str:
+    """O nome do comando em ``options`` (``corrigir``...), para uma mensagem; ``COMANDO`` se não há."""
+    nome = getattr(options, "command", None)
+    return nome + " " if isinstance(nome, str) else "COMANDO "
+
+
 def install(runner: Runner, options=None) -> int:
     """Cria ``.venv`` e instala o curso, só se algo mudou desde a última instalação. Com ``--neste-ambiente``,
     nada: quem instala é o gerenciador do ambiente (``conda env create -f environment.yml``)."""
@@ -228,9 +238,16 @@ def install(runner: Runner, options=None) -> int:
     if message:
         print(message)
         return 1
-    py = venv_python()
+    py = venv_python(VENV)
     steps = []
     if not py.exists():
+        if not runner.dry_run and not os.access(VENV.parent, os.W_OK | os.X_OK):
+            print(f"Não dá para criar o ambiente em {VENV}: este usuário não pode escrever na pasta do curso "
+                  f"({VENV.parent}; num pod, num contêiner ou numa instalação só de leitura). Use o ambiente já "
+                  f"instalado, com o Python dele: python3 curso.py --neste-ambiente {_command_name(options)}... "
+                  "(na correção, com --saida numa pasta em que se possa escrever; veja docs/professor.md, "
+                  "\"A correção num pod\").")
+            return 1
         steps.append([sys.executable, "-m", "venv", VENV])
     steps.append([py, "-m", "pip", "install", "--upgrade", "--quiet", "pip"])
     code = runner.run_all(*steps) or install_cpu_torch(runner, py) or runner.run_all(
@@ -547,7 +564,7 @@ def grade(runner: Runner, options) -> int:
             return 2
         cmd = [course_python(), ROOT / "scripts" / "corrigir.py", "--juntar", *(_user_path(e) for e in options.join),
                "--saida", output, *_moodle_options(options)]
-        return install(runner) or runner.run(cmd, without_mplbackend=True)
+        return install(runner, options) or runner.run(cmd, without_mplbackend=True)
     if not submissions:
         if invocation() == "make":
             print("Uso: make corrigir ENTREGAS=pasta-ou-zip [SAIDA=pasta] [MEMORIA=MiB] [TEMPO_CELULA=S] "
@@ -569,7 +586,7 @@ def grade(runner: Runner, options) -> int:
                         ("--tempo-notebook", options.notebook_time), ("--processos", options.workers)):
         if valor is not None:
             cmd += [flag, str(valor)]
-    return install(runner) or runner.run([*cmd, *_moodle_options(options)], without_mplbackend=True)
+    return install(runner, options) or runner.run([*cmd, *_moodle_options(options)], without_mplbackend=True)
 
 
 def _moodle_options(options) -> list:

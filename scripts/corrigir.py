@@ -54,7 +54,30 @@ def _grade(grade_class, args, politica, parte):
         return 2
 
 
+def _stop_on_sigterm(signum, frame):
+    """O SIGTERM (o Kubernetes apagando o pod, um ``kill``) como o Ctrl-C: a correção para pelo mesmo caminho,
+    que desliga as caixas e apaga as pastas temporárias."""
+    raise KeyboardInterrupt
+
+
 def main(argv=None) -> int:
+    """A linha de comando; devolve o código de saída (130 numa correção interrompida, sem nada escrito)."""
+    import signal
+
+    # cada linha do registro sai na hora, também num pipe ou num arquivo (o log do pod, `kubectl logs`), e na ordem
+    # certa com as mensagens de erro (stderr)
+    sys.stdout.reconfigure(line_buffering=True)
+    signal.signal(signal.SIGTERM, _stop_on_sigterm)
+    try:
+        return _main(argv)
+    except KeyboardInterrupt:
+        print("\nCorreção interrompida (Ctrl-C ou SIGTERM) antes do fim: nenhuma nota foi escrita, e a saída de uma "
+              "correção anterior na mesma pasta ficou como estava. Rode o mesmo comando de novo para corrigir a turma "
+              "do começo.", file=sys.stderr)
+        return 130
+
+
+def _main(argv=None) -> int:
     from correcao import politica
 
     parser = politica.PortugueseParser(description="Corrige uma turma com o nbgrader (notas.csv + retorno em HTML).")
@@ -115,7 +138,35 @@ def main(argv=None) -> int:
         return 0
     print(f"{len(rows)} linha(s) em {args.saida / 'notas.csv'}; retornos em {args.saida / 'retorno'}/ "
           f"({time.perf_counter() - t0:.0f} s)")
+    for linha in summary(rows):
+        print(linha)
     return 0
+
+
+def summary(rows) -> list[str]:
+    """O fim do registro: quantas linhas em cada situação, o isolamento usado e, quando todas as entregas corrigidas
+    ficaram com 0 (sem pontos retidos para revisão), um aviso: a prova do começo passou, então o zero veio das
+    entregas, e o professor confere o motivo antes de publicar as notas."""
+    from collections import Counter
+
+    from correcao.relatorio import format_number
+
+    if not rows:
+        return []
+    situacoes = Counter(r.status for r in rows)
+    ordem = sorted(situacoes.items(), key=lambda x: (-x[1], x[0]))
+    linhas = ["Situações: " + ", ".join(f"{n} {s}" for s, n in ordem)]
+    isolamentos = sorted({r.isolation for r in rows if r.isolation})
+    if isolamentos:
+        linhas.append(f"Isolamento: {', '.join(isolamentos)} (coluna isolamento de notas.csv; veja docs/professor.md)")
+    corrigidas = [r for r in rows if r.maximum]
+    if corrigidas and all(r.total == 0 and not r.em_revisao for r in corrigidas):
+        maximo = format_number(max(r.maximum for r in corrigidas))
+        linhas.append(f"ATENÇÃO: todas as {len(corrigidas)} entrega(s) corrigida(s) ficaram com 0 ponto (de até "
+                      f"{maximo}). A solução do curso passou na prova do começo, nesta máquina e com estes limites: "
+                      "o zero veio das entregas. Confira o motivo de cada uma em notas.csv antes de publicar "
+                      "(notebooks sem resolver? o arquivo de outra aula? o download certo do AVA?).")
+    return linhas
 
 
 if __name__ == "__main__":

@@ -163,3 +163,17 @@ def test_ultimo_erro_do_log_sem_caminhos():
     log = "INFO tudo bem\n[IPKernelApp] ERROR ruído\nERROR falhou em /tmp/x/y.ipynb\n"
     assert scoring.last_error(log) == "ERROR falhou em …"
     assert scoring.last_error("") == "sem detalhes"
+
+
+def test_o_motivo_do_tempo_e_da_memoria_diz_o_limite_da_correcao():
+    """O aluno lia "passou do tempo limite (laço infinito?)" e "(limite por processo, --memoria)": sem o número, e
+    com uma opção da linha de comando do professor."""
+    celula = ExecutionResult(outcome="tempo_esgotado", continued=True, where="a célula 7", limits=(30, 180, 2048))
+    assert "a célula passou do tempo limite de 30 s e foi interrompida" in scoring.outcome_reason(celula)
+    notebook = ExecutionResult(outcome="tempo_esgotado", where="a célula 9", limits=(30, 180, 2048))
+    assert "o notebook passou do tempo limite de 180 s" in scoring.outcome_reason(notebook)
+    memoria = ExecutionResult(outcome="memoria_esgotada", where="a célula 4", limits=(30, 180, 2048))
+    assert "(limite de 2048 MiB por processo)" in scoring.outcome_reason(memoria)
+    assert "--memoria" not in scoring.outcome_reason(memoria)
+    sem_limites = ExecutionResult(outcome="tempo_esgotado", continued=True, where="a célula 7")
+    assert "passou do tempo limite e foi interrompida" in scoring.outcome_reason(sem_limites)

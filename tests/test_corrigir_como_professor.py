@@ -305,3 +305,16 @@ def test_memoria_do_notebook_esgotada_aponta_a_celula_em_curso():
     sem_anuncio = execution.ExecutionResult()
     execution._classify_kernel_outcome(nb, {0, 1}, None, False, True, sem_anuncio)
     assert sem_anuncio.where.startswith("célula 3"), sem_anuncio.where
+
+
+def test_a_recusa_dos_limites_diz_as_opcoes_de_quem_chamou(monkeypatch):
+    """Pelo python (no pod, sem make), a recusa dizia "TEMPO_CELULA= e TEMPO_NOTEBOOK= no make corrigir"."""
+    monkeypatch.delenv("MAKELEVEL", raising=False)
+    with pytest.raises(motor.MachineFailure) as pelo_python:
+        motor._limits_fit(GradingPolicy(notebook_timeout=1, cell_timeout=1), TEMPOS)
+    assert "com --tempo-celula e --tempo-notebook maior(es), ou sem" in str(pelo_python.value)
+    assert "make" not in str(pelo_python.value)
+    monkeypatch.setenv("MAKELEVEL", "1")
+    with pytest.raises(motor.MachineFailure) as pelo_make:
+        motor._limits_fit(GradingPolicy(notebook_timeout=1, cell_timeout=1), TEMPOS)
+    assert "com TEMPO_CELULA= e TEMPO_NOTEBOOK= maior(es) no make corrigir" in str(pelo_make.value)

@@ -462,3 +462,21 @@ def test_um_comando_novo_e_uma_linha_do_registro(monkeypatch, capsys):
     with pytest.raises(SystemExit):
         curso.main(["ola", "--xyz"])  # as opções vêm do registro: uma desconhecida é recusada
     assert "opções desconhecidas: --xyz" in capsys.readouterr().err
+
+
+def test_curso_so_de_leitura_diz_para_usar_o_ambiente_instalado(tmp_path, monkeypatch, capsys):
+    """Num pod (o curso na imagem, só de leitura, e outro usuário), o `make corrigir` do guia dava
+    "Error: [Errno 13] Permission denied: '.../.venv'" do módulo venv, em inglês e sem saída."""
+    pasta = tmp_path / "curso"
+    pasta.mkdir()
+    monkeypatch.setattr(curso, "VENV", pasta / ".venv")
+    monkeypatch.setattr(curso, "ACTIVE_ENV", None)
+    monkeypatch.setattr(curso, "needs_install", lambda: True)
+    monkeypatch.setattr(curso, "python_too_old", lambda: None)
+    monkeypatch.setattr(curso.os, "access", lambda caminho, modo: Path(caminho) != pasta)
+    runner = curso.Runner()
+    monkeypatch.setattr(runner, "run_all", lambda *a, **k: pytest.fail("tentou criar o .venv"))
+    assert curso.install(runner, argparse.Namespace(command="corrigir")) == 1
+    texto = capsys.readouterr().out
+    assert f"Não dá para criar o ambiente em {pasta / '.venv'}: este usuário não pode escrever" in texto, texto
+    assert "python3 curso.py --neste-ambiente corrigir ..." in texto and "A correção num pod" in texto, texto

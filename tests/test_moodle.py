@@ -561,3 +561,11 @@ def test_um_ava_novo_e_uma_classe_so(tmp_path, monkeypatch):
     lms.grade_with(exportador, [download], tmp_path / "parte", log=lambda *_: None, parte=(1, 2))
     assert chamadas[-1]["anexo_parte"] == {"planilha": [("ana", 0), ("bia", 1)]}
     assert not (tmp_path / "parte" / "ava.txt").exists()  # numa parte, a exportação sai na junção
+
+
+def test_o_comentario_diz_ponto_no_singular_abaixo_de_2():
+    """"mais 1 pontos" no comentário que o aluno lê no Moodle: no português, o singular vai até antes de 2."""
+    assert "(mais 1 ponto) não estão nela" in moodle._comentario(3.0, 4.0, ["ok"], 1.0)
+    assert "(mais 1,5 ponto)" in moodle._comentario(3.0, 4.0, ["ok"], 1.5)
+    assert "(mais 2 pontos)" in moodle._comentario(3.0, 4.0, ["ok"], 2.0)
+    assert "(0 de 1 ponto)" in moodle._comentario(0.0, 1.0, ["zero"], 0.0)

@@ -298,3 +298,40 @@ def test_a_turma_de_exemplo_mostra_cada_aluno_errado_sob_o_engano_certo(tmp_path
     assert "bruno-parcial" in linhas[("aula01-ex1-resposta", class_report.WRITTEN_STUB)]
     pagina = (saida / class_report.REPORT_HTML).read_text(encoding="utf-8")
     assert "sara-aula-4-errada" in pagina and "Relatório da turma" in pagina
+
+
+def test_cada_aluno_em_revisao_aparece_com_o_proprio_motivo(tmp_path):
+    """Dois alunos em revisão por motivos diferentes: a página e o CSV davam o motivo do primeiro aos dois (o
+    professor leria "cópia da solução?" ao lado de quem mexeu na correção, ou ao contrário)."""
+    from correcao.relatorio import withhold
+
+    copia = _linha("ana", {EX3: ("ok", "")})
+    mexeu = _linha("bruno", {EX3: ("ok", "")})
+    for r in (copia, mexeu):
+        r.scores[EX3] = 2.0
+    withhold(copia, [EX3], "respostas iguais às de solutions/ (aula01-ex3-solucao): cópia da solução? O professor "
+                           "decide")
+    withhold(mexeu, [EX3], "o código mexe na correção (linha 5: importa ctypes)")
+    checks, _ = class_report.summarize(class_report.records_from_rows([copia, mexeu], catalog()))
+    (ex3,) = [s for s in checks if s.grade_id == EX3]
+    assert ex3.students[class_report.IN_REVIEW] == ["ana", "bruno"]
+    assert "cópia da solução" in ex3.review_reasons["ana"][0] and "ctypes" not in " ".join(ex3.review_reasons["ana"])
+    assert "ctypes" in ex3.review_reasons["bruno"][0] and "cópia" not in " ".join(ex3.review_reasons["bruno"])
+    pagina = class_report.build_report(class_report.records_from_rows([copia, mexeu], catalog()), tmp_path)
+    texto = pagina.read_text(encoding="utf-8")
+    assert re.search(r"<li>ana: respostas iguais às de solutions/[^<]*cópia da solução", texto), texto
+    assert re.search(r"<li>bruno: o código mexe na correção \(linha 5: importa ctypes\)</li>", texto)
+    assert "critério: respostas iguais" not in texto  # o motivo de um não vira o critério de todos
+    with open(tmp_path / class_report.REPORT_CSV, newline="", encoding="utf-8") as f:
+        (linha,) = [x for x in csv.DictReader(f) if x["verificacao"] == EX3]
+    assert linha["alunos"] == "2" and "bruno (o código mexe na correção" in linha["nomes"], linha
+
+
+def test_duas_copias_do_mesmo_aluno_contam_um_aluno():
+    """Um aluno com duas cópias do notebook, uma certa e uma errada: o título da verificação conta alunos."""
+    certa, errada = _linha("joao", {EX4: ("ok", "")}), _linha("joao", {EX4: ("no_scale", "pesos")})
+    errada.arquivo = "03-exercicios (1).ipynb"
+    checks, _ = class_report.summarize(class_report.records_from_rows([certa, errada, _linha("ana", {})], catalog()))
+    (ex4,) = [s for s in checks if s.grade_id == EX4]
+    assert ex4.students["ok"] == ["joao"] and ex4.students["no_scale"] == ["joao"]
+    assert ex4.total() == 2, ex4.students

@@ -33,7 +33,7 @@ import functools
 import html
 import re
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from atencao.checks.categories import GENERIC, OUTCOMES
@@ -210,9 +210,12 @@ class CheckSummary:
     grade_id: str
     students: dict  # categoria -> lista de nomes
     details: dict  # categoria -> o critério que falhou (o do primeiro aluno, sem o "caso k de n")
+    # os pontos retidos: aluno -> o motivo dele (cada um tem o seu; o do primeiro não vale para os outros)
+    review_reasons: dict = field(default_factory=dict)
 
     def total(self) -> int:
-        return sum(len(v) for v in self.students.values())
+        """Quantos alunos (um aluno com duas cópias do notebook, em duas categorias, conta uma vez)."""
+        return len({nome for nomes in self.students.values() for nome in nomes})
 
     def by_group(self) -> dict:
         out = dict.fromkeys(GROUPS, 0)
@@ -232,7 +235,11 @@ def summarize(records: list[Record]) -> tuple[list[CheckSummary], list[CheckSumm
                             CheckSummary(x.assignment, x.notebook, x.grade_id, defaultdict(list), {}))
         if x.student not in s.students[x.category]:
             s.students[x.category].append(x.student)
-        if x.detail and x.category not in s.details:
+        if x.category == IN_REVIEW:
+            motivos = s.review_reasons.setdefault(x.student, [])
+            if x.detail and x.detail not in motivos:
+                motivos.append(x.detail)
+        elif x.detail and x.category not in s.details:
             s.details[x.category] = re.sub(r"^caso \d+ de \d+: ", "", x.detail.split("; ")[0])
     for s in (*checks.values(), *escritas.values()):
         s.students = {c: sorted(v) for c, v in sorted(s.students.items())}
@@ -377,6 +384,10 @@ def _check_table(s: CheckSummary) -> str:
             else "")
         alunos = ("" if cat == "ok" else
                   f"<details><summary>ver os nomes</summary>{html.escape(', '.join(nomes))}</details>")
+        if cat == IN_REVIEW:  # o motivo de cada um: o de um aluno não vale para os outros
+            alunos = ("<details><summary>ver os nomes e o motivo de cada um</summary><ul>" + "".join(
+                f"<li>{html.escape(nome)}: {html.escape(' · '.join(s.review_reasons.get(nome, [])) or '—')}</li>"
+                for nome in nomes) + "</ul></details>")
         linhas.append(f"<tr><td>{_swatch(cat)}<code>{html.escape(cat)}</code></td><td>{descricao}</td>"
                       f"<td class='n'>{len(nomes)}</td><td>{alunos}</td></tr>")
     return ("<table><tr><th>categoria</th><th>o que é (a dica que o aluno leu)</th><th>alunos</th><th>quem</th></tr>"
@@ -423,8 +434,10 @@ def _write_report_csv(checks: list[CheckSummary], escritas: list[CheckSummary], 
             for cat, nomes in s.students.items():
                 grupo = "esboco" if cat == WRITTEN_STUB else group_of(cat)
                 descricao = "resposta escrita ainda no esboço ✍️" if cat == WRITTEN_STUB else describe(cat, s.grade_id)
+                quem = [f"{n} ({' · '.join(s.review_reasons.get(n, []))})" if s.review_reasons.get(n) else n
+                        for n in nomes] if cat == IN_REVIEW else nomes
                 w.writerow([spreadsheet_cell(v) for v in (s.assignment, s.notebook, s.grade_id, grupo, cat, descricao,
-                                                          len(nomes), "; ".join(nomes))])
+                                                          len(nomes), "; ".join(quem))])
 
 
 def build_report(records: list[Record], saida: Path) -> Path:

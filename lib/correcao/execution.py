@@ -86,6 +86,9 @@ class ExecutionResult:
     ignored_interrupt: str = ""  # a célula em que o kernel ignorou a interrupção (e foi encerrado)
     notebook_memory: bool = False  # a soma da memória do notebook passou do limite (não a de um processo)
     killed_by: str = ""  # "tempo"/"memoria": o orçamento do notebook matou as caixas
+    # os limites desta correção (o motivo de um tempo ou de uma memória esgotada os diz ao aluno): segundos por
+    # célula, segundos por notebook, MiB por processo; None quando não informados
+    limits: tuple | None = None
 
 
 def read_messages(stdout: bytes, nonce: str) -> list[dict]:
@@ -229,7 +232,7 @@ class Worker:
         """Varredura e execução: na execução única (``policy.single_run``), a conferência independente dá também as
         saídas do retorno (:meth:`_single_run`); senão, o kernel dá as saídas e a conferência roda ao lado. As
         saídas entram em ``nb``."""
-        res = ExecutionResult()
+        res = ExecutionResult(limits=(self.policy.cell_timeout, self.policy.notebook_timeout, self.policy.memory_mb))
         codigo = [c for c in nb.cells if c.cell_type == "code"]
         modulos = imported_modules([c.source for c in codigo])
         for index, cell in enumerate(nb.cells):

@@ -234,15 +234,20 @@ def written_points(tarefa) -> float:
     return sum(sum(p for _, p, auto in tudo[chave].cells.values() if not auto) for chave in tarefa if chave in tudo)
 
 
+def _pontos(x: float) -> str:
+    """"ponto" ou "pontos": no português, o singular vai até antes de 2 (1 ponto, 1,5 ponto, 2 pontos)."""
+    return "ponto" if abs(x) < 2 else "pontos"
+
+
 def _comentario(total: float, maximo: float, situacoes: list, escritas: float) -> str:
     """O comentário de feedback de um participante corrigido: o que a nota é e o que ela não tem."""
     if maximo <= 0 or situacoes == ["sem_notebooks"]:
         return f"{AUTO_COMMENT} nenhum notebook desta tarefa foi entregue: nota 0."
     texto = (f"{AUTO_COMMENT} esta nota é só a das verificações automáticas ({_numero(total, ',')} de "
-             f"{_numero(maximo, ',')} pontos).")
+             f"{_numero(maximo, ',')} {_pontos(maximo)}).")
     if escritas > 0:
-        texto += (f" As respostas escritas (mais {_numero(escritas, ',')} pontos) não estão nela: o professor as "
-                  "corrige à parte.")
+        texto += (f" As respostas escritas (mais {_numero(escritas, ',')} {_pontos(escritas)}) não estão nela: o "
+                  "professor as corrige à parte.")
     return texto
 
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import os
 import secrets
 import shutil
 import tempfile
@@ -32,7 +33,7 @@ from .isolamento import NotebookBudget, Sandbox, kill_sandbox, remove_cgroups
 from .planning import MAX_COPIES, MAX_FILES_PER_STUDENT, GradingTask, plan_class
 from .politica import GradingPolicy
 from .pool import BUDGET_MARGIN_S, STUDENT_LIBRARIES, GradingPool, grade_parallel
-from .relatorio import Row, write_outputs
+from .relatorio import Row, format_number, write_outputs
 from .saida import CORRECTED_DIR, NOT_GRADED_CSV, keep_previous, writable_output
 from .scoring import busy_machine_note, mark_copies, timed_out_by_machine
 from .similarity import answers_of, compare_class
@@ -136,8 +137,18 @@ def _limits_fit(pedida: GradingPolicy, tempos: dict) -> None:
             f"certas), sozinha, já chega perto deles ou passa: {'; '.join(curtos)}. Na correção, vários notebooks "
             f"rodam ao mesmo tempo, e cada limite precisa de ao menos {LIMIT_MARGIN:g} vezes o tempo da solução; "
             "com esses, todo aluno, mesmo o que acertou tudo, sairia tempo_esgotado. Nenhuma nota saiu e nada "
-            "foi escrito: corrija de novo com limites maiores (TEMPO_CELULA= e TEMPO_NOTEBOOK= no make "
-            "corrigir), ou sem essas opções, com os padrões.")
+            f"foi escrito: corrija de novo com {_options_to_raise(curtos)}, ou sem essas opções, com os padrões.")
+
+
+def _options_to_raise(curtos: list[str]) -> str:
+    """Como o professor aumenta os limites de ``curtos``: as variáveis do ``make corrigir`` (quando ele o usou) ou
+    as opções da linha de comando (``python3 curso.py --neste-ambiente corrigir`` no pod, sem o make)."""
+    nomes = [(opcao, variavel) for opcao, variavel in (("--tempo-celula", "TEMPO_CELULA="),
+                                                        ("--tempo-notebook", "TEMPO_NOTEBOOK="))
+             if any(c.startswith(opcao) for c in curtos)]
+    if "MAKELEVEL" in os.environ:
+        return f"{' e '.join(v for _, v in nomes)} maior(es) no make corrigir"
+    return f"{' e '.join(o for o, _ in nomes)} maior(es)"
 
 
 def _segundos(s: float) -> str:
@@ -342,6 +353,10 @@ def _grade_with_pool(pool: GradingPool, entregas, tmp: Path, everything: dict, p
     if entregas_lidas.lixo:
         log(f"  {len(entregas_lidas.lixo)} resto(s) do macOS/Windows/Jupyter ignorado(s) (__MACOSX, ._*, "
             ".DS_Store, .ipynb_checkpoints...)")
+    for r in rows:  # as linhas que não vão a uma caixa (arquivo inválido, sem notebook...) também aparecem no log
+        motivo = f": {r.reasons[0][:160]}" if r.reasons else ""
+        log(f"  {r.student or '(fora da pasta de um aluno)'} · {r.notebook or r.arquivo or 'sem notebook'}: "
+            f"{format_number(r.total)}/{format_number(r.maximum)} {r.status} (não executado{motivo})")
     teste = teste or Preflight(None, [])
     # a turma começa ao lado da prova do começo (sem esperá-la: ~2 s por correção); se a prova falha, a correção
     # para ali, e nada é escrito (as notas só saem depois de teste.wait())

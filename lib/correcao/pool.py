@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -56,7 +57,9 @@ def matplotlib_cache(pasta: Path) -> Path:
 def _grading_process(conn, tmp: Path, policy: GradingPolicy, tag: str, k: int, mpl: Path) -> None:
     """Um processo de correção: importa o nbgrader, recebe a lista de :class:`Gradable` da turma (ou ``None``:
     não há o que corrigir), monta o seu curso nbgrader e as suas caixas, avisa ``("pronto", None)`` e corrige cada
-    :class:`GradingTask` recebida (responde ``("linha", (row, segundos))``) até receber ``None``."""
+    :class:`GradingTask` recebida (responde ``("linha", (row, segundos))``) até receber ``None``. O Ctrl-C do
+    terminal (que chega a todo o grupo de processos) fica com o processo principal, que encerra este."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
         from . import _preprocessador  # noqa: F401 - o nbgrader, enquanto o processo principal planeja a turma
 

@@ -189,25 +189,30 @@ def tampering_reasons(row: Row, res: ExecutionResult) -> bool:
 
 
 def outcome_reason(res: ExecutionResult) -> str | None:
-    """O motivo, em pt-BR, da situação da execução (tempo, memória, kernel morto); ``None`` se ela terminou bem."""
+    """O motivo, em pt-BR, da situação da execução (tempo, memória, kernel morto), com o limite desta correção
+    quando ``res.limits`` o traz; ``None`` se ela terminou bem."""
+    celula, notebook, memoria = res.limits or (None, None, None)
     if res.ignored_interrupt:
-        return (f"tempo esgotado em {res.ignored_interrupt}: a célula passou do tempo limite e o kernel não atendeu "
-                "à interrupção (ignorou o SIGINT?); ele foi encerrado e o resto do notebook não rodou")
+        return (f"tempo esgotado em {res.ignored_interrupt}: a célula passou do tempo limite{_seconds(celula)} e o "
+                "kernel não atendeu à interrupção (ignorou o SIGINT?); ele foi encerrado e o resto do notebook não "
+                "rodou")
     if res.outcome == "tempo_esgotado" and res.continued:
-        return (f"tempo esgotado em {res.where}: a célula passou do tempo limite e foi interrompida "
-                "(laço infinito?); o resto do notebook rodou normalmente")
+        return (f"tempo esgotado em {res.where}: a célula passou do tempo limite{_seconds(celula)} e foi "
+                "interrompida (laço infinito? uma conta lenta demais?); o resto do notebook rodou normalmente")
     if res.outcome == "tempo_esgotado":
-        return (f"tempo esgotado em {res.where}: o notebook passou do tempo limite e foi interrompido "
-                "(laço infinito?); valem os pontos das verificações que terminaram antes")
+        return (f"tempo esgotado em {res.where}: o notebook passou do tempo limite{_seconds(notebook)} e foi "
+                "interrompido (laço infinito? uma conta lenta demais?); valem os pontos das verificações que "
+                "terminaram antes")
     if res.outcome == "memoria_esgotada" and res.notebook_memory:
         return (f"memória esgotada em {res.where}: a soma dos processos do notebook (e dos arquivos que "
                 "ele gravou) passou do limite do notebook; valem os pontos das verificações que terminaram "
                 "antes")
+    por_processo = f"limite de {memoria} MiB por processo" if memoria else "limite por processo, --memoria"
     if res.outcome == "memoria_esgotada" and res.where.startswith("conferência de "):
-        return (f"memória esgotada na {res.where} (limite por processo, --memoria): o cálculo da verificação não "
+        return (f"memória esgotada na {res.where} ({por_processo}): o cálculo da verificação não "
                 "coube na memória desta correção; valem os pontos das verificações que terminaram")
     if res.outcome == "memoria_esgotada":
-        return (f"memória esgotada em {res.where} (limite por processo, --memoria); "
+        return (f"memória esgotada em {res.where} ({por_processo}); "
                 "valem os pontos das verificações que terminaram antes")
     if res.outcome == "kernel_morreu":
         return (f"o kernel parou em {res.where} (o processo foi encerrado); "
@@ -216,6 +221,11 @@ def outcome_reason(res: ExecutionResult) -> str | None:
         return (f"a correção falhou nesta máquina antes de rodar o notebook (o kernel não começou na caixa: "
                 f"{res.machine_error}); não é culpa do aluno, e a entrega precisa ser corrigida de novo")
     return None
+
+
+def _seconds(s) -> str:
+    """" de 30 s" (um limite de tempo no motivo), ou nada quando não informado."""
+    return f" de {s:g} s" if isinstance(s, (int, float)) else ""
 
 
 def mark_copies(rows: list[Row]) -> None:
