@@ -177,3 +177,7 @@ def test_o_motivo_do_tempo_e_da_memoria_diz_o_limite_da_correcao():
     assert "--memoria" not in scoring.outcome_reason(memoria)
     sem_limites = ExecutionResult(outcome="tempo_esgotado", continued=True, where="a célula 7")
     assert "passou do tempo limite e foi interrompida" in scoring.outcome_reason(sem_limites)
+    memoria_numa_celula = ExecutionResult(outcome="memoria_esgotada", where="a célula 4", continued=True,
+                                          limits=(30, 180, 2048))
+    assert scoring.outcome_reason(memoria_numa_celula).endswith("a célula levantou MemoryError e parou; o resto do "
+                                                                  "notebook rodou normalmente")

@@ -99,3 +99,42 @@ def test_interrompida_diz_em_portugues_e_nao_deixa_nada(tmp_path, sinal):
     assert not saida.exists()
     assert list(temporaria.iterdir()) == [], list(temporaria.iterdir())
     assert json.loads(HONESTO.read_text(encoding="utf-8"))  # a solução intacta
+
+
+def test_memoryerror_numa_celula_diz_que_o_resto_rodou():
+    """Um MemoryError numa célula (o processo seguiu): o motivo dizia "valem os pontos das verificações que
+    terminaram antes", e as de depois também valeram (10/10)."""
+    import nbformat
+
+    from correcao import execution, scoring
+
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("x = bytearray(10**12)"),
+                                         nbformat.v4.new_code_cell("y = 2")])
+    nb.cells[0].outputs = [nbformat.v4.new_output("error", ename="MemoryError", evalue="", traceback=[])]
+    res = execution.ExecutionResult(limits=(30, 180, 2048))
+    execution._classify_kernel_outcome(nb, {0, 1}, "ok", False, False, res)
+    assert (res.outcome, res.continued) == ("memoria_esgotada", True), res
+    motivo = scoring.outcome_reason(res)
+    assert "(limite de 2048 MiB por processo)" in motivo and "o resto do notebook rodou normalmente" in motivo
+    assert "terminaram antes" not in motivo
+    morto = execution.ExecutionResult(limits=(30, 180, 2048))  # o processo morreu depois: não seguiu
+    execution._classify_kernel_outcome(nb, {0}, "kernel_morreu:1", False, False, morto)
+    assert morto.outcome == "memoria_esgotada" and not morto.continued
+
+
+def test_a_celula_de_verificacao_interrompida_diz_por_que_no_retorno(tmp_path):
+    """No retorno, a célula de verificação interrompida pelo limite mostrava só "CellTimeoutError:" (o retorno
+    mostra nome e mensagem do erro de uma verificação, sem o traceback, e a mensagem estava vazia)."""
+    import nbformat
+
+    from correcao import relatorio
+    from correcao._executar import CELL_TIMEOUT_ERROR
+
+    celula = nbformat.v4.new_code_cell("aula01.exercicio_3(minha_funcao)")
+    celula.metadata["nbgrader"] = {"grade": True, "solution": False, "grade_id": "aula01-ex3-verificacao",
+                                   "points": 2, "locked": True}
+    celula.outputs = [nbformat.from_dict(dict(CELL_TIMEOUT_ERROR))]
+    caminho = tmp_path / "nb.ipynb"
+    nbformat.write(nbformat.v4.new_notebook(cells=[celula]), caminho)
+    corpo = relatorio.notebook_body(caminho)
+    assert "CellTimeoutError: a célula passou do tempo limite e foi interrompida" in corpo, corpo[-2000:]

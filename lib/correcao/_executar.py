@@ -58,7 +58,9 @@ def _error_without_output(client, cell) -> None:
 
 # a saída de uma célula que passou do tempo: a do nbclient aqui, e a mesma na execução única (correcao._aluno) e
 # no relatório de uma verificação interrompida (correcao._veredito)
-CELL_TIMEOUT_ERROR = {"output_type": "error", "ename": "CellTimeoutError", "evalue": "",
+# a mensagem vai também no evalue: numa célula de verificação, o retorno mostra só "nome: evalue" (sem o traceback)
+CELL_TIMEOUT_ERROR = {"output_type": "error", "ename": "CellTimeoutError",
+                      "evalue": "a célula passou do tempo limite e foi interrompida (o que ela calculava não terminou)",
                       "traceback": ["CellTimeoutError: a célula passou do tempo limite e foi interrompida"]}
 MAX_CELL_OUTPUT = 1 * 2**20  # bytes de saída de uma célula (a maior do curso tem ~400 KB, uma figura)
 MAX_NOTEBOOK_OUTPUT = 4 * 2**20  # bytes de saída do notebook inteiro (o maior do curso tem ~1,1 MB)

@@ -80,7 +80,7 @@ class ExecutionResult:
     machine_error: str = ""  # com falha_da_maquina: o que a caixa disse (o fim do executor), para o professor
     cpu_ratio: float | None = None  # tempo de CPU / tempo de relógio do kernel (None: não informado)
     where: str = ""  # a célula em que a execução parou
-    continued: bool = False  # tempo esgotado numa célula só: ela foi interrompida e o resto do notebook rodou
+    continued: bool = False  # tempo ou memória esgotados numa célula só: ela parou e o resto do notebook rodou
     failed_in_kernel: set = field(default_factory=set)  # verificações que rodaram no kernel e reprovaram
     truncated: list = field(default_factory=list)  # (célula, "celula"/"notebook"): saídas cortadas por excesso
     ignored_interrupt: str = ""  # a célula em que o kernel ignorou a interrupção (e foi encerrado)
@@ -567,6 +567,8 @@ def _classify_kernel_outcome(nb, executed: set[int], end, timed_out: bool, group
     elif end is None or end_text.startswith("erro"):
         res.outcome, res.where = "kernel_morreu", _cell_name(nb, last + 1)
     if memory and not res.notebook_memory:
+        # um MemoryError numa célula, e nada mais: o processo seguiu, e o resto do notebook rodou
+        res.continued = res.outcome == "" or res.continued
         res.outcome = "memoria_esgotada"
         res.where = _cell_name(nb, memory[0])
 

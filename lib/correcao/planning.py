@@ -247,6 +247,11 @@ def foreign_reason(nb: dict, g: Gradable, caminho: str) -> str:
             "(nem os metadados, nem o código das células protegidas): pode ser outro notebook; o professor decide")
 
 
+# o que o aluno faz com um arquivo que não abre (vai no motivo e no retorno dele)
+INVALID_FILE_ADVICE = ("; abra o notebook no JupyterLab (se ele não abrir, refaça-o a partir do notebook do curso), "
+                       "salve e entregue de novo o .ipynb (o arquivo de notebook, não um PDF nem uma cópia de texto)")
+
+
 def _plan_one(k: int, a, everything: dict, pasta: Path):  # noqa: C901 — uma recusa por passo da leitura de uma entrega
     """Uma entrega: a :class:`GradingTask` arrumada para corrigir, ou a :class:`Row` que diz por que não."""
     dados = None if (a.motivo or a.dados is None) else a.dados.read_bytes()
@@ -271,7 +276,7 @@ def _plan_one(k: int, a, everything: dict, pasta: Path):  # noqa: C901 — uma r
     if problema is None and g is not None:
         problema = inspect_notebook(nb)
     if problema:
-        return failed_row(a.aluno, g, rotulo, "arquivo_invalido", problema, arquivo=a.caminho)
+        return failed_row(a.aluno, g, rotulo, "arquivo_invalido", problema + INVALID_FILE_ADVICE, arquivo=a.caminho)
     if g is None:
         return failed_row(a.aluno, None, rotulo, "desconhecido",
                           f"“{a.caminho}” não é um notebook de exercício ou projeto do curso", arquivo=a.caminho)

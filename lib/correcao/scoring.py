@@ -211,6 +211,9 @@ def outcome_reason(res: ExecutionResult) -> str | None:
     if res.outcome == "memoria_esgotada" and res.where.startswith("conferência de "):
         return (f"memória esgotada na {res.where} ({por_processo}): o cálculo da verificação não "
                 "coube na memória desta correção; valem os pontos das verificações que terminaram")
+    if res.outcome == "memoria_esgotada" and res.continued:
+        return (f"memória esgotada em {res.where} ({por_processo}): a célula levantou MemoryError e parou; o resto "
+                "do notebook rodou normalmente")
     if res.outcome == "memoria_esgotada":
         return (f"memória esgotada em {res.where} ({por_processo}); "
                 "valem os pontos das verificações que terminaram antes")
