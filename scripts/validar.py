@@ -14,6 +14,21 @@ import sys
 from pathlib import Path
 
 
+def missing_file_hint(path: Path, raiz: Path) -> str:
+    """A sugestão para um notebook que não existe em ``path``: o mesmo nome com ``.ipynb``, ou a cópia do aluno com
+    esse nome em ``raiz/trabalho/`` (o caminho é a partir da pasta do curso ``raiz``); ``""`` sem sugestão."""
+    com_ipynb = path.with_name(path.name + ".ipynb")
+    if com_ipynb.is_file():
+        return f" (você quis dizer {com_ipynb}?)"
+    trabalho = raiz / "trabalho"
+    nome = path.name if path.suffix.lower() == ".ipynb" else path.name + ".ipynb"
+    achados = sorted(trabalho.glob(f"**/{nome}")) if not path.is_absolute() and trabalho.is_dir() else []
+    if not achados:
+        return ""
+    opcoes = " ou ".join(str(a.relative_to(raiz)) for a in achados[:3])
+    return f" (o caminho é a partir da pasta do curso, e a sua cópia fica em trabalho/: você quis dizer {opcoes}?)"
+
+
 def main(argv=None) -> int:
     from correcao import politica
 
@@ -30,9 +45,7 @@ def main(argv=None) -> int:
               "trabalho/modulo-06/aula-01-self-attention/03-exercicios.ipynb")
         return 2
     if not path.is_file():
-        com_ipynb = path.with_name(path.name + ".ipynb")
-        sugestao = f" (você quis dizer {com_ipynb}?)" if com_ipynb.is_file() else ""
-        print(f"❌ arquivo não encontrado: {path}{sugestao}")
+        print(f"❌ arquivo não encontrado: {path}{missing_file_hint(path, Path(__file__).resolve().parents[1])}")
         return 2
     if path.suffix.lower() != ".ipynb":
         print(f"❌ {path.name} não é um notebook: passe o arquivo .ipynb que você vai entregar.")

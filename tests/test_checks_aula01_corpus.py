@@ -77,6 +77,12 @@ def ex4_quebra(X, W_q, W_k, W_v):
     return X @ W_q @ W_k
 
 
+def ex4_sem_transpor_k(X, W_q, W_k, W_v):  # Q @ K, sem o .T: as formas não encaixam (n, d_k) @ (n, d_k)
+    Q, K, V = X @ W_q, X @ W_k, X @ W_v
+    A = softmax(Q @ K / np.sqrt(K.shape[1]))
+    return A @ V, A
+
+
 def ex4_sem_parametro_w_v(X, W_q, W_k):  # esqueceu W_v no def: a verificação nem consegue chamá-la
     Q, K = X @ W_q, X @ W_k
     return Q, K
@@ -397,6 +403,8 @@ ERRADAS = {
         ("return_order_swapped", ex4_trocado, "ordem do retorno", "primeiro a saída"),
         ("wrong_shape", ex4_sem_projetar_v, "saída", "V = X @ W_v"),
         ("student_exception", ex4_quebra, "levantou ValueError"),
+        ("student_exception", ex4_sem_transpor_k, "levantou ValueError: multiplicação de matrizes (@) com formas",
+         "Q Kᵀ é Q (n, d_k) vezes K transposta"),
         ("wrong_signature", ex4_sem_parametro_w_v, "aceita os argumentos", "linha do `def`", "própria verificação"),
         ("scale_by_n", te.ex4_escala_por_n, "pesos"),
         ("input_mutated", te.ex4_escala_W_q_no_lugar, "não altera as entradas"),

@@ -195,3 +195,42 @@ def test_relatorio_mantem_as_linhas_quebradas_da_verificacao():
     texto = " ".join(linha.strip() for linha in linhas)
     assert "rode esta verificação de novo." in texto and texto.count("transposta") == 5
     assert "esperado" not in texto and "obtido" not in texto and "para no primeiro" not in texto
+
+
+def test_notebook_que_nao_abre_diz_como_recuperar(tmp_path):
+    """Um notebook cortado, vazio ou que não é notebook: o validar dizia só "não é JSON válido", sem o que fazer."""
+    from correcao.validar import recovery_advice
+
+    quebrado = tmp_path / "03-exercicios.ipynb"
+    quebrado.write_text('{"cells": [', encoding="utf-8")
+    sem_salvo = recovery_advice(quebrado)
+    assert "Não há uma versão salva que abra" in sem_salvo and "make lab" in sem_salvo, sem_salvo
+    salvo = tmp_path / ".ipynb_checkpoints" / "03-exercicios-checkpoint.ipynb"
+    salvo.parent.mkdir()
+    salvo.write_text("também quebrado", encoding="utf-8")
+    assert "Não há uma versão salva que abra" in recovery_advice(quebrado)  # um checkpoint quebrado não serve
+    shutil.copy(ROOT / "notebooks" / "modulo-06" / "aula-01-self-attention" / "03-exercicios.ipynb", salvo)
+    com_salvo = recovery_advice(quebrado)
+    assert f"em {salvo}: feche o notebook, copie-a por cima deste arquivo" in com_salvo, com_salvo
+    ok, linhas = validate(quebrado)
+    assert not ok and linhas[0] == "❌ 03-exercicios.ipynb: o arquivo não é um notebook (não é JSON válido).", linhas
+    assert linhas[1] == com_salvo
+    assert "entregue de novo" not in " ".join(linhas)  # o conselho do retorno da correção, não o do validar
+
+
+def test_caminho_relativo_sugere_a_copia_em_trabalho(tmp_path):
+    """`make validar NB=03-exercicios.ipynb` dizia "arquivo não encontrado: <curso>/03-exercicios.ipynb", sem dizer
+    que o caminho é a partir da pasta do curso e que a cópia do aluno fica em trabalho/."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("validar_script", ROOT / "scripts" / "validar.py")
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    copia = tmp_path / "trabalho" / "modulo-06" / "aula-01-self-attention" / "03-exercicios.ipynb"
+    copia.parent.mkdir(parents=True)
+    copia.write_text("{}", encoding="utf-8")
+    dica = script.missing_file_hint(Path("03-exercicios.ipynb"), tmp_path)
+    assert dica == (" (o caminho é a partir da pasta do curso, e a sua cópia fica em trabalho/: você quis dizer "
+                    "trabalho/modulo-06/aula-01-self-attention/03-exercicios.ipynb?)"), dica
+    assert script.missing_file_hint(Path("03-exercicios"), tmp_path) == dica  # sem o .ipynb, também
+    assert script.missing_file_hint(Path("04-projeto.ipynb"), tmp_path) == ""

@@ -161,8 +161,32 @@ def _report_lines(text: str) -> list[str]:
     return linhas
 
 
+def recovery_advice(path: Path) -> str:
+    """Como o aluno recupera um notebook que não abre (``path``): a última versão que o JupyterLab salvou em
+    ``.ipynb_checkpoints/``, se ela abre; senão, uma cópia nova do curso pelo ``make lab``."""
+    from .catalogo import read_notebook
+
+    salvo = path.parent / ".ipynb_checkpoints" / f"{path.stem}-checkpoint{path.suffix}"
+    try:
+        abre = salvo.is_file() and read_notebook(salvo.read_bytes())[0] is not None
+    except OSError:
+        abre = False
+    if abre:
+        return (f"↩️ O JupyterLab guardou a última versão salva (o checkpoint) em {salvo}: feche o notebook, copie-a "
+                f"por cima deste arquivo (cp \"{salvo}\" \"{path}\"; no JupyterLab, File → Revert Notebook to "
+                "Checkpoint faz o mesmo) e confira de novo.")
+    return ("↩️ Não há uma versão salva que abra (.ipynb_checkpoints/). Se você baixou uma cópia antes (Download), "
+            "use-a; senão, renomeie este arquivo (para não perdê-lo) e rode make lab (ou python3 curso.py lab): uma "
+            "cópia nova do notebook do curso volta para trabalho/, e as respostas precisam ser refeitas nela.")
+
+
 def _report(path: Path, row, nb: dict | None) -> tuple[bool, list[str]]:  # noqa: C901 — uma mensagem por situação da entrega, para o aluno
-    if row.status in ("arquivo_invalido", "desconhecido", "sem_notebooks"):
+    if row.status == "arquivo_invalido":  # o conselho da correção ("entregue de novo") dá lugar ao de recuperar
+        from .planning import INVALID_FILE_ADVICE
+
+        return False, [f"❌ {path.name}: {' | '.join(r.replace(INVALID_FILE_ADVICE, '') for r in row.reasons)}.",
+                       recovery_advice(path)]
+    if row.status in ("desconhecido", "sem_notebooks"):
         return False, [f"❌ {path.name}: {' | '.join(row.reasons)}."]
     from .catalogo import catalog
 

@@ -142,6 +142,10 @@ def _criterion(exc: BaseException, original: str, traduzida: str, sorteado: bool
 def _hint_text(original: str, traduzida: str, sorteado: bool) -> str:
     """A dica de um erro do aluno: rodar a função sozinha, com a mensagem original quando o critério não a traz."""
     dica = "rode a sua função sozinha numa célula para ver o erro completo."
+    if original.startswith("matmul: Input operand"):  # a forma errada de um dos lados do @ (um .T esquecido?)
+        dica = ("as formas dos dois lados do @ não encaixam: A @ B pede A de forma (m, k) e B de forma (k, p), com o "
+                "mesmo k. Imprima o .shape de cada um; lembre que Q Kᵀ é Q (n, d_k) vezes K transposta, (d_k, n); "
+                + dica)
     if "contém infinito" in original or "contém NaN" in original:
         dica = ("um array que você passou à biblioteca tem -inf ou NaN. Se você pôs -np.inf num pedaço da matriz "
                 "(na diagonal, para achar o outro máximo, por exemplo), faça isso numa cópia: pesos[i] é uma vista, "
