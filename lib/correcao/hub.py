@@ -398,7 +398,8 @@ def grade(turma: HubCourse, aula: str, saida: Path | None = None, log=print, pol
         liberados = sorted(nb.name for nb in tarefa.notebooks if nb.name in gs)
         linhas = []
         for aluno, info in alunos.items():
-            linhas += _record_student(gb, turma, aula, aluno, info, rows, liberados, maximos, saida, log)
+            linhas += _record_student(gb, turma, aula, aluno, info, rows, liberados, maximos, saida, log,
+                                      gs=gs, pasta=pasta)
         ausentes = sorted(known_students(gb) - set(alunos))
         linhas += [_no_submission(aluno, nome, maximos[nome]) for aluno in ausentes for nome in liberados]
         prazo = tarefa.duedate
@@ -413,13 +414,13 @@ def grade(turma: HubCourse, aula: str, saida: Path | None = None, log=print, pol
 
 
 def _record_student(gb, turma: HubCourse, aula: str, aluno: str, info: dict, rows: list, liberados: list[str],
-                    maximos: dict, saida: Path, log) -> list[dict]:
+                    maximos: dict, saida: Path, log, *, gs: dict, pasta: Path) -> list[dict]:
     """Um aluno que entregou, no gradebook (``gb``) e no exchange: a entrega com o horário dela, as notas da melhor
     cópia de cada notebook (:func:`_save_grades`), o notebook para o Formgrader (:func:`_autograded`) e o retorno
-    (:func:`_retorno`). Devolve as linhas dele em ``turma-<aula>.csv`` (os liberados que ele não entregou, com 0)."""
+    (:func:`_retorno`). Devolve as linhas dele em ``turma-<aula>.csv`` (os liberados que ele não entregou, com 0).
+    ``gs``: os notebooks da aula (:func:`_aula`); ``pasta``: a pasta do curso, já resolvida."""
     from nbgrader.api import MissingEntry
 
-    gs, pasta = _aula(aula), Path(turma.pasta).resolve()
     gb.update_or_create_student(aluno)
     quando = _submission_time(aluno, info, log)
     try:

@@ -32,8 +32,8 @@ from .execution import ExecutionResult, Worker, alembic_head
 from .isolamento import NotebookBudget, Sandbox, kill_sandbox, remove_cgroups
 from .planning import MAX_COPIES, MAX_FILES_PER_STUDENT, GradingTask, plan_class
 from .politica import GradingPolicy
-from .pool import BUDGET_MARGIN_S, STUDENT_LIBRARIES, GradingPool, grade_parallel
-from .relatorio import Row, format_number, write_outputs
+from .pool import BUDGET_MARGIN_S, STUDENT_LIBRARIES, GradingPool, grade_parallel, log_line
+from .relatorio import Row, write_outputs
 from .saida import CORRECTED_DIR, NOT_GRADED_CSV, keep_previous, writable_output
 from .scoring import busy_machine_note, mark_copies, timed_out_by_machine
 from .similarity import answers_of, compare_class
@@ -354,9 +354,7 @@ def _grade_with_pool(pool: GradingPool, entregas, tmp: Path, everything: dict, p
         log(f"  {len(entregas_lidas.lixo)} resto(s) do macOS/Windows/Jupyter ignorado(s) (__MACOSX, ._*, "
             ".DS_Store, .ipynb_checkpoints...)")
     for r in rows:  # as linhas que não vão a uma caixa (arquivo inválido, sem notebook...) também aparecem no log
-        motivo = f": {r.reasons[0][:160]}" if r.reasons else ""
-        log(f"  {r.student or '(fora da pasta de um aluno)'} · {r.notebook or r.arquivo or 'sem notebook'}: "
-            f"{format_number(r.total)}/{format_number(r.maximum)} {r.status} (não executado{motivo})")
+        log(log_line(r, "não executado" + (f": {r.reasons[0][:160]}" if r.reasons else "")))
     teste = teste or Preflight(None, [])
     # a turma começa ao lado da prova do começo (sem esperá-la: ~2 s por correção); se a prova falha, a correção
     # para ali, e nada é escrito (as notas só saem depois de teste.wait())

@@ -80,6 +80,12 @@ def _grading_process(conn, tmp: Path, policy: GradingPolicy, tag: str, k: int, m
         conn.send(("linha", run_task(worker, item)))
 
 
+def log_line(row: Row, detalhe: str) -> str:
+    """A linha de uma entrega no log da correção: ``  aluno · notebook: total/máximo situação (detalhe)``."""
+    return (f"  {row.student or '(fora da pasta de um aluno)'} · {row.notebook or row.arquivo or 'sem notebook'}: "
+            f"{format_number(row.total)}/{format_number(row.maximum)} {row.status} ({detalhe})")
+
+
 def run_task(worker: Worker, e: GradingTask) -> tuple[Row, float]:
     """Corrige ``e`` com ``worker`` e escreve o HTML do retorno; devolve a linha e os segundos gastos. Uma exceção
     vira a linha ``erro_na_correcao``: uma entrega nunca derruba a correção da turma."""
@@ -200,8 +206,7 @@ class GradingPool:
 
     def record(self, k: int, row: Row, seconds: float) -> None:
         """Guarda a linha da entrega ``k`` do plano e a anota no log."""
-        self.log(f"  {row.student} · {row.notebook}: {format_number(row.total)}/{format_number(row.maximum)} "
-                 f"{row.status} ({seconds:.1f} s)")
+        self.log(log_line(row, f"{seconds:.1f} s"))
         self.rows[k] = row
 
     def dispatch(self) -> None:
