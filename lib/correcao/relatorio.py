@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import csv
-import functools
 import html
 import os
 import re
@@ -17,6 +16,7 @@ from atencao.checks.errors import translate
 # a célula de planilha protegida mora com o relatório da turma (que não pode importar este módulo, que o chama)
 from .catalogo import check_titles
 from .class_report import spreadsheet_cell, write_class_report
+from .notebook_html import html_exporter, set_language
 from .saida import FEEDBACK_DIR, GRADES_CSV, NOT_GRADED_CSV
 
 CSV_FIXED = ["aluno", "aula", "notebook", "arquivo"]
@@ -217,15 +217,6 @@ def _shown_name(texto: str, limite: int = STUDENT_TEXT_MAX) -> str:
     return limpo[:limite - 1] + "…" if len(limpo) > limite else limpo
 
 
-@functools.lru_cache(maxsize=1)
-def _html_exporter():
-    """O exportador HTML do nbconvert, um por processo de correção: criá-lo (e compilar os modelos dele) custa
-    mais que converter um notebook."""
-    from nbconvert import HTMLExporter
-
-    return HTMLExporter(template_name="basic")
-
-
 def notebook_body(path: Path) -> str:
     """O notebook corrigido, convertido para HTML pelo nbconvert (saídas das verificações incluídas)."""
     import nbformat
@@ -251,7 +242,9 @@ def notebook_body(path: Path) -> str:
                     out["traceback"] = [strip_paths(str(line)) for line in out.get("traceback", [])]
             _clean_output(out)
     nb.metadata.pop("widgets", None)
-    body, _ = _html_exporter().from_notebook_node(nb)
+    exporter = html_exporter()
+    set_language(exporter, nb)
+    body, _ = exporter.from_notebook_node(nb)
     body = body.replace('alt="No description has been provided for this image"', 'alt="figura gerada pelo notebook"')
     return "<h2>O seu notebook, como foi executado na correção</h2>\n" + _without_scripts(body)
 
