@@ -32,8 +32,15 @@ def prepare_sandbox() -> dict:
 MAX_FILE_MIB = 256  # o maior arquivo que o código do aluno pode gravar na caixa
 
 
+_APPLIED = [False]  # os limites já valem neste processo (o verificador residente os aplica antes dos filhos)
+
+
 def apply_limits() -> None:
-    """Aplica os limites de ``CORRECAO_LIMITES`` e, como root, troca para o uid ``CORRECAO_UID``."""
+    """Aplica os limites de ``CORRECAO_LIMITES`` e, como root, troca para o uid ``CORRECAO_UID``; uma vez por
+    processo (num filho de um processo que já os aplicou, como os do verificador residente, não faz nada)."""
+    if _APPLIED[0]:
+        return
+    _APPLIED[0] = True
     sem_rfc3987()  # o nbformat importa bem mais rápido (veja correcao._importacao_rapida)
     mem, cpu, nproc = (int(x) for x in os.environ.get("CORRECAO_LIMITES", "2048,180,256").split(","))
     resource.setrlimit(resource.RLIMIT_AS, (mem * 2**20, mem * 2**20))

@@ -5,7 +5,9 @@ descartável do nbgrader, montado a partir de ``solutions/``. :meth:`Worker.exec
 (:mod:`correcao.varredura`) e executa o notebook uma vez (:meth:`Worker._single_run`): o processo do aluno
 (:mod:`correcao._aluno`) roda as células e manda as saídas de cada uma, que voltam para o notebook saneado (que fica
 deste lado), e o verificador isolado (:mod:`correcao._veredito`) chama as funções do aluno naquele processo em cada
-célula de verificação, julga e manda o relatório da célula. Com ``GradingPolicy(single_run=False)`` (a conferência
+célula de verificação, julga e manda o relatório da célula. O processo do aluno é novo a cada notebook, numa caixa
+nova; o verificador, que não roda código do aluno, é um filho novo do verificador residente deste trabalhador
+(:mod:`correcao.verifier_server`), que já nasce com as verificações importadas. Com ``GradingPolicy(single_run=False)`` (a conferência
 antiga, que o ``make bench`` compara), as saídas vêm de um kernel à parte (:mod:`correcao._executar`), que roda o
 notebook de novo ao lado da conferência. O que as caixas disseram fica num :class:`ExecutionResult`; quem dá os
 pontos é :mod:`correcao.scoring`.
@@ -40,6 +42,7 @@ from .catalogo import (  # noqa: E402
 from .isolamento import MAX_OUTPUT_BYTES, NotebookBudget, Sandbox  # noqa: E402
 from .politica import GradingPolicy  # noqa: E402
 from .varredura import imported_modules, scan_cell  # noqa: E402
+from .verifier_server import VerifierServer  # noqa: E402
 
 COURSE_ID = "self-attention-do-zero"
 
@@ -153,6 +156,8 @@ class Worker:
         self.kernel_box = Sandbox(limits, numero=kernel, isolar=isolate, marca=tag)
         self.student_box = Sandbox(limits, numero=student, isolar=isolate, marca=tag)
         self.verifier_box = Sandbox(limits, numero=verifier, isolar=isolate, marca=tag)
+        # o verificador não roda código do aluno: uma caixa dele por processo, e um filho dela por notebook
+        self.verifier = VerifierServer(self.verifier_box, folder / "caixas" / "verificador-residente")
         self.number = number
         self.tag = tag
         self.isolate = isolate
@@ -208,7 +213,8 @@ class Worker:
                                    f"{result.get('error', '')[-2000:]}{result.get('log', '')[-2000:]}")
 
     def close(self) -> None:
-        """Tira este trabalhador do registro do pré-processador do nbgrader."""
+        """Para o verificador residente e tira este trabalhador do registro do pré-processador do nbgrader."""
+        self.verifier.stop()
         if "correcao._preprocessador" in sys.modules:
             from ._preprocessador import WORKERS_BY_KEY
 
@@ -388,7 +394,8 @@ class Worker:
         codigo = [{"fonte": c["fonte"], "indice": c["indice"]} if c["tipo"] == "codigo" else
                   {"verificacao": c["grade_id"], "indice": c["indice"]} for c in celulas]
         work_aluno = self._workdir(f"{ident}-aluno", self.student_box)
-        work_ver = self._workdir(f"{ident}-verificador", self.verifier_box)
+        if not self.verifier.workdir.exists():  # o HOME inicial do verificador residente, feito uma vez
+            self._workdir(self.verifier.workdir.name, self.verifier_box)
         pedidos_ler, pedidos_escrever = os.pipe()  # verificador -> aluno
         respostas_ler, respostas_escrever = os.pipe()  # aluno -> verificador
         pedido_aluno = {"nonce": nonce_aluno, "celulas": codigo, "tempo_celula": self.cell_timeout}
@@ -403,21 +410,17 @@ class Worker:
                                        "CORRECAO_FD_ESCREVER": str(respostas_escrever)},
                                       (pedidos_ler, respostas_escrever),
                                       subprocess.PIPE if single else subprocess.DEVNULL)
-            verificador = _start_in_sandbox(self.verifier_box, work_ver, "correcao._veredito", pedido_ver,
-                                            {"CORRECAO_FD_LER": str(respostas_ler),
-                                             "CORRECAO_FD_ESCREVER": str(pedidos_escrever)},
-                                            (respostas_ler, pedidos_escrever), subprocess.PIPE)
+            verificador = self.verifier.start(pedido_ver, respostas_ler, pedidos_escrever)
         finally:
             for fd in (pedidos_ler, pedidos_escrever, respostas_ler, respostas_escrever):
                 os.close(fd)
-        return aluno, verificador, (work_aluno, work_ver)
+        return aluno, verificador, (work_aluno,)
 
     def _stop_conference(self, aluno, verificador, works, leitores) -> None:
         """Mata o que ainda vive das duas caixas, espera os leitores e apaga as pastas."""
-        for proc, caixa in ((verificador, self.verifier_box), (aluno, self.student_box)):
-            if proc.poll() is None:
-                caixa._kill(proc)
-        self.verifier_box.kill_leftovers()
+        verificador.kill()  # o filho do verificador residente (a caixa dele continua para o próximo notebook)
+        if aluno.poll() is None:
+            self.student_box._kill(aluno)
         self.student_box.kill_leftovers()
         for t in leitores:
             t.join(10)  # mortas as caixas, o que elas já tinham dito chega ao fim

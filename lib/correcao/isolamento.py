@@ -771,13 +771,14 @@ class Sandbox:
 
     # ---------- execução ----------
     def start(self, workdir: Path, modulo: str, extra_env: dict | None = None, pass_fds=(),
-              stdin=subprocess.PIPE, stdout=subprocess.PIPE) -> subprocess.Popen:
+              stdin=subprocess.PIPE, stdout=subprocess.PIPE, in_group: bool = True) -> subprocess.Popen:
         """Inicia ``python -I -m modulo`` na caixa e volta sem esperar: um :class:`subprocess.Popen`.
 
         ``pass_fds``: descritores que entram na caixa com o mesmo número (ex.: uma ponta de um
         :func:`os.pipe` para outra caixa; diga o número ao processo por ``extra_env``). ``stdin``/``stdout``:
         como no ``Popen`` (padrão: pipes); a saída de erro vai para ``/dev/null``. Com :attr:`grupo`, o
-        processo entra no cgroup do grupo antes do ``exec`` do bwrap (nada escapa) e morre com o prazo dele.
+        processo entra no cgroup do grupo antes do ``exec`` do bwrap (nada escapa) e morre com o prazo dele;
+        ``in_group=False``: fora do grupo (o verificador residente, que vive entre os notebooks).
 
         Raises
         ------
@@ -795,7 +796,7 @@ class Sandbox:
         if self.root:
             os.chown(workdir, self.uid, self.uid)
         cmd, env = self.command(workdir, modulo, extra_env)
-        grupo = self.grupo
+        grupo = self.grupo if in_group else None
         if grupo is not None and grupo.cgroup is not None:  # entra no cgroup antes de existir qualquer filho
             dirs = [str(d) for d in grupo.cgroup.dirs.values()]
             entrar = ('n=$1; shift; while [ "$n" -gt 0 ]; do echo $$ > "$1/cgroup.procs" || exit 125; '

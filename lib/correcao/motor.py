@@ -86,9 +86,12 @@ def preflight(pasta: Path, politica: GradingPolicy, marca: str, mpl: Path | None
     w.libraries = pasta.parent / STUDENT_LIBRARIES  # a mesma dos processos de correção: feita uma vez
     w.timings = {}  # quanto a solução levou: comparado depois aos limites pedidos pelo professor
     limites = w.limits
-    with NotebookBudget(f"{marca}-sonda", limites, limites.relogio_s, isolar=politica.isolate) as grupo:
-        w.budget = w.kernel_box.grupo = w.student_box.grupo = w.verifier_box.grupo = grupo
-        res = w.execute(nb, "sonda")
+    try:
+        with NotebookBudget(f"{marca}-sonda", limites, limites.relogio_s, isolar=politica.isolate) as grupo:
+            w.budget = w.kernel_box.grupo = w.student_box.grupo = w.verifier_box.grupo = grupo
+            res = w.execute(nb, "sonda")
+    finally:
+        w.verifier.stop()
     reprovadas = [gid for gid in g.checks if gid not in res.verdicts or res.verdicts[gid][0] is not True]
     if not res.kernel_started or res.outcome or reprovadas:
         if not res.kernel_started:

@@ -1,0 +1,72 @@
+"""O verificador residente (correcao.verifier_server): uma caixa do verificador por processo de correção, um filho
+dela por notebook. Os vereditos são os de um verificador novo a cada notebook, nenhum filho sobra depois do
+notebook, a caixa que morre é começada de novo no notebook seguinte e nada sobra depois de ``Worker.close``."""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+
+import nbformat
+import pytest
+
+from correcao import motor
+from correcao.catalogo import catalog, is_check, nbgrader_meta
+from correcao.isolamento import NotebookBudget, bwrap_available, leftover_pids
+from correcao.politica import GradingPolicy
+from correcao.pool import STUDENT_LIBRARIES, matplotlib_cache
+
+pytestmark = pytest.mark.lento  # executa notebooks nas caixas (make test-lento)
+
+
+def _execute(w, nb, ident):
+    with NotebookBudget(f"teste-{ident}", w.limits, w.limits.relogio_s, isolar=w.isolate) as grupo:
+        w.budget = w.kernel_box.grupo = w.student_box.grupo = w.verifier_box.grupo = grupo
+        try:
+            return w.execute(nb, ident)
+        finally:
+            w.budget = w.kernel_box.grupo = w.student_box.grupo = w.verifier_box.grupo = None
+
+
+def _verdicts(res) -> dict:
+    return {gid: passou for gid, (passou, _) in res.verdicts.items()}
+
+
+def _resident_processes(w) -> list[int]:
+    """Os processos vivos com a marca da caixa do verificador (o residente; nunca um filho dele)."""
+    time.sleep(0.2)
+    return leftover_pids(w.verifier_box.marca)
+
+
+def test_um_residente_por_processo_vereditos_de_cada_notebook_e_recomeco(tmp_path):
+    g = catalog()[motor.PREFLIGHT]
+    solucao = nbformat.read(g.source, as_version=4)
+    errado = nbformat.read(g.source, as_version=4)
+    primeira = next(c for c in errado.cells if c.cell_type == "code" and nbgrader_meta(c).get("solution"))
+    primeira.source = "raise NotImplementedError()"  # o esboço de volta na primeira resposta
+    checks = [nbgrader_meta(c)["grade_id"] for c in solucao.cells if is_check(c)]
+
+    w = motor.Worker.boxes_only(tmp_path / "w", 0, GradingPolicy(isolate=bwrap_available()), "residente")
+    w.mpl_cache = matplotlib_cache(tmp_path)
+    w.libraries = tmp_path / STUDENT_LIBRARIES
+    try:
+        res = _execute(w, solucao, "a1")
+        assert _verdicts(res) == dict.fromkeys(checks, True), res.verdicts
+        residente = w.verifier._proc.pid
+        assert len(_resident_processes(w)) == 1  # o filho do notebook já acabou; só o residente
+
+        res = _execute(w, errado, "a2")  # o estado do notebook anterior não passa para o próximo
+        assert _verdicts(res)[checks[0]] is False and not all(_verdicts(res).values()), res.verdicts
+        res = _execute(w, solucao, "a3")
+        assert _verdicts(res) == dict.fromkeys(checks, True), res.verdicts
+        assert w.verifier._proc.pid == residente  # a mesma caixa para os três notebooks
+        assert len(_resident_processes(w)) == 1
+
+        os.killpg(residente, signal.SIGKILL)  # a caixa residente morre entre dois notebooks
+        res = _execute(w, solucao, "a4")
+        assert _verdicts(res) == dict.fromkeys(checks, True), res.verdicts
+        assert w.verifier._proc.pid != residente
+    finally:
+        w.close()
+    assert _resident_processes(w) == []
