@@ -8,9 +8,9 @@ deste lado), e o verificador isolado (:mod:`correcao._veredito`) chama as funç�
 célula de verificação, julga e manda o relatório da célula. O processo do aluno é novo a cada notebook, numa caixa
 nova; o verificador, que não roda código do aluno, é um filho novo do verificador residente deste trabalhador
 (:mod:`correcao.verifier_server`), que já nasce com as verificações importadas. Com
-``GradingPolicy(single_run=False)`` (a conferência antiga, que o ``make bench`` compara), as saídas vêm de um
-kernel à parte (:mod:`correcao._executar`), que roda o notebook de novo ao lado da conferência. O que as caixas disseram fica num :class:`ExecutionResult`; quem dá os
-pontos é :mod:`correcao.scoring`.
+``GradingPolicy(single_run=False)`` (a conferência antiga, que o ``make bench`` compara), as saídas vêm de um kernel
+à parte (:mod:`correcao._executar`), que roda o notebook de novo ao lado da conferência. O que as caixas disseram
+fica num :class:`ExecutionResult`; quem dá os pontos é :mod:`correcao.scoring`.
 """
 
 from __future__ import annotations
