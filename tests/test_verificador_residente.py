@@ -17,8 +17,6 @@ from correcao.isolamento import NotebookBudget, bwrap_available, leftover_pids
 from correcao.politica import GradingPolicy
 from correcao.pool import STUDENT_LIBRARIES, matplotlib_cache
 
-pytestmark = pytest.mark.lento  # executa notebooks nas caixas (make test-lento)
-
 
 def _execute(w, nb, ident):
     with NotebookBudget(f"teste-{ident}", w.limits, w.limits.relogio_s, isolar=w.isolate) as grupo:
@@ -39,6 +37,7 @@ def _resident_processes(w) -> list[int]:
     return leftover_pids(w.verifier_box.marca)
 
 
+@pytest.mark.lento  # executa notebooks nas caixas (make test-lento)
 def test_um_residente_por_processo_vereditos_de_cada_notebook_e_recomeco(tmp_path):
     g = catalog()[motor.PREFLIGHT]
     solucao = nbformat.read(g.source, as_version=4)
@@ -70,3 +69,25 @@ def test_um_residente_por_processo_vereditos_de_cada_notebook_e_recomeco(tmp_pat
     finally:
         w.close()
     assert _resident_processes(w) == []
+
+
+def test_pedido_sem_os_quatro_descritores_e_recusado_e_o_fim_do_socket_encerra(tmp_path):
+    """O lado de dentro (sem caixa): um pedido sem os quatro descritores volta ``{"fim": -1}`` sem ``fork``; os
+    descritores que vieram são fechados; o socket fechado encerra o laço."""
+    import json
+    import socket
+    import threading
+
+    from correcao import _verifier_server
+
+    nosso, dela = socket.socketpair()
+    laco = threading.Thread(target=_verifier_server.serve, args=(dela,), daemon=True)
+    laco.start()
+    ler, escrever = os.pipe()
+    socket.send_fds(nosso, [b'{"rodar": true}\n'], [ler])
+    os.close(ler)
+    assert json.loads(nosso.makefile("rb").readline()) == {"fim": -1}
+    os.close(escrever)
+    nosso.close()
+    laco.join(5)
+    assert not laco.is_alive()
