@@ -105,6 +105,8 @@ MEDIDAS = [
     Medida("honesto_sem", (4.8,), "s", HONESTO, "2026-12-02"),
     # a mesma turma e o mesmo código em duas máquinas de 2 núcleos (2026-12-02: 2,87 s numa, 1,06 s noutra)
     Medida("turma_grande", (2.87, 1.06), "s", "bench:Turma grande e honesta", "2026-12-02"),
+    # com o verificador residente (correcao.verifier_server), nesta máquina; a CPU da máquina: 1,19 s por notebook
+    Medida("turma_grande_residente", (0.64,), "s", "bench:Turma grande e honesta", "2026-12-04"),
     # em segundos de CPU do processo (no relógio, com a máquina dividida com outros processos, de 8,8 s a 10,3 s com
     # carga de 15 a 17; antes, o make bench media o backward da biblioteca, e não o da solução, só no relógio)
     Medida("treino_aula5", (0.6, 0.7, 0.7, 0.6), "s", "bench:Aula 5, treino padrão do 04-projeto (120 passos)",
