@@ -34,7 +34,7 @@ def test_o_treino_do_projeto_verifica_sozinho_depois_de_reiniciar_o_kernel(capsy
     assert aula05.passou(recem_definida, avisar=False)
 
     assert not aula05.pronto_para_treinar(corpus_aula05.att_sem_soma)
-    saida = capsys.readouterr().out
+    saida = " ".join(capsys.readouterr().out.split())
     assert "⏸️ ESPERANDO" in saida and "rode a verificação do passo 1" in saida and "Exercício 2" not in saida
 
     def nao_feita(dO, Q, K, V, mask=None):
@@ -65,7 +65,7 @@ def test_a_tarefa_invalida_do_projeto_diz_o_erro_numa_linha(capsys):
         return make_task("vizinho", "o da direita", [1, 2, 3, 4, 5, 6, 7, 7], causal=True)
 
     assert aula05.sua_tarefa(para_frente) is None
-    saida = capsys.readouterr().out
+    saida = " ".join(capsys.readouterr().out.split())
     assert saida.startswith("❌ FALHOU — o make_task recusou a tarefa de para_frente(): Com `causal=True`")
     assert "source[0] = 1 olha para a frente" in saida and "Traceback" not in saida
     assert len(saida.strip().splitlines()) <= 4
@@ -80,7 +80,7 @@ def test_a_tarefa_invalida_do_projeto_diz_o_erro_numa_linha(capsys):
         return make_task("x", "d", [0, 0, 1])
 
     assert aula05.sua_tarefa(curta) is None
-    assert "tem 3 posições, e o modelo do projeto, 8" in capsys.readouterr().out
+    assert "tem 3 posições, e o modelo do projeto, 8" in " ".join(capsys.readouterr().out.split())
 
     def sem_return():
         make_task("x", "d", [0] * 8)

@@ -41,7 +41,7 @@ def format_value(x) -> str:
     str
     """
     if isinstance(x, np.ndarray):
-        texto = np.array2string(np.round(x, 3), separator=", ", threshold=80, max_line_width=100,
+        texto = np.array2string(np.round(x, 3), separator=", ", threshold=80, max_line_width=REPORT_WIDTH,
                                 formatter={"float_kind": lambda v: f"{v: .3f}"})  # espaço no lugar do sinal
         return texto.replace("\n", "\n" + " " * 17)
     return str(x)
@@ -109,12 +109,17 @@ def return_hint(value, *names: str) -> str:
     return f"devolva os {len(names)} resultados juntos, numa tupla: {juntos}."
 
 
-def wrap_report(text: str, width: int = 100) -> str:
+# caracteres por linha do relatório: o que cabe na saída de uma célula do JupyterLab numa janela de 1000 px com o
+# navegador de arquivos aberto (560 px de texto, fonte monoespaçada de 13 px, 7,8 px por caractere: 71)
+REPORT_WIDTH = 70
+
+
+def wrap_report(text: str, width: int = REPORT_WIDTH) -> str:
     """Quebra as linhas longas do relatório entre palavras.
 
-    A saída do JupyterLab quebraria no meio de uma palavra; aqui cada linha maior que ``width`` caracteres
-    continua nas linhas seguintes com o recuo da linha original mais 5 espaços. Palavras maiores que a
-    largura não são cortadas.
+    O JupyterLab quebra a saída de uma célula onde a linha acaba, no meio de uma palavra; aqui cada linha maior
+    que ``width`` caracteres (padrão: :data:`REPORT_WIDTH`) continua nas linhas seguintes com o recuo da linha
+    original mais 5 espaços. Palavras maiores que a largura não são cortadas.
     """
     out = []
     for linha in text.split("\n"):
