@@ -91,3 +91,28 @@ def test_pedido_sem_os_quatro_descritores_e_recusado_e_o_fim_do_socket_encerra(t
     nosso.close()
     laco.join(5)
     assert not laco.is_alive()
+
+
+def test_leitor_termina_sem_traceback_quando_a_caixa_morre_com_um_pedido_nao_lido(monkeypatch):
+    """A caixa residente que morre sem ler o pedido: o socket deste lado dá ``ConnectionResetError``; o leitor
+    termina calado (o notebook em andamento termina com -1) e nenhum traceback vai para a saída de erro."""
+    import socket
+    import threading
+    from pathlib import Path
+
+    from correcao.verifier_server import VerifierRun, VerifierServer
+
+    erros = []
+    monkeypatch.setattr(threading, "excepthook", lambda args: erros.append(args.exc_type))
+    server = VerifierServer(box=None, workdir=Path("."))
+    nosso, dela = socket.socketpair()
+    run = VerifierRun(server, None, None)
+    run.returncode, run._fim = None, threading.Event()
+    server._atual = run
+    nosso.sendall(b'{"rodar": true}\n')  # o pedido que a caixa não chega a ler
+    dela.close()
+    leitor = threading.Thread(target=server._read, args=(nosso,))
+    leitor.start()
+    leitor.join(5)
+    assert not leitor.is_alive() and erros == []
+    assert run.poll() == -1

@@ -108,23 +108,28 @@ class VerifierServer:
 
     def _read(self, controle: socket.socket) -> None:
         """Lê as respostas da caixa: ``{"pid": n}`` vai para quem pediu; ``{"fim": código}`` encerra o notebook."""
-        arquivo = controle.makefile("rb")
-        for linha in arquivo:
-            try:
-                msg = json.loads(linha)
-            except ValueError:
-                continue
-            if isinstance(msg, dict) and "fim" in msg and self._atual is not None:
-                self._atual._finished(int(msg["fim"]) if isinstance(msg["fim"], int) else -1)
-            else:
-                with self._chegou:
-                    self._respostas.append(msg)
-                    self._chegou.notify_all()
+        try:
+            for linha in controle.makefile("rb"):
+                self._received(linha)
+        except (OSError, ValueError):  # a caixa morreu, ou stop() fechou o socket no meio da leitura
+            pass
         atual = self._atual  # a caixa parou: o notebook em andamento termina aqui
         if atual is not None:
             atual._finished(-1)
         with self._chegou:
             self._chegou.notify_all()
+
+    def _received(self, linha: bytes) -> None:
+        try:
+            msg = json.loads(linha)
+        except ValueError:
+            return
+        if isinstance(msg, dict) and "fim" in msg and self._atual is not None:
+            self._atual._finished(int(msg["fim"]) if isinstance(msg["fim"], int) else -1)
+        elif isinstance(msg, dict):
+            with self._chegou:
+                self._respostas.append(msg)
+                self._chegou.notify_all()
 
     def _send(self, obj: dict, fds: tuple = ()) -> None:
         try:
