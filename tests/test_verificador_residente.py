@@ -106,9 +106,7 @@ def test_leitor_termina_sem_traceback_quando_a_caixa_morre_com_um_pedido_nao_lid
     monkeypatch.setattr(threading, "excepthook", lambda args: erros.append(args.exc_type))
     server = VerifierServer(box=None, workdir=Path("."))
     nosso, dela = socket.socketpair()
-    run = VerifierRun(server, None, None)
-    run.returncode, run._fim = None, threading.Event()
-    server._atual = run
+    run = server._atual = VerifierRun(server, None)
     nosso.sendall(b'{"rodar": true}\n')  # o pedido que a caixa não chega a ler
     dela.close()
     leitor = threading.Thread(target=server._read, args=(nosso,))

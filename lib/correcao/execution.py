@@ -39,7 +39,7 @@ from .catalogo import (  # noqa: E402
     is_check,
     nbgrader_meta,
 )
-from .isolamento import MAX_OUTPUT_BYTES, NotebookBudget, Sandbox  # noqa: E402
+from .isolamento import MAX_OUTPUT_BYTES, NotebookBudget, Sandbox, write_in_thread  # noqa: E402
 from .politica import GradingPolicy  # noqa: E402
 from .varredura import imported_modules, scan_cell  # noqa: E402
 from .verifier_server import VerifierServer  # noqa: E402
@@ -597,14 +597,5 @@ def _mark_checks(nb, executed: set[int], res: ExecutionResult) -> None:
 def _start_in_sandbox(caixa: Sandbox, workdir: Path, modulo: str, pedido: dict, env: dict, pass_fds: tuple, saida):
     """Inicia ``modulo`` na caixa (sem esperar) com o ``pedido`` (JSON) na entrada padrão, escrito numa thread."""
     proc = caixa.start(workdir, modulo, env, pass_fds=pass_fds, stdout=saida)
-    dados = json.dumps(pedido).encode("utf-8")
-
-    def feed():
-        try:
-            proc.stdin.write(dados)
-            proc.stdin.close()
-        except OSError:
-            pass
-
-    threading.Thread(target=feed, daemon=True).start()
+    write_in_thread(proc.stdin, json.dumps(pedido).encode("utf-8"))
     return proc

@@ -833,21 +833,9 @@ class Sandbox:
                     chunks.append(bloco[:MAX_OUTPUT_BYTES - lidos])
                 lidos += len(bloco)
 
-        def escrever() -> None:  # numa thread: um processo que não lê a entrada não trava o prazo
-            try:
-                proc.stdin.write(entrada)
-            except OSError:
-                pass
-            finally:
-                try:
-                    proc.stdin.close()
-                except OSError:
-                    pass
-
         leitor = threading.Thread(target=ler, daemon=True)
-        escritor = threading.Thread(target=escrever, daemon=True)
         leitor.start()
-        escritor.start()
+        escritor = write_in_thread(proc.stdin, entrada)
         timed_out = False
         try:
             proc.wait(timeout=max(limit - (time.perf_counter() - t0), 0.01))
@@ -876,6 +864,26 @@ class Sandbox:
 
     def kill_leftovers(self) -> None:
         kill_sandbox(self.marca)
+
+
+def write_in_thread(arquivo, dados: bytes) -> threading.Thread:
+    """Escreve ``dados`` em ``arquivo`` (binário) e o fecha, numa thread já começada, que é devolvida: um processo
+    que não lê a entrada não trava quem o começou (os erros de escrita, de um processo que já saiu, são ignorados)."""
+
+    def escrever() -> None:
+        try:
+            arquivo.write(dados)
+        except OSError:
+            pass
+        finally:
+            try:
+                arquivo.close()
+            except OSError:
+                pass
+
+    escritor = threading.Thread(target=escrever, daemon=True)
+    escritor.start()
+    return escritor
 
 
 def leftover_pids(marca: str) -> list[int]:

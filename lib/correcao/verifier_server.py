@@ -20,7 +20,7 @@ import threading
 import time
 from pathlib import Path
 
-from .isolamento import Sandbox
+from .isolamento import Sandbox, write_in_thread
 
 MODULE = "correcao._verifier_server"
 
@@ -31,14 +31,12 @@ class VerifierRun:
     ``returncode``: ``None`` enquanto o filho roda; depois, o código de saída dele (``-9`` se foi morto, ``-1`` se a
     caixa residente parou antes de responder)."""
 
-    def __init__(self, server: "VerifierServer", stdout, pid: int | None):
+    def __init__(self, server: "VerifierServer", stdout):
         self.server = server
         self.stdout = stdout
-        self.pid = pid
-        self.returncode: int | None = None if pid is not None else -1
+        self.pid: int | None = None  # o do filho, quando a caixa responde
+        self.returncode: int | None = None
         self._fim = threading.Event()
-        if pid is None:
-            self._fim.set()
 
     def _finished(self, codigo: int) -> None:
         if self.returncode is None:
@@ -81,8 +79,7 @@ class VerifierServer:
         self._proc: subprocess.Popen | None = None
         self._controle: socket.socket | None = None
         self._atual: VerifierRun | None = None
-        self._respostas: list[dict] = []
-        self._chegou = threading.Condition()
+        self._chegou = threading.Condition()  # avisa a chegada do pid do filho em self._atual
         self._leitor: threading.Thread | None = None
 
     # ---------- a caixa ----------
@@ -102,12 +99,11 @@ class VerifierServer:
         finally:
             dela.close()
         self._controle = nosso
-        self._respostas = []
         self._leitor = threading.Thread(target=self._read, args=(nosso,), daemon=True, name="verificador-residente")
         self._leitor.start()
 
     def _read(self, controle: socket.socket) -> None:
-        """Lê as respostas da caixa: ``{"pid": n}`` vai para quem pediu; ``{"fim": código}`` encerra o notebook."""
+        """Lê as respostas da caixa: ``{"pid": n}`` e ``{"fim": código}`` do notebook em andamento."""
         try:
             for linha in controle.makefile("rb"):
                 self._received(linha)
@@ -124,17 +120,22 @@ class VerifierServer:
             msg = json.loads(linha)
         except ValueError:
             return
-        if isinstance(msg, dict) and "fim" in msg and self._atual is not None:
-            self._atual._finished(int(msg["fim"]) if isinstance(msg["fim"], int) else -1)
-        elif isinstance(msg, dict):
+        atual = self._atual
+        if not isinstance(msg, dict) or atual is None:
+            return
+        if "fim" in msg:
+            atual._finished(msg["fim"] if isinstance(msg["fim"], int) else -1)
+        elif isinstance(msg.get("pid"), int):
             with self._chegou:
-                self._respostas.append(msg)
+                atual.pid = msg["pid"]
                 self._chegou.notify_all()
 
     def _send(self, obj: dict, fds: tuple = ()) -> None:
+        if self._controle is None:
+            return
         try:
             socket.send_fds(self._controle, [(json.dumps(obj) + "\n").encode("utf-8")], list(fds))
-        except (OSError, AttributeError):
+        except OSError:
             pass
 
     def stop(self) -> None:
@@ -171,41 +172,26 @@ class VerifierServer:
     def _request(self, pedido: dict, ler: int, escrever: int) -> VerifierRun:
         pedido_ler, pedido_escrever = os.pipe()
         saida_ler, saida_escrever = os.pipe()
-        with self._chegou:
-            self._respostas.clear()
-        run = VerifierRun(self, os.fdopen(saida_ler, "rb"), None)
-        run.returncode, run._fim = None, threading.Event()
-        self._atual = run
+        run = self._atual = VerifierRun(self, os.fdopen(saida_ler, "rb"))
         try:
             self._send({"rodar": True}, (pedido_ler, saida_escrever, ler, escrever))
         finally:
             os.close(pedido_ler)
             os.close(saida_escrever)
-        run.pid = self._wait_pid()
-        if run.pid is None:
+        if not self._wait_pid(run):
             os.close(pedido_escrever)
             run._finished(-1)
             return run
-        threading.Thread(target=_feed, args=(pedido_escrever, json.dumps(pedido).encode("utf-8")),
-                         daemon=True).start()
+        write_in_thread(os.fdopen(pedido_escrever, "wb"), json.dumps(pedido).encode("utf-8"))
         return run
 
-    def _wait_pid(self, timeout: float = 30.0) -> int | None:
+    def _wait_pid(self, run: VerifierRun, timeout: float = 30.0) -> bool:
+        """Espera a caixa dizer o pid do filho de ``run`` (``False``: ela parou ou não respondeu em ``timeout`` s)."""
         prazo = time.monotonic() + timeout
         with self._chegou:
-            while True:
-                for msg in self._respostas:
-                    if isinstance(msg.get("pid"), int):
-                        return msg["pid"]
+            while run.pid is None:
                 restante = prazo - time.monotonic()
                 if restante <= 0 or not self._alive():
-                    return None
+                    return False
                 self._chegou.wait(min(restante, 0.5))
-
-
-def _feed(fd: int, dados: bytes) -> None:
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(dados)
-    except OSError:
-        pass
+        return True
